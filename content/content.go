@@ -1,0 +1,59 @@
+// Package content holds wattscale's site content (Markdown pages under
+// pages/, data files with their provenance) and the calibrations under
+// calibrations/, which every front end (command line, browser, Worker)
+// embeds. Calibrations is the embedded calibrations folder.
+package content
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+//go:embed calibrations/*.json
+var Calibrations embed.FS
+
+// PublishedScaling is content/data/published-scaling.csv: the roofline
+// paper's published speedup and energy-per-token figures.
+//
+//go:embed data/published-scaling.csv
+var PublishedScaling []byte
+
+// DefaultCalibration is the calibration an estimate uses when the request
+// names none.
+const DefaultCalibration = "wattscale-roofline"
+
+// LoadCalibrations parses every *.json in fsys's calibrations folder, in name order.
+func LoadCalibrations(fsys fs.FS) ([]model.Calibration, error) {
+	names, err := fs.Glob(fsys, "calibrations/*.json")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var out []model.Calibration
+	for _, n := range names {
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, err
+		}
+		c, err := model.ParseCalibration(b)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// Catalog builds the catalog from the embedded calibrations, the built-in
+// hardware table and presets.
+func Catalog() (*model.Catalog, error) {
+	cals, err := LoadCalibrations(Calibrations)
+	if err != nil {
+		return nil, err
+	}
+	return model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, DefaultCalibration)
+}

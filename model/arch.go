@@ -1,0 +1,150 @@
+package model
+
+import (
+	"sort"
+	"strings"
+)
+
+// Arch is a transformer's shape. Zero KVHeads means KVHeads = Heads (no
+// grouped-query attention); GLU marks a gated MLP (SwiGLU: three matrices of
+// Hidden×FFN instead of two).
+type Arch struct {
+	Layers  int  `json:"layers"`             // transformer blocks L
+	Hidden  int  `json:"hidden"`             // model width d
+	Heads   int  `json:"heads"`              // attention heads h
+	KVHeads int  `json:"kv_heads,omitempty"` // key/value heads (grouped-query attention); 0 = Heads
+	FFN     int  `json:"ffn"`                // feed-forward width ff
+	Vocab   int  `json:"vocab"`              // vocabulary size
+	GLU     bool `json:"glu,omitempty"`      // gated MLP (three FFN matrices)
+	Tied    bool `json:"tied,omitempty"`     // input and output embeddings shared
+}
+
+// Preset is a named architecture with its published parameter count and the
+// source of its shape.
+type Preset struct {
+	Name            string  `json:"name"`
+	Family          string  `json:"family"`
+	Arch            Arch    `json:"arch"`
+	ParamsPublished float64 `json:"params_published"` // total parameters as published
+	Source          string  `json:"source"`
+}
+
+// DefaultPresets returns a fresh copy of the built-in model presets.
+func DefaultPresets() []Preset {
+	const hf = "Hugging Face config.json of "
+	return []Preset{
+		{"bert-base", "BERT", Arch{12, 768, 12, 0, 3072, 30522, false, true}, 110e6, "Devlin et al. 2019, Table 1 (BERT-base); " + hf + "bert-base-uncased"},
+		{"bert-large", "BERT", Arch{24, 1024, 16, 0, 4096, 30522, false, true}, 340e6, "Devlin et al. 2019 (BERT-large); " + hf + "bert-large-uncased"},
+		{"roberta-base", "RoBERTa", Arch{12, 768, 12, 0, 3072, 50265, false, true}, 125e6, "Liu et al. 2019; " + hf + "roberta-base"},
+		{"roberta-large", "RoBERTa", Arch{24, 1024, 16, 0, 4096, 50265, false, true}, 355e6, "Liu et al. 2019; " + hf + "roberta-large"},
+		{"distilbert", "DistilBERT", Arch{6, 768, 12, 0, 3072, 30522, false, true}, 66e6, "Sanh et al. 2019; " + hf + "distilbert-base-uncased"},
+		{"gpt2", "GPT-2", Arch{12, 768, 12, 0, 3072, 50257, false, true}, 124e6, "Radford et al. 2019; " + hf + "gpt2"},
+		{"gpt2-medium", "GPT-2", Arch{24, 1024, 16, 0, 4096, 50257, false, true}, 355e6, hf + "gpt2-medium"},
+		{"gpt2-large", "GPT-2", Arch{36, 1280, 20, 0, 5120, 50257, false, true}, 774e6, hf + "gpt2-large"},
+		{"gpt2-xl", "GPT-2", Arch{48, 1600, 25, 0, 6400, 50257, false, true}, 1558e6, hf + "gpt2-xl"},
+		{"llama-2-7b", "Llama 2", Arch{32, 4096, 32, 0, 11008, 32000, true, false}, 6.74e9, "Touvron et al. 2023 (Llama 2), Table 1; " + hf + "meta-llama/Llama-2-7b-hf"},
+		{"llama-2-13b", "Llama 2", Arch{40, 5120, 40, 0, 13824, 32000, true, false}, 13.0e9, hf + "meta-llama/Llama-2-13b-hf"},
+		{"llama-2-70b", "Llama 2", Arch{80, 8192, 64, 8, 28672, 32000, true, false}, 69.0e9, hf + "meta-llama/Llama-2-70b-hf"},
+		{"llama-3-8b", "Llama 3", Arch{32, 4096, 32, 8, 14336, 128256, true, false}, 8.03e9, hf + "meta-llama/Meta-Llama-3-8B"},
+		{"llama-3-70b", "Llama 3", Arch{80, 8192, 64, 8, 28672, 128256, true, false}, 70.6e9, hf + "meta-llama/Meta-Llama-3-70B"},
+		{"mistral-7b", "Mistral", Arch{32, 4096, 32, 8, 14336, 32000, true, false}, 7.24e9, "Jiang et al. 2023; " + hf + "mistralai/Mistral-7B-v0.1"},
+		{"olmo-2-1b", "OLMo 2", Arch{16, 2048, 16, 0, 8192, 100352, true, false}, 1.48e9, hf + "allenai/OLMo-2-0425-1B"},
+		{"olmo-2-7b", "OLMo 2", Arch{32, 4096, 32, 0, 11008, 100352, true, false}, 7.30e9, "OLMo et al. 2024 (2 OLMo 2 Furious), Table 1; " + hf + "allenai/OLMo-2-1124-7B"},
+		{"olmo-2-13b", "OLMo 2", Arch{40, 5120, 40, 0, 13824, 100352, true, false}, 13.7e9, hf + "allenai/OLMo-2-1124-13B"},
+		{"olmo-2-32b", "OLMo 2", Arch{64, 5120, 40, 8, 27648, 100352, true, false}, 32.2e9, hf + "allenai/OLMo-2-0325-32B"},
+		{"qwen2.5-0.5b", "Qwen2.5", Arch{24, 896, 14, 2, 4864, 151936, true, true}, 0.49e9, "Qwen Team 2024 (Qwen2.5 technical report), Table 1; " + hf + "Qwen/Qwen2.5-0.5B"},
+		{"qwen2.5-1.5b", "Qwen2.5", Arch{28, 1536, 12, 2, 8960, 151936, true, true}, 1.54e9, hf + "Qwen/Qwen2.5-1.5B"},
+		{"qwen2.5-3b", "Qwen2.5", Arch{36, 2048, 16, 2, 11008, 151936, true, true}, 3.09e9, hf + "Qwen/Qwen2.5-3B"},
+		{"qwen2.5-7b", "Qwen2.5", Arch{28, 3584, 28, 4, 18944, 152064, true, false}, 7.61e9, hf + "Qwen/Qwen2.5-7B"},
+		{"qwen2.5-14b", "Qwen2.5", Arch{48, 5120, 40, 8, 13824, 152064, true, false}, 14.7e9, hf + "Qwen/Qwen2.5-14B"},
+	}
+}
+
+// FindPreset looks a preset up by name, ignoring case, spaces, dots and
+// dashes; the error lists close names.
+func FindPreset(presets []Preset, name string) (*Preset, error) {
+	k := normName(name)
+	for i := range presets {
+		if normName(presets[i].Name) == k {
+			return &presets[i], nil
+		}
+	}
+	type cand struct {
+		n string
+		d int
+	}
+	var cs []cand
+	for _, p := range presets {
+		cs = append(cs, cand{p.Name, editDistance(k, normName(p.Name))})
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	var near []string
+	for i := 0; i < 4 && i < len(cs); i++ {
+		near = append(near, cs[i].n)
+	}
+	return nil, fieldErr("model.preset", name, "is not a known preset; close matches: %s", strings.Join(near, ", "))
+}
+
+// Validate checks the shape: positive sizes, heads dividing hidden, kv heads
+// dividing heads. Field names are under prefix (for example "model").
+func (a Arch) Validate(prefix string) error {
+	checks := []struct {
+		f      string
+		v      int
+		lo, hi int
+	}{
+		{"layers", a.Layers, 1, 1000},
+		{"hidden", a.Hidden, 1, 1 << 17},
+		{"heads", a.Heads, 1, 4096},
+		{"ffn", a.FFN, 1, 1 << 20},
+		{"vocab", a.Vocab, 1, 1 << 22},
+	}
+	for _, c := range checks {
+		if c.v < c.lo || c.v > c.hi {
+			return fieldErr(prefix+"."+c.f, c.v, "must be a whole number from %d to %d", c.lo, c.hi)
+		}
+	}
+	if a.Hidden%a.Heads != 0 {
+		return fieldErr(prefix+".heads", a.Heads, "must divide hidden (%d) exactly", a.Hidden)
+	}
+	if a.KVHeads < 0 || a.KVHeads > a.Heads || (a.KVHeads > 0 && a.Heads%a.KVHeads != 0) {
+		return fieldErr(prefix+".kv_heads", a.KVHeads, "must be 0 (same as heads) or divide heads (%d)", a.Heads)
+	}
+	return nil
+}
+
+func (a Arch) kvHeads() int {
+	if a.KVHeads == 0 {
+		return a.Heads
+	}
+	return a.KVHeads
+}
+
+// LayerParams is the parameter count of one transformer block: query and
+// output projections d², key and value projections d·(d·kv/h) each, and two
+// (three with GLU) d×ff matrices. Biases and norms are left out (under 0.1 %).
+func (a Arch) LayerParams() float64 {
+	d, ff := float64(a.Hidden), float64(a.FFN)
+	kv := d * float64(a.kvHeads()) / float64(a.Heads)
+	attn := 2*d*d + 2*d*kv
+	m := 2.0
+	if a.GLU {
+		m = 3
+	}
+	return attn + m*d*ff
+}
+
+// NonEmbeddingParams is Layers·LayerParams.
+func (a Arch) NonEmbeddingParams() float64 { return float64(a.Layers) * a.LayerParams() }
+
+// EmbeddingParams counts token embeddings and, when not tied, the output head.
+func (a Arch) EmbeddingParams() float64 {
+	e := float64(a.Vocab) * float64(a.Hidden)
+	if !a.Tied {
+		e *= 2
+	}
+	return e
+}
+
+// Params is the total parameter count (non-embedding plus embeddings).
+func (a Arch) Params() float64 { return a.NonEmbeddingParams() + a.EmbeddingParams() }

@@ -1,0 +1,250 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// Calibration kinds.
+const (
+	// KindRoofline calibrations set the roofline time-and-power model:
+	// achieved fractions of peak compute and bandwidth, the power activity
+	// factor, a fixed start-up time, and the efficiency exponent α_η.
+	KindRoofline = "roofline"
+	// KindLogLinear calibrations are the paper's law
+	// E = κ·C^α_C·M^α_M·η^α_η·Ψ_strategy, applied per token (see LawParams).
+	KindLogLinear = "loglinear"
+)
+
+// Calibration is a named, versioned set of fitted constants with its
+// provenance, fit statistics and envelope. Calibrations are data (JSON under
+// content/calibrations); ParseCalibration reads one.
+type Calibration struct {
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+	Kind        string `json:"kind"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Citation    string `json:"citation"`
+	// Provenance says what data the constants were fitted to and how.
+	Provenance Provenance `json:"provenance"`
+	// Roofline is set for KindRoofline; loglinear calibrations borrow the
+	// time model of the catalog's default roofline calibration.
+	Roofline *RooflineParams `json:"roofline,omitempty"`
+	// Law is set for KindLogLinear.
+	Law *LawParams `json:"law,omitempty"`
+	// AlphaEta is the exponent of η in the energy of a parallel run, by
+	// interconnect class (roofline kind): E_N = E_1·η^α_η.
+	AlphaEta map[Interconnect]Coefficient `json:"alpha_eta,omitempty"`
+	// Speedup holds the speedup curves that turn a layout into η before a
+	// run (roofline kind; loglinear calibrations use the default's).
+	Speedup  Speedups `json:"speedup,omitempty"`
+	Interval Interval `json:"interval"`
+	Envelope Envelope `json:"envelope"`
+	// Fit is the diagnostics of the fit that produced the constants.
+	Fit *FitSummary `json:"fit,omitempty"`
+}
+
+// Provenance records where a calibration's constants come from.
+type Provenance struct {
+	Data      string `json:"data"`      // dataset(s), with citation
+	Method    string `json:"method"`    // how they were fitted
+	Generated string `json:"generated"` // the command that regenerates the file
+	Notes     string `json:"notes,omitempty"`
+}
+
+// RooflineParams are the constants of the roofline time-and-power model
+// (see Estimate): t₁ = C/(peak·UCompute) + M/(bandwidth·UMemory) + steps·StepS and
+// P = P_idle + Activity·(P_board − P_idle).
+type RooflineParams struct {
+	UCompute  Coefficient `json:"u_compute"`  // achieved fraction of peak FLOP/s, (0, 1]
+	UMemory   Coefficient `json:"u_memory"`   // achieved fraction of peak bandwidth, (0, 1]
+	Activity  Coefficient `json:"activity"`   // busy power between idle (0) and board power (1)
+	OverheadS Coefficient `json:"overhead_s"` // fixed start-up seconds per run at idle power
+	// StepS is the framework and kernel-launch latency per optimizer step,
+	// seconds, that neither compute nor bandwidth explains (dominant for
+	// small models at small batch); 0 = none.
+	StepS Coefficient `json:"step_s"`
+}
+
+// LawParams are the paper's log-linear law in its native units: E in kWh,
+// C = 20·L·d²·tokens (ComputeProxy), M = B·S·d·L (MemoryProxy), natural logs.
+// Because the law was fitted at a fixed dataset (RefTokens tokens seen), the
+// estimate applies it per token: E(T) = (T/RefTokens)·law(C(RefTokens), M, η).
+type LawParams struct {
+	LnKappa  Coefficient `json:"ln_kappa"`
+	AlphaC   Coefficient `json:"alpha_c"`
+	AlphaM   Coefficient `json:"alpha_m"`
+	AlphaEta Coefficient `json:"alpha_eta"`
+	// LnPsi holds the strategy dummies ln Ψ by strategy name ("fsdp", "tp",
+	// "ddp"); single GPU is the reference (ln Ψ = 0). A strategy not listed
+	// uses 0 and the estimate says so.
+	LnPsi map[string]Coefficient `json:"ln_psi"`
+	// LnHardware holds hardware dummies (offsets in ln E) by GPU id; GPUs not
+	// listed use 0 (the reference hardware) and the estimate widens its interval.
+	LnHardware map[string]Coefficient `json:"ln_hardware,omitempty"`
+	RefTokens  float64                `json:"ref_tokens"`
+	RefNote    string                 `json:"ref_note"`
+}
+
+// Coefficient is a fitted value with its standard error and 95 % interval.
+// A zero SE means the value was fixed or published without one.
+type Coefficient struct {
+	Value  float64 `json:"value"`
+	SE     float64 `json:"se,omitempty"`
+	CILow  float64 `json:"ci_low,omitempty"`
+	CIHigh float64 `json:"ci_high,omitempty"`
+}
+
+// Interval describes the prediction interval an estimate carries.
+type Interval struct {
+	SigmaLn float64 `json:"sigma_ln"` // standard deviation of ln E for a new run inside the envelope
+	Level   float64 `json:"level"`    // two-sided coverage, e.g. 0.9
+	Method  string  `json:"method"`   // where SigmaLn comes from
+}
+
+// Envelope is the region a calibration was fitted on.
+type Envelope struct {
+	Layers   [2]float64 `json:"layers"`
+	Hidden   [2]float64 `json:"hidden"`
+	SeqLen   [2]float64 `json:"seq_len"`
+	Batch    [2]float64 `json:"batch_per_gpu"`
+	GPUs     [2]float64 `json:"gpus"`
+	Params   [2]float64 `json:"params"`
+	Hardware []string   `json:"hardware"`
+	// WidenPerEFold is added to the ln-space SD, in quadrature, per e-fold
+	// (factor e) a numeric dimension lies outside its range.
+	WidenPerEFold float64 `json:"widen_ln_per_efold"`
+	// WidenHardware is added in quadrature for a GPU not in Hardware.
+	WidenHardware float64 `json:"widen_ln_hardware"`
+}
+
+// FitSummary is the diagnostics of a fit, as model/fit reports them.
+type FitSummary struct {
+	N            int         `json:"n"`
+	Groups       int         `json:"groups,omitempty"`
+	R2           float64     `json:"r2"`
+	AdjR2        float64     `json:"adj_r2"`
+	RMSELn       float64     `json:"rmse_ln"`
+	RMSEKWh      float64     `json:"rmse_kwh,omitempty"`
+	CVR2         float64     `json:"cv_r2,omitempty"`
+	CVRMSELn     float64     `json:"cv_rmse_ln,omitempty"`
+	CVCoverage   float64     `json:"cv_coverage,omitempty"`
+	CVMedianFold float64     `json:"cv_median_fold_error,omitempty"`
+	CVMethod     string      `json:"cv_method,omitempty"`
+	Coefficients []NamedCoef `json:"coefficients,omitempty"`
+	WithoutEta   *FitSummary `json:"without_eta,omitempty"`
+	Notes        []string    `json:"notes,omitempty"`
+}
+
+// NamedCoef is one row of a coefficient table.
+type NamedCoef struct {
+	Name string `json:"name"`
+	Coefficient
+	T float64 `json:"t,omitempty"`
+	P float64 `json:"p,omitempty"`
+}
+
+// ParseCalibration decodes and checks one calibration JSON document.
+// Unknown fields are errors.
+func ParseCalibration(data []byte) (Calibration, error) {
+	var c Calibration
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("calibration: %w", err)
+	}
+	if err := c.Validate(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// Validate checks that a calibration is usable by Estimate.
+func (c *Calibration) Validate() error {
+	if c.Name == "" || c.Version == "" {
+		return fmt.Errorf("calibration: name and version are required")
+	}
+	bad := func(what string, x float64) error {
+		return fmt.Errorf("calibration %s: %s out of range: %g", c.Name, what, x)
+	}
+	switch c.Kind {
+	case KindRoofline:
+		r := c.Roofline
+		if r == nil {
+			return fmt.Errorf("calibration %s: kind roofline needs a roofline block", c.Name)
+		}
+		if !(r.UCompute.Value > 0 && r.UCompute.Value <= 1) {
+			return bad("u_compute", r.UCompute.Value)
+		}
+		if !(r.UMemory.Value > 0 && r.UMemory.Value <= 1) {
+			return bad("u_memory", r.UMemory.Value)
+		}
+		if !(r.Activity.Value >= 0 && r.Activity.Value <= 1) {
+			return bad("activity", r.Activity.Value)
+		}
+		if !(r.OverheadS.Value >= 0 && r.OverheadS.Value < 1e5) {
+			return bad("overhead_s", r.OverheadS.Value)
+		}
+		if !(r.StepS.Value >= 0 && r.StepS.Value < 10) {
+			return bad("step_s", r.StepS.Value)
+		}
+		for ic, a := range c.AlphaEta {
+			if !(a.Value <= 0 && a.Value >= -3) {
+				return bad("alpha_eta["+string(ic)+"]", a.Value)
+			}
+		}
+	case KindLogLinear:
+		l := c.Law
+		if l == nil {
+			return fmt.Errorf("calibration %s: kind loglinear needs a law block", c.Name)
+		}
+		for _, x := range []float64{l.LnKappa.Value, l.AlphaC.Value, l.AlphaM.Value, l.AlphaEta.Value} {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return bad("law coefficient", x)
+			}
+		}
+		if !(l.RefTokens > 0) {
+			return bad("ref_tokens", l.RefTokens)
+		}
+	default:
+		return fmt.Errorf("calibration %s: unknown kind %q", c.Name, c.Kind)
+	}
+	if !(c.Interval.SigmaLn > 0 && c.Interval.SigmaLn < 5) {
+		return bad("interval.sigma_ln", c.Interval.SigmaLn)
+	}
+	if !(c.Interval.Level > 0 && c.Interval.Level < 1) {
+		return bad("interval.level", c.Interval.Level)
+	}
+	if c.Kind == KindLogLinear {
+		return nil // loglinear calibrations take η from the default roofline calibration's curves
+	}
+	for _, ic := range []Interconnect{PCIe, NVLink} {
+		set, ok := c.Speedup[ic]
+		if !ok {
+			return fmt.Errorf("calibration %s: no speedup curves for %s", c.Name, ic)
+		}
+		for name, l := range map[string]SpeedupLaw{"tp": set.TP, "fsdp": set.FSDP, "ddp": set.DDP} {
+			if err := l.Validate(); err != nil {
+				return fmt.Errorf("calibration %s: speedup %s/%s: %w", c.Name, ic, name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// LawEnergyKWh evaluates the log-linear law in its native form:
+// exp(ln κ + α_C·ln C + α_M·ln M + α_η·ln η + ln Ψ_strategy + ln H_gpu).
+// c and m are ComputeProxy and MemoryProxy values, eta in (0, 1].
+func (l *LawParams) LawEnergyKWh(c, m, eta float64, strategy, gpu string) float64 {
+	ln := l.LnKappa.Value + l.AlphaC.Value*math.Log(c) + l.AlphaM.Value*math.Log(m) + l.AlphaEta.Value*math.Log(eta)
+	if p, ok := l.LnPsi[strategy]; ok {
+		ln += p.Value
+	}
+	if h, ok := l.LnHardware[gpu]; ok {
+		ln += h.Value
+	}
+	return math.Exp(ln)
+}

@@ -1,0 +1,86 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// FieldError reports a bad value in a request: which field (a dotted JSON
+// path such as "training.batch_per_gpu"), what was given and what is
+// accepted. Callers branch on it with errors.As.
+type FieldError struct {
+	Field   string // dotted JSON path of the offending field
+	Value   string // the value as given, formatted for people; "" when absent
+	Message string // what is accepted, lowercase, no final punctuation
+}
+
+func (e *FieldError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("%s: %s", e.Field, e.Message)
+	}
+	return fmt.Sprintf("%s: %s, got %s", e.Field, e.Message, e.Value)
+}
+
+// fieldErr builds a *FieldError with the value formatted with %v.
+func fieldErr(field string, value any, format string, args ...any) error {
+	v := ""
+	if value != nil {
+		switch x := value.(type) {
+		case float64:
+			v = formatFloat(x)
+		case string:
+			v = strconv.Quote(x)
+		default:
+			v = fmt.Sprint(x)
+		}
+	}
+	return &FieldError{Field: field, Value: v, Message: fmt.Sprintf(format, args...)}
+}
+
+func formatFloat(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "NaN"
+	case math.IsInf(x, 1):
+		return "+Inf"
+	case math.IsInf(x, -1):
+		return "-Inf"
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// AsFieldError returns the *FieldError in err's chain, or nil.
+func AsFieldError(err error) *FieldError {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return nil
+}
+
+// checkRange reports a *FieldError unless lo <= x <= hi and x is finite.
+// Pass math.Inf(1) for an open upper end; exclusive lower ends use checkPositive.
+func checkRange(field string, x, lo, hi float64) error {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < lo || x > hi {
+		return fieldErr(field, x, "must be a finite number in [%s, %s]", formatFloat(lo), formatFloat(hi))
+	}
+	return nil
+}
+
+// checkPositive reports a *FieldError unless 0 < x <= hi and x is finite.
+func checkPositive(field string, x, hi float64) error {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 || x > hi {
+		return fieldErr(field, x, "must be a finite number greater than 0 and at most %s", formatFloat(hi))
+	}
+	return nil
+}
+
+// checkCount reports a *FieldError unless x is a whole number in [lo, hi].
+func checkCount(field string, x float64, lo, hi int) error {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x != math.Trunc(x) || x < float64(lo) || x > float64(hi) {
+		return fieldErr(field, x, "must be a whole number from %d to %d", lo, hi)
+	}
+	return nil
+}

@@ -1,0 +1,708 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Catalog is what an estimate needs besides the request: the hardware
+// table, the presets and the calibrations. Build one with NewCatalog; it is
+// read-only afterwards and safe for concurrent use.
+type Catalog struct {
+	Hardware     *Hardware
+	Presets      []Preset
+	Calibrations []Calibration
+	// Default is the calibration used when a request names none; it must be
+	// of kind roofline (loglinear calibrations borrow its time model).
+	Default string
+	byName  map[string]int
+}
+
+// NewCatalog checks the calibrations and indexes them. def names the
+// default calibration.
+func NewCatalog(hw *Hardware, presets []Preset, cals []Calibration, def string) (*Catalog, error) {
+	c := &Catalog{Hardware: hw, Presets: presets, Calibrations: cals, Default: def, byName: map[string]int{}}
+	for i := range cals {
+		if err := cals[i].Validate(); err != nil {
+			return nil, err
+		}
+		if _, dup := c.byName[cals[i].Name]; dup {
+			return nil, fmt.Errorf("catalog: calibration %q appears twice", cals[i].Name)
+		}
+		c.byName[cals[i].Name] = i
+	}
+	d, ok := c.byName[def]
+	if !ok {
+		return nil, fmt.Errorf("catalog: default calibration %q not found", def)
+	}
+	if cals[d].Kind != KindRoofline {
+		return nil, fmt.Errorf("catalog: default calibration %q must be of kind roofline", def)
+	}
+	return c, nil
+}
+
+// Calibration returns the calibration called name ("" = default).
+func (c *Catalog) Calibration(name string) (*Calibration, error) {
+	if name == "" {
+		name = c.Default
+	}
+	if i, ok := c.byName[name]; ok {
+		return &c.Calibrations[i], nil
+	}
+	names := make([]string, 0, len(c.byName))
+	for n := range c.byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return nil, fieldErr("calibration", name, "is not a known calibration; known: %s", strings.Join(names, ", "))
+}
+
+// Response is the result of an estimate. Field names are a public interface
+// (APIVersion).
+type Response struct {
+	Version string `json:"version"`
+	// EnergyKWh is the accelerators' energy for the whole run (what the
+	// calibrations are fitted to: GPU board energy, no host, no PUE).
+	EnergyKWh         float64    `json:"energy_kwh"`
+	EnergyIntervalKWh [2]float64 `json:"energy_interval_kwh"`
+	IntervalLevel     float64    `json:"interval_level"`
+	// FacilityEnergyKWh is EnergyKWh × PUE.
+	FacilityEnergyKWh float64    `json:"facility_energy_kwh"`
+	TimeS             float64    `json:"time_s"`
+	TimeIntervalS     [2]float64 `json:"time_interval_s"`
+	AvgPowerW         float64    `json:"avg_power_w"` // all GPUs together, over the run
+	GPUHours          float64    `json:"gpu_hours"`
+	CO2eKg            float64    `json:"co2e_kg"`
+	CO2eIntervalKg    [2]float64 `json:"co2e_interval_kg"`
+	CostUSD           float64    `json:"cost_usd"`
+	Breakdown         Breakdown  `json:"breakdown_kwh"`
+	Roofline          Roofline   `json:"roofline"`
+	Proxies           Proxies    `json:"proxies"`
+	Parallel          Parallel   `json:"parallel"`
+	Memory            MemoryUse  `json:"memory"`
+	Calibration       CalUsed    `json:"calibration"`
+	Inputs            Inputs     `json:"inputs"`
+	Assumptions       []string   `json:"assumptions"`
+	Warnings          []string   `json:"warnings"`
+}
+
+// Breakdown splits EnergyKWh: compute and memory terms of the single-GPU
+// roofline decomposition, parallel overhead (energy above one GPU doing the
+// same work) and the fixed start-up energy E₀. They sum to EnergyKWh.
+type Breakdown struct {
+	ComputeKWh  float64 `json:"compute"`
+	MemoryKWh   float64 `json:"memory"`
+	ParallelKWh float64 `json:"parallel_overhead"`
+	FixedKWh    float64 `json:"fixed"`
+}
+
+// Roofline reports the physical counts and bounds.
+type Roofline struct {
+	FLOPs               float64 `json:"flops"`                  // training FLOPs, whole run
+	Bytes               float64 `json:"bytes"`                  // modelled device-memory traffic, whole run
+	FLOPsPerToken       float64 `json:"flops_per_token"`        // 6·N + 6·L·S·d (+ 6·d·V with an LM head)
+	BytesPerToken       float64 `json:"bytes_per_token"`        // activations plus amortised parameter traffic
+	ArithmeticIntensity float64 `json:"arithmetic_intensity"`   // FLOPs / byte
+	MachineBalance      float64 `json:"machine_balance"`        // peak FLOP/s / bandwidth
+	Bound               string  `json:"bound"`                  // "compute" or "memory"
+	PeakTFLOPS          float64 `json:"peak_tflops"`            // per GPU at the request's precision
+	EpsComputeJPerFLOP  float64 `json:"eps_compute_j_per_flop"` // ε_comp of E = ε_comp·C + ε_mem·M + E₀
+	EpsMemoryJPerByte   float64 `json:"eps_memory_j_per_byte"`  // ε_mem
+	TimeLowerBoundS     float64 `json:"time_lower_bound_s"`
+	EnergyLowerBoundKWh float64 `json:"energy_lower_bound_kwh"`
+}
+
+// Proxies are the paper's proxies for the request.
+type Proxies struct {
+	ParamsPaper          float64 `json:"params_paper"`            // L·(12d² + 2d·ff)
+	ComputePerTokenPaper float64 `json:"compute_per_token_paper"` // 12·L·d² + 3·L·S·d
+	ComputeLaw           float64 `json:"compute_law"`             // 20·L·d²·tokens (the law's C)
+	MemoryPaper          float64 `json:"memory_paper"`            // B·S·d·L
+	Params               float64 `json:"params"`                  // counted parameters, embeddings included
+	NonEmbeddingParams   float64 `json:"non_embedding_params"`
+}
+
+// Parallel reports the layout, the speedup and η.
+type Parallel struct {
+	GPUs       int     `json:"gpus"`
+	Strategy   string  `json:"strategy"`
+	Tensor     int     `json:"tensor"`
+	Data       int     `json:"data"`
+	DataMode   string  `json:"data_mode,omitempty"`
+	Speedup    float64 `json:"speedup"`
+	Efficiency float64 `json:"efficiency"` // η = S/N
+	Law        string  `json:"law"`        // which curves gave S
+	AlphaEta   float64 `json:"alpha_eta"`
+}
+
+// MemoryUse reports per-GPU memory.
+type MemoryUse struct {
+	StateGBPerGPU      float64 `json:"state_gb_per_gpu"`      // weights, gradients, Adam state (16 bytes/param)
+	ActivationGBPerGPU float64 `json:"activation_gb_per_gpu"` // without recomputation
+	CapacityGB         float64 `json:"capacity_gb"`
+}
+
+// CalUsed identifies the calibration behind an estimate.
+type CalUsed struct {
+	Name       string   `json:"name"`
+	Version    string   `json:"version"`
+	Kind       string   `json:"kind"`
+	Citation   string   `json:"citation"`
+	InEnvelope bool     `json:"in_envelope"`
+	Outside    []string `json:"outside,omitempty"` // envelope dimensions the request lies outside
+	SigmaLn    float64  `json:"sigma_ln"`          // the interval's ln-space SD after widening
+}
+
+// Inputs echoes the resolved inputs (after presets and defaults).
+type Inputs struct {
+	Model         string    `json:"model"`
+	Arch          Arch      `json:"arch"`
+	Head          string    `json:"head"`
+	Tokens        float64   `json:"tokens"`
+	SeqLen        int       `json:"seq_len"`
+	BatchPerGPU   int       `json:"batch_per_gpu"`
+	Precision     Precision `json:"precision"`
+	GPU           string    `json:"gpu"`
+	GPUName       string    `json:"gpu_name"`
+	Interconnect  string    `json:"interconnect"`
+	Count         int       `json:"count"`
+	PUE           float64   `json:"pue"`
+	CarbonGPerKWh float64   `json:"carbon_g_per_kwh"`
+	USDPerKWh     float64   `json:"usd_per_kwh"`
+	Region        string    `json:"region,omitempty"`
+}
+
+// resolved is a validated request.
+type resolved struct {
+	name     string
+	arch     Arch
+	head     string
+	params   float64
+	tokens   float64
+	seq, bat int
+	prec     Precision
+	gpu      *GPU
+	peak     float64
+	count    int
+	strategy string
+	plan     Plan
+	site     SiteSpec
+	cal      *Calibration
+	timeCal  *Calibration
+	assume   []string
+}
+
+// Estimate turns a request into a response, or returns a *FieldError that
+// names the offending field. It never returns NaN or Inf in a response.
+func (c *Catalog) Estimate(req Request) (Response, error) {
+	r, err := c.resolve(req)
+	if err != nil {
+		return Response{}, err
+	}
+	return c.estimate(r)
+}
+
+func (c *Catalog) resolve(req Request) (*resolved, error) {
+	r := &resolved{}
+	m := req.Model
+	hasShape := m.Layers != 0 || m.Hidden != 0 || m.Heads != 0 || m.FFN != 0 || m.Vocab != 0 || m.KVHeads != 0
+	switch {
+	case m.Preset != "" && hasShape:
+		return nil, fieldErr("model", nil, "give either preset or a shape (layers, hidden, heads, ffn, vocab), not both")
+	case m.Preset != "":
+		p, err := FindPreset(c.Presets, m.Preset)
+		if err != nil {
+			return nil, err
+		}
+		r.name, r.arch = p.Name, p.Arch
+		r.head = "lm"
+		if p.Family == "BERT" || p.Family == "RoBERTa" || p.Family == "DistilBERT" {
+			r.head = "classifier"
+		}
+	case hasShape:
+		for _, f := range []struct {
+			n string
+			v float64
+		}{{"layers", m.Layers}, {"hidden", m.Hidden}, {"heads", m.Heads}, {"ffn", m.FFN}, {"vocab", m.Vocab}} {
+			if err := checkCount("model."+f.n, f.v, 1, 1<<22); err != nil {
+				return nil, err
+			}
+		}
+		if err := checkCount("model.kv_heads", m.KVHeads, 0, 1<<22); err != nil {
+			return nil, err
+		}
+		r.name = "custom"
+		r.arch = Arch{Layers: int(m.Layers), Hidden: int(m.Hidden), Heads: int(m.Heads), KVHeads: int(m.KVHeads), FFN: int(m.FFN), Vocab: int(m.Vocab), GLU: m.GLU}
+		r.head = "lm"
+	default:
+		return nil, fieldErr("model", nil, "give a preset (for example \"bert-base\") or a shape with layers, hidden, heads, ffn and vocab")
+	}
+	switch m.Head {
+	case "":
+	case "lm", "classifier":
+		r.head = m.Head
+	default:
+		return nil, fieldErr("model.head", m.Head, "must be \"lm\" or \"classifier\"")
+	}
+	if err := r.arch.Validate("model"); err != nil {
+		return nil, err
+	}
+	r.params = r.arch.Params()
+
+	t := req.Training
+	switch {
+	case t.Tokens != 0 && (t.DatasetTokens != 0 || t.Epochs != 0):
+		return nil, fieldErr("training.tokens", t.Tokens, "give tokens, or dataset_tokens with epochs, not both")
+	case t.Tokens != 0:
+		if err := checkPositive("training.tokens", t.Tokens, 1e16); err != nil {
+			return nil, err
+		}
+		r.tokens = t.Tokens
+	case t.DatasetTokens != 0 || t.Epochs != 0:
+		if err := checkPositive("training.dataset_tokens", t.DatasetTokens, 1e16); err != nil {
+			return nil, err
+		}
+		if err := checkPositive("training.epochs", t.Epochs, 1e4); err != nil {
+			return nil, err
+		}
+		r.tokens = t.DatasetTokens * t.Epochs
+	default:
+		return nil, fieldErr("training.tokens", nil, "is required (or dataset_tokens with epochs)")
+	}
+	if err := checkCount("training.seq_len", t.SeqLen, 1, 1<<21); err != nil {
+		return nil, err
+	}
+	if err := checkCount("training.batch_per_gpu", t.BatchPerGPU, 1, 1<<16); err != nil {
+		return nil, err
+	}
+	r.seq, r.bat = int(t.SeqLen), int(t.BatchPerGPU)
+	if r.tokens < float64(r.seq) {
+		return nil, fieldErr("training.tokens", r.tokens, "must cover at least one sequence (%d tokens)", r.seq)
+	}
+	r.prec = Precision(strings.ToLower(string(t.Precision)))
+	if r.prec == "" {
+		return nil, fieldErr("training.precision", nil, "is required: one of %s", joinPrecisions(Precisions))
+	}
+
+	if req.Hardware.GPU == "" {
+		return nil, fieldErr("hardware.gpu", nil, "is required, for example \"a100-sxm4-80gb\"")
+	}
+	g, err := c.Hardware.Lookup(req.Hardware.GPU)
+	if err != nil {
+		return nil, err
+	}
+	r.gpu = g
+	if r.peak, err = g.PeakFLOPS(r.prec); err != nil {
+		return nil, err
+	}
+	if err := checkCount("hardware.count", req.Hardware.Count, 1, 1<<20); err != nil {
+		return nil, err
+	}
+	r.count = int(req.Hardware.Count)
+
+	if err := r.resolveStrategy(req.Strategy); err != nil {
+		return nil, err
+	}
+
+	s := req.Site
+	if s.PUE == 0 {
+		r.site.PUE = DefaultPUE
+		r.assume = append(r.assume, fmt.Sprintf("PUE %.2f: Uptime Institute 2024 global average (site.pue not given)", DefaultPUE))
+	} else if err := checkRange("site.pue", s.PUE, 1, 3); err != nil {
+		return nil, err
+	} else {
+		r.site.PUE = s.PUE
+	}
+	if s.CarbonGPerKWh == 0 {
+		r.site.CarbonGPerKWh = DefaultCarbonGPerKWh
+		r.assume = append(r.assume, fmt.Sprintf("grid intensity %g gCO2e/kWh: IEA world average (site.carbon_g_per_kwh not given)", float64(DefaultCarbonGPerKWh)))
+	} else if err := checkRange("site.carbon_g_per_kwh", s.CarbonGPerKWh, 0, 2000); err != nil {
+		return nil, err
+	} else {
+		r.site.CarbonGPerKWh = s.CarbonGPerKWh
+	}
+	if s.USDPerKWh == 0 {
+		r.site.USDPerKWh = DefaultUSDPerKWh
+		r.assume = append(r.assume, fmt.Sprintf("electricity price %.2f USD/kWh: an assumed tariff (site.usd_per_kwh not given)", DefaultUSDPerKWh))
+	} else if err := checkRange("site.usd_per_kwh", s.USDPerKWh, 0, 10); err != nil {
+		return nil, err
+	} else {
+		r.site.USDPerKWh = s.USDPerKWh
+	}
+	if len(s.Region) > 100 {
+		return nil, fieldErr("site.region", nil, "must be at most 100 characters")
+	}
+	r.site.Region = s.Region
+
+	if r.cal, err = c.Calibration(req.Calibration); err != nil {
+		return nil, err
+	}
+	r.timeCal = r.cal
+	if r.cal.Kind != KindRoofline {
+		r.timeCal, _ = c.Calibration("")
+	}
+
+	// Memory feasibility: 16 bytes/param for weights, gradients and Adam state
+	// in mixed precision (Rajbhandari et al. 2020, ZeRO, section 3.1).
+	state := r.stateBytesPerGPU()
+	if capB := g.MemoryGB * 1e9; state > capB {
+		return nil, fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (16 bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, or a larger GPU",
+			state/1e9, r.params, r.layoutString(), g.MemoryGB, g.ID)
+	}
+	return r, nil
+}
+
+func (r *resolved) layoutString() string {
+	switch {
+	case r.plan.Tensor > 1 && r.plan.Data > 1:
+		return fmt.Sprintf("sharded over %d tensor ranks%s", r.plan.Tensor, map[bool]string{true: fmt.Sprintf(" and %d fsdp ranks", r.plan.Data), false: ""}[r.plan.DataMode == FSDP])
+	case r.plan.Tensor > 1:
+		return fmt.Sprintf("sharded over %d tensor ranks", r.plan.Tensor)
+	case r.plan.DataMode == FSDP:
+		return fmt.Sprintf("sharded over %d fsdp ranks", r.plan.Data)
+	}
+	return "replicated on every GPU"
+}
+
+func (r *resolved) resolveStrategy(s Strategy) error {
+	n := r.count
+	switch s.Name {
+	case "":
+		return fieldErr("strategy", nil, "is required: one of single, ddp, fsdp, tp, or {\"tensor\": t, \"data\": d, \"data_mode\": \"fsdp\"}")
+	case Single:
+		if n != 1 {
+			return fieldErr("strategy", Single, "needs hardware.count 1 (got %d); use ddp, fsdp, tp or a hybrid layout", n)
+		}
+		r.plan = Plan{Tensor: 1, Data: 1}
+	case DDP, FSDP:
+		r.plan = Plan{Tensor: 1, Data: n, DataMode: s.Name}
+	case TP:
+		r.plan = Plan{Tensor: n, Data: 1}
+	case Hybrid:
+		if err := checkCount("strategy.tensor", s.Tensor, 1, 1<<20); err != nil {
+			return err
+		}
+		if err := checkCount("strategy.data", s.Data, 1, 1<<20); err != nil {
+			return err
+		}
+		mode := s.DataMode
+		if mode == "" {
+			mode = DDP
+		}
+		if mode != DDP && mode != FSDP {
+			return fieldErr("strategy.data_mode", s.DataMode, "must be \"ddp\" or \"fsdp\"")
+		}
+		t, d := int(s.Tensor), int(s.Data)
+		if t*d != n {
+			return fieldErr("strategy", fmt.Sprintf("tensor %d × data %d = %d", t, d, t*d), "must multiply to hardware.count (%d)", n)
+		}
+		r.plan = Plan{Tensor: t, Data: d, DataMode: mode}
+	default:
+		return fieldErr("strategy", s.Name, "must be one of single, ddp, fsdp, tp, or a hybrid object")
+	}
+	if r.plan.Data == 1 {
+		r.plan.DataMode = ""
+	}
+	r.strategy = s.Name
+	if t := r.plan.Tensor; t > 1 {
+		field := "strategy.tensor"
+		if s.Name == TP {
+			field = "hardware.count"
+		}
+		if t > r.arch.Heads {
+			return fieldErr(field, t, "exceeds the model's %d attention heads: tensor parallelism splits heads across ranks", r.arch.Heads)
+		}
+		if r.arch.Heads%t != 0 {
+			return fieldErr(field, t, "must divide the model's %d attention heads", r.arch.Heads)
+		}
+	}
+	return nil
+}
+
+// stateBytesPerGPU is 16 bytes per parameter divided by the ranks that shard it.
+func (r *resolved) stateBytesPerGPU() float64 {
+	shards := float64(r.plan.Tensor)
+	if r.plan.DataMode == FSDP {
+		shards *= float64(r.plan.Data)
+	}
+	return 16 * r.params / shards
+}
+
+// activationBytesPerTokenLayer is 34·d bytes at 16-bit activations
+// (Korthikanti et al. 2022, eq. 1 without the attention-score term, which
+// flash attention and selective recomputation remove); doubled for fp32/tf32.
+func (r *resolved) actBytesPerTokenLayer() float64 {
+	f := 1.0
+	if r.prec == FP32 || r.prec == TF32 {
+		f = 2
+	}
+	return 34 * float64(r.arch.Hidden) * f
+}
+
+// paramTrafficBytes is the device-memory traffic per parameter per optimizer
+// step: weights read in the forward and backward passes, gradients written
+// and read, and the AdamW update reading and writing master weights and two
+// moments in fp32: 32 bytes in mixed precision, 40 in fp32.
+func (r *resolved) paramTrafficBytes() float64 {
+	if r.prec == FP32 || r.prec == TF32 {
+		return 40
+	}
+	return 32
+}
+
+// Counts returns the physical per-token FLOPs and bytes of a resolved request.
+func (r *resolved) counts() (flopsTok, bytesTok float64) {
+	a := r.arch
+	L, d, S := float64(a.Layers), float64(a.Hidden), float64(r.seq)
+	flopsTok = 6*a.NonEmbeddingParams() + 6*L*S*d
+	if r.head == "lm" {
+		flopsTok += 6 * d * float64(a.Vocab)
+	}
+	bytesTok = 2*L*r.actBytesPerTokenLayer() + r.params*r.paramTrafficBytes()/(float64(r.bat)*S)
+	return
+}
+
+func (c *Catalog) estimate(r *resolved) (Response, error) {
+	g, cal, tc := r.gpu, r.cal, r.timeCal
+	rp := tc.Roofline
+	warn := []string{}
+	assume := append([]string{}, r.assume...)
+
+	flopsTok, bytesTok := r.counts()
+	C, M := flopsTok*r.tokens, bytesTok*r.tokens
+	bw := g.BandwidthGBs * 1e9
+	n := float64(r.count)
+
+	// Roofline on one GPU, then the parallel layout.
+	tIdeal := math.Max(C/r.peak, M/bw)
+	tComp := C / (r.peak * rp.UCompute.Value)
+	tMem := M / (bw * rp.UMemory.Value)
+	// Per-step latency: one GPU doing the whole run takes tokens/(B·S) steps.
+	tStep := rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq))
+	t1 := tComp + tMem + tStep
+	pAvg := g.IdlePowerW + rp.Activity.Value*(g.BoardPowerW-g.IdlePowerW)
+
+	sp, eta, err := tc.Speedup.Efficiency(g.Interconnect, r.plan)
+	if err != nil {
+		return Response{}, err
+	}
+	alpha := 0.0
+	if a, ok := tc.AlphaEta[g.Interconnect]; ok {
+		alpha = a.Value
+	} else if r.count > 1 {
+		alpha = -1
+		assume = append(assume, "α_η = −1 (no fitted value for this interconnect)")
+	}
+	factor := 1.0
+	if r.count > 1 {
+		factor = math.Pow(eta, alpha)
+	}
+	tRun := t1 / sp
+	overheadS := rp.OverheadS.Value
+	e0J := n * g.IdlePowerW * overheadS
+
+	// Step latency is charged to the memory term: it is time the GPU waits
+	// at busy power without doing arithmetic (launches, synchronisation).
+	compJ, memJ := pAvg*tComp, pAvg*(tMem+tStep)
+	parJ := (compJ + memJ) * (factor - 1)
+	totalJ := compJ + memJ + parJ + e0J
+	boundJ := pAvg * tIdeal
+
+	resp := Response{Version: APIVersion, IntervalLevel: cal.Interval.Level}
+	kind := cal.Kind
+	if kind == KindLogLinear {
+		l := cal.Law
+		lawC := ComputeProxy(float64(r.arch.Layers), float64(r.arch.Hidden), l.RefTokens)
+		lawM := MemoryProxy(float64(r.bat), float64(r.seq), float64(r.arch.Hidden), float64(r.arch.Layers))
+		strat := r.strategy
+		if strat == Hybrid {
+			strat = TP
+			assume = append(assume, "hybrid layouts use the law's TP dummy")
+		}
+		if _, ok := l.LnPsi[strat]; !ok && strat != Single && r.count > 1 {
+			assume = append(assume, fmt.Sprintf("the law has no %s dummy; Ψ = 1 used", strat))
+		}
+		perTokKWh := l.LawEnergyKWh(lawC, lawM, eta, strat, g.ID) / l.RefTokens
+		lawJ := perTokKWh * r.tokens * 3.6e6
+		if lawJ < boundJ {
+			warn = append(warn, fmt.Sprintf("the %s law gives %.3g kWh, below the roofline energy bound of %.3g kWh for this configuration; the bound is reported", cal.Name, lawJ/3.6e6, boundJ/3.6e6))
+			lawJ = boundJ
+		}
+		// Scale the decomposition to the law's total, keeping its shares.
+		s := lawJ / totalJ
+		compJ, memJ, parJ, e0J = compJ*s, memJ*s, parJ*s, e0J*s
+		totalJ = lawJ
+		assume = append(assume, fmt.Sprintf("energy from the %s law applied per token (reference %.3g tokens: %s); time from the %s roofline model; breakdown shares from the roofline model", cal.Name, l.RefTokens, l.RefNote, tc.Name))
+	}
+
+	timeS := tRun + overheadS
+	eKWh := totalJ / 3.6e6
+
+	// Envelope and interval.
+	outside, sigma := r.envelope(cal)
+	z := normalQuantile(0.5 + cal.Interval.Level/2)
+	lo, hi := math.Exp(-z*sigma), math.Exp(z*sigma)
+	if len(outside) > 0 {
+		warn = append(warn, fmt.Sprintf("outside the envelope of calibration %s (%s); the interval is widened", cal.Name, strings.Join(outside, "; ")))
+	}
+
+	// Memory warnings.
+	act := float64(r.bat) * float64(r.seq) * float64(r.arch.Layers) * r.actBytesPerTokenLayer() / float64(r.plan.Tensor)
+	state := r.stateBytesPerGPU()
+	if state+act > g.MemoryGB*1e9 {
+		warn = append(warn, fmt.Sprintf("activations (%.1f GB) plus state (%.1f GB) exceed the %.0f GB of a %s without activation checkpointing; checkpointing, packing or fused kernels may still make it fit, and recomputation adds about a third to compute", act/1e9, state/1e9, g.MemoryGB, g.ID))
+	}
+	if r.count > 1 && eta < 0.5 {
+		warn = append(warn, fmt.Sprintf("parallel efficiency η = %.2f: more GPUs make this run faster but raise its energy by %.0f%%", eta, (factor-1)*100))
+	}
+	if r.count > 8 {
+		warn = append(warn, "more than 8 GPUs: the speedup curves were fitted within one node (N ≤ 8); inter-node links are not modelled")
+	}
+
+	pue := r.site.PUE
+	resp.EnergyKWh = eKWh
+	resp.EnergyIntervalKWh = [2]float64{eKWh * lo, eKWh * hi}
+	resp.FacilityEnergyKWh = eKWh * pue
+	resp.TimeS = timeS
+	resp.TimeIntervalS = [2]float64{timeS * lo, timeS * hi}
+	resp.AvgPowerW = totalJ / timeS
+	resp.GPUHours = n * timeS / 3600
+	resp.CO2eKg = eKWh * pue * r.site.CarbonGPerKWh / 1000
+	resp.CO2eIntervalKg = [2]float64{resp.CO2eKg * lo, resp.CO2eKg * hi}
+	resp.CostUSD = eKWh * pue * r.site.USDPerKWh
+	resp.Breakdown = Breakdown{ComputeKWh: compJ / 3.6e6, MemoryKWh: memJ / 3.6e6, ParallelKWh: parJ / 3.6e6, FixedKWh: e0J / 3.6e6}
+	bound := "compute"
+	if M/bw > C/r.peak {
+		bound = "memory"
+	}
+	resp.Roofline = Roofline{
+		FLOPs: C, Bytes: M, FLOPsPerToken: flopsTok, BytesPerToken: bytesTok,
+		ArithmeticIntensity: C / M, MachineBalance: r.peak / bw, Bound: bound,
+		PeakTFLOPS:          r.peak / 1e12,
+		EpsComputeJPerFLOP:  pAvg / (r.peak * rp.UCompute.Value),
+		EpsMemoryJPerByte:   pAvg / (bw * rp.UMemory.Value),
+		TimeLowerBoundS:     tIdeal / n,
+		EnergyLowerBoundKWh: boundJ / 3.6e6,
+	}
+	a := r.arch
+	resp.Proxies = Proxies{
+		ParamsPaper:          ParamsProxy(float64(a.Layers), float64(a.Hidden), float64(a.FFN)),
+		ComputePerTokenPaper: ComputePerTokenProxy(float64(a.Layers), float64(a.Hidden), float64(r.seq)),
+		ComputeLaw:           ComputeProxy(float64(a.Layers), float64(a.Hidden), r.tokens),
+		MemoryPaper:          MemoryProxy(float64(r.bat), float64(r.seq), float64(a.Hidden), float64(a.Layers)),
+		Params:               r.params,
+		NonEmbeddingParams:   a.NonEmbeddingParams(),
+	}
+	lawName := "none (one GPU)"
+	if r.count > 1 {
+		lawName = fmt.Sprintf("%s curves of %s", g.Interconnect, tc.Name)
+	}
+	resp.Parallel = Parallel{GPUs: r.count, Strategy: r.strategy, Tensor: r.plan.Tensor, Data: r.plan.Data, DataMode: r.plan.DataMode, Speedup: sp, Efficiency: eta, Law: lawName, AlphaEta: alpha}
+	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB}
+	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: outside, SigmaLn: sigma}
+	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, Precision: r.prec,
+		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region}
+	resp.Assumptions = assume
+	resp.Warnings = warn
+	if !finiteResponse(&resp) {
+		return Response{}, fieldErr("(request)", nil, "gives a result that is not a finite number; check that the values are within physical ranges")
+	}
+	return resp, nil
+}
+
+// envelope lists the dimensions outside the calibration's envelope and the
+// widened ln-space SD. Model size is judged by the parameter count alone
+// (layers and hidden are reported in the envelope but not counted twice).
+// The
+// widened ln-space SD: each numeric dimension outside its range adds
+// (WidenPerEFold·|ln(x/edge)|)² to the variance, and hardware the
+// calibration was not fitted on adds WidenHardware².
+func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
+	e := cal.Envelope
+	v := cal.Interval.SigmaLn * cal.Interval.SigmaLn
+	var out []string
+	dims := []struct {
+		name string
+		x    float64
+		rng  [2]float64
+	}{
+		{"seq_len", float64(r.seq), e.SeqLen},
+		{"batch_per_gpu", float64(r.bat), e.Batch},
+		{"gpus", float64(r.count), e.GPUs},
+		{"params", r.params, e.Params},
+	}
+	for _, d := range dims {
+		if d.rng[1] == 0 {
+			continue
+		}
+		var edge float64
+		switch {
+		case d.x < d.rng[0]:
+			edge = d.rng[0]
+		case d.x > d.rng[1]:
+			edge = d.rng[1]
+		default:
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %s not in [%s, %s]", d.name, shortNum(d.x), shortNum(d.rng[0]), shortNum(d.rng[1])))
+		k := e.WidenPerEFold * math.Abs(math.Log(d.x/edge))
+		v += k * k
+	}
+	if len(e.Hardware) > 0 {
+		found := false
+		for _, h := range e.Hardware {
+			if h == r.gpu.ID {
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, fmt.Sprintf("gpu %s not among %s", r.gpu.ID, strings.Join(e.Hardware, ", ")))
+			v += e.WidenHardware * e.WidenHardware
+		}
+	}
+	return out, math.Sqrt(v)
+}
+
+// shortNum prints whole numbers below a million exactly and others to 3
+// significant digits.
+func shortNum(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) < 1e6 {
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+func finiteResponse(r *Response) bool {
+	return finite(r.EnergyKWh, r.EnergyIntervalKWh[0], r.EnergyIntervalKWh[1], r.TimeS, r.AvgPowerW, r.GPUHours,
+		r.CO2eKg, r.CostUSD, r.Breakdown.ComputeKWh, r.Breakdown.MemoryKWh, r.Breakdown.ParallelKWh, r.Breakdown.FixedKWh,
+		r.Roofline.ArithmeticIntensity, r.Roofline.EnergyLowerBoundKWh, r.Parallel.Speedup, r.Parallel.Efficiency) &&
+		r.EnergyKWh > 0 && r.TimeS > 0
+}
+
+// normalQuantile returns the p-quantile of the standard normal (Acklam's
+// rational approximation, relative error below 1.2e-9).
+func normalQuantile(p float64) float64 {
+	a := [6]float64{-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00}
+	b := [5]float64{-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01}
+	cc := [6]float64{-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00}
+	d := [4]float64{7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00}
+	const pl = 0.02425
+	switch {
+	case p <= 0:
+		return math.Inf(-1)
+	case p >= 1:
+		return math.Inf(1)
+	case p < pl:
+		q := math.Sqrt(-2 * math.Log(p))
+		return (((((cc[0]*q+cc[1])*q+cc[2])*q+cc[3])*q+cc[4])*q + cc[5]) / ((((d[0]*q+d[1])*q+d[2])*q+d[3])*q + 1)
+	case p > 1-pl:
+		q := math.Sqrt(-2 * math.Log(1-p))
+		return -(((((cc[0]*q+cc[1])*q+cc[2])*q+cc[3])*q+cc[4])*q + cc[5]) / ((((d[0]*q+d[1])*q+d[2])*q+d[3])*q + 1)
+	}
+	q := p - 0.5
+	rr := q * q
+	return (((((a[0]*rr+a[1])*rr+a[2])*rr+a[3])*rr+a[4])*rr + a[5]) * q / (((((b[0]*rr+b[1])*rr+b[2])*rr+b[3])*rr+b[4])*rr + 1)
+}

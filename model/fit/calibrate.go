@@ -1,0 +1,314 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// Inputs is what a calibration is fitted from.
+type Inputs struct {
+	Rows     []model.Measurement // measured runs
+	DataName string              // how to cite Rows in the provenance
+	Scaling  []ScalingPoint      // published speedup/energy points
+	Hardware *model.Hardware
+	Presets  []model.Preset
+	// Level is the prediction-interval level (default 0.9).
+	Level float64
+}
+
+func (in *Inputs) level() float64 {
+	if in.Level > 0 && in.Level < 1 {
+		return in.Level
+	}
+	return 0.9
+}
+
+// bootstrap builds a catalog whose default roofline calibration carries the
+// fitted speedups and α_η and placeholder roofline constants, so that rows can
+// be resolved (FLOPs, bytes and η do not depend on the constants).
+func bootstrap(in *Inputs, sp model.Speedups, alpha map[model.Interconnect]model.Coefficient, p model.RooflineParams) (*model.Catalog, model.Calibration, error) {
+	c := model.Calibration{
+		Name: "fit-candidate", Version: "0", Kind: model.KindRoofline,
+		Roofline: &p, AlphaEta: alpha, Speedup: sp,
+		Interval: model.Interval{SigmaLn: 0.3, Level: in.level()},
+	}
+	cat, err := model.NewCatalog(in.Hardware, in.Presets, []model.Calibration{c}, c.Name)
+	return cat, c, err
+}
+
+// Roofline fits the roofline calibration: speedup curves and α_η from the
+// published scaling points, the time model (u_compute, u_memory, start-up
+// seconds) and the activity factor from the single-GPU rows at default power,
+// and the interval from leave-one-group-out cross-validation of the energy
+// estimate.
+func Roofline(in Inputs, name, version string) (model.Calibration, error) {
+	sp, err := FitSpeedups(in.Scaling)
+	if err != nil {
+		return model.Calibration{}, err
+	}
+	alpha, err := FitAlphaEta(in.Scaling)
+	if err != nil {
+		return model.Calibration{}, err
+	}
+	unit := model.RooflineParams{UCompute: model.Coefficient{Value: 1}, UMemory: model.Coefficient{Value: 1}, Activity: model.Coefficient{Value: 1}}
+	cat, _, err := bootstrap(&in, sp, alpha, unit)
+	if err != nil {
+		return model.Calibration{}, err
+	}
+	rows, notes, err := prepareRoofline(in.Rows, cat)
+	if err != nil {
+		return model.Calibration{}, err
+	}
+	rf, err := fitRooflineRows(rows)
+	if err != nil {
+		return model.Calibration{}, err
+	}
+	notes = append(notes, rf.Notes...)
+
+	// In-sample and cross-validated energy errors.
+	predict := func(p model.RooflineParams, r rooflineRow) (float64, error) {
+		c, _, err := bootstrap(&in, sp, alpha, p)
+		if err != nil {
+			return 0, err
+		}
+		resp, err := c.Estimate(r.m.Request())
+		if err != nil {
+			return 0, err
+		}
+		return resp.EnergyKWh, nil
+	}
+	var lnMeas, lnPred []float64
+	for _, r := range rows {
+		e, err := predict(rf.Params, r)
+		if err != nil {
+			return model.Calibration{}, err
+		}
+		lnMeas, lnPred = append(lnMeas, math.Log(r.m.EnergyKWh)), append(lnPred, math.Log(e))
+	}
+	r2, rmse := lnR2(lnMeas, lnPred)
+	groups := make([]string, len(rows))
+	for i, r := range rows {
+		groups[i] = r.group
+	}
+	cv, err := crossValidate(groups, in.level(), func(train, test []int) (pred []float64, sigma float64, err error) {
+		sub := make([]rooflineRow, len(train))
+		for i, j := range train {
+			sub[i] = rows[j]
+		}
+		f, err := fitRooflineRows(sub)
+		if err != nil {
+			return nil, 0, err
+		}
+		var sq float64
+		for _, r := range sub {
+			e, err := predict(f.Params, r)
+			if err != nil {
+				return nil, 0, err
+			}
+			d := math.Log(e / r.m.EnergyKWh)
+			sq += d * d
+		}
+		for _, j := range test {
+			e, err := predict(f.Params, rows[j])
+			if err != nil {
+				return nil, 0, err
+			}
+			pred = append(pred, math.Log(e))
+		}
+		return pred, math.Sqrt(sq / float64(len(sub))), nil
+	}, lnMeas)
+	if err != nil {
+		return model.Calibration{}, err
+	}
+	sigma := math.Max(cv.RMSELn, 0.1)
+
+	p := rf.Params
+	cal := model.Calibration{
+		Name: name, Version: version, Kind: model.KindRoofline,
+		Title:       "wattscale roofline calibration",
+		Description: "Roofline time-and-power model: t₁ = C/(peak·u_compute) + M/(bandwidth·u_memory), P = P_idle + activity·(P_board − P_idle), E_N = E₁·η^α_η + N·P_idle·overhead_s, with η from speedup curves fitted to the roofline paper's published scaling points.",
+		Citation:    "wattscale; speedup and α_η from Zoubeirou a Mayaki 2026 (arXiv 2606.23546) published scaling tables; time and power from " + in.DataName,
+		Provenance: model.Provenance{
+			Data:      in.DataName + "; content/data/published-scaling.csv (published figures)",
+			Method:    "relative-error least squares of measured time on C/peak and M/bandwidth (single GPU, default power limit); activity = mean (P − P_idle)/(P_board − P_idle); speedup curves by non-linear least squares; α_η by OLS through the origin of ln(energy ratio) on ln η; interval σ = leave-one-group-out RMSE of ln energy",
+			Generated: "make fit (go run ./site fit -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations)",
+		},
+		Roofline: &p, AlphaEta: alpha, Speedup: sp,
+		Interval: model.Interval{SigmaLn: sigma, Level: in.level(), Method: "leave-one-group-out cross-validated RMSE of ln energy (" + cv.Method + ")"},
+		Envelope: envelopeOf(in, rows),
+		Fit: &model.FitSummary{
+			N: len(rows), Groups: cv.Groups, R2: r2, AdjR2: adjR2(r2, len(rows), 4), RMSELn: rmse,
+			CVR2: cv.R2, CVRMSELn: cv.RMSELn, CVCoverage: cv.Coverage, CVMedianFold: cv.MedianFold, CVMethod: cv.Method,
+			Coefficients: []model.NamedCoef{
+				{Name: "u_compute", Coefficient: p.UCompute}, {Name: "u_memory", Coefficient: p.UMemory},
+				{Name: "activity", Coefficient: p.Activity}, {Name: "overhead_s", Coefficient: p.OverheadS}, {Name: "step_s", Coefficient: p.StepS},
+				{Name: "alpha_eta (pcie)", Coefficient: alpha[model.PCIe]}, {Name: "alpha_eta (nvlink)", Coefficient: alpha[model.NVLink]},
+			},
+			Notes: append(notes, fmt.Sprintf("time model RMSE %.3f in ln seconds over %d rows", rf.TimeRMSELn, rf.Used)),
+		},
+	}
+	sanitize(cal.Fit)
+	return cal, cal.Validate()
+}
+
+func envelopeOf(in Inputs, rows []rooflineRow) model.Envelope {
+	e := model.Envelope{WidenPerEFold: 0.1, WidenHardware: 0.35}
+	first := true
+	hw := map[string]bool{}
+	grow := func(r *[2]float64, x float64) {
+		if first || x < r[0] {
+			r[0] = x
+		}
+		if first || x > r[1] {
+			r[1] = x
+		}
+	}
+	for _, r := range rows {
+		a := r.m.Arch
+		grow(&e.Layers, float64(a.Layers))
+		grow(&e.Hidden, float64(a.Hidden))
+		grow(&e.SeqLen, float64(r.m.SeqLen))
+		grow(&e.Batch, float64(r.m.BatchPerGPU))
+		grow(&e.Params, a.Params())
+		first = false
+		if g, err := in.Hardware.Lookup(r.m.GPU); err == nil {
+			hw[g.ID] = true
+		}
+	}
+	e.GPUs = [2]float64{1, 1}
+	for _, p := range in.Scaling {
+		e.GPUs[1] = math.Max(e.GPUs[1], p.N)
+	}
+	for h := range hw {
+		e.Hardware = append(e.Hardware, h)
+	}
+	sort.Strings(e.Hardware)
+	return e
+}
+
+// CVResult summarises held-out predictions in ln energy.
+type CVResult struct {
+	Method     string
+	Groups     int
+	Folds      int
+	R2         float64 // 1 − SSE/SST of held-out ln energy
+	RMSELn     float64
+	Coverage   float64 // share of held-out rows inside the level interval
+	MedianFold float64 // median of max(pred/actual, actual/pred)
+}
+
+// crossValidate runs leave-one-group-out when there are at most 10 groups,
+// else grouped 5-fold, and scores held-out ln predictions against y. fitPred
+// returns the held-out ln predictions and the ln SD to build the interval.
+func crossValidate(groups []string, level float64, fitPred func(train, test []int) ([]float64, float64, error), y []float64) (CVResult, error) {
+	distinct := map[string]bool{}
+	for _, g := range groups {
+		distinct[g] = true
+	}
+	k := len(distinct)
+	method := fmt.Sprintf("leave-one-group-out over %d workload groups", k)
+	if k > 10 {
+		k = 5
+		method = "grouped 5-fold over workload groups"
+	}
+	if k < 2 {
+		return CVResult{}, fmt.Errorf("fit: cross-validation needs at least 2 workload groups, got %d", k)
+	}
+	splits, err := GroupKFold(groups, k, 1)
+	if err != nil {
+		return CVResult{}, err
+	}
+	z := normalQuantile(0.5 + level/2)
+	var res []float64
+	var folds []float64
+	covered := 0
+	pred := make([]float64, len(y))
+	for _, s := range splits {
+		p, sigma, err := fitPred(s.Train, s.Test)
+		if err != nil {
+			return CVResult{}, fmt.Errorf("fit: cross-validation fold: %w", err)
+		}
+		for i, j := range s.Test {
+			d := p[i] - y[j]
+			pred[j] = p[i]
+			res = append(res, d)
+			folds = append(folds, math.Exp(math.Abs(d)))
+			if math.Abs(d) <= z*sigma {
+				covered++
+			}
+		}
+	}
+	r2, rmse := lnR2(y, pred)
+	sort.Float64s(folds)
+	return CVResult{Method: method, Groups: len(distinct), Folds: len(splits), R2: r2, RMSELn: rmse,
+		Coverage: float64(covered) / float64(len(res)), MedianFold: median(folds)}, nil
+}
+
+func lnR2(y, pred []float64) (r2, rmse float64) {
+	var mean float64
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(len(y))
+	var sse, sst float64
+	for i := range y {
+		sse += (y[i] - pred[i]) * (y[i] - pred[i])
+		sst += (y[i] - mean) * (y[i] - mean)
+	}
+	rmse = math.Sqrt(sse / float64(len(y)))
+	if sst == 0 {
+		return math.NaN(), rmse
+	}
+	return 1 - sse/sst, rmse
+}
+
+func adjR2(r2 float64, n, k int) float64 {
+	if n-k <= 0 {
+		return math.NaN()
+	}
+	return 1 - (1-r2)*float64(n-1)/float64(n-k)
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// normalQuantile is the standard normal quantile (via the inverse error function).
+func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+
+// names joins for messages.
+func names(xs []string) string { return strings.Join(xs, ", ") }
+
+// sanitize replaces non-finite statistics (an R² with no variance, a t with
+// a zero SE) by 0 so the summary encodes as JSON; notes say so.
+func sanitize(s *model.FitSummary) {
+	if s == nil {
+		return
+	}
+	fix := func(x *float64) {
+		if math.IsNaN(*x) || math.IsInf(*x, 0) {
+			*x = 0
+		}
+	}
+	for _, x := range []*float64{&s.R2, &s.AdjR2, &s.RMSELn, &s.RMSEKWh, &s.CVR2, &s.CVRMSELn, &s.CVCoverage, &s.CVMedianFold} {
+		fix(x)
+	}
+	for i := range s.Coefficients {
+		c := &s.Coefficients[i]
+		for _, x := range []*float64{&c.Value, &c.SE, &c.CILow, &c.CIHigh, &c.T, &c.P} {
+			fix(x)
+		}
+	}
+	sanitize(s.WithoutEta)
+}

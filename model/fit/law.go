@@ -1,0 +1,304 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// LawFit is the paper's log-linear law fitted to measurements, with the
+// comparison against the law without the efficiency term.
+type LawFit struct {
+	Full       *OLSResult
+	WithoutEta *OLSResult // nil when η does not vary in the data
+	Columns    []string   // design columns of Full
+	Dropped    []string   // columns dropped because they do not vary
+	CV         CVResult
+	CVNoEta    *CVResult
+	RefTokens  float64
+	X          [][]float64
+	Y          []float64
+	Groups     []string
+}
+
+// lawRow holds one row's regressors.
+type lawRow struct {
+	lnC, lnM, lnEta, lnE float64
+	strategy, gpu, group string
+}
+
+func lawRows(in Inputs, cat *model.Catalog) ([]lawRow, []string, error) {
+	var out []lawRow
+	var notes []string
+	skipped := 0
+	for i, m := range in.Rows {
+		g, err := cat.Hardware.Lookup(m.GPU)
+		if err != nil {
+			return nil, nil, fmt.Errorf("row %d: %w", i+1, err)
+		}
+		if m.PowerLimitW > 0 && m.PowerLimitW < g.BoardPowerW {
+			skipped++
+			continue
+		}
+		resp, err := cat.Estimate(m.Request())
+		if err != nil {
+			return nil, nil, fmt.Errorf("row %d: %w", i+1, err)
+		}
+		a := m.Arch
+		c := model.ComputeProxy(float64(a.Layers), float64(a.Hidden), m.Tokens)
+		mm := model.MemoryProxy(float64(m.BatchPerGPU), float64(m.SeqLen), float64(a.Hidden), float64(a.Layers))
+		st := m.Strategy
+		if m.Count == 1 {
+			st = model.Single
+		}
+		out = append(out, lawRow{lnC: math.Log(c), lnM: math.Log(mm), lnEta: math.Log(resp.Parallel.Efficiency), lnE: math.Log(m.EnergyKWh), strategy: st, gpu: g.ID, group: m.WorkloadGroup()})
+	}
+	if skipped > 0 {
+		notes = append(notes, fmt.Sprintf("%d rows with a power limit below board power left out (the law has no power-limit term)", skipped))
+	}
+	return out, notes, nil
+}
+
+// design builds the law's design matrix: intercept, ln C, ln M, ln η (when
+// withEta), strategy dummies against single GPU, and hardware dummies
+// against the most frequent GPU. Columns that do not vary are dropped and named.
+func design(rows []lawRow, withEta bool) (X [][]float64, names, dropped []string, refGPU string) {
+	count := map[string]int{}
+	strats := map[string]bool{}
+	for _, r := range rows {
+		count[r.gpu]++
+		if r.strategy != model.Single {
+			strats[r.strategy] = true
+		}
+	}
+	gpus := make([]string, 0, len(count))
+	for g := range count {
+		gpus = append(gpus, g)
+	}
+	sort.Strings(gpus)
+	for _, g := range gpus {
+		if refGPU == "" || count[g] > count[refGPU] {
+			refGPU = g
+		}
+	}
+	var ss []string
+	for s := range strats {
+		ss = append(ss, s)
+	}
+	sort.Strings(ss)
+	type col struct {
+		name string
+		f    func(lawRow) float64
+	}
+	cols := []col{{"ln_kappa", func(lawRow) float64 { return 1 }}, {"alpha_c", func(r lawRow) float64 { return r.lnC }}, {"alpha_m", func(r lawRow) float64 { return r.lnM }}}
+	if withEta {
+		cols = append(cols, col{"alpha_eta", func(r lawRow) float64 { return r.lnEta }})
+	}
+	for _, s := range ss {
+		s := s
+		cols = append(cols, col{"psi:" + s, func(r lawRow) float64 { return b2f(r.strategy == s) }})
+	}
+	for _, g := range gpus {
+		if g == refGPU {
+			continue
+		}
+		g := g
+		cols = append(cols, col{"gpu:" + g, func(r lawRow) float64 { return b2f(r.gpu == g) }})
+	}
+	var keep []col
+	for i, c := range cols {
+		if i == 0 {
+			keep = append(keep, c)
+			continue
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, r := range rows {
+			v := c.f(r)
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+		if hi-lo < 1e-12 {
+			dropped = append(dropped, c.name)
+			continue
+		}
+		keep = append(keep, c)
+	}
+	for _, r := range rows {
+		x := make([]float64, len(keep))
+		for j, c := range keep {
+			x[j] = c.f(r)
+		}
+		X = append(X, x)
+	}
+	for _, c := range keep {
+		names = append(names, c.name)
+	}
+	return
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Law fits the paper's law ln E = ln κ + α_C ln C + α_M ln M + α_η ln η +
+// strategy and hardware dummies by OLS (cluster-robust SEs by workload
+// group), the same law without η, and grouped cross-validation of both; and
+// returns the loglinear calibration it implies.
+func Law(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
+	sp, err := FitSpeedups(in.Scaling)
+	if err != nil {
+		return model.Calibration{}, nil, err
+	}
+	alpha, err := FitAlphaEta(in.Scaling)
+	if err != nil {
+		return model.Calibration{}, nil, err
+	}
+	unit := model.RooflineParams{UCompute: model.Coefficient{Value: 1}, UMemory: model.Coefficient{Value: 1}, Activity: model.Coefficient{Value: 1}}
+	cat, _, err := bootstrap(&in, sp, alpha, unit)
+	if err != nil {
+		return model.Calibration{}, nil, err
+	}
+	rows, notes, err := lawRows(in, cat)
+	if err != nil {
+		return model.Calibration{}, nil, err
+	}
+	X, cols, dropped, refGPU := design(rows, true)
+	y := make([]float64, len(rows))
+	groups := make([]string, len(rows))
+	var lnT float64
+	for i, r := range rows {
+		y[i], groups[i] = r.lnE, r.group
+	}
+	for _, m := range in.Rows {
+		lnT += math.Log(m.Tokens)
+	}
+	lf := &LawFit{Columns: cols, Dropped: dropped, X: X, Y: y, Groups: groups, RefTokens: math.Exp(lnT / float64(len(in.Rows)))}
+	if lf.Full, err = OLS(X, y, cols, groups); err != nil {
+		return model.Calibration{}, nil, err
+	}
+	cvOf := func(X [][]float64, cols []string) (CVResult, error) {
+		return crossValidate(groups, in.level(), func(train, test []int) ([]float64, float64, error) {
+			Xt, yt := pick(X, y, train)
+			r, err := OLS(Xt, yt, cols, nil)
+			if err != nil {
+				return nil, 0, err
+			}
+			var p []float64
+			for _, j := range test {
+				m, _ := r.Predict(X[j])
+				p = append(p, m)
+			}
+			return p, r.Sigma, nil
+		}, y)
+	}
+	if lf.CV, err = cvOf(X, cols); err != nil {
+		return model.Calibration{}, nil, err
+	}
+	hasEta := false
+	for _, c := range cols {
+		hasEta = hasEta || c == "alpha_eta"
+	}
+	if hasEta {
+		X0, cols0, _, _ := design(rows, false)
+		if lf.WithoutEta, err = OLS(X0, y, cols0, groups); err != nil {
+			return model.Calibration{}, nil, err
+		}
+		cv0, err := cvOf(X0, cols0)
+		if err != nil {
+			return model.Calibration{}, nil, err
+		}
+		lf.CVNoEta = &cv0
+	} else {
+		notes = append(notes, "η does not vary in these data (all single GPU): α_η is not identifiable and is fixed at 0; multi-GPU estimates from this calibration carry no efficiency penalty")
+	}
+	for _, d := range dropped {
+		notes = append(notes, fmt.Sprintf("column %s dropped: it does not vary in the data", d))
+	}
+
+	coef := func(n string) model.Coefficient {
+		for j, c := range cols {
+			if c == n {
+				return coefOf(lf.Full, j)
+			}
+		}
+		return model.Coefficient{}
+	}
+	law := &model.LawParams{LnKappa: coef("ln_kappa"), AlphaC: coef("alpha_c"), AlphaM: coef("alpha_m"), AlphaEta: coef("alpha_eta"),
+		LnPsi: map[string]model.Coefficient{}, LnHardware: map[string]model.Coefficient{}, RefTokens: lf.RefTokens,
+		RefNote: "geometric mean of the fitted runs' tokens"}
+	for j, c := range cols {
+		switch {
+		case len(c) > 4 && c[:4] == "psi:":
+			law.LnPsi[c[4:]] = coefOf(lf.Full, j)
+		case len(c) > 4 && c[:4] == "gpu:":
+			law.LnHardware[c[4:]] = coefOf(lf.Full, j)
+		}
+	}
+	summary := summaryOf(lf.Full, lf.CV, len(distinctStrings(groups)))
+	summary.Notes = append(notes, "reference hardware (dummy 0): "+refGPU, "standard errors: cluster-robust by workload group where there are at least 2 groups")
+	if lf.WithoutEta != nil {
+		summary.WithoutEta = summaryOf(lf.WithoutEta, *lf.CVNoEta, summary.Groups)
+	}
+	rr := make([]rooflineRow, 0, len(in.Rows))
+	for _, m := range in.Rows {
+		rr = append(rr, rooflineRow{m: m})
+	}
+	cal := model.Calibration{
+		Name: name, Version: version, Kind: model.KindLogLinear,
+		Title:       "The paper's law refitted on " + in.DataName,
+		Description: "ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + strategy and hardware dummies, by OLS on the measured runs; applied per token at the reference token count.",
+		Citation:    "law: Zoubeirou a Mayaki 2026 (arXiv 2606.23546); data: " + in.DataName,
+		Provenance: model.Provenance{Data: in.DataName, Method: "OLS on logs, cluster-robust SEs by workload group; " + lf.CV.Method,
+			Generated: "make fit (go run ./site fit -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations)"},
+		Law:      law,
+		Interval: model.Interval{SigmaLn: math.Max(lf.CV.RMSELn, 0.1), Level: in.level(), Method: "cross-validated RMSE of ln energy (" + lf.CV.Method + ")"},
+		Envelope: envelopeOf(in, rr),
+		Fit:      summary,
+	}
+	sanitize(cal.Fit)
+	return cal, lf, cal.Validate()
+}
+
+func coefOf(r *OLSResult, j int) model.Coefficient {
+	c := model.Coefficient{Value: r.Coef[j], SE: r.SE[j], CILow: r.CILow[j], CIHigh: r.CIHigh[j]}
+	if r.SECluster != nil && !math.IsNaN(r.SECluster[j]) {
+		c.SE = r.SECluster[j]
+		c.CILow, c.CIHigh = c.Value-1.96*c.SE, c.Value+1.96*c.SE
+	}
+	return c
+}
+
+func summaryOf(r *OLSResult, cv CVResult, groups int) *model.FitSummary {
+	s := &model.FitSummary{N: r.N, Groups: groups, R2: r.R2, AdjR2: r.AdjR2, RMSELn: r.RMSE,
+		CVR2: cv.R2, CVRMSELn: cv.RMSELn, CVCoverage: cv.Coverage, CVMedianFold: cv.MedianFold, CVMethod: cv.Method}
+	for j, n := range r.Names {
+		c := coefOf(r, j)
+		s.Coefficients = append(s.Coefficients, model.NamedCoef{Name: n, Coefficient: c, T: r.T[j], P: r.P[j]})
+	}
+	return s
+}
+
+func pick(X [][]float64, y []float64, idx []int) ([][]float64, []float64) {
+	Xs := make([][]float64, len(idx))
+	ys := make([]float64, len(idx))
+	for i, j := range idx {
+		Xs[i], ys[i] = X[j], y[j]
+	}
+	return Xs, ys
+}
+
+func distinctStrings(xs []string) []string {
+	m := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if !m[x] {
+			m[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

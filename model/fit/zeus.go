@@ -1,0 +1,123 @@
+package fit
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// ZeusHeader is the header of shared/data/zeus-bert-power.csv.
+var ZeusHeader = []string{"gpu", "dataset", "network", "batch_size", "optimizer", "power_limit_w", "time_per_epoch_s", "average_power_w"}
+
+// ZeusAssumptions are the tokens-per-epoch and shape assumptions used to
+// convert Zeus power-trace rows to the measurement schema; the file does not
+// record sequence length, examples per epoch or precision.
+var ZeusAssumptions = map[string]struct {
+	Examples float64
+	SeqLen   int
+	Note     string
+}{
+	"squad":        {88524, 384, "SQuAD v1.1: 87,599 questions give about 88,524 features at max_seq_length 384, doc_stride 128 (HF question-answering recipe)"},
+	"sentiment140": {1600000, 64, "Sentiment140: 1,600,000 training tweets; sequence length not recorded: tweets are at most 140 characters, so an effective (dynamically padded) length of 64 tokens is assumed"},
+}
+
+// zeusPrecision is the assumed matmul precision: the trace does not record
+// it; the Zeus workloads train without AMP, and PyTorch of that period ran
+// fp32 matmuls as TF32 on Ampere (A40) by default.
+var zeusPrecision = map[string]model.Precision{"a40": model.TF32, "v100": model.FP32, "p100": model.FP32}
+
+// zeusGPU maps the file's gpu column to the hardware table.
+var zeusGPU = map[string]string{"a40": "a40", "v100": "v100-pcie-16gb", "p100": "p100-pcie-16gb"}
+
+// IsZeus reports whether header is the Zeus power-trace header.
+func IsZeus(header []string) bool {
+	if len(header) != len(ZeusHeader) {
+		return false
+	}
+	for i := range header {
+		if strings.TrimSpace(header[i]) != ZeusHeader[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadZeus converts the Zeus BERT power trace to measurement rows: one row
+// per (gpu, dataset, batch, power limit) epoch, energy = time × average power.
+// Rows for networks other than bert_base_uncased are errors.
+func ReadZeus(r io.Reader) ([]model.Measurement, error) {
+	cr := csv.NewReader(r)
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("zeus: header: %w", err)
+	}
+	if !IsZeus(head) {
+		return nil, fmt.Errorf("zeus: header %q is not %q", strings.Join(head, ","), strings.Join(ZeusHeader, ","))
+	}
+	var out []model.Measurement
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("zeus: line %d: %w", line, err)
+		}
+		gpu, ok := zeusGPU[rec[0]]
+		if !ok {
+			return nil, fmt.Errorf("zeus: line %d: unknown gpu %q", line, rec[0])
+		}
+		as, ok := ZeusAssumptions[rec[1]]
+		if !ok {
+			return nil, fmt.Errorf("zeus: line %d: unknown dataset %q", line, rec[1])
+		}
+		if rec[2] != "bert_base_uncased" {
+			return nil, fmt.Errorf("zeus: line %d: network %q is not bert_base_uncased", line, rec[2])
+		}
+		var v [4]float64
+		for i, c := range []int{3, 5, 6, 7} {
+			v[i], err = strconv.ParseFloat(rec[c], 64)
+			if err != nil || !(v[i] > 0) || math.IsInf(v[i], 0) {
+				return nil, fmt.Errorf("zeus: line %d: column %s: %q is not a positive number", line, ZeusHeader[c], rec[c])
+			}
+		}
+		batch, limit, t, p := v[0], v[1], v[2], v[3]
+		if batch != math.Trunc(batch) {
+			return nil, fmt.Errorf("zeus: line %d: batch_size %g is not whole", line, batch)
+		}
+		out = append(out, model.Measurement{
+			Model: "bert-base", Arch: bertBase, Head: "classifier", GPU: gpu, Count: 1, Strategy: model.Single,
+			SeqLen: as.SeqLen, BatchPerGPU: int(batch), Tokens: as.Examples * float64(as.SeqLen),
+			Precision: zeusPrecision[rec[0]], PowerLimitW: limit, EnergyKWh: t * p / 3.6e6, DurationS: t,
+			Group: rec[0] + "/" + rec[1], Source: "Zeus NSDI'23 power trace (ml-energy/zeus)",
+		})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("zeus: no rows")
+	}
+	return out, nil
+}
+
+var bertBase = model.Arch{Layers: 12, Hidden: 768, Heads: 12, FFN: 3072, Vocab: 30522, Tied: true}
+
+// ReadMeasurements reads either the Zeus trace or the measurement schema,
+// deciding by the header.
+func ReadMeasurements(r io.Reader, presets []model.Preset) ([]model.Measurement, error) {
+	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	first := string(b)
+	if i := strings.IndexAny(first, "\r\n"); i >= 0 {
+		first = first[:i]
+	}
+	if IsZeus(strings.Split(first, ",")) {
+		return ReadZeus(strings.NewReader(string(b)))
+	}
+	return model.ParseMeasurements(strings.NewReader(string(b)), presets)
+}

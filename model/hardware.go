@@ -1,0 +1,290 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Interconnect is the class of the intra-node link between accelerators; it
+// selects the speedup curves. PCIe covers consumer and PCIe cards without a
+// bridge; NVLink covers NVLink/NVSwitch, AMD Infinity Fabric and TPU ICI.
+type Interconnect string
+
+// The interconnect classes.
+const (
+	PCIe   Interconnect = "pcie"
+	NVLink Interconnect = "nvlink"
+)
+
+// Precision is the numeric format of the training matmuls.
+type Precision string
+
+// The precisions a request may name.
+const (
+	FP32 Precision = "fp32"
+	TF32 Precision = "tf32"
+	FP16 Precision = "fp16"
+	BF16 Precision = "bf16"
+	FP8  Precision = "fp8"
+)
+
+// Precisions lists the accepted precisions in display order.
+var Precisions = []Precision{FP32, TF32, FP16, BF16, FP8}
+
+// GPU is one accelerator's roofline and power figures. Peak rates are dense
+// (no structured sparsity) tensor-core rates where the part has them; a zero
+// rate means the precision is not supported in hardware.
+type GPU struct {
+	ID           string       `json:"id"`             // canonical id, e.g. "h100-sxm5"
+	Name         string       `json:"name"`           // display name
+	Vendor       string       `json:"vendor"`         // NVIDIA, AMD or Google
+	Year         int          `json:"year"`           // launch year
+	FP32TFLOPS   float64      `json:"fp32_tflops"`    // non-tensor FP32 peak, TFLOP/s
+	TF32TFLOPS   float64      `json:"tf32_tflops"`    // TF32 tensor peak, TFLOP/s; 0 = none
+	FP16TFLOPS   float64      `json:"fp16_tflops"`    // FP16 tensor peak with FP32 accumulate, TFLOP/s
+	BF16TFLOPS   float64      `json:"bf16_tflops"`    // BF16 tensor peak, TFLOP/s; 0 = none
+	FP8TFLOPS    float64      `json:"fp8_tflops"`     // FP8 tensor peak, TFLOP/s; 0 = none
+	MemoryGB     float64      `json:"memory_gb"`      // device memory, GB (1e9 bytes)
+	BandwidthGBs float64      `json:"bandwidth_gb_s"` // device memory bandwidth, GB/s
+	BoardPowerW  float64      `json:"board_power_w"`  // TDP / total board power, W
+	IdlePowerW   float64      `json:"idle_power_w"`   // idle draw, W (measured where cited, else an estimate)
+	Interconnect Interconnect `json:"interconnect"`   // intra-node link class
+	Source       string       `json:"source"`         // where the figures come from
+	IdleSource   string       `json:"idle_source"`    // where the idle figure comes from
+	Aliases      []string     `json:"aliases,omitempty"`
+}
+
+// PeakFLOPS returns the peak rate in FLOP/s for precision p, or an error that
+// names the field and the precisions the GPU supports.
+func (g *GPU) PeakFLOPS(p Precision) (float64, error) {
+	var t float64
+	switch p {
+	case FP32:
+		t = g.FP32TFLOPS
+	case TF32:
+		t = g.TF32TFLOPS
+	case FP16:
+		t = g.FP16TFLOPS
+	case BF16:
+		t = g.BF16TFLOPS
+	case FP8:
+		t = g.FP8TFLOPS
+	default:
+		return 0, fieldErr("training.precision", string(p), "must be one of %s", joinPrecisions(Precisions))
+	}
+	if t <= 0 {
+		return 0, fieldErr("training.precision", string(p), "is not supported in hardware by %s; it supports %s", g.ID, joinPrecisions(g.Supported()))
+	}
+	return t * 1e12, nil
+}
+
+// Supported lists the precisions with a non-zero peak.
+func (g *GPU) Supported() []Precision {
+	var out []Precision
+	for _, p := range Precisions {
+		if _, err := g.peak(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (g *GPU) peak(p Precision) (float64, error) {
+	v := map[Precision]float64{FP32: g.FP32TFLOPS, TF32: g.TF32TFLOPS, FP16: g.FP16TFLOPS, BF16: g.BF16TFLOPS, FP8: g.FP8TFLOPS}[p]
+	if v <= 0 {
+		return 0, fmt.Errorf("unsupported")
+	}
+	return v, nil
+}
+
+func joinPrecisions(ps []Precision) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = string(p)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Hardware is a table of accelerators with forgiving lookup.
+type Hardware struct {
+	GPUs []GPU
+	keys map[string]int // normalised name -> index
+}
+
+// NewHardware indexes gpus for lookup by id, name and aliases.
+func NewHardware(gpus []GPU) *Hardware {
+	h := &Hardware{GPUs: gpus, keys: map[string]int{}}
+	for i, g := range gpus {
+		for _, k := range append([]string{g.ID, g.Name}, g.Aliases...) {
+			h.keys[normName(k)] = i
+		}
+	}
+	return h
+}
+
+// normName lowercases and strips everything but letters and digits, and a
+// leading vendor word, so "NVIDIA H100-SXM5-80GB" and "h100sxm580gb" agree.
+func normName(s string) string {
+	s = strings.ToLower(s)
+	for _, v := range []string{"nvidia", "amd", "instinct", "google", "geforce", "tesla", "quadro"} {
+		s = strings.ReplaceAll(s, v, "")
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Lookup finds a GPU by a forgiving name: case, spaces, dashes, a vendor
+// prefix and a trailing memory size are ignored where that leaves one match.
+// The error lists close matches.
+func (h *Hardware) Lookup(name string) (*GPU, error) {
+	k := normName(name)
+	if k == "" {
+		return nil, fieldErr("hardware.gpu", name, "must name an accelerator, for example h100-sxm5 or a100-sxm4-80gb")
+	}
+	if i, ok := h.keys[k]; ok {
+		return &h.GPUs[i], nil
+	}
+	// Unique prefix match either way ("h100sxm580gb" starts with "h100sxm5";
+	// "v100sxm2" is a prefix of "v100sxm216gb" and "v100sxm232gb").
+	var hits []int
+	seen := map[int]bool{}
+	for key, i := range h.keys {
+		if (strings.HasPrefix(k, key) && suffixOK(k[len(key):]) || strings.HasPrefix(key, k)) && !seen[i] {
+			seen[i] = true
+			hits = append(hits, i)
+		}
+	}
+	if len(hits) == 1 {
+		return &h.GPUs[hits[0]], nil
+	}
+	sort.Ints(hits)
+	var close []string
+	for _, i := range hits {
+		close = append(close, h.GPUs[i].ID)
+	}
+	if len(close) == 0 {
+		close = h.near(k, 4)
+	}
+	if len(hits) > 1 {
+		return nil, fieldErr("hardware.gpu", name, "is ambiguous; did you mean one of %s", strings.Join(close, ", "))
+	}
+	return nil, fieldErr("hardware.gpu", name, "is not a known accelerator; close matches: %s (GET /api/v1/hardware lists all)", strings.Join(close, ", "))
+}
+
+// suffixOK accepts what may follow a known name: a form factor and a memory
+// size ("sxm5", "pcie", "80gb", "sxm580gb"), nothing else.
+func suffixOK(s string) bool {
+	for _, p := range []string{"sxm5", "sxm4", "sxm2", "sxm", "pcie", "nvl", "oam"} {
+		if strings.HasPrefix(s, p) {
+			s = s[len(p):]
+			break
+		}
+	}
+	if s == "" {
+		return true
+	}
+	if !strings.HasSuffix(s, "gb") || len(s) == 2 {
+		return false
+	}
+	for _, r := range s[:len(s)-2] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// near returns the ids of the n GPUs whose normalised ids are closest to k
+// by edit distance.
+func (h *Hardware) near(k string, n int) []string {
+	type cand struct {
+		id string
+		d  int
+	}
+	var cs []cand
+	for _, g := range h.GPUs {
+		d := editDistance(k, normName(g.ID))
+		for _, a := range g.Aliases {
+			if e := editDistance(k, normName(a)); e < d {
+				d = e
+			}
+		}
+		cs = append(cs, cand{g.ID, d})
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	var out []string
+	for i := 0; i < n && i < len(cs); i++ {
+		out = append(out, cs[i].id)
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Sources shared by many rows.
+const (
+	srcRef   = "shared/reference/hardware-and-grid.md (vendor datasheets via llm-analysis GPU configs and TechPowerUp)"
+	idleCCF  = "measured idle, Cloud Carbon Footprint / Teads coefficients"
+	idleEst  = "estimate: 10% of board power (no published idle figure)"
+	idleH100 = "measured idle about 35 W (Lambert & Luccioni 2026 harness, one H100 SXM)"
+)
+
+// DefaultGPUs returns a fresh copy of the built-in accelerator table.
+// Peak FP16 is the dense tensor rate with FP32 accumulation (what mixed
+// precision training uses); on GeForce cards that is half the FP16-accumulate
+// figure marketed.
+func DefaultGPUs() []GPU {
+	return []GPU{
+		{ID: "p100-pcie-16gb", Name: "Tesla P100 PCIe 16 GB", Vendor: "NVIDIA", Year: 2016, FP32TFLOPS: 9.3, FP16TFLOPS: 18.7, MemoryGB: 16, BandwidthGBs: 732, BoardPowerW: 250, IdlePowerW: 25, Interconnect: PCIe, Source: srcRef + "; NVIDIA Tesla P100 datasheet", IdleSource: idleEst, Aliases: []string{"p100", "p100-pcie"}},
+		{ID: "v100-pcie-16gb", Name: "Tesla V100 PCIe 16 GB", Vendor: "NVIDIA", Year: 2017, FP32TFLOPS: 14, FP16TFLOPS: 112, MemoryGB: 16, BandwidthGBs: 900, BoardPowerW: 250, IdlePowerW: 35, Interconnect: PCIe, Source: srcRef + "; NVIDIA V100 datasheet", IdleSource: idleCCF, Aliases: []string{"v100", "v100-pcie", "v100-16gb"}},
+		{ID: "v100-pcie-32gb", Name: "Tesla V100 PCIe 32 GB", Vendor: "NVIDIA", Year: 2018, FP32TFLOPS: 14, FP16TFLOPS: 112, MemoryGB: 32, BandwidthGBs: 900, BoardPowerW: 250, IdlePowerW: 35, Interconnect: PCIe, Source: srcRef + "; NVIDIA V100 datasheet", IdleSource: idleCCF, Aliases: []string{"v100-32gb"}},
+		{ID: "v100-sxm2-16gb", Name: "Tesla V100 SXM2 16 GB", Vendor: "NVIDIA", Year: 2017, FP32TFLOPS: 15.7, FP16TFLOPS: 125, MemoryGB: 16, BandwidthGBs: 900, BoardPowerW: 300, IdlePowerW: 35, Interconnect: NVLink, Source: srcRef + "; NVIDIA V100 datasheet (NVLink 150 GB/s per direction)", IdleSource: idleCCF, Aliases: []string{"v100-sxm2", "v100-sxm"}},
+		{ID: "v100-sxm2-32gb", Name: "Tesla V100 SXM2 32 GB", Vendor: "NVIDIA", Year: 2018, FP32TFLOPS: 15.7, FP16TFLOPS: 125, MemoryGB: 32, BandwidthGBs: 900, BoardPowerW: 300, IdlePowerW: 35, Interconnect: NVLink, Source: srcRef + "; NVIDIA V100 datasheet", IdleSource: idleCCF, Aliases: []string{"v100-sxm-32gb"}},
+		{ID: "t4", Name: "Tesla T4", Vendor: "NVIDIA", Year: 2018, FP32TFLOPS: 8.1, FP16TFLOPS: 65, FP8TFLOPS: 0, MemoryGB: 16, BandwidthGBs: 320, BoardPowerW: 70, IdlePowerW: 8, Interconnect: PCIe, Source: srcRef + "; NVIDIA T4 datasheet", IdleSource: idleCCF, Aliases: []string{"tesla-t4"}},
+		{ID: "rtx-2080-ti", Name: "GeForce RTX 2080 Ti", Vendor: "NVIDIA", Year: 2018, FP32TFLOPS: 13.4, FP16TFLOPS: 53.8, MemoryGB: 11, BandwidthGBs: 616, BoardPowerW: 250, IdlePowerW: 20, Interconnect: PCIe, Source: srcRef + "; Turing whitepaper (107.6 TFLOP/s with FP16 accumulate, 53.8 with FP32 accumulate)", IdleSource: "estimate: 8% of board power (consumer card, no published idle figure)", Aliases: []string{"2080ti", "rtx2080ti"}},
+		{ID: "rtx-6000", Name: "Quadro RTX 6000", Vendor: "NVIDIA", Year: 2018, FP32TFLOPS: 16.3, FP16TFLOPS: 130.5, MemoryGB: 24, BandwidthGBs: 672, BoardPowerW: 260, IdlePowerW: 26, Interconnect: PCIe, Source: srcRef + "; Quadro RTX 6000 datasheet", IdleSource: idleEst, Aliases: []string{"quadro-rtx-6000"}},
+		{ID: "a40", Name: "A40", Vendor: "NVIDIA", Year: 2020, FP32TFLOPS: 37.4, TF32TFLOPS: 74.8, FP16TFLOPS: 149.7, BF16TFLOPS: 149.7, MemoryGB: 48, BandwidthGBs: 696, BoardPowerW: 300, IdlePowerW: 30, Interconnect: PCIe, Source: srcRef + "; NVIDIA A40 datasheet", IdleSource: idleEst},
+		{ID: "a10", Name: "A10", Vendor: "NVIDIA", Year: 2021, FP32TFLOPS: 31.2, TF32TFLOPS: 62.5, FP16TFLOPS: 125, BF16TFLOPS: 125, MemoryGB: 24, BandwidthGBs: 600, BoardPowerW: 150, IdlePowerW: 18, Interconnect: PCIe, Source: srcRef + "; NVIDIA A10 datasheet", IdleSource: idleCCF + " (A10G figure)"},
+		{ID: "a10g", Name: "A10G", Vendor: "NVIDIA", Year: 2021, FP32TFLOPS: 31.2, TF32TFLOPS: 35, FP16TFLOPS: 70, BF16TFLOPS: 70, MemoryGB: 24, BandwidthGBs: 600, BoardPowerW: 150, IdlePowerW: 18, Interconnect: PCIe, Source: srcRef + " (AWS G5 instance figures)", IdleSource: idleCCF},
+		{ID: "rtx-a6000", Name: "RTX A6000", Vendor: "NVIDIA", Year: 2020, FP32TFLOPS: 38.7, TF32TFLOPS: 77.4, FP16TFLOPS: 154.8, BF16TFLOPS: 154.8, MemoryGB: 48, BandwidthGBs: 768, BoardPowerW: 300, IdlePowerW: 30, Interconnect: PCIe, Source: srcRef + "; RTX A6000 datasheet", IdleSource: idleEst, Aliases: []string{"a6000"}},
+		{ID: "rtx-3090", Name: "GeForce RTX 3090", Vendor: "NVIDIA", Year: 2020, FP32TFLOPS: 35.6, TF32TFLOPS: 35.6, FP16TFLOPS: 71, BF16TFLOPS: 71, MemoryGB: 24, BandwidthGBs: 936, BoardPowerW: 350, IdlePowerW: 30, Interconnect: PCIe, Source: srcRef + "; Ampere GA102 whitepaper", IdleSource: idleEst, Aliases: []string{"3090"}},
+		{ID: "rtx-4090", Name: "GeForce RTX 4090", Vendor: "NVIDIA", Year: 2022, FP32TFLOPS: 82.6, TF32TFLOPS: 82.6, FP16TFLOPS: 165.2, BF16TFLOPS: 165.2, FP8TFLOPS: 330.3, MemoryGB: 24, BandwidthGBs: 1008, BoardPowerW: 450, IdlePowerW: 30, Interconnect: PCIe, Source: srcRef + "; Ada Lovelace whitepaper", IdleSource: idleEst, Aliases: []string{"4090"}},
+		{ID: "l4", Name: "L4", Vendor: "NVIDIA", Year: 2023, FP32TFLOPS: 30.3, TF32TFLOPS: 60, FP16TFLOPS: 121, BF16TFLOPS: 121, FP8TFLOPS: 242, MemoryGB: 24, BandwidthGBs: 300, BoardPowerW: 72, IdlePowerW: 12, Interconnect: PCIe, Source: srcRef + "; NVIDIA L4 datasheet", IdleSource: idleEst + " (rounded up: low-power card)"},
+		{ID: "a100-pcie-40gb", Name: "A100 PCIe 40 GB", Vendor: "NVIDIA", Year: 2020, FP32TFLOPS: 19.5, TF32TFLOPS: 156, FP16TFLOPS: 312, BF16TFLOPS: 312, MemoryGB: 40, BandwidthGBs: 1555, BoardPowerW: 250, IdlePowerW: 40, Interconnect: PCIe, Source: srcRef + "; NVIDIA A100 datasheet", IdleSource: idleCCF + " (A100 46 W, scaled to the 250 W card)", Aliases: []string{"a100-pcie"}},
+		{ID: "a100-pcie-80gb", Name: "A100 PCIe 80 GB", Vendor: "NVIDIA", Year: 2021, FP32TFLOPS: 19.5, TF32TFLOPS: 156, FP16TFLOPS: 312, BF16TFLOPS: 312, MemoryGB: 80, BandwidthGBs: 1935, BoardPowerW: 300, IdlePowerW: 46, Interconnect: PCIe, Source: srcRef + "; NVIDIA A100 datasheet", IdleSource: idleCCF},
+		{ID: "a100-sxm4-40gb", Name: "A100 SXM4 40 GB", Vendor: "NVIDIA", Year: 2020, FP32TFLOPS: 19.5, TF32TFLOPS: 156, FP16TFLOPS: 312, BF16TFLOPS: 312, MemoryGB: 40, BandwidthGBs: 1555, BoardPowerW: 400, IdlePowerW: 46, Interconnect: NVLink, Source: srcRef + "; NVIDIA A100 datasheet (NVLink 600 GB/s total)", IdleSource: idleCCF, Aliases: []string{"a100-40gb", "a100-sxm-40gb"}},
+		{ID: "a100-sxm4-80gb", Name: "A100 SXM4 80 GB", Vendor: "NVIDIA", Year: 2020, FP32TFLOPS: 19.5, TF32TFLOPS: 156, FP16TFLOPS: 312, BF16TFLOPS: 312, MemoryGB: 80, BandwidthGBs: 2039, BoardPowerW: 400, IdlePowerW: 46, Interconnect: NVLink, Source: srcRef + "; NVIDIA A100 datasheet (NVLink 600 GB/s total)", IdleSource: idleCCF, Aliases: []string{"a100", "a100-80gb", "a100-sxm", "a100-sxm4"}},
+		{ID: "h100-pcie", Name: "H100 PCIe 80 GB", Vendor: "NVIDIA", Year: 2022, FP32TFLOPS: 51, TF32TFLOPS: 378, FP16TFLOPS: 756, BF16TFLOPS: 756, FP8TFLOPS: 1513, MemoryGB: 80, BandwidthGBs: 2000, BoardPowerW: 350, IdlePowerW: 35, Interconnect: PCIe, Source: srcRef + "; NVIDIA H100 datasheet", IdleSource: idleH100, Aliases: []string{"h100-pcie-80gb"}},
+		{ID: "h100-sxm5", Name: "H100 SXM5 80 GB", Vendor: "NVIDIA", Year: 2022, FP32TFLOPS: 67, TF32TFLOPS: 494.7, FP16TFLOPS: 989, BF16TFLOPS: 989, FP8TFLOPS: 1979, MemoryGB: 80, BandwidthGBs: 3350, BoardPowerW: 700, IdlePowerW: 35, Interconnect: NVLink, Source: srcRef + "; NVIDIA H100 datasheet (NVLink 900 GB/s total)", IdleSource: idleH100, Aliases: []string{"h100", "h100-sxm", "h100-sxm5-80gb", "h100-80gb"}},
+		{ID: "h200-sxm", Name: "H200 SXM 141 GB", Vendor: "NVIDIA", Year: 2024, FP32TFLOPS: 67, TF32TFLOPS: 494.7, FP16TFLOPS: 989, BF16TFLOPS: 989, FP8TFLOPS: 1979, MemoryGB: 141, BandwidthGBs: 4800, BoardPowerW: 700, IdlePowerW: 40, Interconnect: NVLink, Source: srcRef + "; NVIDIA H200 datasheet (H200 NVL: 600 W)", IdleSource: idleEst + " scaled from the H100 measurement", Aliases: []string{"h200", "h200-141gb"}},
+		{ID: "b200", Name: "B200 180 GB", Vendor: "NVIDIA", Year: 2025, FP32TFLOPS: 80, TF32TFLOPS: 1100, FP16TFLOPS: 2250, BF16TFLOPS: 2250, FP8TFLOPS: 4500, MemoryGB: 180, BandwidthGBs: 8000, BoardPowerW: 1000, IdlePowerW: 100, Interconnect: NVLink, Source: srcRef + "; NVIDIA HGX B200 datasheet (dense rates)", IdleSource: idleEst, Aliases: []string{"b200-sxm"}},
+		{ID: "mi250x", Name: "Instinct MI250X", Vendor: "AMD", Year: 2021, FP32TFLOPS: 47.9, TF32TFLOPS: 0, FP16TFLOPS: 383, BF16TFLOPS: 383, MemoryGB: 128, BandwidthGBs: 3277, BoardPowerW: 560, IdlePowerW: 90, Interconnect: NVLink, Source: srcRef + "; AMD MI250X datasheet (OAM, Infinity Fabric)", IdleSource: "estimate: 16% of board power (two dies on one package)", Aliases: []string{"mi250"}},
+		{ID: "mi300x", Name: "Instinct MI300X", Vendor: "AMD", Year: 2023, FP32TFLOPS: 163.4, TF32TFLOPS: 653.7, FP16TFLOPS: 1307.4, BF16TFLOPS: 1307.4, FP8TFLOPS: 2614.9, MemoryGB: 192, BandwidthGBs: 5300, BoardPowerW: 750, IdlePowerW: 110, Interconnect: NVLink, Source: srcRef + "; AMD MI300X datasheet (OAM, Infinity Fabric)", IdleSource: "estimate: about 15% of board power", Aliases: []string{"mi300"}},
+		{ID: "tpu-v3", Name: "Cloud TPU v3 (per chip)", Vendor: "Google", Year: 2018, FP32TFLOPS: 0, BF16TFLOPS: 123, MemoryGB: 32, BandwidthGBs: 900, BoardPowerW: 288, IdlePowerW: 60, Interconnect: NVLink, Source: "Jouppi et al., CACM 2020 (123 TFLOP/s bf16, 32 GiB HBM, 900 GB/s per chip); power: Patterson et al. 2021, Table 4 average system power per TPU v3 chip", IdleSource: "estimate: about 20% of the average system power", Aliases: []string{"tpuv3"}},
+		{ID: "tpu-v4", Name: "Cloud TPU v4 (per chip)", Vendor: "Google", Year: 2021, FP32TFLOPS: 0, BF16TFLOPS: 275, MemoryGB: 32, BandwidthGBs: 1200, BoardPowerW: 192, IdlePowerW: 40, Interconnect: NVLink, Source: srcRef + "; Jouppi et al., ISCA 2023 (275 TFLOP/s bf16, 1200 GB/s; mean measured power about 170-192 W)", IdleSource: "estimate: about 20% of mean power", Aliases: []string{"tpuv4"}},
+	}
+}

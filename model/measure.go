@@ -1,0 +1,303 @@
+package model
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Measurement is one measured training run in the project's measurement
+// schema (docs: content/data/README.md). Energy is the accelerators' energy
+// for the whole run in kWh; Tokens are all tokens processed (all epochs).
+type Measurement struct {
+	Model       string  // preset name, or "" when the shape columns are given
+	Arch        Arch    // resolved shape (from the preset or the columns)
+	Head        string  // "lm" or "classifier"; "" = by preset family / lm
+	GPU         string  // accelerator id or alias
+	Count       int     // accelerators
+	Strategy    string  // single, ddp, fsdp, tp or hybrid
+	Tensor      int     // tensor-parallel degree (hybrid; else 0)
+	DataMode    string  // hybrid data mode: ddp or fsdp
+	SeqLen      int     // tokens per sequence (effective length where padding is dynamic)
+	BatchPerGPU int     // sequences per GPU per step
+	Tokens      float64 // tokens processed
+	Precision   Precision
+	PowerLimitW float64 // 0 = default board power
+	EnergyKWh   float64
+	DurationS   float64
+	Stage       string // pipeline stage, "" for a whole run
+	Source      string // citation or run id
+	Group       string // workload group for grouped cross-validation ("" = derived)
+}
+
+// MeasurementColumns is the header of the measurement CSV, in order. Columns
+// marked optional in the docs may be empty.
+var MeasurementColumns = []string{"model", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "glu", "head",
+	"gpu", "count", "strategy", "tensor", "data_mode", "seq_len", "batch_per_gpu", "tokens", "precision",
+	"power_limit_w", "energy_kwh", "duration_s", "stage", "group", "source"}
+
+var requiredColumns = []string{"gpu", "count", "strategy", "seq_len", "batch_per_gpu", "tokens", "precision", "energy_kwh", "duration_s"}
+
+// MaxMeasurementRows bounds an import.
+const MaxMeasurementRows = 100000
+
+// ParseMeasurements reads a measurement CSV with a header row. Columns may
+// come in any order; unknown columns are errors; every error names the line
+// and column. presets resolves the model column.
+func ParseMeasurements(r io.Reader, presets []Preset) ([]Measurement, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = false
+	cr.FieldsPerRecord = 0
+	head, err := cr.Read()
+	if err == io.EOF {
+		return nil, fmt.Errorf("measurements: empty file; the first line must be a header with %s", strings.Join(requiredColumns, ", "))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("measurements: line 1: %w", err)
+	}
+	known := map[string]bool{}
+	for _, c := range MeasurementColumns {
+		known[c] = true
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if !known[h] {
+			return nil, fmt.Errorf("measurements: line 1: unknown column %q (known: %s)", h, strings.Join(MeasurementColumns, ", "))
+		}
+		if _, dup := col[h]; dup {
+			return nil, fmt.Errorf("measurements: line 1: column %q appears twice", h)
+		}
+		col[h] = i
+	}
+	for _, c := range requiredColumns {
+		if _, ok := col[c]; !ok {
+			return nil, fmt.Errorf("measurements: line 1: missing required column %q", c)
+		}
+	}
+	var out []Measurement
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("measurements: line %d: %w", line, err)
+		}
+		if len(out) >= MaxMeasurementRows {
+			return nil, fmt.Errorf("measurements: more than %d rows", MaxMeasurementRows)
+		}
+		m, err := parseMeasurement(rec, col, presets)
+		if err != nil {
+			return nil, fmt.Errorf("measurements: line %d: %w", line, err)
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("measurements: no data rows after the header")
+	}
+	return out, nil
+}
+
+func parseMeasurement(rec []string, col map[string]int, presets []Preset) (Measurement, error) {
+	get := func(name string) string {
+		if i, ok := col[name]; ok && i < len(rec) {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+	num := func(name string, lo, hi float64, optional bool) (float64, error) {
+		s := get(name)
+		if s == "" {
+			if optional {
+				return 0, nil
+			}
+			return 0, fmt.Errorf("column %s: empty", name)
+		}
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, fmt.Errorf("column %s: %q is not a finite number", name, s)
+		}
+		if x < lo || x > hi {
+			return 0, fmt.Errorf("column %s: %s is outside [%g, %g]", name, s, lo, hi)
+		}
+		return x, nil
+	}
+	whole := func(name string, lo, hi float64, optional bool) (int, error) {
+		x, err := num(name, lo, hi, optional)
+		if err != nil {
+			return 0, err
+		}
+		if x != math.Trunc(x) {
+			return 0, fmt.Errorf("column %s: %s is not a whole number", name, get(name))
+		}
+		return int(x), nil
+	}
+	var m Measurement
+	var err error
+	m.Model = get("model")
+	if m.Model != "" {
+		p, err := FindPreset(presets, m.Model)
+		if err != nil {
+			return m, fmt.Errorf("column model: %s", AsFieldError(err).Message)
+		}
+		m.Model, m.Arch = p.Name, p.Arch
+	} else {
+		var a Arch
+		for _, f := range []struct {
+			n string
+			p *int
+		}{{"layers", &a.Layers}, {"hidden", &a.Hidden}, {"heads", &a.Heads}, {"ffn", &a.FFN}, {"vocab", &a.Vocab}} {
+			if *f.p, err = whole(f.n, 1, 1<<22, false); err != nil {
+				return m, fmt.Errorf("%w (give a model preset or the shape columns)", err)
+			}
+		}
+		if a.KVHeads, err = whole("kv_heads", 0, 1<<22, true); err != nil {
+			return m, err
+		}
+		switch g := strings.ToLower(get("glu")); g {
+		case "", "0", "false", "no":
+		case "1", "true", "yes":
+			a.GLU = true
+		default:
+			return m, fmt.Errorf("column glu: %q is not true or false", g)
+		}
+		if err := a.Validate("model"); err != nil {
+			return m, fmt.Errorf("shape: %w", err)
+		}
+		m.Arch = a
+	}
+	switch m.Head = get("head"); m.Head {
+	case "", "lm", "classifier":
+	default:
+		return m, fmt.Errorf("column head: %q is not lm or classifier", m.Head)
+	}
+	if m.GPU = get("gpu"); m.GPU == "" {
+		return m, fmt.Errorf("column gpu: empty")
+	}
+	if m.Count, err = whole("count", 1, 1<<20, false); err != nil {
+		return m, err
+	}
+	m.Strategy = strings.ToLower(get("strategy"))
+	switch m.Strategy {
+	case Single, DDP, FSDP, TP:
+	case Hybrid:
+		if m.Tensor, err = whole("tensor", 1, 1<<20, false); err != nil {
+			return m, err
+		}
+		if m.Count%m.Tensor != 0 {
+			return m, fmt.Errorf("column tensor: %d does not divide count %d", m.Tensor, m.Count)
+		}
+		m.DataMode = strings.ToLower(get("data_mode"))
+		if m.DataMode != "" && m.DataMode != DDP && m.DataMode != FSDP {
+			return m, fmt.Errorf("column data_mode: %q is not ddp or fsdp", m.DataMode)
+		}
+	default:
+		return m, fmt.Errorf("column strategy: %q is not one of single, ddp, fsdp, tp, hybrid", m.Strategy)
+	}
+	if m.Strategy == Single && m.Count != 1 {
+		return m, fmt.Errorf("column strategy: single with count %d", m.Count)
+	}
+	if m.SeqLen, err = whole("seq_len", 1, 1<<21, false); err != nil {
+		return m, err
+	}
+	if m.BatchPerGPU, err = whole("batch_per_gpu", 1, 1<<16, false); err != nil {
+		return m, err
+	}
+	if m.Tokens, err = num("tokens", 1, 1e16, false); err != nil {
+		return m, err
+	}
+	m.Precision = Precision(strings.ToLower(get("precision")))
+	ok := false
+	for _, p := range Precisions {
+		ok = ok || p == m.Precision
+	}
+	if !ok {
+		return m, fmt.Errorf("column precision: %q is not one of %s", get("precision"), joinPrecisions(Precisions))
+	}
+	if m.PowerLimitW, err = num("power_limit_w", 0, 5000, true); err != nil {
+		return m, err
+	}
+	if m.EnergyKWh, err = num("energy_kwh", 0, 1e9, false); err != nil {
+		return m, err
+	}
+	if m.EnergyKWh <= 0 {
+		return m, fmt.Errorf("column energy_kwh: must be greater than 0")
+	}
+	if m.DurationS, err = num("duration_s", 0, 1e10, false); err != nil {
+		return m, err
+	}
+	if m.DurationS <= 0 {
+		return m, fmt.Errorf("column duration_s: must be greater than 0")
+	}
+	m.Stage, m.Group, m.Source = get("stage"), get("group"), get("source")
+	return m, nil
+}
+
+// WriteMeasurements writes rows in the measurement schema with the full header.
+// Numbers are written with the shortest representation that round-trips.
+func WriteMeasurements(w io.Writer, rows []Measurement) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(MeasurementColumns); err != nil {
+		return err
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	i := func(x int) string {
+		if x == 0 {
+			return ""
+		}
+		return strconv.Itoa(x)
+	}
+	for _, m := range rows {
+		rec := []string{m.Model, "", "", "", "", "", "", "", m.Head, m.GPU, strconv.Itoa(m.Count), m.Strategy, i(m.Tensor), m.DataMode,
+			strconv.Itoa(m.SeqLen), strconv.Itoa(m.BatchPerGPU), f(m.Tokens), string(m.Precision), "", f(m.EnergyKWh), f(m.DurationS), m.Stage, m.Group, m.Source}
+		if m.Model == "" {
+			a := m.Arch
+			rec[1], rec[2], rec[3], rec[4], rec[5], rec[6] = i(a.Layers), i(a.Hidden), i(a.Heads), i(a.KVHeads), i(a.FFN), i(a.Vocab)
+			if a.GLU {
+				rec[7] = "true"
+			}
+		}
+		if m.PowerLimitW > 0 {
+			rec[18] = f(m.PowerLimitW)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Request turns a measurement into the estimate request for the same
+// configuration (site figures left to defaults).
+func (m Measurement) Request() Request {
+	req := Request{
+		Training: TrainingSpec{Tokens: m.Tokens, SeqLen: float64(m.SeqLen), BatchPerGPU: float64(m.BatchPerGPU), Precision: m.Precision},
+		Hardware: HardwareSpec{GPU: m.GPU, Count: float64(m.Count)},
+		Strategy: Strategy{Name: m.Strategy},
+	}
+	if m.Model != "" {
+		req.Model = ModelSpec{Preset: m.Model, Head: m.Head}
+	} else {
+		a := m.Arch
+		req.Model = ModelSpec{Layers: float64(a.Layers), Hidden: float64(a.Hidden), Heads: float64(a.Heads), KVHeads: float64(a.KVHeads), FFN: float64(a.FFN), Vocab: float64(a.Vocab), GLU: a.GLU, Head: m.Head}
+	}
+	if m.Strategy == Hybrid {
+		req.Strategy = Strategy{Name: Hybrid, Tensor: float64(m.Tensor), Data: float64(m.Count / m.Tensor), DataMode: m.DataMode}
+	}
+	return req
+}
+
+// WorkloadGroup is the grouping key for grouped cross-validation: all
+// GPU-count and strategy variants of one workload share it.
+func (m Measurement) WorkloadGroup() string {
+	if m.Group != "" {
+		return m.Group
+	}
+	a := m.Arch
+	return fmt.Sprintf("%s/L%d/d%d/S%d/B%d/%s", m.Model, a.Layers, a.Hidden, m.SeqLen, m.BatchPerGPU, strings.ToLower(m.GPU))
+}

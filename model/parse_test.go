@@ -1,0 +1,194 @@
+package model_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+func TestParseRequestErrors(t *testing.T) {
+	tests := []struct {
+		name, body, field string
+	}{
+		{"empty", ``, "(body)"},
+		{"malformed", `{"model": {`, "(body)"},
+		{"unknown field", `{"model": {"preset": "bert-base"}, "colour": 3}`, "colour"},
+		{"letters in a number", `{"training": {"tokens": "lots"}}`, "training.tokens"},
+		{"trailing data", `{} {}`, "(body)"},
+		{"bad strategy object", `{"strategy": {"tensor": 2, "pipeline": 4}}`, "strategy.pipeline"},
+		{"strategy of wrong type", `{"strategy": 4}`, "strategy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := model.ParseRequest(strings.NewReader(tt.body))
+			fe := model.AsFieldError(err)
+			if fe == nil || fe.Field != tt.field {
+				t.Errorf("ParseRequest(%q) error = %v, want field %q", tt.body, err, tt.field)
+			}
+		})
+	}
+}
+
+func TestStrategyJSON(t *testing.T) {
+	for _, body := range []string{`"fsdp"`, `{"tensor":8,"data":4,"data_mode":"fsdp"}`} {
+		var s model.Strategy
+		if err := json.Unmarshal([]byte(body), &s); err != nil {
+			t.Fatalf("Unmarshal(%s): %v", body, err)
+		}
+		b, _ := json.Marshal(s)
+		if string(b) != body {
+			t.Errorf("round trip of %s gave %s", body, b)
+		}
+	}
+}
+
+func TestHardwareLookup(t *testing.T) {
+	hw := model.NewHardware(model.DefaultGPUs())
+	if n := len(hw.GPUs); n < 20 {
+		t.Errorf("hardware table has %d accelerators, want at least 20", n)
+	}
+	for in, want := range map[string]string{
+		"h100": "h100-sxm5", "H100-SXM5-80GB": "h100-sxm5", "NVIDIA A100 80GB": "a100-sxm4-80gb", "rtx 2080 ti": "rtx-2080-ti",
+		"MI300X": "mi300x", "a100-pcie-40gb": "a100-pcie-40gb", "Tesla T4": "t4", "h200": "h200-sxm",
+	} {
+		g, err := hw.Lookup(in)
+		if err != nil || g.ID != want {
+			t.Errorf("Lookup(%q) = %v, %v; want %s", in, g, err, want)
+		}
+	}
+	_, err := hw.Lookup("h1000")
+	if err == nil || !strings.Contains(err.Error(), "h100") {
+		t.Errorf("Lookup(h1000) error %v should list close matches including h100", err)
+	}
+	for _, g := range hw.GPUs {
+		if g.Source == "" || g.IdleSource == "" || g.BoardPowerW <= g.IdlePowerW || g.BandwidthGBs <= 0 || g.MemoryGB <= 0 {
+			t.Errorf("%s: incomplete row %+v", g.ID, g)
+		}
+		if len(g.Supported()) == 0 {
+			t.Errorf("%s: no supported precision", g.ID)
+		}
+	}
+}
+
+func TestPresetParams(t *testing.T) {
+	for _, p := range model.DefaultPresets() {
+		if err := p.Arch.Validate("model"); err != nil {
+			t.Errorf("%s: %v", p.Name, err)
+		}
+		got := p.Arch.Params()
+		if rel := math.Abs(got/p.ParamsPublished - 1); rel > 0.04 {
+			t.Errorf("%s: counted %.4g parameters, published %.4g (%.1f%% off)", p.Name, got, p.ParamsPublished, rel*100)
+		}
+	}
+}
+
+func TestProxies(t *testing.T) {
+	// With ff = 4d the paper's N equals 20·L·d² (section 3 of the reference).
+	if got, want := model.ParamsProxy(12, 768, 3072), 20*12*768.0*768; got != want {
+		t.Errorf("ParamsProxy = %g, want %g", got, want)
+	}
+	if got, want := model.ComputePerTokenProxy(2, 64, 66), 12*2*64.0*64+3*2*66*64.0; got != want {
+		t.Errorf("ComputePerTokenProxy = %g, want %g", got, want)
+	}
+	if got := model.MemoryProxy(32, 66, 768, 12); got != 32*66*768*12 {
+		t.Errorf("MemoryProxy = %g", got)
+	}
+}
+
+func TestMeasurementsRoundTrip(t *testing.T) {
+	rows := []model.Measurement{
+		{Model: "bert-base", GPU: "a40", Count: 1, Strategy: "single", SeqLen: 384, BatchPerGPU: 32, Tokens: 3.4e7, Precision: "tf32", EnergyKWh: 0.0675, DurationS: 909.5, Source: "x"},
+		{Arch: model.Arch{Layers: 4, Hidden: 256, Heads: 4, FFN: 1024, Vocab: 1000}, GPU: "h100", Count: 8, Strategy: "hybrid", Tensor: 2, DataMode: "fsdp", SeqLen: 128, BatchPerGPU: 8, Tokens: 1e6, Precision: "bf16", PowerLimitW: 500, EnergyKWh: 1, DurationS: 60, Stage: "student"},
+	}
+	var buf bytes.Buffer
+	if err := model.WriteMeasurements(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := model.ParseMeasurements(&buf, model.DefaultPresets())
+	if err != nil {
+		t.Fatalf("ParseMeasurements(WriteMeasurements(rows)): %v", err)
+	}
+	if len(got) != 2 || got[0].Arch.Hidden != 768 || got[1].Tensor != 2 || got[1].PowerLimitW != 500 || got[1].Stage != "student" || got[0].EnergyKWh != 0.0675 {
+		t.Errorf("round trip = %+v", got)
+	}
+}
+
+func TestParseMeasurementsErrors(t *testing.T) {
+	head := "model,gpu,count,strategy,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s\n"
+	tests := map[string]string{
+		"unknown column":  "model,gpu,count,strategy,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s,colour\n",
+		"missing column":  "model,gpu\n",
+		"negative energy": head + "bert-base,a40,1,single,128,8,1e6,fp16,-1,10\n",
+		"letters":         head + "bert-base,a40,1,single,128,8,many,fp16,1,10\n",
+		"unknown preset":  head + "bert-huge,a40,1,single,128,8,1e6,fp16,1,10\n",
+		"no rows":         head,
+		"nan":             head + "bert-base,a40,1,single,128,8,NaN,fp16,1,10\n",
+	}
+	for name, body := range tests {
+		if _, err := model.ParseMeasurements(strings.NewReader(body), model.DefaultPresets()); err == nil {
+			t.Errorf("%s: no error", name)
+		} else if !strings.HasPrefix(err.Error(), "measurements: ") {
+			t.Errorf("%s: error %q lacks context", name, err)
+		}
+	}
+}
+
+func FuzzParseRequest(f *testing.F) {
+	c, err := catalogForFuzz()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(`{"model":{"preset":"bert-base"},"training":{"tokens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"a100","count":4},"strategy":"fsdp"}`))
+	f.Add([]byte(`{"model":{"layers":2,"hidden":64,"heads":2,"ffn":256,"vocab":100},"training":{"dataset_tokens":1e5,"epochs":0.5,"seq_len":16,"batch_per_gpu":1,"precision":"fp32"},"hardware":{"gpu":"t4","count":2},"strategy":{"tensor":2,"data":1}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := model.ParseRequest(bytes.NewReader(body))
+		if err != nil {
+			if model.AsFieldError(err) == nil {
+				t.Fatalf("ParseRequest error %v is not a *FieldError", err)
+			}
+			return
+		}
+		r, err := c.Estimate(req)
+		if err != nil {
+			if model.AsFieldError(err) == nil {
+				t.Fatalf("Estimate error %v is not a *FieldError", err)
+			}
+			return
+		}
+		if math.IsNaN(r.EnergyKWh) || math.IsInf(r.EnergyKWh, 0) || r.EnergyKWh <= 0 {
+			t.Fatalf("energy %g for %s", r.EnergyKWh, body)
+		}
+		if _, err := json.Marshal(r); err != nil {
+			t.Fatalf("response does not encode: %v", err)
+		}
+	})
+}
+
+func FuzzParseMeasurements(f *testing.F) {
+	f.Add("model,gpu,count,strategy,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s\nbert-base,a40,1,single,128,8,1e6,fp16,1,10\n")
+	f.Add("layers,hidden,heads,ffn,vocab,gpu,count,strategy,tensor,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s\n2,64,2,256,100,h100,4,hybrid,2,16,1,1e4,bf16,0.1,5\n")
+	presets := model.DefaultPresets()
+	f.Fuzz(func(t *testing.T, body string) {
+		rows, err := model.ParseMeasurements(strings.NewReader(body), presets)
+		if err != nil {
+			return
+		}
+		for _, m := range rows {
+			if !(m.EnergyKWh > 0) || !(m.DurationS > 0) || !(m.Tokens > 0) || m.Count < 1 {
+				t.Fatalf("accepted a bad row %+v", m)
+			}
+		}
+		var buf bytes.Buffer
+		if err := model.WriteMeasurements(&buf, rows); err != nil {
+			t.Fatal(err)
+		}
+		again, err := model.ParseMeasurements(&buf, presets)
+		if err != nil || len(again) != len(rows) {
+			t.Fatalf("rewritten rows do not parse: %v", err)
+		}
+	})
+}

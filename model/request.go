@@ -1,0 +1,225 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// APIVersion is the version of the request/response JSON. It changes when a
+// field is renamed or removed, or its meaning changes.
+const APIVersion = "1"
+
+// Request is a fine-tuning estimate request, the same for the command line,
+// the browser and the API. Numbers are float64 so that a fractional layer
+// count is reported as such rather than as a JSON type error.
+type Request struct {
+	Model       ModelSpec    `json:"model"`
+	Training    TrainingSpec `json:"training"`
+	Hardware    HardwareSpec `json:"hardware"`
+	Strategy    Strategy     `json:"strategy"`
+	Site        SiteSpec     `json:"site"`
+	Calibration string       `json:"calibration,omitempty"` // calibration name; "" = the catalog default
+}
+
+// ModelSpec names a preset or gives a shape. Head is "lm" (a vocabulary
+// projection is trained, the default for custom shapes and decoder presets)
+// or "classifier" (encoder fine-tuning with a small task head).
+type ModelSpec struct {
+	Preset  string  `json:"preset,omitempty"`
+	Layers  float64 `json:"layers,omitempty"`
+	Hidden  float64 `json:"hidden,omitempty"`
+	Heads   float64 `json:"heads,omitempty"`
+	KVHeads float64 `json:"kv_heads,omitempty"`
+	FFN     float64 `json:"ffn,omitempty"`
+	Vocab   float64 `json:"vocab,omitempty"`
+	GLU     bool    `json:"glu,omitempty"`
+	Head    string  `json:"head,omitempty"`
+}
+
+// TrainingSpec gives the training length and step shape. Either Tokens, or
+// DatasetTokens and Epochs.
+type TrainingSpec struct {
+	Tokens        float64   `json:"tokens,omitempty"`         // total tokens processed, all epochs
+	DatasetTokens float64   `json:"dataset_tokens,omitempty"` // tokens in one epoch
+	Epochs        float64   `json:"epochs,omitempty"`         // passes over the dataset (may be fractional)
+	SeqLen        float64   `json:"seq_len"`                  // tokens per sequence
+	BatchPerGPU   float64   `json:"batch_per_gpu"`            // sequences per GPU per step (micro-batch)
+	Precision     Precision `json:"precision"`                // fp32, tf32, fp16, bf16 or fp8
+}
+
+// HardwareSpec names the accelerator and how many.
+type HardwareSpec struct {
+	GPU   string  `json:"gpu"`
+	Count float64 `json:"count"`
+}
+
+// SiteSpec holds the facility and grid figures; zero means "use the stated
+// default" and the response lists the defaults it used.
+type SiteSpec struct {
+	PUE           float64 `json:"pue,omitempty"`
+	CarbonGPerKWh float64 `json:"carbon_g_per_kwh,omitempty"`
+	USDPerKWh     float64 `json:"usd_per_kwh,omitempty"`
+	Region        string  `json:"region,omitempty"` // free text, echoed for reports
+}
+
+// Site defaults and their sources.
+const (
+	DefaultPUE           = 1.56 // Uptime Institute 2024 global average (Green Algorithms' "unknown")
+	DefaultCarbonGPerKWh = 475  // IEA world average (CodeCarbon and Green Algorithms default)
+	DefaultUSDPerKWh     = 0.15 // an assumed commercial tariff; enter your own
+)
+
+// Strategy is the parallel layout. In JSON it is either a string ("single",
+// "ddp", "fsdp", "tp") or an object {"tensor": t, "data": d, "data_mode":
+// "ddp"|"fsdp"} for hybrid tensor × data parallelism.
+type Strategy struct {
+	Name     string  `json:"-"` // single, ddp, fsdp, tp or hybrid
+	Tensor   float64 `json:"tensor,omitempty"`
+	Data     float64 `json:"data,omitempty"`
+	DataMode string  `json:"data_mode,omitempty"`
+}
+
+// Strategy names.
+const (
+	Single = "single"
+	DDP    = "ddp"
+	FSDP   = "fsdp"
+	TP     = "tp"
+	Hybrid = "hybrid"
+)
+
+// Strategies lists the strategy names in display order.
+var Strategies = []string{Single, DDP, FSDP, TP, Hybrid}
+
+// MarshalJSON writes a string for the simple strategies and an object for hybrid.
+func (s Strategy) MarshalJSON() ([]byte, error) {
+	if s.Name != Hybrid && s.Name != "" {
+		return json.Marshal(s.Name)
+	}
+	type obj struct {
+		Tensor   float64 `json:"tensor"`
+		Data     float64 `json:"data"`
+		DataMode string  `json:"data_mode,omitempty"`
+	}
+	return json.Marshal(obj{s.Tensor, s.Data, s.DataMode})
+}
+
+// UnmarshalJSON accepts a strategy name or a hybrid object.
+func (s *Strategy) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var name string
+		if err := json.Unmarshal(b, &name); err != nil {
+			return err
+		}
+		*s = Strategy{Name: strings.ToLower(strings.TrimSpace(name))}
+		return nil
+	}
+	type obj struct {
+		Tensor   float64 `json:"tensor"`
+		Data     float64 `json:"data"`
+		DataMode string  `json:"data_mode"`
+	}
+	var o obj
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&o); err != nil {
+		msg := err.Error()
+		if i := strings.Index(msg, "unknown field "); i >= 0 {
+			name := strings.Trim(msg[i+len("unknown field "):], `"`)
+			return &FieldError{Field: "strategy." + name, Message: "is not a known field; a hybrid strategy has tensor, data and data_mode"}
+		}
+		return &FieldError{Field: "strategy", Message: "must be one of single, ddp, fsdp, tp or an object {\"tensor\", \"data\", \"data_mode\"}"}
+	}
+	*s = Strategy{Name: Hybrid, Tensor: o.Tensor, Data: o.Data, DataMode: strings.ToLower(o.DataMode)}
+	return nil
+}
+
+// MaxRequestBytes bounds a request body.
+const MaxRequestBytes = 64 << 10
+
+// DecodeStrict decodes one JSON value into v, rejecting unknown fields and
+// trailing data, and turns encoding/json's errors into *FieldError with the
+// field path where it can.
+func DecodeStrict(r io.Reader, v any) error {
+	dec := json.NewDecoder(io.LimitReader(r, MaxRequestBytes+1))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return &FieldError{Field: "(body)", Message: "must hold exactly one JSON object; found data after it"}
+	}
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); err != io.EOF {
+		return &FieldError{Field: "(body)", Message: "must hold exactly one JSON object; found data after it"}
+	}
+	return nil
+}
+
+// ParseRequest decodes a request strictly.
+func ParseRequest(r io.Reader) (Request, error) {
+	var req Request
+	err := DecodeStrict(r, &req)
+	return req, err
+}
+
+func jsonError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		return &FieldError{Field: "(body)", Message: "is empty; send a JSON object"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &FieldError{Field: "(body)", Message: "is not valid JSON: it ends too early"}
+	case errors.As(err, &se):
+		return &FieldError{Field: "(body)", Message: fmt.Sprintf("is not valid JSON at byte %d: %s", se.Offset, se.Error())}
+	case errors.As(err, &te):
+		f := te.Field
+		if f == "" {
+			f = "(body)"
+		}
+		return &FieldError{Field: f, Value: te.Value, Message: "must be a JSON " + jsonKind(te.Type.Kind().String())}
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, "unknown field "); i >= 0 {
+		name := strings.Trim(msg[i+len("unknown field "):], `"`)
+		return &FieldError{Field: name, Message: "is not a known field"}
+	}
+	if fe := AsFieldError(err); fe != nil {
+		return fe
+	}
+	if strings.HasPrefix(msg, "strategy:") {
+		return &FieldError{Field: "strategy", Message: strings.TrimPrefix(msg, "strategy: ")}
+	}
+	return &FieldError{Field: "(body)", Message: msg}
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "float64", "int", "int64", "float32":
+		return "number"
+	case "struct", "map":
+		return "object"
+	case "slice":
+		return "array"
+	case "bool":
+		return "boolean (true or false)"
+	}
+	return k
+}
+
+// finite reports whether every x is finite.
+func finite(xs ...float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,125 @@
+package model
+
+import (
+	"fmt"
+	"math"
+)
+
+// SweepRequest varies a base request over GPU counts, strategies and
+// per-GPU batch sizes: the data behind the energy-and-time-against-GPUs
+// charts, computed in one call.
+type SweepRequest struct {
+	Base       Request  `json:"base"`
+	Counts     []int    `json:"counts"`            // GPU counts, e.g. 1, 2, 4, 8
+	Strategies []string `json:"strategies"`        // among single, ddp, fsdp, tp
+	Batches    []int    `json:"batches,omitempty"` // per-GPU batch sizes; empty = the base's
+}
+
+// SweepPoint is one configuration of a sweep. Error is set (and the numbers
+// zero) when that configuration is impossible, for example more tensor ranks
+// than heads or optimizer state that does not fit.
+type SweepPoint struct {
+	Strategy       string     `json:"strategy"`
+	GPUs           int        `json:"gpus"`
+	BatchPerGPU    int        `json:"batch_per_gpu"`
+	EnergyKWh      float64    `json:"energy_kwh"`
+	EnergyInterval [2]float64 `json:"energy_interval_kwh"`
+	TimeS          float64    `json:"time_s"`
+	Efficiency     float64    `json:"efficiency"`
+	CO2eKg         float64    `json:"co2e_kg"`
+	Error          string     `json:"error,omitempty"`
+}
+
+// MaxSweepPoints bounds a sweep.
+const MaxSweepPoints = 100000
+
+// Sweep estimates every (strategy, count, batch) combination. The base
+// request is validated first; its errors are returned. Strategy "single" is
+// only evaluated at one GPU.
+func (c *Catalog) Sweep(s SweepRequest) ([]SweepPoint, error) {
+	base, err := c.resolve(s.Base)
+	if err != nil {
+		return nil, err
+	}
+	batches := s.Batches
+	if len(batches) == 0 {
+		batches = []int{base.bat}
+	}
+	if n := len(batches) * len(s.Counts) * len(s.Strategies); n > MaxSweepPoints {
+		return nil, fieldErr("counts", n, "× strategies × batches must be at most %d points", MaxSweepPoints)
+	}
+	for _, st := range s.Strategies {
+		if st != Single && st != DDP && st != FSDP && st != TP {
+			return nil, fieldErr("strategies", st, "must be among single, ddp, fsdp, tp")
+		}
+	}
+	for _, n := range s.Counts {
+		if n < 1 || n > 1<<20 {
+			return nil, fieldErr("counts", n, "must be whole numbers from 1 to %d", 1<<20)
+		}
+	}
+	for _, b := range batches {
+		if b < 1 || b > 1<<16 {
+			return nil, fieldErr("batches", b, "must be whole numbers from 1 to 65536")
+		}
+	}
+	out := make([]SweepPoint, 0, len(batches)*len(s.Counts)*len(s.Strategies))
+	for _, st := range s.Strategies {
+		for _, n := range s.Counts {
+			if st == Single && n != 1 {
+				continue
+			}
+			for _, b := range batches {
+				p := SweepPoint{Strategy: st, GPUs: n, BatchPerGPU: b}
+				r := *base
+				r.assume = nil
+				r.count, r.bat = n, b
+				if err := r.resolveStrategy(Strategy{Name: st}); err != nil {
+					p.Error = errText(err)
+					out = append(out, p)
+					continue
+				}
+				if state := r.stateBytesPerGPU(); state > r.gpu.MemoryGB*1e9 {
+					p.Error = fmt.Sprintf("optimizer state needs %.1f GB per GPU, more than %.0f GB", state/1e9, r.gpu.MemoryGB)
+					out = append(out, p)
+					continue
+				}
+				e, err := c.core(&r)
+				if err != nil {
+					p.Error = errText(err)
+				} else {
+					p.EnergyKWh, p.EnergyInterval, p.TimeS, p.Efficiency = e.kwh, e.interval, e.timeS, e.eta
+					p.CO2eKg = e.kwh * r.site.PUE * r.site.CarbonGPerKWh / 1000
+				}
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
+
+func errText(err error) string {
+	if fe := AsFieldError(err); fe != nil {
+		return fe.Error()
+	}
+	return err.Error()
+}
+
+// coreResult is the part of an estimate a sweep needs.
+type coreResult struct {
+	kwh, timeS, eta float64
+	interval        [2]float64
+}
+
+// core computes energy, time, η and the interval of one sweep point through
+// the same code path as Estimate, so a chart and the headline figure agree.
+func (c *Catalog) core(r *resolved) (coreResult, error) {
+	resp, err := c.estimate(r)
+	if err != nil {
+		return coreResult{}, err
+	}
+	if math.IsNaN(resp.EnergyKWh) {
+		return coreResult{}, fmt.Errorf("non-finite result")
+	}
+	return coreResult{kwh: resp.EnergyKWh, timeS: resp.TimeS, eta: resp.Parallel.Efficiency, interval: resp.EnergyIntervalKWh}, nil
+}

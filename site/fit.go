@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/fit"
+)
+
+// dataDir is where third-party data are read from: $DATA_DIR, else ../shared/data.
+func dataDir() string {
+	if d := os.Getenv("DATA_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "shared", "data")
+}
+
+func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", filepath.Join(dataDir(), "zeus-bert-power.csv"), "measurement CSV (project schema or the Zeus power trace); - for stdin")
+	kind := fs.String("kind", "law", "what to print on stdout: law (the paper's law refitted), roofline, or both")
+	out := fs.String("o", "", "also write the calibration files into this directory")
+	name := fs.String("name", "", "calibration name prefix (default: derived from the data file)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	var raw []byte
+	var err error
+	if *data == "-" {
+		raw, err = io.ReadAll(io.LimitReader(stdin, 64<<20))
+	} else {
+		raw, err = os.ReadFile(*data)
+	}
+	if err != nil {
+		return fmt.Errorf("reading data: %w (set -data or DATA_DIR)", err)
+	}
+	presets := model.DefaultPresets()
+	rows, err := fit.ReadMeasurements(bytes.NewReader(raw), presets)
+	if err != nil {
+		return err
+	}
+	scaling, err := fit.ReadScaling(bytes.NewReader(content.PublishedScaling))
+	if err != nil {
+		return err
+	}
+	isZeus := fit.IsZeus(firstLine(raw))
+	dataName := filepath.Base(*data)
+	prefix := *name
+	if isZeus {
+		dataName = "Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md)"
+		if prefix == "" {
+			prefix = "wattscale"
+		}
+	} else if prefix == "" {
+		prefix = "user"
+	}
+	in := fit.Inputs{Rows: rows, DataName: dataName, Scaling: scaling, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: presets}
+
+	var cals []model.Calibration
+	if *kind == "roofline" || *kind == "both" || *out != "" {
+		c, err := fit.Roofline(in, prefix+"-roofline", "1.0.0")
+		if err != nil {
+			return err
+		}
+		cals = append(cals, c)
+	}
+	if *kind == "law" || *kind == "both" || *out != "" {
+		lawName := prefix + "-law"
+		if isZeus {
+			lawName = "wattscale-zeus-law"
+		}
+		c, _, err := fit.Law(in, lawName, "1.0.0")
+		if err != nil {
+			return err
+		}
+		cals = append(cals, c)
+	}
+	if len(cals) == 0 {
+		return fmt.Errorf("-kind %q: want law, roofline or both", *kind)
+	}
+	for _, c := range cals {
+		writeDiagnostics(stderr, c)
+	}
+	if *out != "" {
+		for _, c := range cals {
+			var b bytes.Buffer
+			if err := writeJSON(&b, c); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(*out, c.Name+".json"), b.Bytes(), 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	var printed []model.Calibration
+	for _, c := range cals {
+		if *kind == "both" || (*kind == "law" && c.Kind == model.KindLogLinear) || (*kind == "roofline" && c.Kind == model.KindRoofline) {
+			printed = append(printed, c)
+		}
+	}
+	if len(printed) == 1 {
+		return writeJSON(stdout, printed[0])
+	}
+	return writeJSON(stdout, printed)
+}
+
+func firstLine(b []byte) []string {
+	if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
+		b = b[:i]
+	}
+	var out []string
+	for _, f := range bytes.Split(b, []byte(",")) {
+		out = append(out, string(f))
+	}
+	return out
+}
+
+// writeDiagnostics prints a calibration's coefficient table and fit statistics.
+func writeDiagnostics(w io.Writer, c model.Calibration) {
+	fmt.Fprintf(w, "\n%s (%s, %s)\n", c.Name, c.Kind, c.Version)
+	f := c.Fit
+	if f == nil {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "term\testimate\tSE\t95% low\t95% high\t")
+	for _, k := range f.Coefficients {
+		fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%.4f\t%.4f\t\n", k.Name, k.Value, k.SE, k.CILow, k.CIHigh)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "n %d, groups %d, R² %.4f, adj R² %.4f, RMSE %.4f ln\n", f.N, f.Groups, f.R2, f.AdjR2, f.RMSELn)
+	fmt.Fprintf(w, "held out (%s): R² %.4f, RMSE %.4f ln, median fold error %.3f, %.0f%% interval coverage %.3f\n",
+		f.CVMethod, f.CVR2, f.CVRMSELn, f.CVMedianFold, c.Interval.Level*100, f.CVCoverage)
+	if g := f.WithoutEta; g != nil {
+		fmt.Fprintf(w, "without η: adj R² %.4f (Δ %+.4f), RMSE %.4f ln (with η %+.1f%%)\n", g.AdjR2, f.AdjR2-g.AdjR2, g.RMSELn, 100*(f.RMSELn-g.RMSELn)/g.RMSELn)
+	}
+	for _, n := range f.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}

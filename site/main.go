@@ -1,0 +1,67 @@
+// Command site is wattscale's command line and static-site generator.
+//
+//	go run ./site estimate  < request.json    fine-tuning estimate (JSON in, JSON out)
+//	go run ./site fit -data FILE.csv          fit calibrations to measurements
+//
+// Run "go run ./site help" for every subcommand and its flags.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// command is one subcommand: its name, a one-line summary and its entry point.
+type command struct {
+	name, summary string
+	run           func(args []string, stdin io.Reader, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"estimate", "read a fine-tuning request JSON on stdin, write the estimate JSON", runEstimate},
+		{"fit", "fit calibrations to a measurement CSV (or the Zeus trace); print JSON and diagnostics", runFit},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand and returns the exit status: 0 on
+// success, 1 on a user error (one line on stderr), 2 on a usage error.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			if err := c.run(args[1:], stdin, stdout, stderr); err != nil {
+				if err == errUsage {
+					return 2
+				}
+				fmt.Fprintf(stderr, "wattscale %s: %v\n", c.name, err)
+				return 1
+			}
+			return 0
+		}
+	}
+	fmt.Fprintf(stderr, "wattscale: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+var errUsage = fmt.Errorf("usage")
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: go run ./site <command> [flags]")
+	fmt.Fprintln(w)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+}
