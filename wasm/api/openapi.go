@@ -1,0 +1,326 @@
+package api
+
+import (
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// The OpenAPI description is generated from the route table and, by
+// reflection, from the Go types the handlers decode and encode, so it cannot
+// drift from them: a field added to model.Response appears in the schema
+// with the next build, and the tests validate real answers against it.
+
+// schema is the subset of JSON Schema 2020-12 (the dialect of OpenAPI 3.1)
+// that the description uses.
+type schema struct {
+	Ref                  string             `json:"$ref,omitempty"`
+	Type                 any                `json:"type,omitempty"` // a type name, or a list of them
+	Description          string             `json:"description,omitempty"`
+	Properties           map[string]*schema `json:"properties,omitempty"`
+	Required             []string           `json:"required,omitempty"`
+	AdditionalProperties any                `json:"additionalProperties,omitempty"` // false or a *schema
+	Items                *schema            `json:"items,omitempty"`
+	MinItems             *int               `json:"minItems,omitempty"`
+	MaxItems             *int               `json:"maxItems,omitempty"`
+	Enum                 []string           `json:"enum,omitempty"`
+	OneOf                []*schema          `json:"oneOf,omitempty"`
+}
+
+type document struct {
+	OpenAPI    string                           `json:"openapi"`
+	Info       info                             `json:"info"`
+	Paths      map[string]map[string]*operation `json:"paths"`
+	Components components                       `json:"components"`
+}
+
+type info struct {
+	Title       string `json:"title"`
+	Version     string `json:"version"`
+	Description string `json:"description"`
+}
+
+type components struct {
+	Schemas map[string]*schema `json:"schemas"`
+}
+
+type operation struct {
+	OperationID string               `json:"operationId"`
+	Summary     string               `json:"summary"`
+	Description string               `json:"description,omitempty"`
+	RequestBody *requestBody         `json:"requestBody,omitempty"`
+	Responses   map[string]*response `json:"responses"`
+}
+
+type requestBody struct {
+	Required bool                 `json:"required"`
+	Content  map[string]mediaType `json:"content"`
+}
+
+type response struct {
+	Description string               `json:"description"`
+	Content     map[string]mediaType `json:"content,omitempty"`
+}
+
+type mediaType struct {
+	Schema *schema `json:"schema"`
+}
+
+const jsonType = "application/json"
+
+// openAPI builds the description of routes.
+func openAPI(routes []*route, build string) (b []byte, err error) {
+	g := &schemaGen{components: map[string]*schema{}, names: map[genKey]string{}, taken: map[string]genKey{}}
+	defer func() {
+		// The generator panics on a Go type it cannot describe, which is a
+		// programmer error caught by the tests; report it as an error.
+		if v := recover(); v != nil {
+			err = fmt.Errorf("api: openapi: %v", v)
+		}
+	}()
+	errResp := func(why string) *response {
+		return &response{Description: why, Content: map[string]mediaType{jsonType: {g.top(reflect.TypeFor[ErrorBody](), false)}}}
+	}
+	doc := document{
+		OpenAPI: "3.1.0",
+		Info: info{
+			Title:   "wattscale API",
+			Version: model.APIVersion,
+			Description: "Energy, time, carbon and cost estimates of transformer fine-tuning before it runs. " +
+				"Every route answers CORS requests from any origin. Build " + build + ".",
+		},
+		Paths:      map[string]map[string]*operation{},
+		Components: components{Schemas: g.components},
+	}
+	// Answers first, then request bodies: a type used in both directions
+	// gets a second component, suffixed Input, without required fields.
+	ops := make([]*operation, len(routes))
+	for i, rt := range routes {
+		op := &operation{OperationID: rt.opID, Summary: rt.summary, Description: rt.doc, Responses: map[string]*response{}}
+		out := &schema{Type: "object"}
+		if rt.out.Kind() != reflect.Map {
+			out = g.top(rt.out, false)
+		}
+		op.Responses["200"] = &response{Description: "success", Content: map[string]mediaType{jsonType: {out}}}
+		ops[i] = op
+	}
+	for i, rt := range routes {
+		op := ops[i]
+		if rt.method == http.MethodPost {
+			op.RequestBody = &requestBody{Required: true, Content: map[string]mediaType{jsonType: {g.top(rt.in, true)}}}
+			op.Responses["400"] = errResp("malformed JSON, an unknown field, a wrong type or an out-of-range value; field names it")
+			op.Responses["413"] = errResp(fmt.Sprintf("body larger than %d bytes", model.MaxRequestBytes))
+		} else {
+			op.Responses["304"] = &response{Description: "not modified (If-None-Match matched the ETag)"}
+		}
+		op.Responses["405"] = errResp("method not allowed; the Allow header lists the allowed ones")
+		op.Responses["default"] = errResp("any other error, for example 404 for an unknown path")
+		doc.Paths[rt.path] = map[string]*operation{strings.ToLower(rt.method): op}
+	}
+	b, err = json.MarshalIndent(doc, "", " ")
+	return append(b, '\n'), err
+}
+
+// genKey identifies a component: request (in) and response schemas of one Go
+// type differ in their required lists.
+type genKey struct {
+	t  reflect.Type
+	in bool
+}
+
+// schemaGen turns Go types into schemas, following encoding/json's rules.
+// Named structs become components, referenced by $ref (which also handles
+// recursive types such as model.FitSummary).
+type schemaGen struct {
+	components map[string]*schema
+	names      map[genKey]string
+	taken      map[string]genKey
+}
+
+var (
+	marshalerType       = reflect.TypeFor[json.Marshaler]()
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textMarshalerType   = reflect.TypeFor[encoding.TextMarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// top returns the schema of a whole body, which is never null.
+func (g *schemaGen) top(t reflect.Type, in bool) *schema {
+	return g.schema(t, in, false)
+}
+
+// schema returns t's schema. in selects request mode: there no property is
+// listed as required, because the handler reports missing fields itself,
+// with a message, as 400. nullable says a nil value is encoded as null
+// (a slice, map or pointer field without omitempty).
+func (g *schemaGen) schema(t reflect.Type, in, nullable bool) *schema {
+	if s := special(t); s != nil {
+		return s
+	}
+	for _, it := range []reflect.Type{marshalerType, unmarshalerType, textMarshalerType, textUnmarshalerType} {
+		if t.Implements(it) || reflect.PointerTo(t).Implements(it) {
+			panic(fmt.Sprintf("%v has its own JSON encoding; describe it in special", t))
+		}
+	}
+	orNull := func(s *schema) *schema {
+		if !nullable {
+			return s
+		}
+		if s.Ref != "" {
+			return &schema{OneOf: []*schema{s, {Type: "null"}}}
+		}
+		s.Type = []string{s.Type.(string), "null"}
+		return s
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return &schema{Type: "boolean"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return &schema{Type: "integer"}
+	case reflect.Float32, reflect.Float64:
+		return &schema{Type: "number"}
+	case reflect.String:
+		return &schema{Type: "string"}
+	case reflect.Interface:
+		return &schema{}
+	case reflect.Pointer:
+		return orNull(g.schema(t.Elem(), in, false))
+	case reflect.Array:
+		n := t.Len()
+		return &schema{Type: "array", Items: g.schema(t.Elem(), in, false), MinItems: &n, MaxItems: &n}
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			panic(fmt.Sprintf("%v encodes as base64; not described", t))
+		}
+		return orNull(&schema{Type: "array", Items: g.schema(t.Elem(), in, false)})
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			panic(fmt.Sprintf("%v: map keys must be strings", t))
+		}
+		return orNull(&schema{Type: "object", AdditionalProperties: g.schema(t.Elem(), in, false)})
+	case reflect.Struct:
+		return g.ref(t, in) // a struct value is never null
+	}
+	panic(fmt.Sprintf("%v: kind %v not described", t, t.Kind()))
+}
+
+// ref returns a $ref to the component of struct type t, building it on
+// first use.
+func (g *schemaGen) ref(t reflect.Type, in bool) *schema {
+	k := genKey{t, in}
+	name, ok := g.names[k]
+	if !ok {
+		name = t.Name()
+		if name == "" {
+			panic(fmt.Sprintf("anonymous struct %v not described", t))
+		}
+		if in {
+			if _, clash := g.taken[name]; clash || g.usedOut(t) {
+				name += "Input"
+			}
+		}
+		if _, clash := g.taken[name]; clash {
+			name = pkgName(t) + name
+		}
+		g.names[k], g.taken[name] = name, k
+		s := &schema{Type: "object", Properties: map[string]*schema{}, AdditionalProperties: false}
+		g.components[name] = s // before the fields: recursive types refer to it
+		g.fields(s, t, in)
+		sort.Strings(s.Required)
+	}
+	return &schema{Ref: "#/components/schemas/" + name}
+}
+
+func (g *schemaGen) usedOut(t reflect.Type) bool {
+	_, ok := g.names[genKey{t, false}]
+	return ok
+}
+
+func pkgName(t reflect.Type) string {
+	p := t.PkgPath()
+	p = p[strings.LastIndex(p, "/")+1:]
+	return strings.ToUpper(p[:1]) + p[1:]
+}
+
+// fields adds t's encoded fields to s, promoting the fields of embedded
+// structs as encoding/json does.
+func (g *schemaGen) fields(s *schema, t reflect.Type, in bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				g.fields(s, ft, in)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		omit := false
+		for _, o := range strings.Split(opts, ",") {
+			switch o {
+			case "omitempty", "omitzero":
+				omit = true
+			case "string":
+				panic(fmt.Sprintf("%v.%s: the ,string option is not described", t, f.Name))
+			}
+		}
+		fs := g.schema(f.Type, in, !omit && !in)
+		if e := f.Tag.Get("enum"); e != "" {
+			fs.Enum = strings.Split(e, ",")
+		}
+		s.Properties[name] = fs
+		if !omit && !in {
+			s.Required = append(s.Required, name)
+		}
+	}
+}
+
+// special describes the types with their own JSON encoding.
+func special(t reflect.Type) *schema {
+	switch t {
+	case reflect.TypeFor[model.Strategy]():
+		var names []string
+		for _, n := range model.Strategies {
+			if n != model.Hybrid {
+				names = append(names, n)
+			}
+		}
+		return &schema{
+			Description: "a strategy name (" + strings.Join(names, ", ") + "), or hybrid tensor × data parallelism as an object",
+			OneOf: []*schema{
+				{Type: "string"},
+				{
+					Type: "object",
+					Properties: map[string]*schema{
+						"tensor":    {Type: "number", Description: "tensor-parallel ranks"},
+						"data":      {Type: "number", Description: "data-parallel ranks"},
+						"data_mode": {Type: "string", Description: strconv.Quote(model.DDP) + " or " + strconv.Quote(model.FSDP)},
+					},
+					AdditionalProperties: false,
+				},
+			},
+		}
+	}
+	return nil
+}
