@@ -267,7 +267,11 @@ func etagMatch(list, tag string) bool {
 
 func servePost(w http.ResponseWriter, r *http.Request, rt *route) {
 	w.Header().Set("Cache-Control", "no-store")
+	if r.Body == nil { // a client-side *http.Request; servers always set one
+		r.Body = http.NoBody
+	}
 	if r.ContentLength > model.MaxRequestBytes {
+		drain(r.Body)
 		writeError(w, r, http.StatusRequestEntityTooLarge, "(body)", fmt.Sprintf("must be at most %d bytes, got %d", model.MaxRequestBytes, r.ContentLength))
 		return
 	}
@@ -277,6 +281,7 @@ func servePost(w http.ResponseWriter, r *http.Request, rt *route) {
 		return
 	}
 	if len(body) > model.MaxRequestBytes {
+		drain(r.Body)
 		writeError(w, r, http.StatusRequestEntityTooLarge, "(body)", fmt.Sprintf("must be at most %d bytes, got more", model.MaxRequestBytes))
 		return
 	}
@@ -302,6 +307,16 @@ func servePost(w http.ResponseWriter, r *http.Request, rt *route) {
 		return
 	}
 	writeBody(w, r, http.StatusOK, append(b, '\n'))
+}
+
+// maxDrain bounds what is read and discarded of a body that is too large,
+// as net/http's server does: reading the rest lets the client, still
+// sending, receive the 413 instead of a reset connection (workerd closes a
+// connection whose request body was left unread).
+const maxDrain = 256 << 10
+
+func drain(body io.Reader) {
+	io.Copy(io.Discard, io.LimitReader(body, maxDrain))
 }
 
 func writeError(w http.ResponseWriter, r *http.Request, status int, field, msg string) {

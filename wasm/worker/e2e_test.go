@@ -1,0 +1,657 @@
+package main
+
+// End-to-end tests in a real Workers runtime: the worker is built with
+// GOOS=js GOARCH=wasm exactly as "make worker" does, served by workerd on a
+// loopback socket, and driven over HTTP. They skip when workerd is missing
+// (npm ci --prefix wasm/worker installs it) unless WATTSCALE_REQUIRE_E2E=1.
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// e2eVersion is the version both the wasm build and the in-process handler
+// report, so that their answers can be compared byte for byte.
+const e2eVersion = "e2e"
+
+// findWorkerd returns the workerd binary: $WORKERD, the one npm installed
+// under wasm/worker, or one on $PATH. The platform package's binary comes
+// first: node_modules/.bin/workerd may be a Node wrapper, and killing the
+// wrapper would leave workerd running.
+func findWorkerd(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("WORKERD"); p != "" {
+		return p
+	}
+	platform := map[string]string{"amd64": "64", "arm64": "arm64"}[runtime.GOARCH]
+	for _, rel := range []string{
+		"node_modules/@cloudflare/workerd-" + runtime.GOOS + "-" + platform + "/bin/workerd",
+		"node_modules/.bin/workerd",
+	} {
+		if p, err := filepath.Abs(rel); err == nil {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	if p, err := exec.LookPath("workerd"); err == nil {
+		return p
+	}
+	msg := "workerd not found (run: npm ci --prefix wasm/worker, or set WORKERD)"
+	if os.Getenv("WATTSCALE_REQUIRE_E2E") == "1" {
+		t.Fatal(msg + "; WATTSCALE_REQUIRE_E2E=1 forbids skipping")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// build is the worker built once for the package's tests.
+var build struct {
+	once    sync.Once
+	dir     string // holds workerd.capnp and build/
+	err     error
+	raw, gz int // app.wasm size, bytes: raw and gzip -9
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if build.dir != "" {
+		os.RemoveAll(build.dir)
+	}
+	os.Exit(code)
+}
+
+// buildWorker builds into a temporary folder what "make worker" builds into
+// wasm/worker/build: syumai/workers' generated JavaScript, shim/worker.mjs
+// over its worker.mjs, and the js/wasm program.
+func buildWorker(t testing.TB) string {
+	t.Helper()
+	build.once.Do(func() {
+		build.dir, build.err = os.MkdirTemp("", "wattscale-worker-")
+		if build.err != nil {
+			return
+		}
+		out := filepath.Join(build.dir, "build")
+		run := func(env []string, name string, args ...string) error {
+			cmd := exec.Command(name, args...)
+			cmd.Env = append(os.Environ(), env...)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, b)
+			}
+			return nil
+		}
+		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if build.err = run(nil, gobin, "run", "github.com/syumai/workers/cmd/workers-assets-gen", "-mode=go", "-o", out); build.err != nil {
+			return
+		}
+		if build.err = copyFile(filepath.Join(out, "worker.mjs"), "shim/worker.mjs"); build.err != nil {
+			return
+		}
+		if build.err = copyFile(filepath.Join(build.dir, "workerd.capnp"), "workerd.capnp"); build.err != nil {
+			return
+		}
+		wasm := filepath.Join(out, "app.wasm")
+		if build.err = run([]string{"GOOS=js", "GOARCH=wasm"}, gobin, "build", "-trimpath",
+			"-ldflags=-s -w -X main.version="+e2eVersion, "-o", wasm, "."); build.err != nil {
+			return
+		}
+		b, err := os.ReadFile(wasm)
+		if err != nil {
+			build.err = err
+			return
+		}
+		var zb bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&zb, gzip.BestCompression)
+		zw.Write(b)
+		zw.Close()
+		build.raw, build.gz = len(b), zb.Len()
+	})
+	if build.err != nil {
+		t.Fatal(build.err)
+	}
+	return build.dir
+}
+
+func copyFile(dst, src string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, 0o644)
+}
+
+// startWorkerd serves the built worker with workerd on a free loopback port
+// (the listening socket is handed over as descriptor 3, so there is no race
+// for the port), waits until it answers, and stops it at the end of the test.
+// It returns the base URL.
+func startWorkerd(t testing.TB) string {
+	t.Helper()
+	bin := findWorkerd(t)
+	dir := buildWorker(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ln.(*net.TCPListener).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	ln.Close() // f keeps the socket open and listening
+	var logs bytes.Buffer
+	cmd := exec.Command(bin, "serve", filepath.Join(dir, "workerd.capnp"), "--socket-fd=http=3")
+	cmd.ExtraFiles = []*os.File{f}
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			t.Logf("workerd output:\n%s", logs.String())
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("workerd exited while starting: %v\n%s", err, logs.String())
+		default:
+		}
+		start := time.Now()
+		res, err := http.Get(base + "/api/v1/health")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				t.Logf("workerd ready; first request (starts the Go instance) took %v", time.Since(start).Round(time.Millisecond))
+				return base
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workerd did not answer GET /api/v1/health within 30 s: %v\n%s", err, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// answer is what the tests compare between workerd and the native handler.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// comparedHeaders are the headers the handler sets; workerd's own (Date,
+// Transfer-Encoding, ...) are not compared.
+var comparedHeaders = []string{
+	"Content-Type", "Allow", "Cache-Control", "ETag", "X-Content-Type-Options",
+	"Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers",
+	"Access-Control-Max-Age", "Access-Control-Expose-Headers",
+}
+
+type e2eCase struct {
+	name, method, path string
+	body               []byte
+	header             map[string]string
+	chunked            bool // send the body without Content-Length
+	status             int
+}
+
+func e2eCases(t testing.TB) []e2eCase {
+	req := readExample(t)
+	sub := func(old, new string) []byte { return bytes.Replace(req, []byte(old), []byte(new), 1) }
+	big := bytes.Repeat([]byte(" "), 70000)
+	return []e2eCase{
+		{name: "estimate", method: "POST", path: "/api/v1/estimate", body: req, status: 200},
+		{name: "estimate text/plain", method: "POST", path: "/api/v1/estimate", body: req, header: map[string]string{"Content-Type": "text/plain"}, status: 200},
+		{name: "estimate chunked", method: "POST", path: "/api/v1/estimate", body: req, chunked: true, status: 200},
+		{name: "hardware", method: "GET", path: "/api/v1/hardware", status: 200},
+		{name: "calibrations", method: "GET", path: "/api/v1/calibrations", status: 200},
+		{name: "health", method: "GET", path: "/api/v1/health", status: 200},
+		{name: "openapi", method: "GET", path: "/api/v1/openapi.json", status: 200},
+		{name: "HEAD", method: "HEAD", path: "/api/v1/hardware", status: 200},
+		{name: "not modified", method: "GET", path: "/api/v1/hardware", header: map[string]string{"If-None-Match": "*"}, status: 304},
+		{name: "preflight", method: "OPTIONS", path: "/api/v1/estimate", header: map[string]string{
+			"Origin": "https://docs.example.org", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"}, status: 204},
+		{name: "empty body", method: "POST", path: "/api/v1/estimate", status: 400},
+		{name: "malformed JSON", method: "POST", path: "/api/v1/estimate", body: []byte(`{"model": {`), status: 400},
+		{name: "unknown field", method: "POST", path: "/api/v1/estimate", body: []byte(`{"colour": 1}`), status: 400},
+		{name: "wrong type", method: "POST", path: "/api/v1/estimate", body: []byte(`{"training": {"tokens": "lots"}}`), status: 400},
+		{name: "NaN", method: "POST", path: "/api/v1/estimate", body: []byte(`{"training": {"tokens": NaN}}`), status: 400},
+		{name: "Inf", method: "POST", path: "/api/v1/estimate", body: []byte(`{"training": {"tokens": 1e999}}`), status: 400},
+		{name: "out of range", method: "POST", path: "/api/v1/estimate", body: sub(`"batch_per_gpu": 32`, `"batch_per_gpu": 0`), status: 400},
+		{name: "too large", method: "POST", path: "/api/v1/estimate", body: big, status: 413},
+		{name: "too large chunked", method: "POST", path: "/api/v1/estimate", body: big, chunked: true, status: 413},
+		{name: "wrong method", method: "GET", path: "/api/v1/estimate", status: 405},
+		{name: "wrong method on GET route", method: "DELETE", path: "/api/v1/health", status: 405},
+		{name: "unknown route", method: "GET", path: "/api/v1/nothing", status: 404},
+		{name: "root", method: "GET", path: "/", status: 404},
+	}
+}
+
+func readExample(t testing.TB) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../../content/examples/request.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (c e2eCase) request(ctx context.Context, base string) (*http.Request, error) {
+	var body io.Reader
+	if c.body != nil {
+		body = bytes.NewReader(c.body)
+		if c.chunked {
+			body = io.MultiReader(body) // hides the length: sent chunked
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, c.method, base+c.path, body)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range c.header {
+		req.Header.Set(k, v)
+	}
+	return req, nil
+}
+
+// TestWorkerd sends every route and error class to the worker in workerd
+// and checks that each answer is the native handler's (status, headers the
+// handler sets, body byte for byte): the js/wasm build, syumai/workers'
+// request conversion and the shim change nothing.
+func TestWorkerd(t *testing.T) {
+	base := startWorkerd(t)
+	version = e2eVersion
+	native, err := newHandler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range e2eCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			req, err := c.request(context.Background(), base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := answer{res.StatusCode, res.Header, body}
+
+			nreq := httptest.NewRequest(c.method, c.path, bytes.NewReader(c.body))
+			for k, v := range c.header {
+				nreq.Header.Set(k, v)
+			}
+			if c.chunked {
+				nreq.ContentLength = -1
+			}
+			w := httptest.NewRecorder()
+			native.ServeHTTP(w, nreq)
+			want := answer{w.Code, w.Header(), w.Body.Bytes()}
+
+			if got.status != c.status {
+				t.Errorf("workerd: %s %s = %d %s, want %d", c.method, c.path, got.status, body, c.status)
+			}
+			same := bytes.Equal(got.body, want.body)
+			if !same && c.path == "/api/v1/estimate" && got.status == http.StatusOK {
+				// Numbers may differ in the last bits (see maxULP).
+				var g, w any
+				same = json.Unmarshal(got.body, &g) == nil && json.Unmarshal(want.body, &w) == nil && len(diffJSON(g, w, "$", maxULP)) == 0
+			}
+			if got.status != want.status || !same {
+				t.Errorf("workerd answered %d %q\nnative handler %d %q", got.status, clipBytes(got.body), want.status, clipBytes(want.body))
+			}
+			for _, h := range comparedHeaders {
+				if g, w := got.header.Get(h), want.header.Get(h); g != w {
+					t.Errorf("header %s: workerd %q, native %q", h, g, w)
+				}
+			}
+			if c.method != "HEAD" && c.status != 204 && c.status != 304 {
+				if !json.Valid(got.body) {
+					t.Errorf("answer is not JSON: %q", clipBytes(got.body))
+				}
+			}
+		})
+	}
+}
+
+func clipBytes(b []byte) []byte {
+	if len(b) > 300 {
+		return append(b[:300:300], "..."...)
+	}
+	return b
+}
+
+// TestWorkerdMatchesCommandLine checks that POST /api/v1/estimate in workerd
+// returns what "go run ./site estimate" prints for the same request
+// (compared as parsed JSON values, numbers to maxULP), for requests that take
+// different paths through the model, and the same error for a request the
+// model rejects.
+func TestWorkerdMatchesCommandLine(t *testing.T) {
+	base := startWorkerd(t)
+	req := readExample(t)
+	sub := func(b []byte, pairs ...string) []byte {
+		for i := 0; i < len(pairs); i += 2 {
+			if !bytes.Contains(b, []byte(pairs[i])) {
+				t.Fatalf("example request has no %q", pairs[i])
+			}
+			b = bytes.Replace(b, []byte(pairs[i]), []byte(pairs[i+1]), 1)
+		}
+		return b
+	}
+	requests := []struct {
+		name string
+		body []byte
+	}{
+		{"example (fsdp, roofline)", req},
+		{"hybrid", sub(req, `"strategy": "fsdp"`, `"strategy": {"tensor": 2, "data": 2, "data_mode": "fsdp"}`)},
+		{"custom shape on one GPU", sub(req, `{"preset": "bert-base"}`, `{"layers": 6, "hidden": 512, "heads": 8, "ffn": 2048, "vocab": 32000, "glu": true}`, `"count": 4`, `"count": 1`, `"strategy": "fsdp"`, `"strategy": "single"`)},
+		{"loglinear calibration", append([]byte(`{"calibration": "zoubeirou2026-bert-pooled",`), req[1:]...)},
+		{"llama on 8 h100", sub(req, `"preset": "bert-base"`, `"preset": "llama-2-7b"`, "a100-sxm4-80gb", "h100", `"count": 4`, `"count": 8`, `"fp16"`, `"bf16"`)},
+		{"rejected: 70b does not fit", sub(req, `"preset": "bert-base"`, `"preset": "llama-2-70b"`, "a100-sxm4-80gb", "h100", `"count": 4`, `"count": 8`)},
+	}
+	for _, r := range requests {
+		t.Run(r.name, func(t *testing.T) {
+			cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "run", "./site", "estimate")
+			cmd.Dir = "../.."
+			cmd.Stdin = bytes.NewReader(r.body)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			cli, cliErr := cmd.Output()
+			res, err := http.Post(base+"/api/v1/estimate", "application/json", bytes.NewReader(r.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			api, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ee *exec.ExitError
+			if errors.As(cliErr, &ee) && ee.ExitCode() == 1 {
+				// A user error: one line on stderr, the same words as the 400.
+				var e struct {
+					Error struct{ Field, Message string }
+				}
+				if res.StatusCode != http.StatusBadRequest || json.Unmarshal(api, &e) != nil {
+					t.Fatalf("command line failed (%s) but the API answered %d %s", stderr.String(), res.StatusCode, api)
+				}
+				got := "wattscale estimate: " + e.Error.Field + ": " + e.Error.Message
+				want, _, _ := strings.Cut(stderr.String(), "\n") // go run adds "exit status 1"
+				if got != want {
+					t.Errorf("API error %q\nwant the command line's %q", got, want)
+				}
+				return
+			}
+			if cliErr != nil {
+				t.Fatalf("go run ./site estimate: %v\n%s", cliErr, stderr.String())
+			}
+			if res.StatusCode != http.StatusOK {
+				t.Fatalf("POST /api/v1/estimate = %d %s", res.StatusCode, api)
+			}
+			var got, want any
+			if err := json.Unmarshal(api, &got); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(cli, &want); err != nil {
+				t.Fatal(err)
+			}
+			if d := diffJSON(got, want, "$", maxULP); len(d) > 0 {
+				t.Errorf("workerd answer differs from go run ./site estimate:\n%s", strings.Join(d, "\n"))
+			}
+			t.Logf("largest difference: %d ULP", maxULPDiff(got, want))
+		})
+	}
+}
+
+// loadResult summarises a load run.
+type loadResult struct {
+	n, errors     int
+	p50, p99, max time.Duration
+	rps           float64
+	firstErr      error
+}
+
+// load sends n POST /api/v1/estimate requests from conc workers over
+// keep-alive connections and checks each answer against want.
+func load(base string, body, want []byte, n, conc int) loadResult {
+	client := &http.Client{
+		Timeout:   10 * time.Second,
+		Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc},
+	}
+	defer client.CloseIdleConnections()
+	lat := make([]time.Duration, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range conc {
+		wg.Go(func() {
+			for i := range next {
+				t0 := time.Now()
+				res, err := client.Post(base+"/api/v1/estimate", "application/json", bytes.NewReader(body))
+				if err == nil {
+					var b []byte
+					b, err = io.ReadAll(res.Body)
+					res.Body.Close()
+					if err == nil && (res.StatusCode != http.StatusOK || !bytes.Equal(b, want)) {
+						err = fmt.Errorf("answer %d %q", res.StatusCode, clipBytes(b))
+					}
+				}
+				lat[i], errs[i] = time.Since(t0), err
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	elapsed := time.Since(start)
+	r := loadResult{n: n, rps: float64(n) / elapsed.Seconds()}
+	for _, err := range errs {
+		if err != nil {
+			r.errors++
+			if r.firstErr == nil {
+				r.firstErr = err
+			}
+		}
+	}
+	slices.Sort(lat)
+	r.p50, r.p99, r.max = lat[n/2], lat[n*99/100], lat[n-1]
+	return r
+}
+
+// referenceEstimate is workerd's answer to the example request, checked
+// against the native handler's; every answer under load must equal it byte
+// for byte.
+func referenceEstimate(t testing.TB, base string) (body, want []byte) {
+	t.Helper()
+	version = e2eVersion
+	h, err := newHandler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body = readExample(t)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("POST", "/api/v1/estimate", bytes.NewReader(body)))
+	res, err := http.Post(base+"/api/v1/estimate", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	want, err = io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK || w.Code != http.StatusOK {
+		t.Fatalf("estimate: workerd %d %s (%v), native %d", res.StatusCode, want, err, w.Code)
+	}
+	var g, n any
+	if json.Unmarshal(want, &g) != nil || json.Unmarshal(w.Body.Bytes(), &n) != nil || len(diffJSON(g, n, "$", maxULP)) > 0 {
+		t.Fatalf("workerd's estimate %s differs from the native handler's %s", want, w.Body)
+	}
+	return body, want
+}
+
+// Load test size: 2,000 requests at concurrency 16.
+const loadN, loadConc = 2000, 16
+
+// TestWorkerdLoad sends 2,000 estimates at concurrency 16 to one workerd and
+// requires zero errors. Its latency figures are logged; "make bench" reports
+// them (BenchmarkWorkerd) with the wasm size.
+func TestWorkerdLoad(t *testing.T) {
+	base := startWorkerd(t)
+	body, want := referenceEstimate(t, base)
+	r := load(base, body, want, loadN, loadConc)
+	if r.errors > 0 {
+		t.Errorf("%d of %d requests failed; first: %v", r.errors, r.n, r.firstErr)
+	}
+	t.Logf("%d requests at concurrency %d: p50 %v, p99 %v, max %v, %.0f requests/s; app.wasm %d bytes, %d gzip",
+		r.n, loadConc, r.p50, r.p99, r.max, r.rps, build.raw, build.gz)
+}
+
+// BenchmarkWorkerd runs the load test once per iteration (run it with
+// -benchtime 1x) and reports latency percentiles, throughput and the size
+// of app.wasm, raw and gzip -9 (Cloudflare's limit applies to the
+// compressed upload: 3 MB on the free plan).
+func BenchmarkWorkerd(b *testing.B) {
+	base := startWorkerd(b)
+	body, want := referenceEstimate(b, base)
+	var r loadResult
+	for b.Loop() {
+		r = load(base, body, want, loadN, loadConc)
+		if r.errors > 0 {
+			b.Fatalf("%d of %d requests failed; first: %v", r.errors, r.n, r.firstErr)
+		}
+	}
+	b.ReportMetric(float64(r.p50.Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(r.p99.Microseconds())/1000, "p99-ms")
+	b.ReportMetric(r.rps, "req/s")
+	b.ReportMetric(float64(build.raw), "wasm-bytes")
+	b.ReportMetric(float64(build.gz), "wasm-gzip-bytes")
+}
+
+// maxULP is how far, in units in the last place, a number computed in
+// js/wasm may lie from the native command line's. math.Exp and math.Log are
+// assembly on amd64 (using FMA where the CPU has it) and pure Go on wasm, so
+// their results may differ in the last bit (1 ULP measured); a difference of
+// two such numbers, such as the parallel overhead E_N − E_1, magnifies that
+// (4 ULP measured). 64 ULP, a relative 1.4e-14, allows a 30-fold
+// magnification and still catches any real divergence. Everything else
+// (keys, strings, booleans, lengths) must be equal.
+const maxULP = 64
+
+// diffJSON lists the differences between two decoded JSON values: keys,
+// lengths, strings and booleans exactly, numbers within maxULP units in the
+// last place.
+func diffJSON(got, want any, at string, maxULP uint64) []string {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return []string{fmt.Sprintf("%s: got %v, want an object", at, got)}
+		}
+		var d []string
+		for k := range w {
+			if _, ok := g[k]; !ok {
+				d = append(d, fmt.Sprintf("%s.%s: missing", at, k))
+			}
+		}
+		for k, gv := range g {
+			wv, ok := w[k]
+			if !ok {
+				d = append(d, fmt.Sprintf("%s.%s: unexpected", at, k))
+				continue
+			}
+			d = append(d, diffJSON(gv, wv, at+"."+k, maxULP)...)
+		}
+		slices.Sort(d)
+		return d
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return []string{fmt.Sprintf("%s: got %v, want %v", at, got, want)}
+		}
+		var d []string
+		for i := range w {
+			d = append(d, diffJSON(g[i], w[i], fmt.Sprintf("%s[%d]", at, i), maxULP)...)
+		}
+		return d
+	case float64:
+		g, ok := got.(float64)
+		if !ok || ulps(g, w) > maxULP {
+			return []string{fmt.Sprintf("%s: got %v, want %v", at, got, want)}
+		}
+		return nil
+	}
+	if got != want {
+		return []string{fmt.Sprintf("%s: got %v, want %v", at, got, want)}
+	}
+	return nil
+}
+
+// ulps is the distance between a and b in units in the last place; the
+// maximum for numbers of opposite signs or NaN.
+func ulps(a, b float64) uint64 {
+	if a == b {
+		return 0
+	}
+	if math.IsNaN(a) || math.IsNaN(b) || math.Signbit(a) != math.Signbit(b) {
+		return math.MaxUint64
+	}
+	x, y := math.Float64bits(math.Abs(a)), math.Float64bits(math.Abs(b))
+	if x > y {
+		return x - y
+	}
+	return y - x
+}
+
+// maxULPDiff is the largest ulps between corresponding numbers of two JSON
+// values of the same shape.
+func maxULPDiff(got, want any) uint64 {
+	var m uint64
+	switch w := want.(type) {
+	case map[string]any:
+		g, _ := got.(map[string]any)
+		for k := range w {
+			m = max(m, maxULPDiff(g[k], w[k]))
+		}
+	case []any:
+		g, _ := got.([]any)
+		for i := range min(len(g), len(w)) {
+			m = max(m, maxULPDiff(g[i], w[i]))
+		}
+	case float64:
+		if g, ok := got.(float64); ok {
+			m = ulps(g, w)
+		}
+	}
+	return m
+}
