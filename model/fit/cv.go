@@ -138,9 +138,16 @@ func groupRows(groups []string) ([]string, map[string][]int) {
 // splitsFromFolds turns a fold number per row into k splits with sorted
 // index lists.
 func splitsFromFolds(fold []int, k int) []Split {
+	size := make([]int, k)
+	for _, f := range fold {
+		size[f]++
+	}
 	out := make([]Split, k)
 	for f := range out {
-		for row, rf := range fold {
+		out[f] = Split{Train: make([]int, 0, len(fold)-size[f]), Test: make([]int, 0, size[f])}
+	}
+	for row, rf := range fold {
+		for f := range out {
 			if rf == f {
 				out[f].Test = append(out[f].Test, row)
 			} else {

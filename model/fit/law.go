@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/wattscale/wattscale/model"
 )
@@ -183,13 +184,24 @@ func Law(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
 	cvOf := func(X [][]float64, cols []string) (CVResult, error) {
 		return crossValidate(groups, in.level(), func(train, test []int) ([]float64, float64, error) {
 			Xt, yt := pick(X, y, train)
-			r, err := OLS(Xt, yt, cols, nil)
+			// A split may leave a dummy (a GPU or strategy) absent from the
+			// training side: drop that column; held-out rows then get the
+			// reference level, as a new GPU would.
+			// If the remaining design is still singular on this split (a
+			// dummy confounded with a regressor), drop dummies from the end
+			// until it is not.
+			keep := varyingColumns(Xt)
+			r, err := OLS(subCols(Xt, keep), yt, subNames(cols, keep), nil)
+			for err != nil && len(keep) > 1 && strings.Contains(cols[keep[len(keep)-1]], ":") {
+				keep = keep[:len(keep)-1]
+				r, err = OLS(subCols(Xt, keep), yt, subNames(cols, keep), nil)
+			}
 			if err != nil {
 				return nil, 0, err
 			}
 			var p []float64
 			for _, j := range test {
-				m, _ := r.Predict(X[j])
+				m, _ := r.Predict(subCols([][]float64{X[j]}, keep)[0])
 				p = append(p, m)
 			}
 			return p, r.Sigma, nil
@@ -299,6 +311,41 @@ func distinctStrings(xs []string) []string {
 			m[x] = true
 			out = append(out, x)
 		}
+	}
+	return out
+}
+
+// varyingColumns returns the indices of column 0 (the intercept) and of the
+// columns that are not constant.
+func varyingColumns(X [][]float64) []int {
+	keep := []int{0}
+	for j := 1; j < len(X[0]); j++ {
+		for i := 1; i < len(X); i++ {
+			if X[i][j] != X[0][j] {
+				keep = append(keep, j)
+				break
+			}
+		}
+	}
+	return keep
+}
+
+func subCols(X [][]float64, keep []int) [][]float64 {
+	out := make([][]float64, len(X))
+	for i, row := range X {
+		r := make([]float64, len(keep))
+		for k, j := range keep {
+			r[k] = row[j]
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func subNames(names []string, keep []int) []string {
+	out := make([]string, len(keep))
+	for k, j := range keep {
+		out[k] = names[j]
 	}
 	return out
 }

@@ -44,13 +44,15 @@ type NLSResult struct {
 // converges quickly when the optimum lies on a bound. The Jacobian is a
 // central difference with a step relative to each parameter's magnitude.
 // A trial point where f is not finite counts as an infinitely bad fit and
-// is rejected. Like any local method it finds the minimum nearest theta0
-// in the basin sense; Converged is false when it stops on its iteration
-// limit instead.
+// is rejected. Like any local method it finds a local minimum, normally the
+// one whose basin holds theta0; Converged is false when it stops on its
+// iteration limit instead (for example in a valley whose infimum lies at
+// infinity).
 //
 // NLS returns an error when there are no points, when xs or ys holds a NaN
-// or an infinity, when theta0 is empty or a lower bound exceeds its upper
-// bound, or when the objective is not finite at (the clamped) theta0.
+// or an infinity, when theta0 is empty or holds a NaN, when a bound is NaN
+// or a lower bound exceeds its upper bound, or when the objective is not
+// finite at (the clamped) theta0.
 // Slices of mismatched lengths are programmer errors and panic.
 func NLS(f func(x float64, theta []float64) float64, xs, ys []float64, theta0, lower, upper []float64) (*NLSResult, error) {
 	if len(xs) != len(ys) {

@@ -54,7 +54,7 @@ type OLSResult struct {
 	// centered total sum of squares Σ(yᵢ−ȳ)², the convention for a design
 	// that includes an intercept. It is NaN when y is constant.
 	R2 float64
-	// AdjR2 is 1 − (1−R2)·(N−1)/DOF.
+	// AdjR2 is 1 − (1−R2)·(N−1)/DOF, NaN when R2 is.
 	AdjR2 float64
 	// RMSE is sqrt(SSE/N), in the units of y.
 	RMSE float64
@@ -224,9 +224,10 @@ func OLS(X [][]float64, y []float64, names []string, groups []string) (*OLSResul
 		}
 	}
 	q := make([][]float64, n)
+	qData := make([]float64, n*p)
 	lev := make([]float64, n)
 	for i := range n {
-		q[i] = make([]float64, p)
+		q[i] = qData[i*p : (i+1)*p : (i+1)*p]
 		for j := range p {
 			var s float64
 			for k := 0; k <= j; k++ {
@@ -258,6 +259,9 @@ func OLS(X [][]float64, y []float64, names []string, groups []string) (*OLSResul
 		xtxInv: xtxInv,
 	}
 	res.AdjR2 = 1 - (1-res.R2)*float64(n-1)/float64(dof)
+	if tss == 0 {
+		res.R2, res.AdjR2 = math.NaN(), math.NaN()
+	}
 
 	sigma2 := sse / float64(dof)
 	res.SE = make([]float64, p)

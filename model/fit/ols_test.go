@@ -378,6 +378,36 @@ func TestOLSErrors(t *testing.T) {
 	}
 }
 
+func TestOLSDegenerateButValid(t *testing.T) {
+	// A dummy column that is 1 on a single row gives that row leverage 1:
+	// HC3 is undefined there and reported as NaN, not as a panic or error.
+	X := [][]float64{{1, 0, 0}, {1, 1, 0}, {1, 2, 0}, {1, 3, 1}, {1, 4, 0}}
+	y := []float64{0.1, 1.2, 1.9, 7, 4.1}
+	r, err := OLS(X, y, nil, nil)
+	if err != nil {
+		t.Fatalf("OLS error: %v", err)
+	}
+	for j, se := range r.SEHC3 {
+		if !math.IsNaN(se) {
+			t.Errorf("SEHC3[%d] with a leverage-1 row = %v, want NaN", j, se)
+		}
+	}
+	if math.Abs(r.Resid[3]) > 1e-12 {
+		t.Errorf("Resid[3] of the leverage-1 row = %v, want 0", r.Resid[3])
+	}
+	// A constant y: R2 is undefined.
+	r, err = OLS(X, []float64{2, 2, 2, 2, 2}, nil, nil)
+	if err != nil {
+		t.Fatalf("OLS error: %v", err)
+	}
+	if !math.IsNaN(r.R2) || !math.IsNaN(r.AdjR2) {
+		t.Errorf("R2, AdjR2 for constant y = %v, %v, want NaN", r.R2, r.AdjR2)
+	}
+	if math.Abs(r.Coef[0]-2) > 1e-12 {
+		t.Errorf("Coef[0] for constant y = %v, want 2", r.Coef[0])
+	}
+}
+
 func TestOLSPanicsOnMismatchedLengths(t *testing.T) {
 	X := [][]float64{{1, 0}, {1, 1}, {1, 2}}
 	for _, tc := range []struct {

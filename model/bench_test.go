@@ -1,0 +1,40 @@
+package model_test
+
+import (
+	"testing"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// BenchmarkEstimate times one estimate (issue goal: under 2 µs natively).
+func BenchmarkEstimate(b *testing.B) {
+	c := catalog(b)
+	req := baseRequest()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Estimate(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSweep10000 times a sweep of 10,000 configurations: 4 strategies ×
+// 50 GPU counts × 50 batch sizes (issue goal: under 20 ms natively).
+func BenchmarkSweep10000(b *testing.B) {
+	c := catalog(b)
+	s := model.SweepRequest{Base: baseRequest(), Strategies: []string{model.DDP, model.FSDP, model.TP, model.Single}}
+	for n := 1; n <= 50; n++ {
+		s.Counts = append(s.Counts, n)
+		s.Batches = append(s.Batches, n)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		pts, err := c.Sweep(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(pts) < 7500 {
+			b.Fatalf("sweep gave %d points", len(pts))
+		}
+	}
+}
