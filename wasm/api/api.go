@@ -246,7 +246,9 @@ func serveGet(w http.ResponseWriter, r *http.Request, rt *route) {
 	hd.Set("ETag", rt.etag)
 	hd.Set("Cache-Control", rt.cache)
 	hd.Set("Access-Control-Expose-Headers", "ETag")
-	if etagMatch(r.Header.Get("If-None-Match"), rt.etag) {
+	// Values, not Get: syumai/workers splits a header's list at commas into
+	// several values.
+	if etagMatch(strings.Join(r.Header.Values("If-None-Match"), ","), rt.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}

@@ -317,6 +317,16 @@ func TestCaching(t *testing.T) {
 			if len(tag) < 3 || tag[0] != '"' || tag[len(tag)-1] != '"' {
 				t.Fatalf("ETag = %q, want a quoted tag", tag)
 			}
+			// A list split into several header values, as syumai/workers
+			// delivers it, matches too.
+			req := httptest.NewRequest("GET", path, nil)
+			req.Header.Add("If-None-Match", `"other"`)
+			req.Header.Add("If-None-Match", " "+tag)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusNotModified {
+				t.Errorf("If-None-Match in two header values: status %d, want 304", rec.Code)
+			}
 			for inm, want := range map[string]int{
 				tag: 304, "W/" + tag: 304, `"other", ` + tag: 304, "*": 304,
 				`"other"`: 200, "": 200,

@@ -344,6 +344,33 @@ func TestWorkerd(t *testing.T) {
 	}
 }
 
+// TestWorkerdETagList checks an If-None-Match list through workerd (where
+// syumai/workers splits header lists at commas).
+func TestWorkerdETagList(t *testing.T) {
+	base := startWorkerd(t)
+	res, err := http.Get(base + "/api/v1/calibrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	tag := res.Header.Get("ETag")
+	if tag == "" {
+		t.Fatal("no ETag")
+	}
+	for inm, want := range map[string]int{`"other", ` + tag: 304, `"other", "more"`: 200, tag: 304} {
+		req, _ := http.NewRequest("GET", base+"/api/v1/calibrations", nil)
+		req.Header.Set("If-None-Match", inm)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("If-None-Match %s: status %d, want %d", inm, res.StatusCode, want)
+		}
+	}
+}
+
 func clipBytes(b []byte) []byte {
 	if len(b) > 300 {
 		return append(b[:300:300], "..."...)
