@@ -32,9 +32,17 @@ type opt struct {
 	studentParams  float64 // 0 = unknown
 	teacherParams  float64
 	hasTeacher     bool // its own teacher stage
-	sources        map[string]bool
+	sources        sourceSet
 	preprocEvalKWh float64
 }
+
+// sourceSet records which sources an option's stages came from.
+type sourceSet uint8
+
+var sourceBits = map[string]sourceSet{SourceMeasured: 1, SourcePreset: 2, SourceEstimated: 4, SourceShared: 8}
+
+func (s *sourceSet) add(src string)     { *s |= sourceBits[src] }
+func (s sourceSet) has(src string) bool { return s&sourceBits[src] != 0 }
 
 func (o *opt) distilled() bool { return o.regime != RegimeSFT }
 
@@ -132,7 +140,7 @@ func (ev *evaluation) resolveSite(s model.SiteSpec) error {
 
 // resolveOption checks an option's own fields (not yet its links to others).
 func (ev *evaluation) resolveOption(i int, in *Option) (*opt, error) {
-	o := &opt{idx: i, path: fmt.Sprintf("options[%d]", i), in: in, sources: map[string]bool{}}
+	o := &opt{idx: i, path: fmt.Sprintf("options[%d]", i), in: in}
 	if in.Preset != "" {
 		p, err := FindPreset(Presets(), in.Preset, o.path+".preset")
 		if err != nil {
@@ -239,36 +247,43 @@ func (ev *evaluation) checkStageSources(o *opt) error {
 		return nil
 	}
 	for _, s := range stageOrder {
-		var given []string
-		if in.StagesKWh.get(s) != nil {
-			given = append(given, "stages_kwh."+s)
+		measured, configured := in.StagesKWh.get(s) != nil, ev.config(in, s)
+		fromPreset := o.preset != nil && o.preset.StagesKWh.get(s) != nil && !(s == StageTeacher && in.ShareTeacherWith != "")
+		n := 0
+		for _, b := range []bool{measured, configured, fromPreset} {
+			if b {
+				n++
+			}
 		}
-		if ev.config(in, s) {
-			given = append(given, s)
-		}
-		if o.preset != nil && o.preset.StagesKWh.get(s) != nil && !(s == StageTeacher && in.ShareTeacherWith != "") {
-			given = append(given, "preset "+o.preset.Name)
-		}
-		field := o.path + ".stages_kwh." + s
-		if len(given) > 1 {
-			if ev.config(in, s) {
+		stageField := func() string { return o.path + ".stages_kwh." + s }
+		if n > 1 {
+			field := stageField()
+			var given []string
+			if measured {
+				given = append(given, "stages_kwh."+s)
+			}
+			if configured {
+				given = append(given, s)
 				field = o.path + "." + s
 			}
-			return &model.FieldError{Field: field, Message: fmt.Sprintf("is given %d ways (%s); give each stage once: measured, estimated or from a preset", len(given), strings.Join(given, ", "))}
+			if fromPreset {
+				given = append(given, "preset "+o.preset.Name)
+			}
+			return &model.FieldError{Field: field, Message: fmt.Sprintf("is given %d ways (%s); give each stage once: measured, estimated or from a preset", n, strings.Join(given, ", "))}
 		}
 		if s == StageTeacher {
 			switch {
-			case !o.distilled() && len(given) > 0:
-				return &model.FieldError{Field: field, Message: "is not part of an sft pipeline: direct SFT has no teacher; use regime kd or synthetic"}
-			case in.ShareTeacherWith != "" && len(given) > 0:
-				return &model.FieldError{Field: field, Message: fmt.Sprintf("conflicts with share_teacher_with %q: a shared teacher stage is counted in the option that produces it", in.ShareTeacherWith)}
-			case o.distilled() && in.ShareTeacherWith == "" && len(given) == 0:
-				return &model.FieldError{Field: field, Message: fmt.Sprintf("is required for a %s pipeline: give it measured (stages_kwh.teacher), estimated (teacher) or reuse another option's (share_teacher_with)", o.regime)}
+			case !o.distilled() && n > 0:
+				return &model.FieldError{Field: stageField(), Message: "is not part of an sft pipeline: direct SFT has no teacher; use regime kd or synthetic"}
+			case in.ShareTeacherWith != "" && n > 0:
+				return &model.FieldError{Field: stageField(), Message: fmt.Sprintf("conflicts with share_teacher_with %q: a shared teacher stage is counted in the option that produces it", in.ShareTeacherWith)}
+			case o.distilled() && in.ShareTeacherWith == "" && n == 0:
+				return &model.FieldError{Field: stageField(), Message: fmt.Sprintf("is required for a %s pipeline: give it measured (stages_kwh.teacher), estimated (teacher) or reuse another option's (share_teacher_with)", o.regime)}
 			}
 			continue
 		}
-		if len(given) == 0 && s != StagePrerun {
-			return &model.FieldError{Field: field, Message: fmt.Sprintf("is required: give the %s stage measured (stages_kwh.%s, kWh; 0 if it did not run) or estimated (%s)", s, s, s)}
+		if n == 0 && s != StagePrerun {
+			return &model.FieldError{Field: stageField(), Message: fmt.Sprintf("is required: give the %s stage measured (stages_kwh.%s, kWh; 0 if it did not run) or estimated (%s)", s, s, s)}
 		}
 	}
 	if in.StageTokens != nil {
@@ -436,13 +451,14 @@ func (ev *evaluation) fillStages(o *opt) error {
 		} else {
 			e, src = o.preset.TotalKWh, SourcePreset
 		}
-		o.sources[src] = true
+		o.sources.add(src)
 		o.stages = []StageResult{ev.stage(StageUnsplit, src, e, 0, 0, "total energy; the split into stages was not given")}
 		if o.preset != nil {
 			ev.warn = append(ev.warn, fmt.Sprintf("%s: the paper published only the total for this pipeline (%.2f kWh), no stage split", o.name, e))
 		}
 		return nil
 	}
+	o.stages = make([]StageResult, 0, len(stageOrder))
 	var studentModel *model.ModelSpec
 	if in.Student != nil {
 		studentModel = &in.Student.Model
@@ -453,28 +469,28 @@ func (ev *evaluation) fillStages(o *opt) error {
 		case s == StageTeacher && o.owner != nil:
 			st = StageResult{Stage: s, Source: SourceShared, SharedWith: o.owner.name,
 				Detail: fmt.Sprintf("reuses the %s of %s; its energy is counted there", teacherWork(o.regime), o.owner.name)}
-			o.sources[SourceShared] = true
+			o.sources.add(SourceShared)
 		case in.StagesKWh.get(s) != nil:
 			e := *in.StagesKWh.get(s)
 			if err := checkRange(o.path+".stages_kwh."+s, e, 0, maxKWh, false); err != nil {
 				return err
 			}
 			st = ev.stage(s, SourceMeasured, e, 0, ev.stageTokens(o, s), "")
-			o.sources[SourceMeasured] = true
+			o.sources.add(SourceMeasured)
 		case o.preset != nil && o.preset.StagesKWh.get(s) != nil:
 			detail := ""
 			if s == StageTeacher {
 				detail = o.preset.TeacherWork
 			}
 			st = ev.stage(s, SourcePreset, *o.preset.StagesKWh.get(s), 0, ev.stageTokens(o, s), detail)
-			o.sources[SourcePreset] = true
+			o.sources.add(SourcePreset)
 		case ev.config(in, s):
 			est, err := ev.estimateStage(o, s, studentModel)
 			if err != nil {
 				return err
 			}
 			st = ev.stage(s, SourceEstimated, est.kwh, est.timeS, est.tokens, est.detail)
-			o.sources[SourceEstimated] = true
+			o.sources.add(SourceEstimated)
 			for _, w := range est.warnings {
 				ev.warn = append(ev.warn, fmt.Sprintf("%s %s: %s", o.name, s, w))
 			}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/wattscale/wattscale/model"
 )
 
 // result assembles the Result from resolved options.
@@ -32,7 +34,7 @@ func (ev *evaluation) optionResult(o *opt, or *OptionResult) {
 	*or = OptionResult{Name: o.name, Regime: o.regime, Stages: o.stages, Quality: o.quality, Students: 1}
 	var srcs []string
 	for _, s := range []string{SourceMeasured, SourcePreset, SourceEstimated} {
-		if o.sources[s] {
+		if o.sources.has(s) {
 			srcs = append(srcs, s)
 		}
 	}
@@ -193,7 +195,7 @@ func (ev *evaluation) advice(r *Result) []string {
 	estimated := false
 	for _, o := range ev.opts {
 		or := res[o.name]
-		if o.sources[SourceEstimated] {
+		if o.sources.has(SourceEstimated) {
 			estimated = true
 		}
 		if !o.distilled() || o.baseline == nil {
@@ -253,20 +255,44 @@ func (ev *evaluation) advice(r *Result) []string {
 		}
 		out = append(out, s+".")
 	}
-	// Teacher stages produced more than once within a regime.
+	// Teacher stages produced more than once within a regime: measured ones
+	// may be the same work; estimated ones are when their workloads agree.
 	for _, reg := range []string{RegimeKD, RegimeSynthetic} {
-		var names []string
-		var sum, most float64
+		groups := map[string][]*opt{}
+		var keys []string
 		for _, o := range ev.opts {
-			if o.regime == reg && o.hasTeacher && o.owner == nil {
+			if o.regime != reg || !o.hasTeacher || o.owner != nil {
+				continue
+			}
+			k := ""
+			if t := o.in.Teacher; t != nil {
+				w := *t
+				w.Hardware, w.Strategy, w.Batch, w.UCompute, w.UMemory = model.HardwareSpec{}, "", 0, 0, 0
+				k = fmt.Sprintf("%+v", w)
+			}
+			if groups[k] == nil {
+				keys = append(keys, k)
+			}
+			groups[k] = append(groups[k], o)
+		}
+		for _, k := range keys {
+			g := groups[k]
+			if len(g) < 2 {
+				continue
+			}
+			var names []string
+			sum, least := 0.0, math.Inf(1)
+			for _, o := range g {
 				names = append(names, o.name)
 				sum += o.ownTeacherKWh
-				most = math.Max(most, o.ownTeacherKWh)
+				least = math.Min(least, o.ownTeacherKWh)
 			}
-		}
-		if len(names) >= 2 {
-			out = append(out, fmt.Sprintf("%s each produce their own %s (%s kWh in all); if they use the same teacher and data, produce them once and reuse them (share_teacher_with) to save up to %s kWh (design rule 2).",
-				joinAnd(names), teacherWork(reg), kwhStr(sum), kwhStr(sum-most)))
+			cond := "if they use the same teacher and data, "
+			if k != "" {
+				cond = "they run the same teacher workload: "
+			}
+			out = append(out, fmt.Sprintf("%s each produce their own %s (%s kWh in all); %sproduce them once and reuse them (share_teacher_with) to save up to %s kWh (design rule 2).",
+				joinAnd(names), teacherWork(reg), kwhStr(sum), cond, kwhStr(sum-least)))
 		}
 		var shared []string
 		for _, o := range ev.opts {
