@@ -2,6 +2,7 @@ package distill
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
@@ -108,7 +109,55 @@ func Evaluate(cat *model.Catalog, p Plan) (Result, error) {
 			return Result{}, err
 		}
 	}
-	return ev.result(), nil
+	r := ev.result()
+	if !finiteResult(&r) {
+		return Result{}, &model.FieldError{Field: "options", Message: "give a result that is not a finite number; check that the values are within physical ranges"}
+	}
+	return r, nil
+}
+
+// checkTokens reports a *model.FieldError unless x is 0 (unknown) or a
+// finite count from 1 to maxTokens.
+func checkTokens(field string, x float64) error {
+	if x == 0 {
+		return nil
+	}
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < 1 || x > maxTokens {
+		return &model.FieldError{Field: field, Value: shortNum(x), Message: fmt.Sprintf("must be 0 (unknown) or a number of tokens from 1 to %s", shortNum(maxTokens))}
+	}
+	return nil
+}
+
+// finiteResult reports whether every number in r is finite.
+func finiteResult(r *Result) bool {
+	ok := func(xs ...float64) bool {
+		for _, x := range xs {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return false
+			}
+		}
+		return true
+	}
+	if !ok(r.PlanTotalKWh, r.PlanCO2eKg, r.PlanCostUSD) {
+		return false
+	}
+	for i := range r.Options {
+		o := &r.Options[i]
+		if !ok(o.TotalKWh, o.OneOffKWh, o.CO2eKg, o.CostUSD, o.TimeS, o.JPerToken, o.TeacherKWh, o.StudentKWh, o.KWhPerStudent, o.ExtraTrainKWh) {
+			return false
+		}
+		for _, st := range o.Stages {
+			if !ok(st.EnergyKWh, st.TimeS, st.Tokens, st.JPerToken, st.CO2eKg, st.CostUSD) {
+				return false
+			}
+		}
+		for _, c := range o.Curve {
+			if !ok(c.KWhPerStudent) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (ev *evaluation) resolveSite(s model.SiteSpec) error {
@@ -187,7 +236,7 @@ func (ev *evaluation) resolveOption(i int, in *Option) (*opt, error) {
 	o.tokens = in.Tokens
 	if o.tokens == 0 && o.preset != nil {
 		o.tokens = PaperTokens
-	} else if err := checkRange(o.path+".tokens", in.Tokens, 0, maxTokens, false); err != nil {
+	} else if err := checkTokens(o.path+".tokens", in.Tokens); err != nil {
 		return nil, err
 	}
 	if in.Students != 0 {
@@ -295,7 +344,7 @@ func (ev *evaluation) checkStageSources(o *opt) error {
 			if in.StagesKWh.get(s) == nil && (o.preset == nil || o.preset.StagesKWh.get(s) == nil) {
 				return &model.FieldError{Field: o.path + ".stage_tokens." + s, Message: "applies to measured stages only; an estimated stage counts its own tokens"}
 			}
-			if err := checkRange(o.path+".stage_tokens."+s, *v, 0, maxTokens, false); err != nil {
+			if err := checkTokens(o.path+".stage_tokens."+s, *v); err != nil {
 				return err
 			}
 		}

@@ -78,7 +78,8 @@ type Option struct {
 	// uses mean student score ÷ teacher score); nil = unknown, off the plane.
 	Quality *float64 `json:"quality,omitempty"`
 	// Tokens is the pipeline's training tokens; the whole-pipeline J/token is
-	// total energy over Tokens. 0 = unknown.
+	// the one-off energy over Tokens. 0 = the estimated student stage's
+	// tokens, or unknown.
 	Tokens float64 `json:"tokens,omitempty"`
 	// Students is the number of students planned to share this option's
 	// teacher outputs (whole, ≥ 1); 0 = the options in the plan that share it.

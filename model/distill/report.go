@@ -115,6 +115,8 @@ func (ev *evaluation) amortise(o *opt, or *OptionResult) {
 	or.BaselineStudentKWh = &bs
 	if n, ok := NStar(or.TeacherKWh, bs, or.StudentKWh); ok {
 		or.NStar = &n
+	} else if or.StudentKWh < bs {
+		or.NStarReason = fmt.Sprintf("the distilled student stage saves only %.3g kWh against %s's, too little to repay the teacher stage in any plausible number of students", bs-or.StudentKWh, b.name)
 	} else {
 		or.NStarReason = fmt.Sprintf("never breaks even: the distilled student stage (%s kWh) is not cheaper than %s's (%s kWh), so no number of students sharing the teacher outputs repays the teacher stage",
 			kwhStr(or.StudentKWh), b.name, kwhStr(bs))
@@ -140,6 +142,8 @@ func (ev *evaluation) serving(o *opt, or *OptionResult) {
 	}
 	if t, ok := TStar(or.ExtraTrainKWh, s.JRef, s.JStudent); ok {
 		or.TStarTokens = &t
+	} else if s.JRef > s.JStudent {
+		or.TStarReason = fmt.Sprintf("the saving per served token (%.3g J) is too small to repay the training in a finite number of tokens", s.JRef-s.JStudent)
 	} else {
 		or.TStarReason = fmt.Sprintf("serving never repays the training: the student uses %.3g J/token, not less than the reference's %.3g J/token", s.JStudent, s.JRef)
 	}
