@@ -5,6 +5,7 @@
 // Routes, all under /api/v1/:
 //
 //	POST estimate       model.Request -> model.Response (as "go run ./site estimate")
+//	POST distill        distill.Plan -> distill.Result (as "go run ./site distill")
 //	GET  hardware       the accelerator table (HardwareList)
 //	GET  calibrations   every calibration with provenance and fit statistics (CalibrationList)
 //	GET  health         status, build and calibration versions (Health)
@@ -30,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/distill"
 )
 
 // Prefix is the path prefix of every route.
@@ -130,6 +132,19 @@ func NewHandler(cat *model.Catalog, opts Options) (http.Handler, error) {
 					return nil, err
 				}
 				return cat.Estimate(req)
+			},
+		},
+		{
+			path: Prefix + "distill", method: http.MethodPost, opID: "distill",
+			summary: "Compare distillation pipelines by energy: stages, break-even N*, serving threshold T*, Pareto set, advice",
+			doc:     "The same plan and result as `go run ./site distill`.",
+			in:      reflect.TypeFor[distill.Plan](), out: reflect.TypeFor[distill.Result](),
+			post: func(body []byte) (any, error) {
+				plan, err := distill.ParsePlan(bytes.NewReader(body))
+				if err != nil {
+					return nil, err
+				}
+				return distill.Evaluate(cat, plan)
 			},
 		},
 		{

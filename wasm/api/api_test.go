@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/distill"
 	"github.com/wattscale/wattscale/wasm/api"
 )
 
@@ -105,6 +107,17 @@ func TestErrors(t *testing.T) {
 		{"unknown GPU", "POST", "/api/v1/estimate", strings.Replace(string(exampleRequest(t)), `a100-sxm4-80gb`, `h1000`, 1), 400, "hardware.gpu", `got "h1000"`, ""},
 		{"trailing data", "POST", "/api/v1/estimate", string(exampleRequest(t)) + "{}", 400, "(body)", "after it", ""},
 		{"too large", "POST", "/api/v1/estimate", string(big), 413, "(body)", "at most 65536 bytes", ""},
+		{"plan: empty body", "POST", "/api/v1/distill", "", 400, "(body)", "empty", ""},
+		{"plan: malformed JSON", "POST", "/api/v1/distill", `{"options": [`, 400, "(body)", "JSON", ""},
+		{"plan: unknown deep field", "POST", "/api/v1/distill", `{"options": [{"student": {"training": {"steps": 1}}}]}`, 400, "options[0].student.training.steps", "not a known field", ""},
+		{"plan: wrong type", "POST", "/api/v1/distill", `{"options": [{"regime": "kd", "quality": "high"}]}`, 400, "options[0].quality", "number", ""},
+		{"plan: NaN", "POST", "/api/v1/distill", `{"options": [{"quality": NaN}]}`, 400, "(body)", "not valid JSON", ""},
+		{"plan: Inf", "POST", "/api/v1/distill", `{"options": [{"total_kwh": -1e999}]}`, 400, "options[0].total_kwh", "number", ""},
+		{"plan: out of range", "POST", "/api/v1/distill", `{"options": [{"preset": "kd-1b", "students": 0.5}]}`, 400, "options[0].students", "got 0.5", ""},
+		{"plan: no options", "POST", "/api/v1/distill", `{"options": []}`, 400, "options", "at least one", ""},
+		{"plan: unknown preset", "POST", "/api/v1/distill", `{"options": [{"preset": "nope"}]}`, 400, "options[0].preset", `got "nope"`, ""},
+		{"plan: too large", "POST", "/api/v1/distill", string(big), 413, "(body)", "at most 65536 bytes", ""},
+		{"plan: GET", "GET", "/api/v1/distill", "", 405, "(method)", "use POST", "POST, OPTIONS"},
 		{"GET on a POST route", "GET", "/api/v1/estimate", "", 405, "(method)", "use POST", "POST, OPTIONS"},
 		{"POST on a GET route", "POST", "/api/v1/hardware", "{}", 405, "(method)", "use GET", "GET, HEAD, OPTIONS"},
 		{"DELETE", "DELETE", "/api/v1/health", "", 405, "(method)", "DELETE", "GET, HEAD, OPTIONS"},
@@ -193,6 +206,46 @@ func TestEstimate(t *testing.T) {
 	}
 }
 
+func examplePlans(t testing.TB) map[string][]byte {
+	t.Helper()
+	names, err := filepath.Glob("../../content/examples/plan-*.json")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no example plans: %v", err)
+	}
+	plans := map[string][]byte{}
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans[filepath.Base(n)] = b
+	}
+	return plans
+}
+
+func TestDistill(t *testing.T) {
+	h, cat := newTestHandler(t)
+	for name, body := range examplePlans(t) {
+		t.Run(name, func(t *testing.T) {
+			w := do(h, "POST", "/api/v1/distill", body, nil)
+			if w.Code != http.StatusOK {
+				t.Fatalf("status = %d %s, want 200", w.Code, w.Body)
+			}
+			plan, err := distill.ParsePlan(bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := distill.Evaluate(cat, plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := decodeAny(t, w.Body.Bytes()), decodeAny(t, mustMarshal(t, res)); !reflect.DeepEqual(got, want) {
+				t.Errorf("POST /api/v1/distill =\n%s\nwant distill.Evaluate's\n%s", w.Body, mustMarshal(t, res))
+			}
+		})
+	}
+}
+
 func TestGetRoutes(t *testing.T) {
 	h, cat := newTestHandler(t)
 	t.Run("hardware", func(t *testing.T) {
@@ -265,7 +318,7 @@ func getJSON(t *testing.T, h http.Handler, path string, v any) {
 func TestCORS(t *testing.T) {
 	h, _ := newTestHandler(t)
 	for path, method := range map[string]string{
-		"/api/v1/estimate": "POST", "/api/v1/hardware": "GET", "/api/v1/calibrations": "GET",
+		"/api/v1/estimate": "POST", "/api/v1/distill": "POST", "/api/v1/hardware": "GET", "/api/v1/calibrations": "GET",
 		"/api/v1/health": "GET", "/api/v1/openapi.json": "GET",
 	} {
 		t.Run(path, func(t *testing.T) {
@@ -285,8 +338,11 @@ func TestCORS(t *testing.T) {
 				t.Errorf("preflight headers = %v", hd)
 			}
 			var body []byte
-			if method == "POST" {
+			switch path {
+			case "/api/v1/estimate":
 				body = exampleRequest(t)
+			case "/api/v1/distill":
+				body = examplePlans(t)["plan-measured.json"]
 			}
 			w = do(h, method, path, body, map[string]string{"Origin": "https://docs.example.org"})
 			if w.Code != http.StatusOK || w.Header().Get("Access-Control-Allow-Origin") != "*" {
@@ -345,6 +401,10 @@ func TestCaching(t *testing.T) {
 	if got := w.Header().Get("Cache-Control"); got != "no-store" {
 		t.Errorf("POST estimate Cache-Control = %q, want no-store", got)
 	}
+	w = do(h, "POST", "/api/v1/distill", examplePlans(t)["plan-measured.json"], nil)
+	if got := w.Header().Get("Cache-Control"); got != "no-store" || w.Code != http.StatusOK {
+		t.Errorf("POST distill: %d, Cache-Control = %q, want 200, no-store", w.Code, got)
+	}
 	h2, err := api.NewHandler(testCatalog, api.Options{MaxAgeS: 60})
 	if err != nil {
 		t.Fatal(err)
@@ -370,6 +430,17 @@ func mustMarshal(t testing.TB, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+func BenchmarkDistill(b *testing.B) {
+	h, _ := newTestHandler(b)
+	body := examplePlans(b)["plan-paper-estimated.json"]
+	for b.Loop() {
+		w := do(h, "POST", "/api/v1/distill", body, nil)
+		if w.Code != http.StatusOK {
+			b.Fatal(w.Code)
+		}
+	}
 }
 
 func BenchmarkEstimate(b *testing.B) {

@@ -9,7 +9,7 @@ import (
 )
 
 var fuzzMethods = []string{"GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"}
-var fuzzPaths = []string{"/api/v1/estimate", "/api/v1/hardware", "/api/v1/calibrations", "/api/v1/health", "/api/v1/openapi.json"}
+var fuzzPaths = []string{"/api/v1/estimate", "/api/v1/distill", "/api/v1/hardware", "/api/v1/calibrations", "/api/v1/health", "/api/v1/openapi.json"}
 
 // FuzzHandler drives the handler with random methods, paths and bodies and
 // checks that no input yields a 500 (the recover middleware's answer to a
@@ -23,6 +23,15 @@ func FuzzHandler(f *testing.F) {
 		`{"site": {"pue": -1, "carbon_g_per_kwh": 1e308, "usd_per_kwh": 5e-324}}`,
 	} {
 		f.Add(uint8(1), uint8(0), "", []byte(seed))
+	}
+	for _, plan := range examplePlans(f) {
+		f.Add(uint8(1), uint8(1), "", plan)
+	}
+	for _, seed := range []string{
+		`{"options": [{"preset": "kd-1b", "students": 1e308, "serving": {"j_ref": 1e-300, "j_student": 5e-324}}]}`,
+		`{"options": [{"regime": "kd", "stages_kwh": {"preprocess": 0, "teacher": 1e9, "student": 0, "eval": 0}, "share_teacher_with": "x"}]}`,
+	} {
+		f.Add(uint8(1), uint8(1), "", []byte(seed))
 	}
 	f.Add(uint8(0), uint8(3), "", []byte(nil))
 	f.Add(uint8(3), uint8(2), "", []byte(nil))

@@ -93,7 +93,7 @@ func openAPI(routes []*route, build string) (b []byte, err error) {
 		Info: info{
 			Title:   "wattscale API",
 			Version: model.APIVersion,
-			Description: "Energy, time, carbon and cost estimates of transformer fine-tuning before it runs. " +
+			Description: "Energy, time, carbon and cost of transformer fine-tuning and distillation pipelines, before they run. " +
 				"Every route answers CORS requests from any origin. Build " + build + ".",
 		},
 		Paths:      map[string]map[string]*operation{},

@@ -246,12 +246,22 @@ func TestOpenAPIMatchesAnswers(t *testing.T) {
 		{"POST", "/api/v1/estimate", `{`, 400},
 		{"POST", "/api/v1/estimate", strings.Repeat(" ", 70000), 413},
 		{"GET", "/api/v1/estimate", "", 405},
+		{"POST", "/api/v1/distill", `{"options": [{"bad": 1}]}`, 400},
 		{"GET", "/api/v1/hardware", "", 200},
 		{"GET", "/api/v1/calibrations", "", 200},
 		{"GET", "/api/v1/health", "", 200},
 		{"GET", "/api/v1/openapi.json", "", 200},
 		{"PUT", "/api/v1/health", "", 405},
 		{"GET", "/api/v1/none", "", 404},
+	}
+	for name, plan := range examplePlans(t) {
+		tests = append(tests, struct {
+			method, path, body string
+			status             int
+		}{"POST", "/api/v1/distill", string(plan), 200})
+		if err := v.validate(v.requestSchema("/api/v1/distill"), decodeAny(t, plan), "$"); err != nil {
+			t.Errorf("%s does not match the plan schema: %v", name, err)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s %s %d", tt.method, tt.path, tt.status), func(t *testing.T) {
@@ -284,8 +294,8 @@ func TestOpenAPIRoutes(t *testing.T) {
 	h, _ := newTestHandler(t)
 	v := loadValidator(t)
 	paths := v.doc["paths"].(map[string]any)
-	if len(paths) < 5 {
-		t.Errorf("document lists %d paths, want at least 5", len(paths))
+	if len(paths) < 6 {
+		t.Errorf("document lists %d paths, want at least 6", len(paths))
 	}
 	for path, item := range paths {
 		for method := range item.(map[string]any) {
@@ -296,7 +306,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 			}
 		}
 	}
-	for _, path := range []string{"/api/v1/estimate", "/api/v1/hardware", "/api/v1/calibrations", "/api/v1/health", "/api/v1/openapi.json"} {
+	for _, path := range []string{"/api/v1/estimate", "/api/v1/distill", "/api/v1/hardware", "/api/v1/calibrations", "/api/v1/health", "/api/v1/openapi.json"} {
 		if _, ok := paths[path]; !ok {
 			t.Errorf("route %s is not in the document", path)
 		}

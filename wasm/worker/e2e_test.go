@@ -224,10 +224,19 @@ func e2eCases(t testing.TB) []e2eCase {
 	req := readExample(t)
 	sub := func(old, new string) []byte { return bytes.Replace(req, []byte(old), []byte(new), 1) }
 	big := bytes.Repeat([]byte(" "), 70000)
+	plan, err := os.ReadFile("../../content/examples/plan-paper-estimated.json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	return []e2eCase{
 		{name: "estimate", method: "POST", path: "/api/v1/estimate", body: req, status: 200},
 		{name: "estimate text/plain", method: "POST", path: "/api/v1/estimate", body: req, header: map[string]string{"Content-Type": "text/plain"}, status: 200},
 		{name: "estimate chunked", method: "POST", path: "/api/v1/estimate", body: req, chunked: true, status: 200},
+		{name: "distill", method: "POST", path: "/api/v1/distill", body: plan, status: 200},
+		{name: "distill: unknown deep field", method: "POST", path: "/api/v1/distill", body: []byte(`{"options": [{"student": {"training": {"steps": 1}}}]}`), status: 400},
+		{name: "distill: out of range", method: "POST", path: "/api/v1/distill", body: []byte(`{"options": [{"preset": "kd-1b", "students": 0.5}]}`), status: 400},
+		{name: "distill: too large", method: "POST", path: "/api/v1/distill", body: big, status: 413},
+		{name: "distill: wrong method", method: "PUT", path: "/api/v1/distill", status: 405},
 		{name: "hardware", method: "GET", path: "/api/v1/hardware", status: 200},
 		{name: "calibrations", method: "GET", path: "/api/v1/calibrations", status: 200},
 		{name: "health", method: "GET", path: "/api/v1/health", status: 200},
@@ -322,7 +331,7 @@ func TestWorkerd(t *testing.T) {
 				t.Errorf("workerd: %s %s = %d %s, want %d", c.method, c.path, got.status, body, c.status)
 			}
 			same := bytes.Equal(got.body, want.body)
-			if !same && c.path == "/api/v1/estimate" && got.status == http.StatusOK {
+			if !same && c.method == "POST" && got.status == http.StatusOK {
 				// Numbers may differ in the last bits (see maxULP).
 				var g, w any
 				same = json.Unmarshal(got.body, &g) == nil && json.Unmarshal(want.body, &w) == nil && len(diffJSON(g, w, "$", maxULP)) == 0
@@ -407,182 +416,85 @@ func TestWorkerdMatchesCommandLine(t *testing.T) {
 		{"rejected: 70b does not fit", sub(req, `"preset": "bert-base"`, `"preset": "llama-2-70b"`, "a100-sxm4-80gb", "h100", `"count": 4`, `"count": 8`)},
 	}
 	for _, r := range requests {
-		t.Run(r.name, func(t *testing.T) {
-			cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "run", "./site", "estimate")
-			cmd.Dir = "../.."
-			cmd.Stdin = bytes.NewReader(r.body)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			cli, cliErr := cmd.Output()
-			res, err := http.Post(base+"/api/v1/estimate", "application/json", bytes.NewReader(r.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			api, err := io.ReadAll(res.Body)
-			res.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ee *exec.ExitError
-			if errors.As(cliErr, &ee) && ee.ExitCode() == 1 {
-				// A user error: one line on stderr, the same words as the 400.
-				var e struct {
-					Error struct{ Field, Message string }
-				}
-				if res.StatusCode != http.StatusBadRequest || json.Unmarshal(api, &e) != nil {
-					t.Fatalf("command line failed (%s) but the API answered %d %s", stderr.String(), res.StatusCode, api)
-				}
-				got := "wattscale estimate: " + e.Error.Field + ": " + e.Error.Message
-				want, _, _ := strings.Cut(stderr.String(), "\n") // go run adds "exit status 1"
-				if got != want {
-					t.Errorf("API error %q\nwant the command line's %q", got, want)
-				}
-				return
-			}
-			if cliErr != nil {
-				t.Fatalf("go run ./site estimate: %v\n%s", cliErr, stderr.String())
-			}
-			if res.StatusCode != http.StatusOK {
-				t.Fatalf("POST /api/v1/estimate = %d %s", res.StatusCode, api)
-			}
-			var got, want any
-			if err := json.Unmarshal(api, &got); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(cli, &want); err != nil {
-				t.Fatal(err)
-			}
-			if d := diffJSON(got, want, "$", maxULP); len(d) > 0 {
-				t.Errorf("workerd answer differs from go run ./site estimate:\n%s", strings.Join(d, "\n"))
-			}
-			t.Logf("largest difference: %d ULP", maxULPDiff(got, want))
-		})
+		t.Run(r.name, func(t *testing.T) { compareWithCommandLine(t, base, "estimate", r.body) })
 	}
 }
 
-// loadResult summarises a load run.
-type loadResult struct {
-	n, errors     int
-	p50, p99, max time.Duration
-	rps           float64
-	firstErr      error
-}
-
-// load sends n POST /api/v1/estimate requests from conc workers over
-// keep-alive connections and checks each answer against want.
-func load(base string, body, want []byte, n, conc int) loadResult {
-	client := &http.Client{
-		Timeout:   10 * time.Second,
-		Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc},
-	}
-	defer client.CloseIdleConnections()
-	lat := make([]time.Duration, n)
-	errs := make([]error, n)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range conc {
-		wg.Go(func() {
-			for i := range next {
-				t0 := time.Now()
-				res, err := client.Post(base+"/api/v1/estimate", "application/json", bytes.NewReader(body))
-				if err == nil {
-					var b []byte
-					b, err = io.ReadAll(res.Body)
-					res.Body.Close()
-					if err == nil && (res.StatusCode != http.StatusOK || !bytes.Equal(b, want)) {
-						err = fmt.Errorf("answer %d %q", res.StatusCode, clipBytes(b))
-					}
-				}
-				lat[i], errs[i] = time.Since(t0), err
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	elapsed := time.Since(start)
-	r := loadResult{n: n, rps: float64(n) / elapsed.Seconds()}
-	for _, err := range errs {
-		if err != nil {
-			r.errors++
-			if r.firstErr == nil {
-				r.firstErr = err
-			}
-		}
-	}
-	slices.Sort(lat)
-	r.p50, r.p99, r.max = lat[n/2], lat[n*99/100], lat[n-1]
-	return r
-}
-
-// referenceEstimate is workerd's answer to the example request, checked
-// against the native handler's; every answer under load must equal it byte
-// for byte.
-func referenceEstimate(t testing.TB, base string) (body, want []byte) {
-	t.Helper()
-	version = e2eVersion
-	h, err := newHandler()
-	if err != nil {
-		t.Fatal(err)
-	}
-	body = readExample(t)
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest("POST", "/api/v1/estimate", bytes.NewReader(body)))
-	res, err := http.Post(base+"/api/v1/estimate", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	want, err = io.ReadAll(res.Body)
-	if err != nil || res.StatusCode != http.StatusOK || w.Code != http.StatusOK {
-		t.Fatalf("estimate: workerd %d %s (%v), native %d", res.StatusCode, want, err, w.Code)
-	}
-	var g, n any
-	if json.Unmarshal(want, &g) != nil || json.Unmarshal(w.Body.Bytes(), &n) != nil || len(diffJSON(g, n, "$", maxULP)) > 0 {
-		t.Fatalf("workerd's estimate %s differs from the native handler's %s", want, w.Body)
-	}
-	return body, want
-}
-
-// Load test size: 2,000 requests at concurrency 16.
-const loadN, loadConc = 2000, 16
-
-// TestWorkerdLoad sends 2,000 estimates at concurrency 16 to one workerd and
-// requires zero errors. Its latency figures are logged; "make bench" reports
-// them (BenchmarkWorkerd) with the wasm size.
-func TestWorkerdLoad(t *testing.T) {
+// TestWorkerdDistillMatchesCommandLine does the same for POST
+// /api/v1/distill and "go run ./site distill", with every example plan and
+// a rejected one.
+func TestWorkerdDistillMatchesCommandLine(t *testing.T) {
 	base := startWorkerd(t)
-	body, want := referenceEstimate(t, base)
-	r := load(base, body, want, loadN, loadConc)
-	if r.errors > 0 {
-		t.Errorf("%d of %d requests failed; first: %v", r.errors, r.n, r.firstErr)
+	names, err := filepath.Glob("../../content/examples/plan-*.json")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no example plans: %v", err)
 	}
-	t.Logf("%d requests at concurrency %d: p50 %v, p99 %v, max %v, %.0f requests/s; app.wasm %d bytes, %d gzip",
-		r.n, loadConc, r.p50, r.p99, r.max, r.rps, build.raw, build.gz)
+	for _, n := range names {
+		body, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(n), func(t *testing.T) { compareWithCommandLine(t, base, "distill", body) })
+	}
+	t.Run("rejected: fractional students", func(t *testing.T) {
+		compareWithCommandLine(t, base, "distill", []byte(`{"options": [{"preset": "kd-1b", "students": 0.5}]}`))
+	})
 }
 
-// BenchmarkWorkerd runs the load test once per iteration (run it with
-// -benchtime 1x) and reports latency percentiles, throughput and the size
-// of app.wasm, raw and gzip -9 (Cloudflare's limit applies to the
-// compressed upload: 3 MB on the free plan).
-func BenchmarkWorkerd(b *testing.B) {
-	base := startWorkerd(b)
-	body, want := referenceEstimate(b, base)
-	var r loadResult
-	for b.Loop() {
-		r = load(base, body, want, loadN, loadConc)
-		if r.errors > 0 {
-			b.Fatalf("%d of %d requests failed; first: %v", r.errors, r.n, r.firstErr)
-		}
+// compareWithCommandLine sends body to POST /api/v1/<cmd> in workerd and to
+// "go run ./site <cmd>" and checks that the answers agree: the same JSON
+// (numbers to maxULP) on success, the same words on a rejected input (a 400
+// and the command line's one line on stderr).
+func compareWithCommandLine(t *testing.T, base, cmdName string, body []byte) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "run", "./site", cmdName)
+	cmd.Dir = "../.."
+	cmd.Stdin = bytes.NewReader(body)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cli, cliErr := cmd.Output()
+	res, err := http.Post(base+"/api/v1/"+cmdName, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
 	}
-	b.ReportMetric(float64(r.p50.Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(r.p99.Microseconds())/1000, "p99-ms")
-	b.ReportMetric(r.rps, "req/s")
-	b.ReportMetric(float64(build.raw), "wasm-bytes")
-	b.ReportMetric(float64(build.gz), "wasm-gzip-bytes")
+	api, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ee *exec.ExitError
+	if errors.As(cliErr, &ee) && ee.ExitCode() == 1 {
+		// A user error: one line on stderr, the same words as the 400.
+		var e struct {
+			Error struct{ Field, Message string }
+		}
+		if res.StatusCode != http.StatusBadRequest || json.Unmarshal(api, &e) != nil {
+			t.Fatalf("command line failed (%s) but the API answered %d %s", stderr.String(), res.StatusCode, api)
+		}
+		got := "wattscale " + cmdName + ": " + e.Error.Field + ": " + e.Error.Message
+		want, _, _ := strings.Cut(stderr.String(), "\n") // go run adds "exit status 1"
+		if got != want {
+			t.Errorf("API error %q\nwant the command line's %q", got, want)
+		}
+		return
+	}
+	if cliErr != nil {
+		t.Fatalf("go run ./site %s: %v\n%s", cmdName, cliErr, stderr.String())
+	}
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("POST /api/v1/%s = %d %s", cmdName, res.StatusCode, api)
+	}
+	var got, want any
+	if err := json.Unmarshal(api, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(cli, &want); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffJSON(got, want, "$", maxULP); len(d) > 0 {
+		t.Errorf("workerd answer differs from go run ./site %s:\n%s", cmdName, strings.Join(d, "\n"))
+	}
+	t.Logf("largest difference: %d ULP", maxULPDiff(got, want))
 }
 
 // maxULP is how far, in units in the last place, a number computed in
