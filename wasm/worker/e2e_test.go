@@ -497,6 +497,131 @@ func compareWithCommandLine(t *testing.T, base, cmdName string, body []byte) {
 	t.Logf("largest difference: %d ULP", maxULPDiff(got, want))
 }
 
+// loadResult summarises a load run.
+type loadResult struct {
+	n, errors     int
+	p50, p99, max time.Duration
+	rps           float64
+	firstErr      error
+}
+
+// load sends n POST /api/v1/estimate requests from conc workers over
+// keep-alive connections and checks each answer against want.
+func load(base string, body, want []byte, n, conc int) loadResult {
+	client := &http.Client{
+		Timeout:   10 * time.Second,
+		Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc},
+	}
+	defer client.CloseIdleConnections()
+	lat := make([]time.Duration, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range conc {
+		wg.Go(func() {
+			for i := range next {
+				t0 := time.Now()
+				res, err := client.Post(base+"/api/v1/estimate", "application/json", bytes.NewReader(body))
+				if err == nil {
+					var b []byte
+					b, err = io.ReadAll(res.Body)
+					res.Body.Close()
+					if err == nil && (res.StatusCode != http.StatusOK || !bytes.Equal(b, want)) {
+						err = fmt.Errorf("answer %d %q", res.StatusCode, clipBytes(b))
+					}
+				}
+				lat[i], errs[i] = time.Since(t0), err
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	elapsed := time.Since(start)
+	r := loadResult{n: n, rps: float64(n) / elapsed.Seconds()}
+	for _, err := range errs {
+		if err != nil {
+			r.errors++
+			if r.firstErr == nil {
+				r.firstErr = err
+			}
+		}
+	}
+	slices.Sort(lat)
+	r.p50, r.p99, r.max = lat[n/2], lat[n*99/100], lat[n-1]
+	return r
+}
+
+// referenceEstimate is workerd's answer to the example request, checked
+// against the native handler's; every answer under load must equal it byte
+// for byte.
+func referenceEstimate(t testing.TB, base string) (body, want []byte) {
+	t.Helper()
+	version = e2eVersion
+	h, err := newHandler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body = readExample(t)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("POST", "/api/v1/estimate", bytes.NewReader(body)))
+	res, err := http.Post(base+"/api/v1/estimate", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	want, err = io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK || w.Code != http.StatusOK {
+		t.Fatalf("estimate: workerd %d %s (%v), native %d", res.StatusCode, want, err, w.Code)
+	}
+	var g, n any
+	if json.Unmarshal(want, &g) != nil || json.Unmarshal(w.Body.Bytes(), &n) != nil || len(diffJSON(g, n, "$", maxULP)) > 0 {
+		t.Fatalf("workerd's estimate %s differs from the native handler's %s", want, w.Body)
+	}
+	return body, want
+}
+
+// Load test size: 2,000 requests at concurrency 16.
+const loadN, loadConc = 2000, 16
+
+// TestWorkerdLoad sends 2,000 estimates at concurrency 16 to one workerd and
+// requires zero errors. Its latency figures are logged; "make bench" reports
+// them (BenchmarkWorkerd) with the wasm size.
+func TestWorkerdLoad(t *testing.T) {
+	base := startWorkerd(t)
+	body, want := referenceEstimate(t, base)
+	r := load(base, body, want, loadN, loadConc)
+	if r.errors > 0 {
+		t.Errorf("%d of %d requests failed; first: %v", r.errors, r.n, r.firstErr)
+	}
+	t.Logf("%d requests at concurrency %d: p50 %v, p99 %v, max %v, %.0f requests/s; app.wasm %d bytes, %d gzip",
+		r.n, loadConc, r.p50, r.p99, r.max, r.rps, build.raw, build.gz)
+}
+
+// BenchmarkWorkerd runs the load test once per iteration (run it with
+// -benchtime 1x) and reports latency percentiles, throughput and the size
+// of app.wasm, raw and gzip -9 (Cloudflare's limit applies to the
+// compressed upload: 3 MB on the free plan).
+func BenchmarkWorkerd(b *testing.B) {
+	base := startWorkerd(b)
+	body, want := referenceEstimate(b, base)
+	var r loadResult
+	for b.Loop() {
+		r = load(base, body, want, loadN, loadConc)
+		if r.errors > 0 {
+			b.Fatalf("%d of %d requests failed; first: %v", r.errors, r.n, r.firstErr)
+		}
+	}
+	b.ReportMetric(float64(r.p50.Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(r.p99.Microseconds())/1000, "p99-ms")
+	b.ReportMetric(r.rps, "req/s")
+	b.ReportMetric(float64(build.raw), "wasm-bytes")
+	b.ReportMetric(float64(build.gz), "wasm-gzip-bytes")
+}
+
 // maxULP is how far, in units in the last place, a number computed in
 // js/wasm may lie from the native command line's. math.Exp and math.Log are
 // assembly on amd64 (using FMA where the CPU has it) and pure Go on wasm, so
