@@ -63,18 +63,25 @@ func findWorkerd(t testing.TB) string {
 	return ""
 }
 
-// build is the worker built once for the package's tests.
-var build struct {
+// built is a worker built once for the package's tests.
+type built struct {
 	once    sync.Once
 	dir     string // holds workerd.capnp and build/
 	err     error
 	raw, gz int // app.wasm size, bytes: raw and gzip -9
 }
 
+var (
+	build      built // the worker, ./
+	crashBuild built // the fixture testdata/crashworker
+)
+
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if build.dir != "" {
-		os.RemoveAll(build.dir)
+	for _, b := range []*built{&build, &crashBuild} {
+		if b.dir != "" {
+			os.RemoveAll(b.dir)
+		}
 	}
 	os.Exit(code)
 }
@@ -84,50 +91,58 @@ func TestMain(m *testing.M) {
 // over its worker.mjs, and the js/wasm program.
 func buildWorker(t testing.TB) string {
 	t.Helper()
-	build.once.Do(func() {
-		build.dir, build.err = os.MkdirTemp("", "wattscale-worker-")
-		if build.err != nil {
-			return
+	return build.get(t, ".")
+}
+
+// get builds the program pkg as a worker, once.
+func (b *built) get(t testing.TB, pkg string) string {
+	t.Helper()
+	b.once.Do(func() {
+		b.dir, b.err = os.MkdirTemp("", "wattscale-worker-")
+		if b.err == nil {
+			b.raw, b.gz, b.err = buildInto(b.dir, pkg)
 		}
-		out := filepath.Join(build.dir, "build")
-		run := func(env []string, name string, args ...string) error {
-			cmd := exec.Command(name, args...)
-			cmd.Env = append(os.Environ(), env...)
-			if b, err := cmd.CombinedOutput(); err != nil {
-				return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, b)
-			}
-			return nil
-		}
-		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if build.err = run(nil, gobin, "run", "github.com/syumai/workers/cmd/workers-assets-gen", "-mode=go", "-o", out); build.err != nil {
-			return
-		}
-		if build.err = copyFile(filepath.Join(out, "worker.mjs"), "shim/worker.mjs"); build.err != nil {
-			return
-		}
-		if build.err = copyFile(filepath.Join(build.dir, "workerd.capnp"), "workerd.capnp"); build.err != nil {
-			return
-		}
-		wasm := filepath.Join(out, "app.wasm")
-		if build.err = run([]string{"GOOS=js", "GOARCH=wasm"}, gobin, "build", "-trimpath",
-			"-ldflags=-s -w -X main.version="+e2eVersion, "-o", wasm, "."); build.err != nil {
-			return
-		}
-		b, err := os.ReadFile(wasm)
-		if err != nil {
-			build.err = err
-			return
-		}
-		var zb bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&zb, gzip.BestCompression)
-		zw.Write(b)
-		zw.Close()
-		build.raw, build.gz = len(b), zb.Len()
 	})
-	if build.err != nil {
-		t.Fatal(build.err)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return build.dir
+	return b.dir
+}
+
+func buildInto(dir, pkg string) (raw, gz int, err error) {
+	out := filepath.Join(dir, "build")
+	run := func(env []string, name string, args ...string) error {
+		cmd := exec.Command(name, args...)
+		cmd.Env = append(os.Environ(), env...)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, b)
+		}
+		return nil
+	}
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if err := run(nil, gobin, "run", "github.com/syumai/workers/cmd/workers-assets-gen", "-mode=go", "-o", out); err != nil {
+		return 0, 0, err
+	}
+	if err := copyFile(filepath.Join(out, "worker.mjs"), "shim/worker.mjs"); err != nil {
+		return 0, 0, err
+	}
+	if err := copyFile(filepath.Join(dir, "workerd.capnp"), "workerd.capnp"); err != nil {
+		return 0, 0, err
+	}
+	wasm := filepath.Join(out, "app.wasm")
+	if err := run([]string{"GOOS=js", "GOARCH=wasm"}, gobin, "build", "-trimpath",
+		"-ldflags=-s -w -X main.version="+e2eVersion, "-o", wasm, pkg); err != nil {
+		return 0, 0, err
+	}
+	b, err := os.ReadFile(wasm)
+	if err != nil {
+		return 0, 0, err
+	}
+	var zb bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&zb, gzip.BestCompression)
+	zw.Write(b)
+	zw.Close()
+	return len(b), zb.Len(), nil
 }
 
 func copyFile(dst, src string) error {
@@ -145,7 +160,13 @@ func copyFile(dst, src string) error {
 func startWorkerd(t testing.TB) string {
 	t.Helper()
 	bin := findWorkerd(t)
-	dir := buildWorker(t)
+	return serveWorkerd(t, bin, buildWorker(t), "/api/v1/health")
+}
+
+// serveWorkerd runs workerd bin on the worker built in dir and waits until
+// GET ready answers 200.
+func serveWorkerd(t testing.TB, bin, dir, ready string) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +203,7 @@ func startWorkerd(t testing.TB) string {
 		default:
 		}
 		start := time.Now()
-		res, err := http.Get(base + "/api/v1/health")
+		res, err := http.Get(base + ready)
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
@@ -191,9 +212,49 @@ func startWorkerd(t testing.TB) string {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("workerd did not answer GET /api/v1/health within 30 s: %v\n%s", err, logs.String())
+			t.Fatalf("workerd did not answer GET %s within 30 s: %v\n%s", ready, err, logs.String())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestShimReusesAndRestarts checks the instance reuse itself, with the
+// fixture testdata/crashworker behind the same shim and package keepalive:
+// one Go program serves request after request (its count goes on), and when
+// the program ends, that request gets a 500 JSON answer from the shim and
+// the next one a fresh program (its count starts again).
+func TestShimReusesAndRestarts(t *testing.T) {
+	bin := findWorkerd(t)
+	base := serveWorkerd(t, bin, crashBuild.get(t, "./testdata/crashworker"), "/ready")
+	get := func(path string) (int, string) {
+		t.Helper()
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, string(b)
+	}
+	for _, want := range []string{"1", "2", "3"} {
+		if code, got := get("/count"); code != 200 || got != want {
+			t.Fatalf("GET /count = %d %q, want 200 %q: one program should serve every request", code, got, want)
+		}
+	}
+	code, body := get("/exit")
+	var e struct {
+		Error struct{ Field, Message string }
+	}
+	if code != http.StatusInternalServerError || json.Unmarshal([]byte(body), &e) != nil || e.Error.Field != "(server)" {
+		t.Errorf("GET /exit = %d %q, want 500 with an ErrorBody from the shim", code, body)
+	}
+	for _, want := range []string{"1", "2"} {
+		if code, got := get("/count"); code != 200 || got != want {
+			t.Fatalf("after the exit, GET /count = %d %q, want 200 %q from a fresh program", code, got, want)
+		}
 	}
 }
 

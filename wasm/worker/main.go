@@ -9,8 +9,8 @@
 //
 // The JavaScript entry point is shim/worker.mjs, not the worker.mjs that
 // syumai/workers generates: it starts this program once per isolate and
-// hands every request to the same running handler (see shim/worker.mjs and
-// wholebody_js.go).
+// hands every request to the same running handler, which package keepalive
+// keeps running after each answer.
 package main
 
 import (
@@ -22,6 +22,7 @@ import (
 	"github.com/syumai/workers"
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/wasm/api"
+	"github.com/wattscale/wattscale/wasm/worker/keepalive"
 )
 
 func main() {
@@ -30,7 +31,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		os.Exit(1)
 	}
-	workers.Serve(wholeBody(h))
+	workers.Serve(keepalive.Handler(h))
 }
 
 // newHandler builds the API over the embedded catalog.

@@ -12,8 +12,9 @@
 // the request conversion and the handler only (about a millisecond).
 //
 // The Go side makes this possible: syumai/workers v0.31.0 ends the program
-// after the first streamed response, so wasm/worker/wholebody_js.go hands it
-// whole answers as raw JavaScript bodies, which never end it (see there).
+// after the first streamed response, so package keepalive
+// (wasm/worker/keepalive) hands it whole answers as raw JavaScript bodies,
+// which never end it (see there).
 //
 // Alternatives not taken: pooling several pre-started instances (the same
 // start-up cost, only moved); writing our own Go<->JavaScript request bridge
@@ -39,7 +40,7 @@ globalThis.tryCatch = (fn) => {
 
 const EXITED = Symbol("exited");
 
-// running is the promise of the started program, { binding, exit }, or
+// running is the promise of the started program, { go, binding, exit }, or
 // undefined before the first request and after the program exits.
 let running;
 
@@ -59,7 +60,7 @@ async function start(env, ctx) {
   if ((await Promise.race([readyPromise, exit])) === EXITED) {
     throw new Error("the Go program exited while starting");
   }
-  return { binding, exit };
+  return { go, binding, exit };
 }
 
 function failure(err) {
@@ -79,16 +80,19 @@ async function fetch(req, env, ctx) {
     running = start(env, ctx);
   }
   const current = running;
+  let program;
   try {
-    const go = await current;
-    const res = await Promise.race([go.binding.handleRequest(req), go.exit]);
+    program = await current;
+    const res = await Promise.race([program.binding.handleRequest(req), program.exit]);
     if (res === EXITED) {
       throw new Error("the Go program exited");
     }
     return res;
   } catch (err) {
-    if (running === current) {
-      running = undefined; // the next request starts a fresh program
+    // A failed start or an ended program is replaced on the next request;
+    // an error of this request alone keeps the running program.
+    if (running === current && (program === undefined || program.go.exited)) {
+      running = undefined;
     }
     return failure(err);
   }
