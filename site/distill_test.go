@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The -update flag may also be declared by other golden tests of this
+// package; register it only once.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+}
+
+func updateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// floatRE matches a JSON string (left alone) or a number with a fraction or
+// exponent.
+var floatRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|-?\d+\.\d+(?:[eE][-+]?\d+)?|-?\d+[eE][-+]?\d+`)
+
+// roundFloats prints every fractional number outside strings at 6
+// significant digits, so the golden does not depend on the CPU's fused
+// multiply-add.
+func roundFloats(b []byte) []byte {
+	return floatRE.ReplaceAllFunc(b, func(m []byte) []byte {
+		if m[0] == '"' {
+			return m
+		}
+		x, err := strconv.ParseFloat(string(m), 64)
+		if err != nil {
+			return m
+		}
+		return []byte(strconv.FormatFloat(x, 'g', 6, 64))
+	})
+}
+
+func TestDistillGolden(t *testing.T) {
+	for _, name := range []string{"plan-paper-presets", "plan-sweep"} {
+		t.Run(name, func(t *testing.T) {
+			in, err := os.ReadFile(filepath.Join("..", "content", "examples", name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out, errb bytes.Buffer
+			if code := run([]string{"distill"}, bytes.NewReader(in), &out, &errb); code != 0 {
+				t.Fatalf("distill exit %d: %s", code, errb.String())
+			}
+			if !json.Valid(out.Bytes()) {
+				t.Fatalf("output is not JSON:\n%s", out.String())
+			}
+			got := roundFloats(out.Bytes())
+			path := filepath.Join("testdata", "distill-"+name+".golden")
+			if updateGolden() {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./site -run TestDistillGolden -update)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("distill output differs from %s (run with -update if intended):\n%s", path, got)
+			}
+		})
+	}
+}
+
+func TestDistillBadInput(t *testing.T) {
+	tests := []struct{ body, field string }{
+		{`{"options": [{"preset": "kd-70b"}]}`, "options[0].preset"},
+		{`{"options": [{"name": "kd", "regime": "kd", "stages_kwh": {"preprocess": 0.37, "teacher": -2, "student": 5, "eval": 0.3}}]}`, "options[0].stages_kwh.teacher"},
+		{`{"options": [{"name": "kd", "regime": "kd", "stages_kwh": {"preprocess": 0.37, "teacher": 11, "eval": 0.3}}]}`, "options[0].stages_kwh.student"},
+		{`not json`, "(body)"},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		code := run([]string{"distill"}, strings.NewReader(tt.body), &out, &errb)
+		msg := errb.String()
+		if code != 1 || out.Len() != 0 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "distill: "+tt.field+": ") {
+			t.Errorf("distill < %s: exit %d, stdout %q, stderr %q; want exit 1 and one line naming %s", tt.body, code, out.String(), msg, tt.field)
+		}
+	}
+}
