@@ -37,12 +37,11 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	// Ctrl-C reaches the measured command through the terminal; the
+	// recorder then waits for it to exit (SIGTERM after a grace period) and
+	// writes what it recorded. During the idle baseline it skips the command.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Ctrl-C reaches the measured command through the terminal; the recorder
-	// keeps going until the command has exited, then writes what it has.
-	intr := make(chan os.Signal, 1)
-	signal.Notify(intr, os.Interrupt)
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

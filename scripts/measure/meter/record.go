@@ -33,9 +33,13 @@ type Options struct {
 	// FirstReading bounds the wait for nvidia-smi's first reading of every
 	// GPU (0 = 15 s).
 	FirstReading time.Duration
-	Stdin        io.Reader
-	Stdout       io.Writer // the command's stdout is passed through here (nil = discard)
-	Stderr       io.Writer // and its stderr here
+	// Grace is how long a cancelled recording lets the command exit by
+	// itself (a terminal's Ctrl-C reaches it directly) before sending it
+	// SIGTERM (0 = 10 s).
+	Grace  time.Duration
+	Stdin  io.Reader
+	Stdout io.Writer // the command's stdout is passed through here (nil = discard)
+	Stderr io.Writer // and its stderr here
 }
 
 // Recording is what a run left: the samples and markers on one clock, in
@@ -84,8 +88,10 @@ const StageFileEnv = "WATTSCALE_STAGE_FILE"
 // energy), waits for a first reading of every GPU, records the idle
 // baseline, runs the command while collecting stage markers, samples until
 // every GPU has a reading after the command ended, and stops. Cancelling
-// ctx sends the command SIGTERM (the recording then ends when it exits). A
-// failing command is not an error: its status is in ExitCode.
+// ctx ends the idle baseline without running the command, or gives the
+// running command Options.Grace to exit before sending it SIGTERM; the
+// recording then ends when it exits. A failing command is not an error: its
+// status is in ExitCode.
 func Record(ctx context.Context, o Options) (*Recording, error) {
 	if len(o.Command) == 0 {
 		return nil, errors.New("measure: no command to run (put it after --)")
@@ -177,7 +183,15 @@ func Record(ctx context.Context, o Options) (*Recording, error) {
 		go func() {
 			select {
 			case <-ctx.Done():
-				_ = cmd.Process.Signal(sigterm)
+				grace := o.Grace
+				if grace <= 0 {
+					grace = 10 * time.Second
+				}
+				select {
+				case <-done:
+				case <-time.After(grace):
+					_ = cmd.Process.Signal(sigterm)
+				}
 			case <-done:
 			}
 		}()

@@ -179,3 +179,23 @@ func TestRecordErrors(t *testing.T) {
 		}
 	})
 }
+
+func TestRecordCancelledEndsTheCommand(t *testing.T) {
+	fakeSMI(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	rec, err := Record(ctx, Options{Command: []string{"sleep", "30"}, SMI: SMI{IntervalMS: 50}, Grace: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("a cancelled recording took %v, want well under the command's 30 s", took)
+	}
+	if rec.ExitCode != -1 {
+		t.Errorf("exit code = %d, want -1 (ended by SIGTERM)", rec.ExitCode)
+	}
+	if s := Summarize(rec, nil); !strings.Contains(strings.Join(s.Warnings, "\n"), "ended by a signal") || s.GPUEnergyJ <= 0 {
+		t.Errorf("summary: %g J, warnings %q; want the energy so far and the interruption", s.GPUEnergyJ, s.Warnings)
+	}
+}

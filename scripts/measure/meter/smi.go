@@ -168,8 +168,8 @@ func firstLine(s string) string {
 }
 
 // Reading is one parsed line of the sampling loop. OK is false when
-// nvidia-smi printed no number ("[N/A]", "[Not Supported]", ...); Raw keeps
-// what it printed.
+// nvidia-smi printed no number ("[N/A]", "[Not Supported]", ...); Raw then
+// keeps what it printed (it is empty for a number).
 type Reading struct {
 	GPU    int
 	Time   time.Time
@@ -200,10 +200,12 @@ func ParseReading(line string, loc *time.Location) (Reading, error) {
 	if err != nil {
 		return Reading{}, fmt.Errorf("timestamp %q is not YYYY/MM/DD HH:MM:SS.mmm", f[1])
 	}
-	r := Reading{GPU: n, Time: ts, Raw: f[2]}
+	r := Reading{GPU: n, Time: ts}
 	w, err := strconv.ParseFloat(strings.TrimSuffix(f[2], " W"), 64)
 	if err == nil && !math.IsNaN(w) && !math.IsInf(w, 0) && w >= 0 && w < 1e5 {
 		r.PowerW, r.OK = w, true
+	} else {
+		r.Raw = f[2]
 	}
 	return r, nil
 }

@@ -37,8 +37,8 @@ func TestParseReading(t *testing.T) {
 		want   Reading
 		errHas string
 	}{
-		{"0, 2026/01/04 14:41:13.123, 52.12", Reading{GPU: 0, Time: at, PowerW: 52.12, OK: true, Raw: "52.12"}, ""},
-		{"3, 2026/01/04 14:41:13.123, 312.50 W", Reading{GPU: 3, Time: at, PowerW: 312.5, OK: true, Raw: "312.50 W"}, ""},
+		{"0, 2026/01/04 14:41:13.123, 52.12", Reading{GPU: 0, Time: at, PowerW: 52.12, OK: true}, ""},
+		{"3, 2026/01/04 14:41:13.123, 312.50 W", Reading{GPU: 3, Time: at, PowerW: 312.5, OK: true}, ""},
 		{"1, 2026/01/04 14:41:13.123, [N/A]", Reading{GPU: 1, Time: at, Raw: "[N/A]"}, ""},
 		{"1, 2026/01/04 14:41:13.123, [Not Supported]", Reading{GPU: 1, Time: at, Raw: "[Not Supported]"}, ""},
 		{"1, 2026/01/04 14:41:13.123, -4", Reading{GPU: 1, Time: at, Raw: "-4"}, ""},

@@ -90,7 +90,10 @@ func Summarize(rec *Recording, stageTokens map[string]float64) *Summary {
 		Start: rec.Base.Add(time.Duration(start * float64(time.Second))).Format(time.RFC3339Nano), Stages: []StageSummary{}, GPUs: []GPUSummary{}, CPUs: []CPUSummary{}}
 	warn := func(format string, a ...any) { s.Warnings = append(s.Warnings, fmt.Sprintf(format, a...)) }
 	s.Warnings = append(s.Warnings, rec.Notes...)
-	if rec.ExitCode != 0 {
+	switch {
+	case rec.ExitCode < 0:
+		warn("measure: the command was ended by a signal: the recording covers an interrupted run")
+	case rec.ExitCode > 0:
 		warn("measure: the command exited with status %d: the recording covers a failed or interrupted run", rec.ExitCode)
 	}
 	limit := gapFactor * rec.IntervalS
