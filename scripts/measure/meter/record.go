@@ -144,7 +144,7 @@ func Record(ctx context.Context, o Options) (*Recording, error) {
 		tail.stop()
 		return nil, fmt.Errorf("measure: nvidia-smi gave no reading of every GPU within %v (%d readings; %v)", wait, len(readings), notes)
 	}
-	rec.IdleS = since(now())
+	idleStart := since(now())
 	if o.Idle > 0 {
 		select {
 		case <-time.After(o.Idle):
@@ -165,10 +165,17 @@ func Record(ctx context.Context, o Options) (*Recording, error) {
 	cmd.Stdout = io.MultiWriter(stdout, outW)
 	cmd.Stderr = io.MultiWriter(stderr, errW)
 	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1", "WATTSCALE_MEASURE=1")
+	// Children left running with the output open (a stray daemon) do not
+	// hold the recording past the command's exit for longer than this.
+	cmd.WaitDelay = 5 * time.Second
 	if o.StageFile != "" {
 		cmd.Env = append(cmd.Env, StageFileEnv+"="+o.StageFile)
 	}
 	rec.StartS = since(now())
+	rec.IdleS = rec.StartS
+	if o.Idle > 0 {
+		rec.IdleS = idleStart
+	}
 	if ctx.Err() != nil {
 		rec.Notes = append(rec.Notes, "measure: interrupted during the idle baseline: the command was not run")
 		rec.ExitCode = -1
@@ -202,9 +209,13 @@ func Record(ctx context.Context, o Options) (*Recording, error) {
 		errW.flush()
 		rec.ExitCode = 0
 		var ee *exec.ExitError
-		if errors.As(err, &ee) {
+		switch {
+		case errors.As(err, &ee):
 			rec.ExitCode = ee.ExitCode()
-		} else if err != nil {
+		case errors.Is(err, exec.ErrWaitDelay):
+			rec.ExitCode = cmd.ProcessState.ExitCode()
+			rec.Notes = append(rec.Notes, "measure: the command's output stayed open after it exited (a child still running?): stopped reading it 5 s later, so the run's end is counted up to 5 s late")
+		case err != nil:
 			rec.Notes = append(rec.Notes, fmt.Sprintf("measure: waiting for the command: %v", err))
 			rec.ExitCode = -1
 		}

@@ -49,7 +49,7 @@ echo done`
 	}
 	s := Summarize(rec, nil)
 	dur := rec.EndS - rec.StartS
-	if dur < 0.8 || dur > 5 {
+	if dur < 0.8 || dur > 15 {
 		t.Errorf("run took %.3f s, want about 0.8 s", dur)
 	}
 	power := []float64{100, 250}
@@ -88,7 +88,7 @@ echo done`
 		t.Errorf("tokens teacher %g, student %g, eval %g, run %g; want 1000, 4500, 0, 5500",
 			byName["teacher"].Tokens, byName["student"].Tokens, byName["eval"].Tokens, s.Tokens)
 	}
-	if d := byName["student"].DurationS; d < 0.25 || d > 1 {
+	if d := byName["student"].DurationS; d < 0.25 || d > 5 {
 		t.Errorf("student took %g s, want about 0.3 s", d)
 	}
 	if d := byName["eval"].DurationS; d < 0.1 {
@@ -174,8 +174,12 @@ func TestRecordErrors(t *testing.T) {
 		if err != nil || rec.ExitCode != 3 {
 			t.Fatalf("Record = %v, %v; want exit code 3 recorded", rec, err)
 		}
-		if s := Summarize(rec, nil); !strings.Contains(strings.Join(s.Warnings, "\n"), "exited with status 3") {
+		s := Summarize(rec, nil)
+		if !strings.Contains(strings.Join(s.Warnings, "\n"), "exited with status 3") {
 			t.Errorf("warnings = %q, want the exit status", s.Warnings)
+		}
+		if s.Idle != nil {
+			t.Errorf("idle = %+v without an idle baseline, want none", s.Idle)
 		}
 	})
 }
