@@ -5,10 +5,11 @@
 #
 # Records eight short single-GPU "runs" (sleep commands printing stage
 # markers) under scripts/measure/testdata/fake-nvidia-smi, appends each run's
-# row to OUTDIR/runs.csv (default out/measure-demo), fits a roofline
-# calibration on them with `go run ./site fit`, and estimates a new run with
-# it through `go run ./site estimate -calibrations`. The figures describe the
-# fake power trace and sleep times, not a real GPU.
+# train-stage row to OUTDIR/runs.csv (default out/measure-demo), fits the
+# roofline and law calibrations on them with `go run ./site fit`, and
+# estimates a new run with each through `go run ./site estimate
+# -calibrations`. The figures describe the fake power trace and sleep times,
+# not a real GPU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-out/measure-demo}
