@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 )
@@ -142,7 +143,7 @@ func Record(ctx context.Context, o Options) (*Recording, error) {
 		readings, notes := stream.Stop()
 		cpu.stop()
 		tail.stop()
-		return nil, fmt.Errorf("measure: nvidia-smi gave no reading of every GPU within %v (%d readings; %v)", wait, len(readings), notes)
+		return nil, fmt.Errorf("measure: nvidia-smi gave no reading of every GPU within %v (%d readings) %s", wait, len(readings), strings.Join(notes, "; "))
 	}
 	idleStart := since(now())
 	if o.Idle > 0 {
@@ -152,6 +153,48 @@ func Record(ctx context.Context, o Options) (*Recording, error) {
 		}
 	}
 
+	rec.StartS = since(now())
+	rec.IdleS = rec.StartS
+	if o.Idle > 0 {
+		rec.IdleS = idleStart
+	}
+	if ctx.Err() != nil {
+		rec.Notes = append(rec.Notes, "measure: interrupted during the idle baseline: the command was not run")
+		rec.ExitCode, rec.EndS = -1, rec.StartS
+	} else {
+		code, notes, err := runCommand(ctx, cmd, o, ev, now)
+		if err != nil {
+			stream.Stop()
+			cpu.stop()
+			tail.stop()
+			return nil, err
+		}
+		rec.EndS, rec.ExitCode = since(now()), code
+		rec.Notes = append(rec.Notes, notes...)
+	}
+
+	end := rec.Base.Add(time.Duration(rec.EndS * float64(time.Second)))
+	if !stream.WaitCovered(idx, end, 3*time.Duration(o.SMI.interval())*time.Millisecond+2*time.Second) {
+		rec.Notes = append(rec.Notes, "gpu: no reading of every GPU after the command ended: the last readings are held to the end")
+	}
+	readings, notes := stream.Stop()
+	rec.Notes = append(rec.Notes, notes...)
+	rec.CPUs = cpu.stop()
+	tail.stop()
+
+	rec.GPUs = gpuTraces(gpus, readings, since)
+	ev.mu.Lock()
+	rec.Events = append(rec.Events, ev.list...)
+	rec.Notes = append(rec.Notes, ev.notes...)
+	ev.mu.Unlock()
+	return rec, nil
+}
+
+// runCommand starts cmd with the options' streams and environment, feeds
+// its output lines to the marker collector, and waits for it. Cancelling
+// ctx gives it o.Grace, then SIGTERM. It returns the exit status (-1 for a
+// signal) and notes; the error is for a command that could not start.
+func runCommand(ctx context.Context, cmd *exec.Cmd, o Options, ev *events, now func() time.Time) (int, []string, error) {
 	stdout, stderr := o.Stdout, o.Stderr
 	if stdout == nil {
 		stdout = io.Discard
@@ -165,88 +208,62 @@ func Record(ctx context.Context, o Options) (*Recording, error) {
 	cmd.Stdout = io.MultiWriter(stdout, outW)
 	cmd.Stderr = io.MultiWriter(stderr, errW)
 	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1", "WATTSCALE_MEASURE=1")
-	// Children left running with the output open (a stray daemon) do not
-	// hold the recording past the command's exit for longer than this.
-	cmd.WaitDelay = 5 * time.Second
 	if o.StageFile != "" {
 		cmd.Env = append(cmd.Env, StageFileEnv+"="+o.StageFile)
 	}
-	rec.StartS = since(now())
-	rec.IdleS = rec.StartS
-	if o.Idle > 0 {
-		rec.IdleS = idleStart
+	// Children left running with the output open (a stray daemon) do not
+	// hold the recording past the command's exit for longer than this.
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		return 0, nil, fmt.Errorf("measure: starting the command: %w", err)
 	}
-	if ctx.Err() != nil {
-		rec.Notes = append(rec.Notes, "measure: interrupted during the idle baseline: the command was not run")
-		rec.ExitCode = -1
-		rec.EndS = rec.StartS
-	} else if err := cmd.Start(); err != nil {
-		stream.Stop()
-		cpu.stop()
-		tail.stop()
-		return nil, fmt.Errorf("measure: starting the command: %w", err)
-	} else {
-		done := make(chan struct{})
-		go func() {
-			select {
-			case <-ctx.Done():
-				grace := o.Grace
-				if grace <= 0 {
-					grace = 10 * time.Second
-				}
-				select {
-				case <-done:
-				case <-time.After(grace):
-					_ = cmd.Process.Signal(sigterm)
-				}
-			case <-done:
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			grace := o.Grace
+			if grace <= 0 {
+				grace = 10 * time.Second
 			}
-		}()
-		err := cmd.Wait()
-		rec.EndS = since(now())
-		close(done)
-		outW.flush()
-		errW.flush()
-		rec.ExitCode = 0
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			rec.ExitCode = ee.ExitCode()
-		case errors.Is(err, exec.ErrWaitDelay):
-			rec.ExitCode = cmd.ProcessState.ExitCode()
-			rec.Notes = append(rec.Notes, "measure: the command's output stayed open after it exited (a child still running?): stopped reading it 5 s later, so the run's end is counted up to 5 s late")
-		case err != nil:
-			rec.Notes = append(rec.Notes, fmt.Sprintf("measure: waiting for the command: %v", err))
-			rec.ExitCode = -1
+			select {
+			case <-done:
+			case <-time.After(grace):
+				_ = cmd.Process.Signal(sigterm)
+			}
+		case <-done:
 		}
+	}()
+	err := cmd.Wait()
+	outW.flush()
+	errW.flush()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, nil, nil
+	case errors.As(err, &ee):
+		return ee.ExitCode(), nil, nil
+	case errors.Is(err, exec.ErrWaitDelay):
+		return cmd.ProcessState.ExitCode(), []string{"measure: the command's output stayed open after it exited (a child still running?): stopped reading it 5 s later, so the run's end is counted up to 5 s late"}, nil
 	}
+	return -1, []string{fmt.Sprintf("measure: waiting for the command: %v", err)}, nil
+}
 
-	end := rec.Base.Add(time.Duration(rec.EndS * float64(time.Second)))
-	if !stream.WaitCovered(idx, end, 3*time.Duration(o.SMI.interval())*time.Millisecond+2*time.Second) {
-		rec.Notes = append(rec.Notes, "gpu: no reading of every GPU after the command ended: the last readings are held to the end")
-	}
-	readings, notes := stream.Stop()
-	rec.Notes = append(rec.Notes, notes...)
-	rec.CPUs = cpu.stop()
-	tail.stop()
-
+// gpuTraces sorts the readings into one trace per listed GPU, on the
+// recording's clock; readings of other GPUs are dropped.
+func gpuTraces(gpus []GPUInfo, readings []Reading, since func(time.Time) float64) []GPUTrace {
 	byGPU := map[int]int{}
+	out := make([]GPUTrace, len(gpus))
 	for i, g := range gpus {
 		byGPU[g.Index] = i
-		rec.GPUs = append(rec.GPUs, GPUTrace{Index: g.Index, Name: g.Name})
+		out[i] = GPUTrace{Index: g.Index, Name: g.Name}
 	}
 	for _, r := range readings {
-		i, ok := byGPU[r.GPU]
-		if !ok {
-			continue
+		if i, ok := byGPU[r.GPU]; ok {
+			out[i].Samples = append(out[i].Samples, PowerSample{T: since(r.Time), W: r.PowerW, OK: r.OK, Raw: r.Raw})
 		}
-		rec.GPUs[i].Samples = append(rec.GPUs[i].Samples, PowerSample{T: since(r.Time), W: r.PowerW, OK: r.OK, Raw: r.Raw})
 	}
-	ev.mu.Lock()
-	rec.Events = append(rec.Events, ev.list...)
-	rec.Notes = append(rec.Notes, ev.notes...)
-	ev.mu.Unlock()
-	return rec, nil
+	return out
 }
 
 // cpuSampler reads the RAPL counters on a ticker.
