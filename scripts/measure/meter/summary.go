@@ -113,7 +113,7 @@ func Summarize(rec *Recording, stageTokens map[string]float64) *Summary {
 		gpu[i] = ser
 		gs := GPUSummary{Index: g.Index, Name: g.Name, Samples: ser.Len(), Missing: missing}
 		if ser.Len() == 0 {
-			warn("gpu %d: no power reading with a number (%d without): its energy is counted as 0", g.Index, missing)
+			warn("gpu %d: no power reading with a number (%d without; does it support the power field? see -power-field): its energy is counted as 0", g.Index, missing)
 		} else {
 			gs.EnergyJ = ser.Integral(start, end)
 		}
