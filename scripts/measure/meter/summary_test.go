@@ -80,3 +80,28 @@ func TestSummarizeStagesAddUp(t *testing.T) {
 		t.Errorf("warnings = %q, want GPU 3's 3-s silence reported", s.Warnings)
 	}
 }
+
+// BenchmarkSummarize: eight GPUs sampled at 2 Hz for 10 hours (576,000
+// readings) with 200 stage segments.
+func BenchmarkSummarize(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const hours = 10
+	rec := &Recording{IntervalS: 0.5, EndS: hours * 3600, FirstStage: "prerun"}
+	for g := 0; g < 8; g++ {
+		tr := GPUTrace{Index: g}
+		for x := 0.0; x <= rec.EndS; x += 0.5 {
+			tr.Samples = append(tr.Samples, PowerSample{T: x, W: 100 + 500*rng.Float64(), OK: true})
+		}
+		rec.GPUs = append(rec.GPUs, tr)
+	}
+	for i := 0; i < 200; i++ {
+		name := "train"
+		if i%2 == 1 {
+			name = "eval"
+		}
+		rec.Events = append(rec.Events, Event{T: float64(i) * rec.EndS / 200, Marker: Marker{Stage: name, Tokens: 1e6}})
+	}
+	for b.Loop() {
+		Summarize(rec, nil)
+	}
+}
