@@ -5,7 +5,7 @@ GO ?= go
 WASM_PATH := $(shell $(GO) env GOROOT)/lib/wasm
 FUZZTIME ?= 5s
 
-.PHONY: run test test-native test-wasm test-fuzz bench fit vet worker worker-run bench-worker
+.PHONY: run test test-native test-wasm test-fuzz bench fit vet measure-demo worker worker-run bench-worker
 
 ## run: estimate the embedded default request (fine-tuning BERT-base on 4 A100s with FSDP)
 run:
@@ -30,6 +30,8 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRequest$$' -fuzztime $(FUZZTIME) ./model
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMeasurements$$' -fuzztime $(FUZZTIME) ./model
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePlan$$' -fuzztime $(FUZZTIME) ./model/distill
+	$(GO) test -run '^$$' -fuzz '^FuzzParseReading$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
+	$(GO) test -run '^$$' -fuzz '^FuzzParseMarker$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./wasm/api
 
 ## bench: benchmarks as a table (after the Worker's load test under workerd)
@@ -39,6 +41,10 @@ bench: bench-worker
 ## fit: refit the project's calibrations from $(DATA_DIR)
 fit:
 	$(GO) run ./site fit -kind both -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations > /dev/null
+
+## measure-demo: measure → fit → estimate on the fake nvidia-smi trace (no GPU needed; writes out/measure-demo)
+measure-demo:
+	scripts/measure/demo.sh
 
 WORKER := wasm/worker
 WORKER_VERSION ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo dev)

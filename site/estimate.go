@@ -3,7 +3,11 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
@@ -12,10 +16,11 @@ import (
 func runEstimate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("estimate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	extra := fs.String("calibrations", "", "also load the calibration JSON files in this directory (e.g. written by fit -o); a request names one with \"calibration\"")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	cat, err := content.Catalog()
+	cat, err := catalog(*extra)
 	if err != nil {
 		return err
 	}
@@ -28,6 +33,40 @@ func runEstimate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		return err
 	}
 	return writeJSON(stdout, resp)
+}
+
+// catalog is content.Catalog() plus the calibrations in dir ("" = none).
+func catalog(dir string) (*model.Catalog, error) {
+	if dir == "" {
+		return content.Catalog()
+	}
+	cals, err := content.LoadCalibrations(content.Calibrations)
+	if err != nil {
+		return nil, err
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		if _, err := os.Stat(dir); err != nil {
+			return nil, fmt.Errorf("-calibrations: %w", err)
+		}
+		return nil, fmt.Errorf("-calibrations: no *.json file in %s", dir)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			return nil, fmt.Errorf("-calibrations: %w", err)
+		}
+		c, err := model.ParseCalibration(b)
+		if err != nil {
+			return nil, fmt.Errorf("-calibrations: %s: %w", n, err)
+		}
+		cals = append(cals, c)
+	}
+	return model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, content.DefaultCalibration)
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -40,10 +40,22 @@ type opt struct {
 // sourceSet records which sources an option's stages came from.
 type sourceSet uint8
 
-var sourceBits = map[string]sourceSet{SourceMeasured: 1, SourcePreset: 2, SourceEstimated: 4, SourceShared: 8}
+func sourceBit(src string) sourceSet {
+	switch src {
+	case SourceMeasured:
+		return 1
+	case SourcePreset:
+		return 2
+	case SourceEstimated:
+		return 4
+	case SourceShared:
+		return 8
+	}
+	return 0
+}
 
-func (s *sourceSet) add(src string)     { *s |= sourceBits[src] }
-func (s sourceSet) has(src string) bool { return s&sourceBits[src] != 0 }
+func (s *sourceSet) add(src string)     { *s |= sourceBit(src) }
+func (s sourceSet) has(src string) bool { return s&sourceBit(src) != 0 }
 
 func (o *opt) distilled() bool { return o.regime != RegimeSFT }
 
@@ -68,6 +80,7 @@ type evaluation struct {
 	warn     []string
 	assume   []string
 	seen     map[string]bool // assumptions already stated
+	presets  []Preset        // the paper's presets, loaded on first use
 }
 
 func (ev *evaluation) assumeOnce(s string) {
@@ -191,7 +204,10 @@ func (ev *evaluation) resolveSite(s model.SiteSpec) error {
 func (ev *evaluation) resolveOption(i int, in *Option) (*opt, error) {
 	o := &opt{idx: i, path: fmt.Sprintf("options[%d]", i), in: in}
 	if in.Preset != "" {
-		p, err := FindPreset(Presets(), in.Preset, o.path+".preset")
+		if ev.presets == nil {
+			ev.presets = Presets()
+		}
+		p, err := FindPreset(ev.presets, in.Preset, o.path+".preset")
 		if err != nil {
 			return nil, err
 		}

@@ -31,7 +31,11 @@ func (ev *evaluation) result() Result {
 }
 
 func (ev *evaluation) optionResult(o *opt, or *OptionResult) {
-	*or = OptionResult{Name: o.name, Regime: o.regime, Stages: o.stages, Quality: o.quality, Students: 1}
+	*or = OptionResult{Name: o.name, Regime: o.regime, Stages: o.stages, Students: 1}
+	if o.quality != nil {
+		q := *o.quality // a copy: the result does not alias the plan or the presets
+		or.Quality = &q
+	}
 	var srcs []string
 	for _, s := range []string{SourceMeasured, SourcePreset, SourceEstimated} {
 		if o.sources.has(s) {

@@ -55,7 +55,7 @@ type OptionResult struct {
 	CostUSD   float64       `json:"cost_usd"`
 	TimeS     float64       `json:"time_s,omitempty"`      // sum of stage times, when every stage has one
 	Tokens    float64       `json:"tokens,omitempty"`      // the pipeline's training tokens
-	JPerToken float64       `json:"j_per_token,omitempty"` // TotalKWh·3.6e6/Tokens
+	JPerToken float64       `json:"j_per_token,omitempty"` // OneOffKWh·3.6e6/Tokens, whole pipeline
 	Quality   *float64      `json:"quality,omitempty"`
 
 	// TeacherSharedWith names the option whose teacher stage this one reuses.

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
+)
+
+// userCalibration writes the project's roofline calibration under another
+// name with the activity factor changed, as `fit -o DIR` would write a
+// user's own.
+func userCalibration(t *testing.T, dir, name string, activity float64) {
+	t.Helper()
+	cals, err := content.LoadCalibrations(content.Calibrations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cals {
+		if c.Name != content.DefaultCalibration {
+			continue
+		}
+		p := *c.Roofline
+		p.Activity.Value = activity
+		c.Name, c.Roofline = name, &p
+		var b bytes.Buffer
+		if err := writeJSON(&b, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".json"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Fatalf("no %s calibration", content.DefaultCalibration)
+}
+
+func estimate(t *testing.T, args []string, calibration string) (model.Response, string, error) {
+	t.Helper()
+	req := `{"model": {"preset": "bert-base"}, "training": {"tokens": 2e8, "seq_len": 128, "batch_per_gpu": 32, "precision": "fp16"},
+		"hardware": {"gpu": "a100-sxm4-80gb", "count": 1}, "strategy": "single", "calibration": "` + calibration + `"}`
+	var out, errOut bytes.Buffer
+	err := runEstimate(args, strings.NewReader(req), &out, &errOut)
+	var resp model.Response
+	if err == nil {
+		if jerr := json.Unmarshal(out.Bytes(), &resp); jerr != nil {
+			t.Fatal(jerr)
+		}
+	}
+	return resp, errOut.String(), err
+}
+
+func TestEstimateLoadsUserCalibrations(t *testing.T) {
+	dir := t.TempDir()
+	userCalibration(t, dir, "user-roofline", 0.4)
+	base, _, err := estimate(t, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, _, err := estimate(t, []string{"-calibrations", dir}, "user-roofline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mine.Calibration.Name != "user-roofline" {
+		t.Errorf("calibration used = %q, want user-roofline", mine.Calibration.Name)
+	}
+	// Same time model, lower activity: lower power and energy.
+	if !(mine.EnergyKWh < base.EnergyKWh) || mine.TimeS != base.TimeS {
+		t.Errorf("user calibration: %g kWh in %g s; default: %g kWh in %g s; want less energy in the same time", mine.EnergyKWh, mine.TimeS, base.EnergyKWh, base.TimeS)
+	}
+	// The default still works beside it.
+	if again, _, err := estimate(t, []string{"-calibrations", dir}, ""); err != nil || again.EnergyKWh != base.EnergyKWh {
+		t.Errorf("default calibration with -calibrations: %g kWh, %v; want %g kWh", again.EnergyKWh, err, base.EnergyKWh)
+	}
+}
+
+func TestEstimateCalibrationErrors(t *testing.T) {
+	dup := t.TempDir()
+	userCalibration(t, dup, content.DefaultCalibration, 0.5)
+	bad := t.TempDir()
+	os.WriteFile(filepath.Join(bad, "broken.json"), []byte(`{"name": "x", "version": "1", "kind": "roofline", "colour": 1}`), 0o644)
+	tests := []struct {
+		dir, want string
+	}{
+		{filepath.Join(dup, "absent"), "-calibrations: stat"},
+		{t.TempDir(), "-calibrations: no *.json file in"},
+		{bad, "broken.json: calibration: json: unknown field \"colour\""},
+		{dup, `calibration "wattscale-roofline" appears twice`},
+	}
+	for _, tc := range tests {
+		_, _, err := estimate(t, []string{"-calibrations", tc.dir}, "")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("-calibrations %s: error %v, want one containing %q", tc.dir, err, tc.want)
+		}
+	}
+}
