@@ -151,19 +151,19 @@ func NewHandler(cat *model.Catalog, opts Options) (http.Handler, error) {
 			path: Prefix + "hardware", method: http.MethodGet, opID: "listHardware",
 			summary: "List the accelerators with their peak rates, power and sources",
 			out:     reflect.TypeFor[HardwareList](), cache: static,
-			body: mustJSON(HardwareList{GPUs: cat.Hardware.GPUs}),
+			body: encodeOrNil(HardwareList{GPUs: cat.Hardware.GPUs}),
 		},
 		{
 			path: Prefix + "calibrations", method: http.MethodGet, opID: "listCalibrations",
 			summary: "List the calibrations with provenance, envelope and fit statistics",
 			out:     reflect.TypeFor[CalibrationList](), cache: static,
-			body: mustJSON(CalibrationList{Default: cat.Default, Calibrations: cat.Calibrations}),
+			body: encodeOrNil(CalibrationList{Default: cat.Default, Calibrations: cat.Calibrations}),
 		},
 		{
 			path: Prefix + "health", method: http.MethodGet, opID: "health",
 			summary: "Report status, build version and calibration versions",
 			out:     reflect.TypeFor[Health](), cache: "no-cache",
-			body: mustJSON(health(cat, opts.Version)),
+			body: encodeOrNil(health(cat, opts.Version)),
 		},
 		{
 			path: Prefix + "openapi.json", method: http.MethodGet, opID: "openapi",
@@ -199,8 +199,8 @@ func health(cat *model.Catalog, version string) Health {
 	return h
 }
 
-// mustJSON encodes v, or returns nil (NewHandler reports it).
-func mustJSON(v any) []byte {
+// encodeOrNil encodes v, or returns nil (NewHandler reports it).
+func encodeOrNil(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil
