@@ -32,6 +32,10 @@ import (
 // report, so that their answers can be compared byte for byte.
 const e2eVersion = "e2e"
 
+// client bounds every request of the tests, so that a hung runtime fails
+// them instead of stalling them.
+var client = &http.Client{Timeout: 30 * time.Second}
+
 // findWorkerd returns the workerd binary: $WORKERD, the one npm installed
 // under wasm/worker, or one on $PATH. The platform package's binary comes
 // first: node_modules/.bin/workerd may be a Node wrapper, and killing the
@@ -203,7 +207,7 @@ func serveWorkerd(t testing.TB, bin, dir, ready string) string {
 		default:
 		}
 		start := time.Now()
-		res, err := http.Get(base + ready)
+		res, err := client.Get(base + ready)
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
@@ -228,7 +232,7 @@ func TestShimReusesAndRestarts(t *testing.T) {
 	base := serveWorkerd(t, bin, crashBuild.get(t, "./testdata/crashworker"), "/ready")
 	get := func(path string) (int, string) {
 		t.Helper()
-		res, err := http.Get(base + path)
+		res, err := client.Get(base + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +370,7 @@ func TestWorkerd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := http.DefaultClient.Do(req)
+			res, err := client.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -418,7 +422,7 @@ func TestWorkerd(t *testing.T) {
 // syumai/workers splits header lists at commas).
 func TestWorkerdETagList(t *testing.T) {
 	base := startWorkerd(t)
-	res, err := http.Get(base + "/api/v1/calibrations")
+	res, err := client.Get(base + "/api/v1/calibrations")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +434,7 @@ func TestWorkerdETagList(t *testing.T) {
 	for inm, want := range map[string]int{`"other", ` + tag: 304, `"other", "more"`: 200, tag: 304} {
 		req, _ := http.NewRequest("GET", base+"/api/v1/calibrations", nil)
 		req.Header.Set("If-None-Match", inm)
-		res, err := http.DefaultClient.Do(req)
+		res, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -514,7 +518,7 @@ func compareWithCommandLine(t *testing.T, base, cmdName string, body []byte) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cli, cliErr := cmd.Output()
-	res, err := http.Post(base+"/api/v1/"+cmdName, "application/json", bytes.NewReader(body))
+	res, err := client.Post(base+"/api/v1/"+cmdName, "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -629,7 +633,7 @@ func referenceEstimate(t testing.TB, base string) (body, want []byte) {
 	body = readExample(t)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest("POST", "/api/v1/estimate", bytes.NewReader(body)))
-	res, err := http.Post(base+"/api/v1/estimate", "application/json", bytes.NewReader(body))
+	res, err := client.Post(base+"/api/v1/estimate", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
