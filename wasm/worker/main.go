@@ -26,14 +26,6 @@ import (
 )
 
 func main() {
-	// One program now serves every request of an isolate, so its garbage
-	// collections stall every request waiting behind them: with the default
-	// GOGC and a live heap of about 2 MB, js/wasm collected once every ~160
-	// estimates, about 6 ms each (GODEBUG=gctrace=1 under node). Collecting
-	// only near 32 MiB makes that about once every 1,400 requests, well
-	// within the 128 MB of a Workers isolate.
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(32 << 20)
 	h, err := newHandler()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)

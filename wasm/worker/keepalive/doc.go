@@ -8,7 +8,11 @@
 // (ours are small JSON documents) and passes it as a raw JavaScript body (a
 // Uint8Array), so the package never builds a stream over the body, never
 // closes that channel, and workers.Serve keeps serving. Requests still go
-// through the package's own conversion of Request to *http.Request.
+// through the package's own conversion of Request to *http.Request, except
+// for the body: the package's reader leaks a JavaScript callback on every
+// read, harmless when each program serves one request but a steady leak (and
+// ever longer garbage collections) in a program that serves thousands, so
+// Handler reads the same JavaScript stream with a reader that releases them.
 //
 // The JavaScript half is wasm/worker/shim/worker.mjs, which starts the
 // program once per isolate and hands it every request. Natively Handler

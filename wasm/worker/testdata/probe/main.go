@@ -1,0 +1,45 @@
+// Command probe is a fixture of the end-to-end tests of shim/worker.mjs and
+// package keepalive, served like the real worker:
+//
+//	GET  /count  how many requests this Go program has counted, so a test
+//	             sees whether one program serves them all
+//	POST /echo   the request body, read through the request's Body
+//	GET  /heap   bytes of live heap after two garbage collections
+//	GET  /exit   ends the program, as an unrecovered panic would
+//
+// and anything else answers "ok" uncounted.
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"runtime"
+
+	"github.com/syumai/workers"
+	"github.com/wattscale/wattscale/wasm/worker/keepalive"
+)
+
+func main() {
+	n := 0 // the handler runs on js/wasm's single thread
+	workers.Serve(keepalive.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/count":
+			n++
+			fmt.Fprint(w, n)
+		case "/echo":
+			io.Copy(w, r.Body)
+		case "/heap":
+			runtime.GC()
+			runtime.GC()
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			fmt.Fprint(w, m.HeapAlloc)
+		case "/exit":
+			os.Exit(3)
+		default:
+			fmt.Fprint(w, "ok")
+		}
+	})))
+}
