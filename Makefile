@@ -60,7 +60,7 @@ worker:
 worker-run: worker
 	$(WORKER)/node_modules/.bin/workerd serve $(WORKER)/workerd.capnp
 
-## bench-worker: 2,000 estimates at concurrency 16 against workerd (p50/p99 ms, requests/s, app.wasm raw and gzip bytes), then the handler natively
+## bench-worker: 2,000 estimates at concurrency 16 against workerd (p50/p99 ms, requests/s), 500 one at a time (p50/p99), app.wasm raw and gzip bytes; then the handler natively
 bench-worker:
 	$(GO) test -run '^$$' -bench '^BenchmarkWorkerd$$' -benchtime 1x ./$(WORKER) | tee /tmp/wattscale-bench-worker.txt
 	$(GO) test -run '^$$' -bench . -benchmem ./wasm/api | tee -a /tmp/wattscale-bench-worker.txt
