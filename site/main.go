@@ -22,6 +22,7 @@ func commands() []command {
 	return []command{
 		{"estimate", "read a fine-tuning request JSON on stdin, write the estimate JSON", runEstimate},
 		{"fit", "fit calibrations to a measurement CSV (or the Zeus trace); print JSON and diagnostics", runFit},
+		{"validate", "score wattscale and two baseline estimators against published runs (content/validation)", runValidate},
 	}
 }
 

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/fit"
+	"github.com/wattscale/wattscale/model/validate"
+)
+
+func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	runsPath := fs.String("runs", "", "validation table CSV (default: the embedded content/validation/runs.csv)")
+	asJSON := fs.Bool("json", false, "write the full report as JSON instead of tables")
+	holdout := fs.Bool("holdout", false, "leave-one-source-out: predict each source's runs with a calibration fitted without that source")
+	cal := fs.String("calibration", "", "calibration to estimate with (default: the catalog default)")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	raw := content.ValidationRuns
+	if *runsPath != "" {
+		b, err := os.ReadFile(*runsPath)
+		if err != nil {
+			return err
+		}
+		raw = b
+	}
+	runs, err := validate.ReadRuns(strings.NewReader(string(raw)))
+	if err != nil {
+		return err
+	}
+	cat, err := content.Catalog()
+	if err != nil {
+		return err
+	}
+	opt := validate.Options{Catalog: cat, Calibration: *cal}
+	if *holdout {
+		if *cal != "" {
+			return fmt.Errorf("-holdout refits the default calibration; it cannot be combined with -calibration")
+		}
+		base, err := cat.Calibration("")
+		if err != nil {
+			return err
+		}
+		scaling, err := fit.ReadScaling(strings.NewReader(string(content.PublishedScaling)))
+		if err != nil {
+			return err
+		}
+		fitted := map[string]*model.Catalog{}
+		opt.Label = "leave-one-source-out"
+		opt.CatalogFor = func(source string) (*model.Catalog, error) {
+			if c, ok := fitted[source]; ok {
+				return c, nil
+			}
+			c, err := fit.TableCatalog(cat, *base, runs, scaling, source)
+			if err != nil {
+				return nil, err
+			}
+			fitted[source] = c
+			return c, nil
+		}
+	}
+	rep, err := validate.Score(runs, opt)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	writeReport(stdout, rep)
+	return nil
+}
+
+// writeReport prints the per-run table and the summaries.
+func writeReport(w io.Writer, rep validate.Report) {
+	fmt.Fprintf(w, "wattscale validation (%s; calibration %s; host factor %.2f; 6ND baseline MFU %.2f)\n\n", rep.Label, rep.Calibration, rep.HostFactor, rep.BaselineMFU)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "run\tkind\tscope\treported kWh\twattscale\tfold\tin interval\tgpu-hours\tfold\t6ND\tfold\tnote")
+	for _, r := range rep.Rows {
+		cells := []string{r.ID, r.SourceKind, r.Scope, fmt.Sprintf("%.4g", r.Reported)}
+		for _, e := range validate.Estimators {
+			p := r.Predict[e]
+			if !p.Available {
+				cells = append(cells, "–", "–")
+			} else {
+				cells = append(cells, fmt.Sprintf("%.4g", p.KWh), fmt.Sprintf("%.2f", p.Fold))
+			}
+			if e == validate.Wattscale {
+				switch {
+				case p.Covered == nil:
+					cells = append(cells, "–")
+				case *p.Covered:
+					cells = append(cells, "yes")
+				default:
+					cells = append(cells, "no")
+				}
+			}
+		}
+		note := r.Excluded
+		if note == "" && len(r.Inputs.Assumed) > 0 {
+			note = fmt.Sprintf("%d assumed input(s)", len(r.Inputs.Assumed))
+		}
+		cells = append(cells, note)
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	writeGroups(w, append([]validate.Group{rep.Headline, rep.Paired, rep.AllIndependent}, rep.Groups...))
+}
+
+func writeGroups(w io.Writer, groups []validate.Group) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "subset\truns\testimator\tn\tmedian fold\tp90 fold\t≤×1.5\t≤×2\tgeo-mean ratio\tcoverage")
+	for _, g := range groups {
+		name := g.By + ": " + g.Key
+		ests := append([]string{}, validate.Estimators...)
+		sort.SliceStable(ests, func(i, j int) bool { return false })
+		for i, e := range ests {
+			s := g.Summaries[e]
+			label, rows := "", ""
+			if i == 0 {
+				label, rows = name, fmt.Sprint(g.Rows)
+			}
+			if s.N == 0 {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t0\t\t\t\t\t\t\n", label, rows, e)
+				continue
+			}
+			cov := "–"
+			if s.Coverage != nil {
+				cov = fmt.Sprintf("%.0f%%", 100**s.Coverage)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.0f%%\t%.0f%%\t%.2f\t%s\n", label, rows, e, s.N, s.MedianFold, s.P90Fold, 100*s.Within15, 100*s.Within2, s.GeoMeanRatio, cov)
+		}
+	}
+	tw.Flush()
+}
