@@ -5,7 +5,7 @@ GO ?= go
 WASM_PATH := $(shell $(GO) env GOROOT)/lib/wasm
 FUZZTIME ?= 5s
 
-.PHONY: run test test-native test-wasm test-fuzz bench fit vet
+.PHONY: run test test-native test-wasm test-fuzz bench fit vet validate validate-holdout
 
 ## run: estimate the embedded default request (fine-tuning BERT-base on 4 A100s with FSDP)
 run:
@@ -29,6 +29,7 @@ test-wasm:
 test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRequest$$' -fuzztime $(FUZZTIME) ./model
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMeasurements$$' -fuzztime $(FUZZTIME) ./model
+	$(GO) test -run '^$$' -fuzz '^FuzzReadRuns$$' -fuzztime $(FUZZTIME) ./model/validate
 
 ## bench: benchmarks as a table
 bench:
@@ -37,3 +38,11 @@ bench:
 ## fit: refit the project's calibrations from $(DATA_DIR)
 fit:
 	$(GO) run ./site fit -kind both -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations > /dev/null
+
+## validate: score wattscale and the two baselines on content/validation/runs.csv (in-sample)
+validate:
+	$(GO) run ./site validate
+
+## validate-holdout: the same, each source predicted by a calibration fitted without it
+validate-holdout:
+	$(GO) run ./site validate -holdout

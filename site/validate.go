@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -121,26 +120,23 @@ func writeReport(w io.Writer, rep validate.Report) {
 
 func writeGroups(w io.Writer, groups []validate.Group) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "subset\truns\testimator\tn\tmedian fold\tp90 fold\t≤×1.5\t≤×2\tgeo-mean ratio\tcoverage")
+	fmt.Fprintln(tw, "subset\testimator\tanswered\tmedian fold\tp90 fold\t≤×1.5\t≤×2\t≤×2 of all runs\tgeo-mean ratio\tcoverage")
 	for _, g := range groups {
-		name := g.By + ": " + g.Key
-		ests := append([]string{}, validate.Estimators...)
-		sort.SliceStable(ests, func(i, j int) bool { return false })
-		for i, e := range ests {
+		for i, e := range validate.Estimators {
 			s := g.Summaries[e]
-			label, rows := "", ""
+			label := ""
 			if i == 0 {
-				label, rows = name, fmt.Sprint(g.Rows)
+				label = g.By + ": " + g.Key
 			}
 			if s.N == 0 {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t0\t\t\t\t\t\t\n", label, rows, e)
+				fmt.Fprintf(tw, "%s\t%s\t0/%d\t\t\t\t\t\t\t\n", label, e, s.Runs)
 				continue
 			}
 			cov := "–"
 			if s.Coverage != nil {
 				cov = fmt.Sprintf("%.0f%%", 100**s.Coverage)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.2f\t%.2f\t%.0f%%\t%.0f%%\t%.2f\t%s\n", label, rows, e, s.N, s.MedianFold, s.P90Fold, 100*s.Within15, 100*s.Within2, s.GeoMeanRatio, cov)
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.2f\t%.2f\t%.0f%%\t%.0f%%\t%.0f%%\t%.2f\t%s\n", label, e, s.N, s.Runs, s.MedianFold, s.P90Fold, 100*s.Within15, 100*s.Within2, 100*s.Within2AllRuns, s.GeoMeanRatio, cov)
 		}
 	}
 	tw.Flush()

@@ -102,7 +102,12 @@ type RowResult struct {
 }
 
 // Summary is the error distribution of one estimator over a set of runs.
+// N counts the runs the estimator answered; Runs counts them all. The
+// fold statistics are over the answered runs; the *AllRuns fields count an
+// unanswered run as a miss (an estimator that needs the run's time cannot
+// answer before the run).
 type Summary struct {
+	Runs       int     `json:"runs"`
 	N          int     `json:"n"`
 	MedianFold float64 `json:"median_fold_error"`
 	P90Fold    float64 `json:"p90_fold_error"`
@@ -113,6 +118,11 @@ type Summary struct {
 	GeoMeanRatio float64 `json:"geo_mean_ratio"`
 	// Coverage is the share of runs inside the interval (wattscale only).
 	Coverage *float64 `json:"interval_coverage,omitempty"`
+	// Within2AllRuns is the share of all Runs predicted within ×2.
+	Within2AllRuns float64 `json:"share_within_2_all_runs"`
+	// MedianFoldAllRuns is the median fold error with unanswered runs as
+	// infinitely wrong; nil when more than half are unanswered.
+	MedianFoldAllRuns *float64 `json:"median_fold_error_all_runs,omitempty"`
 }
 
 // Group is the summaries of every estimator over one subset of runs.
@@ -212,7 +222,7 @@ func Score(runs []Run, opt Options) (Report, error) {
 		}
 		rep.Rows = append(rep.Rows, scoreRun(r, cat, opt.Calibration, hf))
 	}
-	rep.Headline = summarise("all", "headline", rep.Rows, func(x *RowResult) bool { return x.Headline })
+	rep.Headline = summarise("headline", "scored runs", rep.Rows, func(x *RowResult) bool { return x.Headline })
 	type by struct {
 		name string
 		key  func(*RowResult) string
@@ -241,7 +251,7 @@ func Score(runs []Run, opt Options) (Report, error) {
 	rep.Paired = summarise("paired", "headline runs with a reported time", rep.Rows, func(x *RowResult) bool {
 		return x.Headline && x.Predict[GPUHours].Available
 	})
-	rep.AllIndependent = summarise("independent", "every training run that is not a duplicate, each estimator where it can predict", rep.Rows, func(x *RowResult) bool {
+	rep.AllIndependent = summarise("all", "training runs, excluded ones too", rep.Rows, func(x *RowResult) bool {
 		return x.Stage == "train" && x.DuplicateOf == ""
 	})
 	return rep, nil
@@ -391,32 +401,47 @@ func Summarise(preds []Prediction) Summary {
 			}
 		}
 	}
-	s := Summary{N: len(folds)}
+	s := Summary{N: len(folds), Runs: len(preds)}
 	if s.N == 0 {
 		return s
 	}
 	sort.Float64s(folds)
+	all := append(append([]float64{}, folds...), infs(s.Runs-s.N)...)
+	if m := Quantile(all, 0.5); !math.IsInf(m, 0) && !math.IsNaN(m) {
+		s.MedianFoldAllRuns = &m
+	}
 	s.MedianFold = Quantile(folds, 0.5)
 	s.P90Fold = Quantile(folds, 0.9)
 	var w15, w2 int
 	var sum float64
-	for i, f := range folds {
+	for _, f := range folds {
 		if f <= 1.5 {
 			w15++
 		}
 		if f <= 2 {
 			w2++
 		}
-		sum += lnr[i]
+	}
+	for _, l := range lnr {
+		sum += l
 	}
 	s.Within15 = float64(w15) / float64(s.N)
 	s.Within2 = float64(w2) / float64(s.N)
+	s.Within2AllRuns = float64(w2) / float64(s.Runs)
 	s.GeoMeanRatio = math.Exp(sum / float64(s.N))
 	if withCov > 0 {
 		c := float64(covered) / float64(withCov)
 		s.Coverage = &c
 	}
 	return s
+}
+
+func infs(n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = math.Inf(1)
+	}
+	return out
 }
 
 // Quantile is the q-quantile of sorted xs by linear interpolation between
@@ -431,6 +456,9 @@ func Quantile(sorted []float64, q float64) float64 {
 	i := int(lo)
 	if i+1 >= n {
 		return sorted[n-1]
+	}
+	if h == lo {
+		return sorted[i]
 	}
 	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
 }
