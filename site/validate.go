@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/wattscale/wattscale/content"
-	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/fit"
 	"github.com/wattscale/wattscale/model/validate"
 )
@@ -41,7 +40,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	opt := validate.Options{Catalog: cat, Calibration: *cal}
+	var rep validate.Report
 	if *holdout {
 		if *cal != "" {
 			return fmt.Errorf("-holdout refits the default calibration; it cannot be combined with -calibration")
@@ -54,22 +53,10 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		fitted := map[string]*model.Catalog{}
-		opt.Label = "leave-one-source-out"
-		opt.CatalogFor = func(source string) (*model.Catalog, error) {
-			if c, ok := fitted[source]; ok {
-				return c, nil
-			}
-			c, err := fit.TableCatalog(cat, *base, runs, scaling, source)
-			if err != nil {
-				return nil, err
-			}
-			fitted[source] = c
-			return c, nil
+		if rep, err = fit.ScoreHoldout(cat, *base, runs, scaling); err != nil {
+			return err
 		}
-	}
-	rep, err := validate.Score(runs, opt)
-	if err != nil {
+	} else if rep, err = validate.Score(runs, validate.Options{Catalog: cat, Calibration: *cal}); err != nil {
 		return err
 	}
 	if *asJSON {

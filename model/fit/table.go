@@ -362,18 +362,7 @@ func AddTable(base model.Calibration, hw *model.Hardware, presets []model.Preset
 	}
 	c := res.Calibration
 	// Held-out score: each source predicted by a fit without it.
-	fitted := map[string]*model.Catalog{}
-	rep, err := validate.Score(runs, validate.Options{Label: "leave-one-source-out", CatalogFor: func(source string) (*model.Catalog, error) {
-		if k, ok := fitted[source]; ok {
-			return k, nil
-		}
-		k, err := TableCatalog(cat, base, runs, scaling, source)
-		if err != nil {
-			return nil, err
-		}
-		fitted[source] = k
-		return k, nil
-	}})
+	rep, err := ScoreHoldout(cat, base, runs, scaling)
 	if err != nil {
 		return base, err
 	}
@@ -400,4 +389,22 @@ func AddTable(base model.Calibration, hw *model.Hardware, presets []model.Preset
 		ScalingWorkloadNote)
 	sanitize(c.Fit)
 	return c, c.Validate()
+}
+
+// ScoreHoldout scores the runs leave-one-source-out: each source's runs are
+// predicted by cat with its default calibration's table stage refitted on
+// base without that source (TableCatalog).
+func ScoreHoldout(cat *model.Catalog, base model.Calibration, runs []validate.Run, scaling []ScalingPoint) (validate.Report, error) {
+	fitted := map[string]*model.Catalog{}
+	return validate.Score(runs, validate.Options{Label: "leave-one-source-out", CatalogFor: func(source string) (*model.Catalog, error) {
+		if k, ok := fitted[source]; ok {
+			return k, nil
+		}
+		k, err := TableCatalog(cat, base, runs, scaling, source)
+		if err != nil {
+			return nil, err
+		}
+		fitted[source] = k
+		return k, nil
+	}})
 }
