@@ -259,7 +259,6 @@ func (c *Calibration) Validate() error {
 			if !(t.SigmaLn >= 0 && t.SigmaLn < 5) {
 				return bad("tensor.sigma_ln", t.SigmaLn)
 			}
-
 		}
 		if c.Comm != nil {
 			if err := c.Comm.Validate(); err != nil {
