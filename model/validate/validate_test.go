@@ -371,3 +371,15 @@ func FuzzReadRuns(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkScore scores the whole table with the shipped calibration.
+func BenchmarkScore(b *testing.B) {
+	cat := catalog(b)
+	runs := table(b)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := validate.Score(runs, validate.Options{Catalog: cat}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
