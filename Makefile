@@ -5,7 +5,7 @@ GO ?= go
 WASM_PATH := $(shell $(GO) env GOROOT)/lib/wasm
 FUZZTIME ?= 5s
 
-.PHONY: run test test-native test-wasm test-fuzz bench fit vet measure-demo
+.PHONY: run test test-native test-wasm test-fuzz bench fit vet measure-demo validate validate-holdout
 
 ## run: estimate the embedded default request (fine-tuning BERT-base on 4 A100s with FSDP)
 run:
@@ -32,6 +32,7 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePlan$$' -fuzztime $(FUZZTIME) ./model/distill
 	$(GO) test -run '^$$' -fuzz '^FuzzParseReading$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMarker$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
+	$(GO) test -run '^$$' -fuzz '^FuzzReadRuns$$' -fuzztime $(FUZZTIME) ./model/validate
 
 ## bench: benchmarks as a table
 bench:
@@ -44,3 +45,10 @@ fit:
 ## measure-demo: measure → fit → estimate on the fake nvidia-smi trace (no GPU needed; writes out/measure-demo)
 measure-demo:
 	scripts/measure/demo.sh
+## validate: score wattscale and the two baselines on content/validation/runs.csv (in-sample)
+validate:
+	$(GO) run ./site validate
+
+## validate-holdout: the same, each source predicted by a calibration fitted without it
+validate-holdout:
+	$(GO) run ./site validate -holdout

@@ -12,6 +12,7 @@ import (
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/fit"
+	"github.com/wattscale/wattscale/model/validate"
 )
 
 // dataDir is where third-party data are read from: $DATA_DIR, else ../shared/data.
@@ -29,6 +30,7 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	kind := fs.String("kind", "law", "what to print on stdout: law (the paper's law refitted), roofline, or both")
 	out := fs.String("o", "", "also write the calibration files into this directory")
 	name := fs.String("name", "", "calibration name prefix (default: derived from the data file)")
+	table := fs.Bool("table", true, "add the table stage to the roofline calibration: tensor-precision constants and the communication model fitted on content/validation/runs.csv")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -69,6 +71,15 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		c, err := fit.Roofline(in, prefix+"-roofline", "1.0.0")
 		if err != nil {
 			return err
+		}
+		if *table {
+			runs, err := validate.ReadRuns(bytes.NewReader(content.ValidationRuns))
+			if err != nil {
+				return err
+			}
+			if c, err = fit.AddTable(c, in.Hardware, in.Presets, runs, scaling); err != nil {
+				return err
+			}
 		}
 		cals = append(cals, c)
 	}

@@ -24,6 +24,7 @@ func commands() []command {
 		{"estimate", "read a fine-tuning request JSON on stdin, write the estimate JSON", runEstimate},
 		{"distill", "read a distillation plan JSON on stdin, write stages, N*, T*, Pareto set and advice", runDistill},
 		{"fit", "fit calibrations to a measurement CSV (or the Zeus trace); print JSON and diagnostics", runFit},
+		{"validate", "score wattscale and two baseline estimators against published runs (content/validation)", runValidate},
 	}
 }
 
