@@ -19,12 +19,16 @@ type Catalog struct {
 	// of kind roofline (loglinear calibrations borrow its time model).
 	Default string
 	byName  map[string]int
+	presets map[string]int // normalised preset name -> index
 }
 
 // NewCatalog checks the calibrations and indexes them. def names the
 // default calibration.
 func NewCatalog(hw *Hardware, presets []Preset, cals []Calibration, def string) (*Catalog, error) {
-	c := &Catalog{Hardware: hw, Presets: presets, Calibrations: cals, Default: def, byName: map[string]int{}}
+	c := &Catalog{Hardware: hw, Presets: presets, Calibrations: cals, Default: def, byName: map[string]int{}, presets: map[string]int{}}
+	for i, p := range presets {
+		c.presets[normName(p.Name)] = i
+	}
 	for i := range cals {
 		if err := cals[i].Validate(); err != nil {
 			return nil, err
@@ -42,6 +46,15 @@ func NewCatalog(hw *Hardware, presets []Preset, cals []Calibration, def string) 
 		return nil, fmt.Errorf("catalog: default calibration %q must be of kind roofline", def)
 	}
 	return c, nil
+}
+
+// preset finds a preset by its normalised name, falling back to FindPreset
+// for the error with close matches.
+func (c *Catalog) preset(name string) (*Preset, error) {
+	if i, ok := c.presets[normName(name)]; ok {
+		return &c.Presets[i], nil
+	}
+	return FindPreset(c.Presets, name)
 }
 
 // Calibration returns the calibration called name ("" = default).
@@ -213,7 +226,7 @@ func (c *Catalog) resolve(req Request) (*resolved, error) {
 	case m.Preset != "" && hasShape:
 		return nil, fieldErr("model", nil, "give either preset or a shape (layers, hidden, heads, ffn, vocab), not both")
 	case m.Preset != "":
-		p, err := FindPreset(c.Presets, m.Preset)
+		p, err := c.preset(m.Preset)
 		if err != nil {
 			return nil, err
 		}
@@ -607,9 +620,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	lawName := "none (one GPU)"
 	switch {
 	case r.count > 1 && commModel:
-		lawName = fmt.Sprintf("communication-aware model of %s (%s links)", tc.Name, g.Interconnect)
+		lawName = "communication-aware model of " + tc.Name + " (" + string(g.Interconnect) + " links)"
 	case r.count > 1:
-		lawName = fmt.Sprintf("%s curves of %s", g.Interconnect, tc.Name)
+		lawName = string(g.Interconnect) + " curves of " + tc.Name
 	}
 	resp.Parallel = Parallel{GPUs: r.count, Strategy: r.strategy, Tensor: r.plan.Tensor, Data: r.plan.Data, DataMode: r.plan.DataMode, Speedup: sp, Efficiency: eta, Law: lawName, AlphaEta: alpha}
 	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB}
@@ -679,7 +692,7 @@ func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
 		default:
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s %s not in [%s, %s]", d.name, shortNum(d.x), shortNum(d.rng[0]), shortNum(d.rng[1])))
+		out = append(out, d.name+" "+shortNum(d.x)+" not in ["+shortNum(d.rng[0])+", "+shortNum(d.rng[1])+"]")
 		k := e.WidenPerEFold * math.Abs(math.Log(d.x/edge))
 		v += k * k
 	}
@@ -691,7 +704,7 @@ func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
 			}
 		}
 		if !found {
-			out = append(out, fmt.Sprintf("gpu %s not among %s", r.gpu.ID, strings.Join(e.Hardware, ", ")))
+			out = append(out, "gpu "+r.gpu.ID+" not among "+strings.Join(e.Hardware, ", "))
 			v += e.WidenHardware * e.WidenHardware
 		}
 	}
