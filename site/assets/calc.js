@@ -425,8 +425,8 @@
       this.field('epochs', 'Epochs', textInput(), null)]);
     fsTrain.appendChild(ep);
     fsTrain.appendChild(el('div', { class: 'grid3' }, [
-      this.field('seq', 'Sequence length', textInput('numeric'), null),
-      this.field('batch', 'Batch per GPU', textInput('numeric'), null),
+      this.field('seq', 'Sequence', textInput('numeric'), null),
+      this.field('batch', 'Batch / GPU', textInput('numeric'), null),
       this.field('precision', 'Precision', select(m.precisions.map(function (p) { return { value: p, text: p }; })), null)]));
     form.appendChild(fsTrain);
 
@@ -447,9 +447,9 @@
       return { value: r.id, text: r.name + ' — ' + sig(r.carbon_g_per_kwh) + ' g/kWh' };
     }).concat([{ value: 'custom', text: 'Custom intensity' }])), ''));
     fsSite.appendChild(el('div', { class: 'grid3' }, [
-      this.field('carbon', 'g CO₂e per kWh', textInput(), null),
+      this.field('carbon', 'g CO₂e/kWh', textInput(), null),
       this.field('pue', 'PUE', textInput(), 'empty = ' + m.site_defaults.pue),
-      this.field('price', 'USD per kWh', textInput(), null)]));
+      this.field('price', 'USD/kWh', textInput(), null)]));
     form.appendChild(fsSite);
 
     // Calibration
@@ -640,6 +640,26 @@
     else {
       var a = this.root.querySelector('.open-full');
       if (a) a.href = new URL('../index.html?' + this.query(), BASE).href;
+      this.tellParent(out);
+    }
+  };
+
+  // tellParent reports each estimate and the content height to the page
+  // that embeds this one (assets/embed.js listens). The figures are what the
+  // page shows anyway, so any origin may read them.
+  Calculator.prototype.tellParent = function (out) {
+    if (window.parent === window) return;
+    var r = out.response;
+    window.parent.postMessage({
+      type: 'wattscale:estimate', energy_kwh: r.energy_kwh, energy_interval_kwh: r.energy_interval_kwh, co2e_kg: r.co2e_kg,
+      time_s: r.time_s, model: r.inputs.model, gpu: r.inputs.gpu, count: r.inputs.count,
+      calibration: r.calibration.name + ' ' + r.calibration.version, url: new URL('../index.html?' + this.query(), BASE).href
+    }, '*');
+    if (!this.resizeObs && window.ResizeObserver) {
+      this.resizeObs = new ResizeObserver(function () {
+        window.parent.postMessage({ type: 'wattscale:resize', height: document.documentElement.offsetHeight }, '*');
+      });
+      this.resizeObs.observe(document.body);
     }
   };
 
@@ -861,7 +881,7 @@
     var app;
     if (mode === 'planner') app = new window.WattscalePlanner(root, window.wattscale, meta);
     else {
-      app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' });
+      app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1' });
       app.update();
     }
     root.removeAttribute('aria-busy');
