@@ -44,7 +44,7 @@ func NewSnippets(r *model.Response) *Snippets {
 		strategy = fmt.Sprintf("%d-way tensor × %d-way %s", r.Parallel.Tensor, r.Parallel.Data, strings.ToUpper(r.Parallel.DataMode))
 	}
 	cite := fmt.Sprintf("Fine-tuning %s on %s tokens with %d× %s (%s) was estimated before training to use %s kWh of accelerator energy (%s interval %s–%s kWh; %s kWh at PUE %s) over %s GPU-hours, emitting %s kg CO2e at %s g CO2e/kWh; estimate by wattscale with calibration %s.",
-		in.Model, sig(in.Tokens), in.Count, in.GPUName, strategy, sig(r.EnergyKWh), level, sig(r.EnergyIntervalKWh[0]), sig(r.EnergyIntervalKWh[1]),
+		in.Model, count(in.Tokens), in.Count, in.GPUName, strategy, sig(r.EnergyKWh), level, sig(r.EnergyIntervalKWh[0]), sig(r.EnergyIntervalKWh[1]),
 		sig(r.FacilityEnergyKWh), sig(in.PUE), sig(r.GPUHours), sig(r.CO2eKg), sig(in.CarbonGPerKWh), cal)
 	return &Snippets{ModelCard: b.String(), Citation: cite}
 }
@@ -62,6 +62,19 @@ func sig(x float64) string {
 			d = 0
 		}
 		return strconv.FormatFloat(x, 'f', d, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+// count writes a large count the way papers do: 200M, 1.5B, 2T.
+func count(x float64) string {
+	for _, u := range []struct {
+		f float64
+		s string
+	}{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "k"}} {
+		if math.Abs(x) >= u.f {
+			return strconv.FormatFloat(x/u.f, 'g', 3, 64) + u.s
+		}
 	}
 	return strconv.FormatFloat(x, 'g', 3, 64)
 }
