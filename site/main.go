@@ -1,6 +1,7 @@
 // Command site is wattscale's command line and static-site generator.
 //
 //	go run ./site estimate  < request.json    fine-tuning estimate (JSON in, JSON out)
+//	go run ./site distill   < plan.json       distillation pipeline planner (JSON in, JSON out)
 //	go run ./site fit -data FILE.csv          fit calibrations to measurements
 //
 // Run "go run ./site help" for every subcommand and its flags.
@@ -21,6 +22,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"estimate", "read a fine-tuning request JSON on stdin, write the estimate JSON", runEstimate},
+		{"distill", "read a distillation plan JSON on stdin, write stages, N*, T*, Pareto set and advice", runDistill},
 		{"fit", "fit calibrations to a measurement CSV (or the Zeus trace); print JSON and diagnostics", runFit},
 	}
 }

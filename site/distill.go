@@ -1,0 +1,33 @@
+package main
+
+import (
+	"flag"
+	"io"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model/distill"
+)
+
+// runDistill reads a distillation plan JSON on stdin and writes the result
+// JSON: stage accounting, N*, the amortisation curve, T*, the Pareto set and
+// advice. A bad plan is an error naming the field.
+func runDistill(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("distill", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return errUsage
+	}
+	plan, err := distill.ParsePlan(stdin)
+	if err != nil {
+		return err
+	}
+	cat, err := content.Catalog()
+	if err != nil {
+		return err
+	}
+	res, err := distill.Evaluate(cat, plan)
+	if err != nil {
+		return err
+	}
+	return writeJSON(stdout, res)
+}
