@@ -6,7 +6,8 @@
 //
 //	wattscale.meta()             presets, GPUs, calibrations, grid presets, default form
 //	wattscale.estimate(json)     {"form"|"request", "sweep"} -> {"request","response","sweep","snippets","error"}
-//	wattscale.distill(json)      distillation plan -> result
+//	wattscale.distill(json)      {"form"|"plan"} -> {"plan","result","error"}
+//	wattscale.plannerMeta()      the paper's presets and ready-made plans
 //
 // Build: GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o calc.wasm ./wasm/calc
 package main
@@ -29,6 +30,7 @@ func main() {
 	obj.Set("meta", js.FuncOf(func(js.Value, []js.Value) any { return string(api.Meta()) }))
 	obj.Set("estimate", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Estimate(arg(args))) }))
 	obj.Set("distill", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Distill(arg(args))) }))
+	obj.Set("plannerMeta", js.FuncOf(func(js.Value, []js.Value) any { return string(api.PlannerMeta()) }))
 	js.Global().Set("wattscale", obj)
 	if ready := js.Global().Get("wattscaleReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()

@@ -210,8 +210,3 @@ func recoverInto(out *[]byte) {
 	}
 }
 
-// Distill plans a distillation pipeline (filled in once model/distill lands).
-func (a *API) Distill(input []byte) (out []byte) {
-	defer recoverInto(&out)
-	return mustJSON(map[string]any{"error": Error{Message: "the distillation planner is not built yet", Text: "the distillation planner is not built yet"}})
-}
