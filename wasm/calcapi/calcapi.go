@@ -209,4 +209,3 @@ func recoverInto(out *[]byte) {
 		*out = b
 	}
 }
-
