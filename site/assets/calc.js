@@ -773,6 +773,404 @@
     box.querySelector('#snip-req').textContent = JSON.stringify(out.request, null, 2);
   };
 
+  /* ---------- the distillation planner ---------- */
+
+  var REGIME_NAMES = { sft: 'Direct SFT', kd: 'Logit KD', synthetic: 'Synthetic-data SFT' };
+  var STAGES = [['preprocess', 'pre', 'Preprocess'], ['teacher', 'teacher', 'Teacher'], ['student', 'student', 'Student'], ['eval', 'eval', 'Evaluation']];
+  var SET_NAMES = { '1b': 'Paper: 1B students (OLMo-2 1B, teacher OLMo-2 32B)', '13b': 'Paper: 13B students', all: 'Paper: all seven pipelines', custom: 'My own numbers' };
+
+  function Planner(root, api, meta) {
+    this.root = root;
+    this.api = api;
+    this.meta = meta;
+    this.pm = JSON.parse(api.plannerMeta());
+    this.state = Object.assign({}, this.pm.default_form);
+    this.inputs = {};
+    this.last = null;
+    var q = new URLSearchParams(location.search), self = this, any = false;
+    q.forEach(function (v, k) { if (/^(set|n|region|carbon|pue|price|jref|jstu|rows|o\d+\.(preset|name|regime|pre|teacher|student|eval|q|baseline))$/.test(k)) { if (!any) { self.clearRows(); any = true; } self.state[k] = v; } });
+    this.build();
+    this.update();
+  }
+
+  Planner.prototype.clearRows = function () {
+    for (var k in this.state) if (/^o\d+\./.test(k)) delete this.state[k];
+  };
+  Planner.prototype.rows = function () { var n = parseInt(this.state.rows, 10); return n > 0 && n <= this.pm.max_rows ? n : 0; };
+  Planner.prototype.preset = function (name) { return this.pm.presets.filter(function (p) { return p.name === name; })[0]; };
+
+  Planner.prototype.loadSet = function (set) {
+    this.clearRows();
+    var names = this.pm.sets[set] || [];
+    if (set === 'custom') names = [];
+    var st = this.state;
+    st.rows = String(names.length || 2);
+    names.forEach(function (n, i) { st['o' + (i + 1) + '.preset'] = n; });
+    if (!names.length) {
+      st['o1.name'] = 'direct SFT'; st['o1.regime'] = 'sft'; st['o1.pre'] = ''; st['o1.student'] = ''; st['o1.eval'] = '';
+      st['o2.name'] = 'distilled'; st['o2.regime'] = 'kd'; st['o2.pre'] = ''; st['o2.teacher'] = ''; st['o2.student'] = ''; st['o2.eval'] = '';
+    }
+  };
+
+  Planner.prototype.query = function () {
+    var q = new URLSearchParams(), st = this.state, n = this.rows();
+    ['set', 'n', 'region', 'carbon', 'pue', 'price', 'jref', 'jstu', 'rows'].forEach(function (k) { q.set(k, st[k] == null ? '' : st[k]); });
+    for (var i = 1; i <= n; i++) {
+      var o = 'o' + i + '.';
+      if (st[o + 'preset']) { q.set(o + 'preset', st[o + 'preset']); if (st[o + 'baseline']) q.set(o + 'baseline', st[o + 'baseline']); continue; }
+      ['name', 'regime', 'pre', 'teacher', 'student', 'eval', 'q', 'baseline'].forEach(function (k) { if (st[o + k] != null && st[o + k] !== '') q.set(o + k, st[o + k]); });
+    }
+    return q.toString();
+  };
+
+  Planner.prototype.field = Calculator.prototype.field;
+
+  Planner.prototype.build = function () {
+    var self = this, m = this.meta, pm = this.pm;
+    this.root.innerHTML = '';
+    this.inputs = {};
+    this.root.classList.add('wattscale', 'planner');
+    var form = el('form', { class: 'calc-form', novalidate: true, 'aria-label': 'Distillation plan' });
+    form.addEventListener('submit', function (e) { e.preventDefault(); });
+    var fsPlan = el('fieldset', {}, [el('legend', { text: 'Plan' })]);
+    fsPlan.appendChild(this.field('set', 'Start from', select(Object.keys(SET_NAMES).map(function (k) { return { value: k, text: SET_NAMES[k] }; })), 'Stage energies from Lambert & Luccioni (ICML 2026), measured on one H100'));
+    fsPlan.appendChild(this.field('n', 'Students sharing each teacher stage (N)', textInput('numeric'), 'reuse of cached logits or a synthetic set'));
+    form.appendChild(fsPlan);
+
+    var n = this.rows();
+    for (var i = 1; i <= n; i++) form.appendChild(this.buildRow(i));
+    var add = el('button', { type: 'button', class: 'btn', text: '+ Add an option' });
+    add.addEventListener('click', function () {
+      var r = self.rows() + 1;
+      if (r > pm.max_rows) return;
+      self.state.rows = String(r);
+      var o = 'o' + r + '.';
+      self.state[o + 'name'] = 'option ' + r; self.state[o + 'regime'] = 'kd';
+      self.state.set = 'custom';
+      self.rebuild('o' + r + '.name');
+    });
+    form.appendChild(el('p', {}, [add]));
+
+    var fsSite = el('fieldset', {}, [el('legend', { text: 'Site, grid and price' })]);
+    fsSite.appendChild(this.field('region', 'Grid region', select(m.regions.map(function (r) {
+      return { value: r.id, text: r.name + ' — ' + sig(r.carbon_g_per_kwh) + ' g/kWh' };
+    }).concat([{ value: 'custom', text: 'Custom intensity' }])), null));
+    fsSite.appendChild(el('div', { class: 'grid3' }, [
+      this.field('carbon', 'g CO₂e/kWh', textInput(), null),
+      this.field('pue', 'PUE', textInput(), 'empty = ' + m.site_defaults.pue),
+      this.field('price', 'USD/kWh', textInput(), null)]));
+    form.appendChild(fsSite);
+    var fsServe = el('fieldset', {}, [el('legend', { text: 'Serving (for T*)' })]);
+    fsServe.appendChild(el('div', { class: 'grid2' }, [
+      this.field('jref', 'Reference model, J/token', textInput(), null),
+      this.field('jstu', 'Student, J/token', textInput(), null)]));
+    fsServe.appendChild(el('p', { class: 'hint', text: 'Serving energy per token of the model the student replaces and of the student; leave empty to skip T*.' }));
+    form.appendChild(fsServe);
+    form.appendChild(el('p', { class: 'err form-err', 'aria-live': 'polite' }));
+    this.formErr = form.lastChild;
+    form.addEventListener('input', function (e) { self.onInput(e); });
+    form.addEventListener('change', function (e) { self.onInput(e); });
+    form.addEventListener('click', function (e) {
+      var b = e.target.closest('[data-remove]');
+      if (!b) return;
+      self.removeRow(parseInt(b.getAttribute('data-remove'), 10));
+    });
+    this.form = form;
+
+    var res = el('section', { class: 'results', 'aria-label': 'Plan result' });
+    res.innerHTML = '<div class="status" role="status" aria-live="polite"></div>' +
+      '<h3 class="h first">Options side by side</h3><div class="options"></div>' +
+      '<h3 class="h">Energy by stage</h3><div class="stages"></div>' +
+      '<h3 class="h">Energy per student against reuse</h3><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline\'s student stage. Distillation pays off right of N*.</p><div class="curve"></div>' +
+      '<h3 class="h">Energy and quality</h3><p class="muted small">One-off pipeline energy against quality Q (student score ÷ teacher score); the dashed line joins the Pareto-efficient options.</p><div class="plane"></div>' +
+      '<div class="tstar"></div><div class="advice-box"></div><div class="pnotes"></div>';
+    this.results = res;
+    this.root.appendChild(el('div', { class: 'plan-layout' }, [form, res]));
+    this.fill();
+  };
+
+  Planner.prototype.buildRow = function (i) {
+    var self = this, o = 'o' + i + '.', st = this.state;
+    var fs = el('fieldset', { class: 'row-opt', 'data-row': i }, [el('legend', { text: 'Option ' + i })]);
+    var presets = [{ value: '', text: 'My own numbers' }].concat(this.pm.presets.map(function (p) { return { value: p.name, text: p.name + ' — ' + REGIME_NAMES[p.regime] + ', ' + p.student }; }));
+    fs.appendChild(this.field(o + 'preset', 'Source', select(presets), ''));
+    var g = el('div', { class: 'grid2' }, [
+      this.field(o + 'name', 'Name', textInput('text'), null),
+      this.field(o + 'regime', 'Regime', select(this.pm.regimes.map(function (r) { return { value: r, text: REGIME_NAMES[r] }; })), null)]);
+    fs.appendChild(g);
+    var stg = el('div', { class: 'grid2' });
+    STAGES.forEach(function (s) {
+      var f = self.field(o + s[1], s[2] + ' kWh', textInput(), null);
+      if (s[1] === 'teacher') f.setAttribute('data-teacher', '1');
+      stg.appendChild(f);
+    });
+    fs.appendChild(stg);
+    var sfts = [];
+    for (var j = 1; j <= this.rows(); j++) {
+      var reg = st['o' + j + '.preset'] ? (this.preset(st['o' + j + '.preset']) || {}).regime : st['o' + j + '.regime'];
+      if (reg === 'sft') sfts.push(st['o' + j + '.preset'] || st['o' + j + '.name']);
+    }
+    var bl = this.field(o + 'baseline', 'Compared with', select([{ value: '', text: 'The plan\'s direct-SFT option' }].concat(sfts.map(function (n) { return { value: n, text: n }; }))), null);
+    bl.setAttribute('data-distilled', '1');
+    fs.appendChild(el('div', { class: 'grid2' }, [this.field(o + 'q', 'Quality Q', textInput(), null), bl]));
+    if (this.rows() > 1) fs.appendChild(el('button', { type: 'button', class: 'btn small', 'data-remove': String(i), text: 'Remove option ' + i }));
+    return fs;
+  };
+
+  Planner.prototype.fill = function () {
+    var st = this.state, self = this;
+    for (var k in this.inputs) {
+      var c = this.inputs[k], v = st[k] == null ? '' : st[k];
+      var mm = /^o(\d+)\.(.*)$/.exec(k);
+      if (mm && mm[2] !== 'preset' && mm[2] !== 'baseline' && st['o' + mm[1] + '.preset']) {
+        // A preset row shows the paper's numbers.
+        var p = this.preset(st['o' + mm[1] + '.preset']);
+        if (p) v = mm[2] === 'name' ? p.name : mm[2] === 'regime' ? p.regime : mm[2] === 'q' ? (p.quality != null ? String(p.quality) : '') :
+          (function () { var key = { pre: 'preprocess', teacher: 'teacher', student: 'student', eval: 'eval' }[mm[2]]; var x = p.stages_kwh[key]; return x != null ? String(x) : ''; })();
+      }
+      if (c.tagName === 'SELECT' && !Array.prototype.some.call(c.options, function (o) { return o.value === v; })) c.appendChild(el('option', { value: v, text: v + ' (not a known choice)' }));
+      c.value = v;
+    }
+    for (var i = 1; i <= this.rows(); i++) {
+      var o = 'o' + i + '.';
+      var pr = st[o + 'preset'] ? this.preset(st[o + 'preset']) : null;
+      var regime = pr ? pr.regime : st[o + 'regime'];
+      var row = this.root.querySelector('[data-row="' + i + '"]');
+      if (!row) continue;
+      row.querySelector('[data-teacher]').hidden = regime === 'sft';
+      row.querySelector('[data-distilled]').hidden = regime === 'sft';
+      var hint = row.querySelector('#f-o' + i + '\\.preset-hint');
+      if (hint) hint.textContent = pr ? (pr.teacher_work ? 'teacher: ' + pr.teacher_work + '; ' : '') + 'published total ' + pr.total_kwh + ' kWh' + (pr.stages_kwh.student == null ? ' (no stage split published)' : '') : 'stage energies you measured, kWh';
+    }
+  };
+
+  Planner.prototype.rebuild = function (focusKey) {
+    var scroll = window.scrollY;
+    this.build();
+    this.update();
+    history.replaceState(null, '', '?' + this.query() + location.hash);
+    window.scrollTo(0, scroll);
+    if (focusKey && this.inputs[focusKey]) this.inputs[focusKey].focus();
+  };
+
+  Planner.prototype.removeRow = function (r) {
+    var st = this.state, n = this.rows(), keys = ['preset', 'name', 'regime', 'pre', 'teacher', 'student', 'eval', 'q', 'baseline'];
+    for (var i = r; i < n; i++) keys.forEach(function (k) { st['o' + i + '.' + k] = st['o' + (i + 1) + '.' + k]; });
+    keys.forEach(function (k) { delete st['o' + n + '.' + k]; });
+    st.rows = String(n - 1);
+    st.set = 'custom';
+    this.rebuild();
+  };
+
+  Planner.prototype.onInput = function (e) {
+    var t = e.target, k = t.name;
+    if (!k || !(k in this.inputs)) return;
+    var v = t.value;
+    if (this.state[k] === v && k.indexOf('.') < 0) return;
+    var st = this.state;
+    if (k === 'set') { if (v === st.set) return; st.set = v; this.loadSet(v); this.rebuild('set'); return; }
+    var mm = /^o(\d+)\.(.*)$/.exec(k);
+    if (mm) {
+      var o = 'o' + mm[1] + '.';
+      if (mm[2] === 'preset') {
+        if (st[k] === v) return;
+        var was = st[k] ? this.preset(st[k]) : null;
+        st[k] = v;
+        if (!v && was) { // keep the preset's numbers as the start of the user's own
+          st[o + 'name'] = was.name + ' (mine)'; st[o + 'regime'] = was.regime; st[o + 'q'] = was.quality != null ? String(was.quality) : '';
+          STAGES.forEach(function (s) { var x = was.stages_kwh[s[0]]; st[o + s[1]] = x != null ? String(x) : ''; });
+        }
+        st.set = 'custom';
+        this.rebuild(k);
+        return;
+      }
+      if (mm[2] !== 'baseline' && st[o + 'preset']) {
+        // Editing a number of a preset row makes it the user's own.
+        var p = this.preset(st[o + 'preset']);
+        st[o + 'preset'] = '';
+        st[o + 'name'] = p.name + ' (mine)'; st[o + 'regime'] = p.regime; st[o + 'q'] = p.quality != null ? String(p.quality) : '';
+        STAGES.forEach(function (s) { var x = p.stages_kwh[s[0]]; st[o + s[1]] = x != null ? String(x) : ''; });
+        st[k] = v;
+        st.set = 'custom';
+        this.inputs.set.value = 'custom';
+        this.inputs[o + 'preset'].value = '';
+        this.inputs[o + 'name'].value = st[o + 'name'];
+        this.update();
+        this.fill();
+        history.replaceState(null, '', '?' + this.query() + location.hash);
+        return;
+      }
+      if (mm[2] === 'regime' || mm[2] === 'name') { st[k] = v; this.rebuild(k); return; }
+    }
+    if (st[k] === v) return;
+    st[k] = v;
+    if (k === 'region') {
+      var r = this.meta.regions.filter(function (x) { return x.id === v; })[0];
+      if (r) { st.carbon = String(r.carbon_g_per_kwh); this.inputs.carbon.value = st.carbon; }
+    } else if (k === 'carbon') {
+      var cur = this.meta.regions.filter(function (x) { return x.id === st.region; })[0];
+      if (cur && String(cur.carbon_g_per_kwh) !== v.trim()) { st.region = 'custom'; this.inputs.region.value = 'custom'; }
+    }
+    this.update();
+    history.replaceState(null, '', '?' + this.query() + location.hash);
+  };
+
+  Planner.prototype.clearErrors = Calculator.prototype.clearErrors;
+  Planner.prototype.showError = Calculator.prototype.showError;
+
+  Planner.prototype.update = function () {
+    var out = call(this.api.distill, { form: this.state });
+    this.render(out);
+    return out;
+  };
+
+  Planner.prototype.render = function (out) {
+    this.clearErrors();
+    this.formErr.textContent = '';
+    var res = this.results, status = res.querySelector('.status');
+    if (out.error) {
+      var label = this.showError(out.error);
+      var where = label ? 'Check “' + label + '”: ' : '';
+      res.classList.add('stale');
+      if (!this.last) res.classList.add('empty');
+      status.textContent = where + (this.last ? 'showing the last valid plan until the input is fixed.' : (out.error.text || out.error.message));
+      this.root.dataset.state = 'error';
+      return;
+    }
+    res.classList.remove('stale', 'empty');
+    status.textContent = '';
+    this.root.dataset.state = 'ok';
+    this.last = out;
+    var r = out.result;
+    this.renderOptions(r);
+    this.renderStages(r);
+    this.renderCurve(r);
+    this.renderPlane(r);
+    var ts = r.options.filter(function (o) { return o.t_star_tokens != null; });
+    res.querySelector('.tstar').innerHTML = ts.length ? '<h3 class="h">Serving threshold T*</h3><ul>' + ts.map(function (o) {
+      return '<li data-tstar="' + o.t_star_tokens + '"><strong>' + esc(o.name) + '</strong>: ' + esc(sig(o.t_star_tokens)) + ' served tokens repay its ' + esc(energyText(o.extra_train_kwh)) + ' of extra training energy.</li>';
+    }).join('') + '</ul>' : '';
+    res.querySelector('.advice-box').innerHTML = r.advice.length ? '<h3 class="h">What the numbers say</h3><ul class="advice">' + r.advice.map(function (a) { return '<li>' + esc(a) + '</li>'; }).join('') + '</ul>' : '';
+    var s = r.site;
+    res.querySelector('.pnotes').innerHTML =
+      (r.warnings.length ? '<div class="warnings" role="note"><h4>Warnings</h4><ul>' + r.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>' : '') +
+      '<p class="muted small">Whole plan: ' + esc(energyText(r.plan_total_kwh)) + ', ' + esc(massText(r.plan_co2e_kg)) + ' and ' + esc(usd(r.plan_cost_usd)) + ' at PUE ' + esc(sig(s.pue)) + ', ' + esc(sig(s.carbon_g_per_kwh)) + ' g CO₂e/kWh' + (s.region ? ' (' + esc(s.region) + ')' : '') + ' and $' + esc(sig(s.usd_per_kwh)) + '/kWh. ' +
+      'Preset stage energies: ' + esc(this.pm.citation) + '.</p>' +
+      (r.assumptions.length ? '<details class="assumptions"><summary>Assumptions used (' + r.assumptions.length + ')</summary><ul>' + r.assumptions.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>' : '');
+  };
+
+  Planner.prototype.renderOptions = function (r) {
+    var best = null;
+    r.options.forEach(function (o) { if (!best || o.kwh_per_student < best.kwh_per_student) best = o; });
+    this.results.querySelector('.options').innerHTML = r.options.map(function (o) {
+      var ns = o.n_star != null ? '<span class="nstar">N* = ' + esc(sig(o.n_star)) + '</span> students to break even' : esc(o.n_star_reason || '');
+      return '<div class="option' + (o === best ? ' best' : '') + '" data-option="' + esc(o.name) + '"' + (o.n_star != null ? ' data-nstar="' + o.n_star + '"' : '') + ' data-oneoff="' + o.one_off_kwh + '">' +
+        '<h4>' + esc(o.name) + '</h4><span class="sub">' + esc(REGIME_NAMES[o.regime] || o.regime) + ' · ' + esc(o.source) + '</span>' +
+        '<span class="v">' + esc(energyText(o.one_off_kwh)) + '</span><span class="sub">one-off pipeline' + (o.regime !== 'sft' ? '; ' + esc(energyText(o.kwh_per_student)) + ' per student at N = ' + o.students : '') + '</span>' +
+        '<span class="sub">' + esc(massText(o.co2e_kg)) + ' · ' + esc(usd(o.cost_usd)) + (o.quality != null ? ' · Q ' + esc(sig(o.quality, 2)) : '') + (o.j_per_token ? ' · ' + esc(sig(o.j_per_token)) + ' J/token' : '') + '</span>' +
+        (o.regime !== 'sft' ? '<p class="small">' + ns + (o.baseline ? ' (against ' + esc(o.baseline) + ')' : '') + '</p>' : '') +
+        (o === best ? '<p class="small"><strong>Lowest energy per student</strong></p>' : '') + '</div>';
+    }).join('');
+  };
+
+  Planner.prototype.renderStages = function (r) {
+    var W = 560, rowH = 30, L = 130, R = 80, H = r.options.length * rowH + 10;
+    var max = Math.max.apply(null, r.options.map(function (o) { return o.one_off_kwh; })) || 1;
+    var out = ['<svg class="chart" viewBox="0 0 ' + W + ' ' + H + '" role="img" aria-label="' + esc('Energy by stage of each option: ' + r.options.map(function (o) { return o.name + ' ' + energyText(o.one_off_kwh); }).join('; ')) + '">'];
+    r.options.forEach(function (o, i) {
+      var y = 5 + i * rowH, x = L;
+      out.push('<text class="bar-label" x="' + (L - 8) + '" y="' + (y + 15) + '" text-anchor="end">' + esc(o.name.length > 18 ? o.name.slice(0, 17) + '…' : o.name) + '</text>');
+      var stages = o.stages.length ? o.stages : [];
+      stages.forEach(function (s) {
+        var e = s.source === 'shared' ? 0 : s.energy_kwh;
+        if (s.stage === 'teacher' && o.teacher_shared_with) e = o.one_off_kwh - o.total_kwh;
+        var w = e / max * (W - L - R);
+        if (w <= 0) return;
+        out.push('<rect class="st-' + esc(s.stage) + '" x="' + x.toFixed(1) + '" y="' + y + '" width="' + w.toFixed(1) + '" height="' + (rowH - 10) + '"><title>' + esc(s.stage + ': ' + energyText(e)) + '</title></rect>');
+        x += w;
+      });
+      if (!stages.length) out.push('<rect class="st-preprocess" x="' + L + '" y="' + y + '" width="' + (o.one_off_kwh / max * (W - L - R)).toFixed(1) + '" height="' + (rowH - 10) + '"/>');
+      out.push('<text class="bar-label" x="' + (x + 6).toFixed(1) + '" y="' + (y + 15) + '">' + esc(energyText(o.one_off_kwh)) + '</text>');
+    });
+    out.push('</svg>');
+    var legendHTML = '<ul class="legend">' + [['prerun', 'Prerun'], ['preprocess', 'Preprocess'], ['teacher', 'Teacher'], ['student', 'Student'], ['eval', 'Evaluation']].map(function (s) {
+      return '<li><span class="swatch st-' + s[0] + '" aria-hidden="true" style="height:0.8rem;width:0.8rem;vertical-align:-0.08rem"></span>' + s[1] + '</li>';
+    }).join('') + '</ul>';
+    this.results.querySelector('.stages').innerHTML = out.join('') + legendHTML;
+  };
+
+  Planner.prototype.renderCurve = function (r) {
+    var dist = r.options.filter(function (o) { return o.curve && o.curve.length; });
+    var box = this.results.querySelector('.curve');
+    if (!dist.length) { box.innerHTML = '<p class="muted">No distilled option: nothing to amortise.</p>'; return; }
+    var W = 560, H = 300, L = 60, R = 16, T = 16, B = 46;
+    var ys = [];
+    dist.forEach(function (o) { o.curve.forEach(function (p) { ys.push(p.kwh_per_student); }); if (o.baseline_student_kwh != null) ys.push(o.baseline_student_kwh); });
+    var xa = axis(1, 50, L, W - R, { log: true }), ya = axis(0, Math.max.apply(null, ys) * 1.05, H - B, T, {});
+    xa.ticks = [1, 2, 5, 10, 20, 50];
+    var keys = ['ddp', 'tp', 'fsdp', 'hybrid', 'single'];
+    var out = ['<svg class="chart" viewBox="0 0 ' + W + ' ' + H + '" role="img" aria-labelledby="curve-t"><title id="curve-t">' + esc('Energy per student against the number of students: ' + dist.map(function (o) { return o.name + (o.n_star != null ? ' breaks even at N* = ' + sig(o.n_star) : ' does not break even'); }).join('; ')) + '</title>'];
+    ya.ticks.forEach(function (t) { var y = ya.map(t).toFixed(1); out.push('<line class="grid" x1="' + L + '" x2="' + (W - R) + '" y1="' + y + '" y2="' + y + '"/><text class="tick" x="' + (L - 6) + '" y="' + y + '" dy="0.32em" text-anchor="end">' + esc(sig(t, 2)) + '</text>'); });
+    xa.ticks.forEach(function (t) { var x = xa.map(t).toFixed(1); out.push('<line class="grid" y1="' + T + '" y2="' + (H - B) + '" x1="' + x + '" x2="' + x + '"/><text class="tick" y="' + (H - B + 16) + '" x="' + x + '" text-anchor="middle">' + t + '</text>'); });
+    out.push('<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (H - B) + '" y2="' + (H - B) + '"/><line class="axis" x1="' + L + '" x2="' + L + '" y1="' + T + '" y2="' + (H - B) + '"/>');
+    out.push('<text class="label" x="' + ((L + W - R) / 2) + '" y="' + (H - 8) + '" text-anchor="middle">Students sharing the teacher stage (N)</text>');
+    out.push('<text class="label" transform="translate(14 ' + ((T + H - B) / 2) + ') rotate(-90)" text-anchor="middle">kWh per student</text>');
+    var legendItems = [];
+    dist.forEach(function (o, i) {
+      var key = keys[i % keys.length];
+      var d = o.curve.map(function (p, j) { return (j ? 'L' : 'M') + xa.map(p.n).toFixed(1) + ' ' + ya.map(p.kwh_per_student).toFixed(1); }).join('');
+      out.push('<path class="line s-' + key + '" d="' + d + '"/>');
+      if (o.baseline_student_kwh != null) {
+        var by = ya.map(o.baseline_student_kwh).toFixed(1);
+        out.push('<line class="line s-' + key + '" stroke-dasharray="6 4" x1="' + L + '" x2="' + (W - R) + '" y1="' + by + '" y2="' + by + '"/>');
+      }
+      if (o.n_star != null && o.n_star >= 1 && o.n_star <= 50) {
+        var nx = xa.map(o.n_star).toFixed(1), ny = ya.map(o.baseline_student_kwh).toFixed(1);
+        out.push('<line class="nstar" x1="' + nx + '" x2="' + nx + '" y1="' + T + '" y2="' + (H - B) + '"/><circle class="mark" r="5" cx="' + nx + '" cy="' + ny + '"/>');
+        out.push('<text class="mark-label" x="' + (+nx + 6) + '" y="' + (T + 14 + i * 16) + '">N* = ' + esc(sig(o.n_star)) + ' (' + esc(o.name) + ')</text>');
+      }
+      legendItems.push({ key: key, name: o.name + (o.baseline ? ' (dashed: ' + o.baseline + ' student)' : '') });
+    });
+    out.push('</svg>');
+    box.innerHTML = out.join('') + legend(legendItems);
+  };
+
+  Planner.prototype.renderPlane = function (r) {
+    var pts = r.options.filter(function (o) { return o.quality != null; });
+    var box = this.results.querySelector('.plane');
+    if (!pts.length) { box.innerHTML = '<p class="muted">No option has a quality score: give Q to place options on the plane.</p>'; return; }
+    var W = 560, H = 300, L = 60, R = 16, T = 16, B = 46;
+    var xs = pts.map(function (o) { return o.one_off_kwh; }), qs = pts.map(function (o) { return o.quality; });
+    var xa = axis(0, Math.max.apply(null, xs) * 1.1, L, W - R, {});
+    var ya = axis(Math.max(0, Math.min.apply(null, qs) - 0.05), Math.min(1.05, Math.max.apply(null, qs) + 0.05), H - B, T, {});
+    var out = ['<svg class="chart" viewBox="0 0 ' + W + ' ' + H + '" role="img" aria-labelledby="plane-t"><title id="plane-t">' + esc('Energy–quality plane. Pareto-efficient: ' + r.pareto.map(function (p) { return p.name; }).join(', ') + '. Dominated: ' + (r.dominated.map(function (d) { return d.name; }).join(', ') || 'none')) + '</title>'];
+    ya.ticks.forEach(function (t) { var y = ya.map(t).toFixed(1); out.push('<line class="grid" x1="' + L + '" x2="' + (W - R) + '" y1="' + y + '" y2="' + y + '"/><text class="tick" x="' + (L - 6) + '" y="' + y + '" dy="0.32em" text-anchor="end">' + esc(sig(t, 2)) + '</text>'); });
+    xa.ticks.forEach(function (t) { var x = xa.map(t).toFixed(1); out.push('<line class="grid" y1="' + T + '" y2="' + (H - B) + '" x1="' + x + '" x2="' + x + '"/><text class="tick" y="' + (H - B + 16) + '" x="' + x + '" text-anchor="middle">' + esc(sig(t, 2)) + '</text>'); });
+    out.push('<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (H - B) + '" y2="' + (H - B) + '"/><line class="axis" x1="' + L + '" x2="' + L + '" y1="' + T + '" y2="' + (H - B) + '"/>');
+    out.push('<text class="label" x="' + ((L + W - R) / 2) + '" y="' + (H - 8) + '" text-anchor="middle">One-off pipeline energy (kWh)</text>');
+    out.push('<text class="label" transform="translate(14 ' + ((T + H - B) / 2) + ') rotate(-90)" text-anchor="middle">Quality Q</text>');
+    var par = r.pareto.slice().sort(function (a, b) { return a.energy_kwh - b.energy_kwh; });
+    if (par.length > 1) {
+      var d = '';
+      par.forEach(function (p, i) {
+        var x = xa.map(p.energy_kwh).toFixed(1), y = ya.map(p.quality).toFixed(1);
+        if (!i) d += 'M' + x + ' ' + y; else d += 'H' + x + 'V' + y;
+      });
+      out.push('<path class="front" d="' + d + '"/>');
+    }
+    var onFront = {};
+    r.pareto.forEach(function (p) { onFront[p.name] = true; });
+    pts.forEach(function (o) {
+      var x = xa.map(o.one_off_kwh), y = ya.map(o.quality);
+      var key = { sft: 'single', kd: 'ddp', synthetic: 'tp' }[o.regime] || 'fsdp';
+      out.push('<circle class="pt s-' + key + '" style="fill:var(--s-' + key + ')" r="' + (onFront[o.name] ? 7 : 5) + '" cx="' + x.toFixed(1) + '" cy="' + y.toFixed(1) + '"/>');
+      var anchor = x > W - 140 ? 'end' : 'start';
+      out.push('<text class="mark-label" x="' + (x + (anchor === 'end' ? -10 : 10)).toFixed(1) + '" y="' + (y + 4).toFixed(1) + '" text-anchor="' + anchor + '">' + esc(o.name) + (onFront[o.name] ? '' : ' (dominated)') + '</text>');
+    });
+    out.push('</svg>');
+    box.innerHTML = out.join('') + legend([{ key: 'single', name: 'Direct SFT' }, { key: 'ddp', name: 'Logit KD' }, { key: 'tp', name: 'Synthetic-data SFT' }]);
+  };
+
   /* ---------- refit (fit.wasm, loaded on demand) ---------- */
 
   var fitLoading = null;
@@ -879,7 +1277,7 @@
     root.dataset.wasmSource = how;
     var meta = JSON.parse(window.wattscale.meta());
     var app;
-    if (mode === 'planner') app = new window.WattscalePlanner(root, window.wattscale, meta);
+    if (mode === 'planner') app = new Planner(root, window.wattscale, meta);
     else {
       app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1' });
       app.update();
