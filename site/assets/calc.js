@@ -479,14 +479,14 @@
       '<p class="interval"></p>' +
       '</div>' +
       '<dl class="cards"></dl>' +
-      '<h3 class="h">Where the energy goes</h3><div class="breakdown"></div>' +
+      '<h2 class="h">Where the energy goes</h2><div class="breakdown"></div>' +
       '<div class="prov"></div>' +
       '<div class="notes"></div>' +
-      '<h3 class="h">Energy and time against GPU count</h3>' +
+      '<h2 class="h">Energy and time against GPU count</h2>' +
       '<p class="muted small chart-note">Same model, tokens and batch per GPU; each line is a strategy, the ring is your configuration. More GPUs finish sooner but parallel overhead costs energy.</p>' +
       '<div class="charts"><figure class="chart-e"></figure><figure class="chart-t"></figure></div>' +
       '<div class="legend-wrap"></div>' +
-      (this.embed ? '' : '<h3 class="h">Share and cite</h3><div class="share"></div>');
+      (this.embed ? '' : '<h2 class="h">Share and cite</h2><div class="share"></div>');
     var layout = el('div', { class: 'calc-layout' }, [form, res]);
     this.root.appendChild(layout);
     if (this.embed) {
@@ -704,7 +704,7 @@
     var env = c.in_envelope ? '<span class="ok">inside the range it was fitted on</span>' :
       '<span class="warn-t">outside the range it was fitted on</span> (' + esc((c.outside || []).join('; ')) + '), so the interval is widened';
     this.results.querySelector('.prov').innerHTML =
-      '<h3 class="h">Where these numbers come from</h3>' +
+      '<h2 class="h">Where these numbers come from</h2>' +
       '<p>Calibration <strong class="cal-name">' + esc(c.name) + '</strong> version <span class="cal-version">' + esc(c.version) + '</span> (' + esc(c.kind) + '): ' + env + '. ' +
       'The ' + esc(pct(r.interval_level)) + ' interval is log-normal with σ = ' + esc(sig(c.sigma_ln, 2)) + ' in ln energy.</p>' +
       '<p class="muted small cite">' + esc(c.citation) + '</p>';
@@ -879,10 +879,10 @@
 
     var res = el('section', { class: 'results', 'aria-label': 'Plan result' });
     res.innerHTML = '<div class="status" role="status" aria-live="polite"></div>' +
-      '<h3 class="h first">Options side by side</h3><div class="options"></div>' +
-      '<h3 class="h">Energy by stage</h3><div class="stages"></div>' +
-      '<h3 class="h">Energy per student against reuse</h3><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline\'s student stage. Distillation pays off right of N*.</p><div class="curve"></div>' +
-      '<h3 class="h">Energy and quality</h3><p class="muted small">One-off pipeline energy against quality Q (student score ÷ teacher score); the dashed line joins the Pareto-efficient options.</p><div class="plane"></div>' +
+      '<h2 class="h first">Options side by side</h2><div class="options"></div>' +
+      '<h2 class="h">Energy by stage</h2><div class="stages"></div>' +
+      '<h2 class="h">Energy per student against reuse</h2><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline\'s student stage. Distillation pays off right of N*.</p><div class="curve"></div>' +
+      '<h2 class="h">Energy and quality</h2><p class="muted small">One-off pipeline energy against quality Q (student score ÷ teacher score); the dashed line joins the Pareto-efficient options.</p><div class="plane"></div>' +
       '<div class="tstar"></div><div class="advice-box"></div><div class="pnotes"></div>';
     this.results = res;
     this.root.appendChild(el('div', { class: 'plan-layout' }, [form, res]));
@@ -1047,10 +1047,10 @@
     this.renderCurve(r);
     this.renderPlane(r);
     var ts = r.options.filter(function (o) { return o.t_star_tokens != null; });
-    res.querySelector('.tstar').innerHTML = ts.length ? '<h3 class="h">Serving threshold T*</h3><ul>' + ts.map(function (o) {
+    res.querySelector('.tstar').innerHTML = ts.length ? '<h2 class="h">Serving threshold T*</h2><ul>' + ts.map(function (o) {
       return '<li data-tstar="' + o.t_star_tokens + '"><strong>' + esc(o.name) + '</strong>: ' + esc(sig(o.t_star_tokens)) + ' served tokens repay its ' + esc(energyText(o.extra_train_kwh)) + ' of extra training energy.</li>';
     }).join('') + '</ul>' : '';
-    res.querySelector('.advice-box').innerHTML = r.advice.length ? '<h3 class="h">What the numbers say</h3><ul class="advice">' + r.advice.map(function (a) { return '<li>' + esc(a) + '</li>'; }).join('') + '</ul>' : '';
+    res.querySelector('.advice-box').innerHTML = r.advice.length ? '<h2 class="h">What the numbers say</h2><ul class="advice">' + r.advice.map(function (a) { return '<li>' + esc(a) + '</li>'; }).join('') + '</ul>' : '';
     var s = r.site;
     res.querySelector('.pnotes').innerHTML =
       (r.warnings.length ? '<div class="warnings" role="note"><h4>Warnings</h4><ul>' + r.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>' : '') +
