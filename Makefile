@@ -5,11 +5,19 @@ GO ?= go
 WASM_PATH := $(shell $(GO) env GOROOT)/lib/wasm
 FUZZTIME ?= 5s
 
-.PHONY: run test test-native test-wasm test-fuzz bench fit vet
+.PHONY: run serve site test test-native test-wasm test-fuzz bench bench-site fit vet
 
 ## run: estimate the embedded default request (fine-tuning BERT-base on 4 A100s with FSDP)
 run:
 	$(GO) run ./site estimate < content/examples/request.json
+
+## serve: build the site (calculator, planner, report, methodology) and serve it on localhost, printing the URL
+serve:
+	$(GO) run ./site serve
+
+## site: build the static site into public/
+site:
+	$(GO) run ./site build -o public
 
 ## test: every test the project has (native, js/wasm under node, fuzzing for a short time)
 test: vet test-native test-wasm test-fuzz
@@ -33,6 +41,15 @@ test-fuzz:
 ## bench: benchmarks as a table
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./model/... | tee /tmp/wattscale-bench.txt
+	$(MAKE) --no-print-directory bench-site | tee -a /tmp/wattscale-bench.txt
+
+## bench-site: time the site build (go run ./site build), with the WebAssembly recompiled and from its cache
+bench-site:
+	@rm -rf /tmp/wattscale-bench-site
+	@$(GO) run ./site build -cache '' -o /tmp/wattscale-bench-site 2>&1 | sed 's/^/site build, wasm recompiled: /'
+	@start=$$(date +%s%N); $(GO) run ./site build -o /tmp/wattscale-bench-site 2>&1 | sed 's/^/site build, wasm cached: /'; \
+	  echo "site build, wasm cached, go run wall time: $$(( ($$(date +%s%N) - start) / 1000000 )) ms"
+	@$(GO) test -run '^$$' -bench '^BenchmarkBuild$$' -benchmem ./site | grep -E '^Benchmark'
 
 ## fit: refit the project's calibrations from $(DATA_DIR)
 fit:

@@ -84,7 +84,8 @@ func (c Chart) SVG() template.HTML {
 	fmt.Fprintf(&b, `<text class="label" x="%s" y="%s" text-anchor="middle">%s</text>`, f1((x0+x1)/2), f1(chartH-8), html.EscapeString(c.X.Label))
 	fmt.Fprintf(&b, `<text class="label" transform="translate(15 %s) rotate(-90)" text-anchor="middle">%s</text>`, f1((y0+y1)/2), html.EscapeString(c.Y.Label))
 	b.WriteString(`</g>`)
-	// Series, clipped to the plot area.
+	// Lines and error bars, clipped to the plot area; markers on top,
+	// unclipped, so that a point on an edge shows whole.
 	fmt.Fprintf(&b, `<clipPath id="%s-clip"><rect x="%s" y="%s" width="%s" height="%s"/></clipPath>`, id, f1(x0), f1(y1), f1(x1-x0), f1(y0-y1))
 	fmt.Fprintf(&b, `<g clip-path="url(#%s-clip)">`, id)
 	for _, s := range c.Series {
@@ -109,13 +110,21 @@ func (c Chart) SVG() template.HTML {
 				fmt.Fprintf(&b, `<path class="err" d="M%s %sV%sM%s %sh8M%s %sh8"/>`, f1(px(p.X)), f1(py(p.YLow)), f1(py(p.YHigh)),
 					f1(px(p.X)-4), f1(py(p.YLow)), f1(px(p.X)-4), f1(py(p.YHigh)))
 			}
-			if s.Marker != "" {
-				b.WriteString(marker(s.Marker, px(p.X), py(p.Y), p.Label))
-			}
 		}
 		b.WriteString(`</g>`)
 	}
-	b.WriteString(`</g></svg>`)
+	b.WriteString(`</g>`)
+	for _, s := range c.Series {
+		if s.Marker == "" {
+			continue
+		}
+		fmt.Fprintf(&b, `<g class="series %s">`, html.EscapeString(s.Class))
+		for _, p := range s.Points {
+			b.WriteString(marker(s.Marker, px(p.X), py(p.Y), p.Label))
+		}
+		b.WriteString(`</g>`)
+	}
+	b.WriteString(`</svg>`)
 	// Legend.
 	if len(c.Series) > 1 || (len(c.Series) == 1 && c.Series[0].Name != "") {
 		b.WriteString(`<figcaption><span class="chart-title">` + html.EscapeString(c.Title) + `</span><ul class="legend">`)

@@ -46,6 +46,19 @@ type pageData struct {
 	Hardware    *HardwareTable
 	Validation  *ValidationTable
 	Files       []fileLink
+	hrefs       map[string]string // page slug → relative link, for Link
+}
+
+// pageLink is a link to another page, or its text alone when the site has
+// no such page.
+type pageLink struct {
+	Href, Text string
+}
+
+// Link links to the page with the given slug ("" for the home page) from
+// this page; its Href is empty when there is no such page.
+func (d pageData) Link(slug, text string) pageLink {
+	return pageLink{Href: d.hrefs[slug], Text: text}
 }
 
 // navItem is one entry of the navigation.
@@ -114,7 +127,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 			return nil, err
 		}
 		d := pageData{Title: p.Meta.Title, Description: p.Meta.Description, Root: rootOf(p.OutPath()), Path: p.OutPath(),
-			Body: template.HTML(body), Template: p.Meta.Template}
+			Body: template.HTML(body), Template: p.Meta.Template, hrefs: hrefs(s.Pages, rootOf(p.OutPath()))}
 		for _, q := range nav {
 			d.Nav = append(d.Nav, navItem{Title: q.Meta.NavTitle, Href: d.Root + q.OutPath(), Current: q == p})
 		}
@@ -140,7 +153,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 	// embed.html: the calculator alone, for an iframe in another site.
 	var buf bytes.Buffer
 	d := pageData{Title: "Energy calculator", Description: "wattscale's energy calculator for transformer fine-tuning, for embedding.",
-		Path: "embed.html", Template: "embed", Calc: shell("embed", out)}
+		Path: "embed.html", Template: "embed", Calc: shell("embed", out), hrefs: hrefs(s.Pages, "")}
 	for _, q := range nav {
 		if q.Slug == "" {
 			d.Nav = []navItem{{Title: q.Meta.NavTitle, Href: q.OutPath()}}
@@ -151,6 +164,15 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 	}
 	out["embed.html"] = buf.Bytes()
 	return out, nil
+}
+
+// hrefs maps every page's slug to its link from a page at root.
+func hrefs(ps []Page, root string) map[string]string {
+	m := map[string]string{}
+	for i := range ps {
+		m[ps[i].Slug] = root + ps[i].OutPath()
+	}
+	return m
 }
 
 // navOrder lists the pages in the navigation, by nav position then title.

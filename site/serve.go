@@ -90,6 +90,14 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return serve(ctx, o, dir, *addr, stdout, stderr)
+}
+
+// serve builds the site into dir, serves it on addr (or a free port) and
+// prints the URL on stdout, until ctx is done.
+func serve(ctx context.Context, o buildOptions, dir, addr string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	files, notes, err := build(o)
 	if err != nil {
@@ -102,14 +110,12 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
 	fmt.Fprintf(stderr, "built %d files into %s in %.2f s\n", len(files), dir, time.Since(start).Seconds())
-	ln, err := listen(*addr)
+	ln, err := listen(addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{Handler: fileServer(dir), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "serving http://%s/\n", ln.Addr())
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
