@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -208,14 +207,29 @@ func (f PlanForm) sameStudentSFT(rows int, student string) string {
 	return ""
 }
 
-var optionPath = regexp.MustCompile(`^options\[([0-9]+)\]\.?(.*)$`)
+// optionIndex splits "options[3].stages_kwh.teacher" into 3 and
+// "stages_kwh.teacher".
+func optionIndex(path string) (int, string, bool) {
+	rest, ok := strings.CutPrefix(path, "options[")
+	if !ok {
+		return 0, "", false
+	}
+	j := strings.IndexByte(rest, ']')
+	if j < 1 {
+		return 0, "", false
+	}
+	i, err := strconv.Atoi(rest[:j])
+	if err != nil || i < 0 {
+		return 0, "", false
+	}
+	return i, strings.TrimPrefix(rest[j+1:], "."), true
+}
 
 // InputFor names the planner input that shows an error on a plan field path.
 func (f PlanForm) InputFor(path string) string {
-	if m := optionPath.FindStringSubmatch(path); m != nil {
-		i, _ := strconv.Atoi(m[1])
+	if i, rest, ok := optionIndex(path); ok {
 		row := fmt.Sprintf("o%d.", i+1)
-		switch rest := m[2]; {
+		switch {
 		case rest == "students":
 			return "n"
 		case strings.HasPrefix(rest, "serving.j_ref"):
