@@ -287,8 +287,15 @@ func texToMathML(tex string, display bool) (string, error) {
 	}
 	out = strings.TrimSpace(out)
 	out = strings.Replace(out, ` style="font-feature-settings: 'dtls' off;"`, "", 1)
-	return canonicalAttrs(out), nil
+	out = canonicalAttrs(out)
+	// Browsers ignore lspace on <mi>, so "\ln E" would read "lnE": put a
+	// thin space between a function name and an argument without brackets.
+	return funcArgRE.ReplaceAllString(out, `$1<mspace width="0.17em"></mspace>$2`), nil
 }
+
+// funcArgRE matches a function name as treeblood writes it (an <mi> with
+// lspace) followed directly by a bare argument.
+var funcArgRE = regexp.MustCompile(`(<mi lspace="[^"]*"[^>]*>[A-Za-z]+</mi>)(<(?:mi|mn|msub|msup|msubsup)[ >])`)
 
 var (
 	tagRE  = regexp.MustCompile(`<([a-zA-Z][a-zA-Z0-9]*)((?:\s+[^\s=>"]+="[^"]*")*)\s*(/?)>`)
