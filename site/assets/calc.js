@@ -109,10 +109,16 @@
     var a = Math.abs(x);
     if (a >= 1e-3 && a < 1e7) {
       var d = Math.max(0, digits - 1 - Math.floor(Math.log10(a)));
-      return x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+      return fixed(d).format(x);
     }
     var e = x.toExponential(digits - 1).split('e');
     return e[0] + '×10' + sup(e[1].replace('+', ''));
+  }
+  // fixed returns a cached en-US formatter with d decimals: building one
+  // per call (toLocaleString with options) costs tens of microseconds.
+  var formatters = {};
+  function fixed(d) {
+    return formatters[d] || (formatters[d] = new Intl.NumberFormat('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
   }
   function sup(s) {
     var m = { '-': '⁻', '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹' };
@@ -144,7 +150,7 @@
   function powerText(w) { return w < 1e4 ? sig(w) + ' W' : sig(w / 1000) + ' kW'; }
   function usd(x) {
     if (x < 0.01) return '$' + sig(x);
-    if (x < 1e6) return '$' + x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    if (x < 1e6) return '$' + fixed(2).format(x);
     return '$' + sig(x);
   }
   function pct(x) { return Math.round(x * 100) + ' %'; }
@@ -1185,6 +1191,12 @@
   Calculator.prototype.buildRefit = function () {
     var self = this;
     var sec = el('section', { class: 'refit', 'aria-labelledby': 'refit-h' });
+    if (!BASE && !window.WATTSCALE_FIT_WASM_GZ_B64) {
+      // The single-file offline copy carries the calculator only.
+      sec.innerHTML = '<h2 id="refit-h">Refit the law to your own measurements</h2><p>The refit is not part of this single-file copy. Use it on the full site, or run <code>go run ./site fit -data FILE.csv</code>.</p>';
+      this.root.appendChild(sec);
+      return;
+    }
     sec.innerHTML =
       '<h2 id="refit-h">Refit the law to your own measurements</h2>' +
       '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>; the Zeus power trace also works). ' +

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -237,5 +238,31 @@ func TestForeignPageEmbedding(t *testing.T) {
 	}
 	if h := eval[float64](t, ctx, `document.querySelector('iframe.wattscale-embed').getBoundingClientRect().height`); h < 400 {
 		t.Errorf("embedded frame is %v px tall", h)
+	}
+}
+
+// TestOfflineSingleFile writes the one-file calculator (`make offline`),
+// moves it away from the site and opens it from disk.
+func TestOfflineSingleFile(t *testing.T) {
+	dir := builtSite(t)
+	file := filepath.Join(t.TempDir(), "wattscale-offline.html")
+	cmd := exec.Command("go", "run", "./scripts/offline", "-site", dir, "-o", file)
+	cmd.Dir = repoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go run ./scripts/offline: %v\n%s", err, out)
+	}
+	srv := serve(t, dir)
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/index.html?model=roberta-large&gpu=v100-sxm2-32gb&count=2&strategy=ddp")
+	want := pageEnergy(t, ctx)
+	openCalc(t, ctx, "file://"+file+"?model=roberta-large&gpu=v100-sxm2-32gb&count=2&strategy=ddp")
+	if how := eval[string](t, ctx, `document.getElementById('calc-root').dataset.wasmSource`); how != "embedded" {
+		t.Errorf("the offline file loaded its wasm by %q, want embedded", how)
+	}
+	if got := pageEnergy(t, ctx); got != want {
+		t.Errorf("offline energy %v, site %v", got, want)
+	}
+	if n := eval[int](t, ctx, `performance.getEntriesByType('resource').length`); n != 0 {
+		t.Errorf("the offline file fetched %d resources, want none", n)
 	}
 }
