@@ -5,7 +5,7 @@ GO ?= go
 WASM_PATH := $(shell $(GO) env GOROOT)/lib/wasm
 FUZZTIME ?= 5s
 
-.PHONY: run serve site test test-native test-wasm test-fuzz bench bench-site fit vet
+.PHONY: run serve site offline test test-native test-wasm test-fuzz bench bench-site bench-browser fit vet
 
 ## run: estimate the embedded default request (fine-tuning BERT-base on 4 A100s with FSDP)
 run:
@@ -18,6 +18,10 @@ serve:
 ## site: build the static site into public/
 site:
 	$(GO) run ./site build -o public
+
+## offline: the calculator as one self-contained HTML file, public/wattscale-offline.html (works opened from disk)
+offline: site
+	$(GO) run ./scripts/offline -site public -o public/wattscale-offline.html
 
 ## test: every test the project has (native, js/wasm under node, fuzzing for a short time)
 test: vet test-native test-wasm test-fuzz
@@ -32,16 +36,24 @@ test-native:
 ## test-wasm: the pure packages compiled to js/wasm and run under node
 test-wasm:
 	PATH="$(WASM_PATH):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./model/...
+	PATH="$(WASM_PATH):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/calcapi
 
 ## test-fuzz: each fuzz target for $(FUZZTIME)
 test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRequest$$' -fuzztime $(FUZZTIME) ./model
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMeasurements$$' -fuzztime $(FUZZTIME) ./model
+	$(GO) test -run '^$$' -fuzz '^FuzzEstimateForm$$' -fuzztime $(FUZZTIME) ./wasm/calcapi
 
 ## bench: benchmarks as a table
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./model/... | tee /tmp/wattscale-bench.txt
 	$(MAKE) --no-print-directory bench-site | tee -a /tmp/wattscale-bench.txt
+	$(MAKE) --no-print-directory bench-browser | tee -a /tmp/wattscale-bench.txt
+
+## bench-browser: calculator and planner calls natively, then wasm sizes, first-load size and timings in headless Chromium
+bench-browser:
+	$(GO) test -run '^$$' -bench . -benchmem ./wasm/... | grep -E '^(Benchmark|ok)'
+	@WATTSCALE_BENCH=1 $(GO) test -count=1 -run '^TestPerformanceReport$$' -v ./site/e2e | grep -vE '^(=== |--- |PASS|ok )'
 
 ## bench-site: time the site build (go run ./site build), with the WebAssembly recompiled and from its cache
 bench-site:
