@@ -62,7 +62,7 @@ func (m *markdown) render(p *Page, pages map[string]*Page) ([]byte, error) {
 	if err := m.md.Renderer().Render(&buf, p.Source, p.Doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Src, err)
 	}
-	return buf.Bytes(), nil
+	return focusableScrollers(buf.Bytes()), nil
 }
 
 // rewriteLinks resolves a page's relative links. Authors link to pages by
@@ -250,7 +250,8 @@ func writeMath(w util.BufWriter, raw string, d *passthrough.Delimiters) error {
 		return err
 	}
 	if display {
-		w.WriteString(`<div class="math-display">` + mml + "</div>\n")
+		// Focusable: a formula wider than a phone scrolls sideways.
+		w.WriteString(`<div class="math-display" tabindex="0">` + mml + "</div>\n")
 	} else {
 		w.WriteString(mml)
 	}

@@ -43,14 +43,14 @@ Text with a footnote.[^1]
 		`<table>`, `<th style="text-align:right">b</th>`,
 		`<sup id="fnref:1"><a href="#fn:1"`, `<li id="fn:1">`,
 		`<del>gone</del>`, `<a href="https://example.org">`,
-		`<pre class="chroma"><code><span class="line"><span class="cl"><span class="kd">func</span>`,
+		`<pre tabindex="0" class="chroma"><code><span class="line"><span class="cl"><span class="kd">func</span>`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %s\n%s", want, out)
 		}
 	}
 	// Highlighting uses classes, never inline colours.
-	if i := strings.Index(out, `<pre class="chroma"`); i >= 0 && strings.Contains(out[i:], "color:") {
+	if i := strings.Index(out, `<pre tabindex="0" class="chroma"`); i >= 0 && strings.Contains(out[i:], "color:") {
 		t.Errorf("code block has inline colours: %s", out[i:])
 	}
 }

@@ -175,6 +175,12 @@ func hrefs(ps []Page, root string) map[string]string {
 	return m
 }
 
+// focusableScrollers makes code blocks focusable, so that a keyboard user
+// can scroll one that is wider than the page.
+func focusableScrollers(html []byte) []byte {
+	return bytes.ReplaceAll(html, []byte("<pre"), []byte(`<pre tabindex="0"`))
+}
+
 // navOrder lists the pages in the navigation, by nav position then title.
 func navOrder(ps []Page) []*Page {
 	var out []*Page
@@ -217,11 +223,14 @@ func siteCSS() ([]byte, error) {
 	var b bytes.Buffer
 	b.Write(base)
 	f := chromahtml.New(chromahtml.WithClasses(true))
+	// Each style in its own scheme, so that a token the dark style leaves
+	// out does not keep the light style's colour.
 	b.WriteString("\n/* Syntax highlighting (generated from chroma's github and github-dark styles). */\n")
+	b.WriteString("@media not (prefers-color-scheme: dark) {\n")
 	if err := writeChromaCSS(&b, f, styles.Get("github")); err != nil {
 		return nil, err
 	}
-	b.WriteString("@media (prefers-color-scheme: dark) {\n")
+	b.WriteString("}\n@media (prefers-color-scheme: dark) {\n")
 	if err := writeChromaCSS(&b, f, styles.Get("github-dark")); err != nil {
 		return nil, err
 	}
