@@ -272,12 +272,12 @@ func TestBuildMinimalSite(t *testing.T) {
 	}
 	notes := string(files["notes/index.html"])
 	for _, want := range []string{
-		`<a href="../index.html">home</a>`,                                          // a page link made relative
-		`<a href="../files/validation/runs.csv">runs</a>`,                           // a file link made relative
-		`<h2 id="second-part">Second part<a class="anchor" href="#second-part">`,    // heading anchor
-		`<math class="math-textstyle" display="inline"`,                             // inline maths
+		`<a href="../index.html">home</a>`,                                                       // a page link made relative
+		`<a href="../files/validation/runs.csv">runs</a>`,                                        // a file link made relative
+		`<h2 id="second-part">Second part<a class="anchor" href="#second-part">`,                 // heading anchor
+		`<math class="math-textstyle" display="inline"`,                                          // inline maths
 		`<div class="math-display" tabindex="0"><math class="math-displaystyle" display="block"`, // display maths
-		`<li><a href="#first-part">First part</a></li>`,                             // table of contents
+		`<li><a href="#first-part">First part</a></li>`,                                          // table of contents
 	} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes/index.html lacks %s", want)
