@@ -578,7 +578,8 @@
 
   Calculator.prototype.showError = function (err) {
     var key = err.input, ctl = key && this.inputs[key];
-    var msg = err.message + (err.value ? ' (you entered ' + err.value + ')' : '');
+    var typed = ctl && !Array.isArray(ctl) && ctl.type !== 'checkbox' && ctl.tagName !== 'SELECT' ? ctl.value : null;
+    var msg = err.message + (typed !== null && typed.trim() !== '' ? ' (you entered “' + typed + '”)' : err.value ? ' (got ' + err.value + ')' : '');
     if (ctl && !Array.isArray(ctl)) {
       var f = ctl.closest('.field');
       f.classList.add('invalid');
@@ -838,6 +839,7 @@
     this.root.classList.add('wattscale', 'planner');
     var form = el('form', { class: 'calc-form', novalidate: true, 'aria-label': 'Distillation plan' });
     form.addEventListener('submit', function (e) { e.preventDefault(); });
+    form.appendChild(el('a', { href: '#plan-results', class: 'btn skip-results', text: 'Jump to the result ↓' }));
     var fsPlan = el('fieldset', {}, [el('legend', { text: 'Plan' })]);
     fsPlan.appendChild(this.field('set', 'Start from', select(Object.keys(SET_NAMES).map(function (k) { return { value: k, text: SET_NAMES[k] }; })), 'Stage energies from Lambert & Luccioni (ICML 2026), measured on one H100'));
     fsPlan.appendChild(this.field('n', 'Students sharing each teacher stage (N)', textInput('numeric'), 'reuse of cached logits or a synthetic set'));
@@ -868,8 +870,8 @@
     form.appendChild(fsSite);
     var fsServe = el('fieldset', {}, [el('legend', { text: 'Serving (for T*)' })]);
     fsServe.appendChild(el('div', { class: 'grid2' }, [
-      this.field('jref', 'Reference model, J/token', textInput(), null),
-      this.field('jstu', 'Student, J/token', textInput(), null)]));
+      this.field('jref', 'Reference J/token', textInput(), null),
+      this.field('jstu', 'Student J/token', textInput(), null)]));
     fsServe.appendChild(el('p', { class: 'hint', text: 'Serving energy per token of the model the student replaces and of the student; leave empty to skip T*.' }));
     form.appendChild(fsServe);
     form.appendChild(el('p', { class: 'err form-err', 'aria-live': 'polite' }));
@@ -883,7 +885,7 @@
     });
     this.form = form;
 
-    var res = el('section', { class: 'results', 'aria-label': 'Plan result' });
+    var res = el('section', { class: 'results', 'aria-label': 'Plan result', id: 'plan-results', tabindex: '-1' });
     res.innerHTML = '<div class="status" role="status" aria-live="polite"></div>' +
       '<h2 class="h first">Options side by side</h2><div class="options"></div>' +
       '<h2 class="h">Energy by stage</h2><div class="stages"></div>' +
@@ -1099,7 +1101,9 @@
       out.push('<text class="bar-label" x="' + (x + 6).toFixed(1) + '" y="' + (y + 15) + '">' + esc(energyText(o.one_off_kwh)) + '</text>');
     });
     out.push('</svg>');
-    var legendHTML = '<ul class="legend">' + [['prerun', 'Prerun'], ['preprocess', 'Preprocess'], ['teacher', 'Teacher'], ['student', 'Student'], ['eval', 'Evaluation']].map(function (s) {
+    var present = {};
+    r.options.forEach(function (o) { o.stages.forEach(function (s) { if (s.energy_kwh > 0) present[s.stage] = true; }); });
+    var legendHTML = '<ul class="legend">' + [['prerun', 'Prerun'], ['preprocess', 'Preprocess'], ['teacher', 'Teacher'], ['student', 'Student'], ['eval', 'Evaluation']].filter(function (s) { return present[s[0]]; }).map(function (s) {
       return '<li><span class="swatch st-' + s[0] + '" aria-hidden="true" style="height:0.8rem;width:0.8rem;vertical-align:-0.08rem"></span>' + s[1] + '</li>';
     }).join('') + '</ul>';
     this.results.querySelector('.stages').innerHTML = out.join('') + legendHTML;
@@ -1133,7 +1137,8 @@
       if (o.n_star != null && o.n_star >= 1 && o.n_star <= 50) {
         var nx = xa.map(o.n_star).toFixed(1), ny = ya.map(o.baseline_student_kwh).toFixed(1);
         out.push('<line class="nstar" x1="' + nx + '" x2="' + nx + '" y1="' + T + '" y2="' + (H - B) + '"/><circle class="mark" r="5" cx="' + nx + '" cy="' + ny + '"/>');
-        out.push('<text class="mark-label" x="' + (+nx + 6) + '" y="' + (T + 14 + i * 16) + '">N* = ' + esc(sig(o.n_star)) + ' (' + esc(o.name) + ')</text>');
+        var right = +nx > (L + W - R) / 2;
+        out.push('<text class="mark-label" x="' + (+nx + (right ? -6 : 6)) + '" y="' + (T + 14 + i * 18) + '" text-anchor="' + (right ? 'end' : 'start') + '">N* = ' + esc(sig(o.n_star)) + ' (' + esc(o.name) + ')</text>');
       }
       legendItems.push({ key: key, name: o.name + (o.baseline ? ' (dashed: ' + o.baseline + ' student)' : '') });
     });

@@ -23,10 +23,12 @@ func TestScreenshots(t *testing.T) {
 	}
 	srv := serve(t, builtSite(t))
 	ctx := browser(t)
-	pages := []struct{ name, path, ready string }{
-		{"calculator", "/index.html", `document.getElementById('calc-root').dataset.ready === '1'`},
-		{"planner", "/planner/index.html", `document.getElementById('calc-root').dataset.ready === '1'`},
-		{"embed", "/embed.html?model=llama-3-8b", `document.getElementById('calc-root').dataset.ready === '1'`},
+	const ready = `document.getElementById('calc-root').dataset.ready === '1'`
+	pages := []struct{ name, path, ready, setup string }{
+		{"calculator", "/index.html", ready, ""},
+		{"calculator-error", "/index.html", ready, `(function(){var e=document.getElementById('f-tokens'); e.value='-2e8'; e.dispatchEvent(new Event('input',{bubbles:true})); var g=document.getElementById('f-gpu'); g.scrollIntoView(); return true})()`},
+		{"planner", "/planner/index.html", ready, ""},
+		{"embed", "/embed.html?model=llama-3-8b", ready, ""},
 	}
 	if only := os.Getenv("WATTSCALE_SHOTS_ONLY"); only != "" {
 		var keep = pages[:0]
@@ -51,6 +53,9 @@ func TestScreenshots(t *testing.T) {
 				colorScheme(t, ctx, scheme)
 				do(t, ctx, "open "+p.path, chromedp.Navigate(srv.URL+p.path))
 				waitFor(t, ctx, p.name+" ready", p.ready)
+				if p.setup != "" {
+					eval[bool](t, ctx, p.setup)
+				}
 				png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 				if err != nil {
 					t.Fatal(err)
