@@ -483,6 +483,7 @@
       '<p class="kicker">Accelerator energy</p>' +
       '<p class="big"><output id="energy" data-kwh=""></output></p>' +
       '<p class="interval"></p>' +
+      '<p class="calline muted small"></p>' +
       '</div>' +
       '<dl class="cards"></dl>' +
       '<h2 class="h">Where the energy goes</h2><div class="breakdown"></div>' +
@@ -628,6 +629,9 @@
       '<span class="num" data-kwh="' + r.energy_interval_kwh[1] + '">' + esc(energyText(r.energy_interval_kwh[1])) + '</span>' +
       ' · ' + esc(energyText(r.facility_energy_kwh)) + ' at the wall with PUE ' + esc(sig(p.pue));
 
+    var cu = r.calibration;
+    res.querySelector('.calline').textContent = 'Calibration ' + cu.name + ' ' + cu.version + ' (' + cu.kind + ')' +
+      (cu.in_envelope ? ', inside its fitted range' : ', outside its fitted range: interval widened') + ' · accelerator energy only; the wall figure adds PUE';
     var cards = [
       ['Time', timeText(r.time_s), pct(r.interval_level) + ' interval ' + timeText(r.time_interval_s[0]) + ' – ' + timeText(r.time_interval_s[1]), 'time'],
       ['Average power', powerText(r.avg_power_w), 'all ' + p.count + ' GPU' + (p.count > 1 ? 's' : '') + ' together', 'power'],
