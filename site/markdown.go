@@ -289,6 +289,10 @@ func texToMathML(tex string, display bool) (string, error) {
 	out = strings.TrimSpace(out)
 	out = strings.Replace(out, ` style="font-feature-settings: 'dtls' off;"`, "", 1)
 	out = canonicalAttrs(out)
+	// Chromium without a maths font draws nothing for an accent (\bar,
+	// \hat) or a stretchy macron; as a plain over-script it shows.
+	out = strings.ReplaceAll(out, `<mover accent="true">`, `<mover>`)
+	out = strings.ReplaceAll(out, `<mo stretchy="true">¯</mo>`, `<mo stretchy="false">¯</mo>`)
 	// Browsers ignore lspace on <mi>, so "\ln E" would read "lnE": put a
 	// thin space between a function name and an argument without brackets.
 	return funcArgRE.ReplaceAllString(out, `$1<mspace width="0.17em"></mspace>$2`), nil

@@ -73,6 +73,7 @@ func TestMathML(t *testing.T) {
 	}{
 		{`E = \varepsilon_{\text{comp}} C`, false, []string{`<math class="math-textstyle" display="inline" xmlns="http://www.w3.org/1998/Math/MathML">`, `<mtext>comp</mtext>`, `<annotation encoding="application/x-tex">`}},
 		{`\frac{N}{N(1-p) + p}`, true, []string{`<math class="math-displaystyle" display="block" displaystyle="true" xmlns=`, `<mfrac>`}},
+		{`\bar E`, false, []string{`<mover><mi`, `<mo stretchy="false">¯</mo></mover>`}},
 		{`\ln E + \ln(x)`, false, []string{`>ln</mi><mspace width="0.17em"></mspace><mi>E</mi>`, `>ln</mi><mo`}},
 	}
 	for _, c := range cases {
