@@ -149,7 +149,7 @@
   function timeText(s) { var p = timeParts(s); return p[0] + ' ' + p[1]; }
   function powerText(w) { return w < 1e4 ? sig(w) + ' W' : sig(w / 1000) + ' kW'; }
   function usd(x) {
-    if (x < 0.01) return '$' + sig(x);
+    if (x < 1) return '$' + sig(x);
     if (x < 1e6) return '$' + fixed(2).format(x);
     return '$' + sig(x);
   }
