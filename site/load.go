@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -161,7 +162,7 @@ func loadPage(fsys fs.FS, name string, md *markdown) (Page, error) {
 	}
 	var unknown []string
 	for k := range raw {
-		if !contains(frontMatterKeys, k) {
+		if !slices.Contains(frontMatterKeys, k) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -179,7 +180,7 @@ func loadPage(fsys fs.FS, name string, md *markdown) (Page, error) {
 	if m.Template == "" {
 		m.Template = "page"
 	}
-	if !contains(templates, m.Template) {
+	if !slices.Contains(templates, m.Template) {
 		return pg, fmt.Errorf("%s: front matter: template %q is not one of %s", name, m.Template, strings.Join(templates, ", "))
 	}
 	if m.Nav < 0 {
@@ -189,15 +190,6 @@ func loadPage(fsys fs.FS, name string, md *markdown) (Page, error) {
 		m.NavTitle = m.Title
 	}
 	return pg, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // loadCalibrations parses calibrations/*.json; a JSON syntax or type error

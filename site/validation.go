@@ -5,8 +5,9 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,7 +63,7 @@ func parseRuns(raw []byte, hw *model.Hardware) ([]Run, error) {
 	col := map[string]int{}
 	for i, h := range head {
 		h = strings.TrimSpace(h)
-		if !contains(runColumns, h) {
+		if !slices.Contains(runColumns, h) {
 			return nil, fmt.Errorf("1: unknown column %q (known: %s)", h, strings.Join(runColumns, ", "))
 		}
 		col[h] = i
@@ -132,10 +133,10 @@ func parseRuns(raw []byte, hw *model.Hardware) ([]Run, error) {
 			}
 			r.GPU = gpu.ID
 		}
-		if r.Strategy != "" && !contains(model.Strategies, r.Strategy) {
+		if r.Strategy != "" && !slices.Contains(model.Strategies, r.Strategy) {
 			return nil, fail("strategy", "%q is not one of %s", r.Strategy, strings.Join(model.Strategies, ", "))
 		}
-		if r.Precision != "" && !contains(precisionNames(), r.Precision) {
+		if r.Precision != "" && !slices.Contains(precisionNames(), r.Precision) {
 			return nil, fail("precision", "%q is not one of %s", r.Precision, strings.Join(precisionNames(), ", "))
 		}
 		runs = append(runs, r)
@@ -154,13 +155,10 @@ func precisionNames() []string {
 	return out
 }
 
+// sortedKeys is a map's keys in order: every loop over a map that writes
+// output goes through it, so that builds are byte-identical.
 func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(m))
 }
 
 // ValidationTable is the validation page's table of published runs,
