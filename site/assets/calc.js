@@ -320,8 +320,11 @@
     q.forEach(function (v, k) {
       if (known.indexOf(k) >= 0) { self.state[k] = v; any = true; }
     });
-    // A preset given alone (embedding: ?model=llama-3-8b) keeps the rest.
-    if (any && q.has('region') && !q.has('carbon')) this.state.carbon = '';
+    // A link with a grid region but no intensity takes the region's figure.
+    if (any && q.has('region') && !q.has('carbon')) {
+      var reg = this.meta.regions.filter(function (r) { return r.id === self.state.region; })[0];
+      this.state.carbon = reg ? String(reg.carbon_g_per_kwh) : '';
+    }
   };
 
   Calculator.prototype.query = function () {
