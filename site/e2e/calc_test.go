@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -264,5 +266,31 @@ func TestOfflineSingleFile(t *testing.T) {
 	}
 	if n := eval[int](t, ctx, `performance.getEntriesByType('resource').length`); n != 0 {
 		t.Errorf("the offline file fetched %d resources, want none", n)
+	}
+}
+
+// TestWrongMIMETypeAndSubPath serves the site under a sub-path from a host
+// that sends .wasm as application/octet-stream: streaming compilation
+// fails there and the loader must fall back to fetch().arrayBuffer().
+func TestWrongMIMETypeAndSubPath(t *testing.T) {
+	dir := builtSite(t)
+	files := http.FileServer(http.Dir(dir))
+	mux := http.NewServeMux()
+	mux.Handle("/docs/wattscale/", http.StripPrefix("/docs/wattscale", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".wasm") {
+			w.Header().Set("Content-Type", "application/octet-stream")
+		}
+		files.ServeHTTP(w, r)
+	})))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/docs/wattscale/index.html?model=gpt2-large&count=8&strategy=fsdp&gpu=h100")
+	if how := eval[string](t, ctx, `document.getElementById('calc-root').dataset.wasmSource`); how != "arraybuffer" {
+		t.Errorf("with a wrong MIME type the wasm loaded by %q, want arraybuffer", how)
+	}
+	want := estimateCLI(t, `{"model":{"preset":"gpt2-large"},"training":{"tokens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"h100","count":8},"strategy":"fsdp","site":{"carbon_g_per_kwh":475,"usd_per_kwh":0.15}}`)
+	if got := pageEnergy(t, ctx); relDiff(got, want) > 1e-9 {
+		t.Errorf("energy under a sub-path %.17g kWh, site estimate %.17g kWh", got, want)
 	}
 }
