@@ -178,20 +178,23 @@ type Envelope struct {
 
 // FitSummary is the diagnostics of a fit, as model/fit reports them.
 type FitSummary struct {
-	N            int         `json:"n"`
-	Groups       int         `json:"groups,omitempty"`
-	R2           float64     `json:"r2"`
-	AdjR2        float64     `json:"adj_r2"`
-	RMSELn       float64     `json:"rmse_ln"`
-	RMSEKWh      float64     `json:"rmse_kwh,omitempty"`
-	CVR2         float64     `json:"cv_r2,omitempty"`
-	CVRMSELn     float64     `json:"cv_rmse_ln,omitempty"`
-	CVCoverage   float64     `json:"cv_coverage,omitempty"`
-	CVMedianFold float64     `json:"cv_median_fold_error,omitempty"`
-	CVMethod     string      `json:"cv_method,omitempty"`
-	Coefficients []NamedCoef `json:"coefficients,omitempty"`
-	WithoutEta   *FitSummary `json:"without_eta,omitempty"`
-	Notes        []string    `json:"notes,omitempty"`
+	N        int     `json:"n"`
+	Groups   int     `json:"groups,omitempty"`
+	R2       float64 `json:"r2"`
+	AdjR2    float64 `json:"adj_r2"`
+	RMSELn   float64 `json:"rmse_ln"`
+	RMSEKWh  float64 `json:"rmse_kwh,omitempty"`
+	CVR2     float64 `json:"cv_r2,omitempty"`
+	CVRMSELn float64 `json:"cv_rmse_ln,omitempty"`
+	// CVPooledRMSELn is the RMSE of each row's held-out prediction (averaged
+	// over the splits that held it out), the figure behind held-out charts.
+	CVPooledRMSELn float64     `json:"cv_pooled_rmse_ln,omitempty"`
+	CVCoverage     float64     `json:"cv_coverage,omitempty"`
+	CVMedianFold   float64     `json:"cv_median_fold_error,omitempty"`
+	CVMethod       string      `json:"cv_method,omitempty"`
+	Coefficients   []NamedCoef `json:"coefficients,omitempty"`
+	WithoutEta     *FitSummary `json:"without_eta,omitempty"`
+	Notes          []string    `json:"notes,omitempty"`
 }
 
 // NamedCoef is one row of a coefficient table.

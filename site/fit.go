@@ -12,7 +12,6 @@ import (
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/fit"
-	"github.com/wattscale/wattscale/model/validate"
 )
 
 // dataDir is where third-party data are read from: $DATA_DIR, else ../shared/data.
@@ -68,18 +67,13 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 	var cals []model.Calibration
 	if *kind == "roofline" || *kind == "both" || *out != "" {
-		c, err := fit.Roofline(in, prefix+"-roofline", "1.0.0")
+		var runs []byte
+		if *table {
+			runs = content.ValidationRuns
+		}
+		c, err := fit.RooflineWithTable(in, prefix+"-roofline", "1.0.0", runs)
 		if err != nil {
 			return err
-		}
-		if *table {
-			runs, err := validate.ReadRuns(bytes.NewReader(content.ValidationRuns))
-			if err != nil {
-				return err
-			}
-			if c, err = fit.AddTable(c, in.Hardware, in.Presets, runs, scaling); err != nil {
-				return err
-			}
 		}
 		cals = append(cals, c)
 	}

@@ -460,6 +460,9 @@ func predictionCharts(c model.Calibration, ps []fit.Prediction) []template.HTML 
 	byGPU := map[string][]fit.Prediction{}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range ps {
+		if math.IsNaN(p.HeldOutKWh) {
+			continue // no cross-validation split held this run out
+		}
 		byGPU[p.GPU] = append(byGPU[p.GPU], p)
 		for _, v := range []float64{p.MeasuredKWh, p.HeldOutKWh} {
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
@@ -469,7 +472,7 @@ func predictionCharts(c model.Calibration, ps []fit.Prediction) []template.HTML 
 	band := math.Exp(z * c.Interval.SigmaLn)
 	lo, hi = niceLogFloor(lo/band), niceLogCeil(hi*band)
 	pv := Chart{ID: c.Name + "-pred", Title: "Held-out prediction against measurement, " + c.Name,
-		Desc: fmt.Sprintf("Each marker is one Zeus BERT-base run (%d in all), predicted by the fit without its workload group. The solid line is perfect agreement; the dashed lines are the calibration's %s interval.", len(ps), pct(c.Interval.Level)),
+		Desc: fmt.Sprintf("Each marker is one Zeus BERT-base run (%d in all), predicted by the fits that held its workload group out (averaged over the cross-validation splits). The solid line is perfect agreement; the dashed lines are the calibration's %s interval.", len(ps), pct(c.Interval.Level)),
 		X:    Axis{Label: "measured energy (kWh)", Log: true, Min: lo, Max: hi},
 		Y:    Axis{Label: "predicted energy (kWh)", Log: true, Min: lo, Max: hi},
 	}

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"sort"
@@ -407,4 +408,19 @@ func ScoreHoldout(cat *model.Catalog, base model.Calibration, runs []validate.Ru
 		fitted[source] = k
 		return k, nil
 	}})
+}
+
+// RooflineWithTable is what `site fit -kind roofline` and the browser refit
+// run: Roofline on in, then, when runsCSV is not empty, the table stage
+// (AddTable) on the validation runs it holds.
+func RooflineWithTable(in Inputs, name, version string, runsCSV []byte) (model.Calibration, error) {
+	c, err := Roofline(in, name, version)
+	if err != nil || len(runsCSV) == 0 {
+		return c, err
+	}
+	runs, err := validate.ReadRuns(bytes.NewReader(runsCSV))
+	if err != nil {
+		return c, err
+	}
+	return AddTable(c, in.Hardware, in.Presets, runs, in.Scaling)
 }

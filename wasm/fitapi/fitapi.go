@@ -99,7 +99,8 @@ func fitCSV(in Input) (model.Calibration, int, error) {
 	}
 	fin := fit.Inputs{Rows: rows, DataName: name, Scaling: scaling, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: presets}
 	if in.Kind == "roofline" {
-		c, err := fit.Roofline(fin, prefix+"-roofline", "1.0.0")
+		// The same stages as `site fit -kind roofline` (table stage included).
+		c, err := fit.RooflineWithTable(fin, prefix+"-roofline", "1.0.0", content.ValidationRuns)
 		return c, len(rows), err
 	}
 	lawName := prefix + "-law"
