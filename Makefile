@@ -5,11 +5,23 @@ GO ?= go
 WASM_PATH := $(shell $(GO) env GOROOT)/lib/wasm
 FUZZTIME ?= 5s
 
-.PHONY: run test test-native test-wasm test-fuzz bench fit vet measure-demo worker worker-run bench-worker
+.PHONY: run serve site offline test test-native test-wasm test-fuzz bench bench-site bench-browser bench-worker fit vet measure-demo validate validate-holdout worker worker-run
 
 ## run: estimate the embedded default request (fine-tuning BERT-base on 4 A100s with FSDP)
 run:
 	$(GO) run ./site estimate < content/examples/request.json
+
+## serve: build the site (calculator, planner, report, methodology) and serve it on localhost, printing the URL
+serve:
+	$(GO) run ./site serve
+
+## site: build the static site into public/
+site:
+	$(GO) run ./site build -o public
+
+## offline: the calculator as one self-contained HTML file, public/wattscale-offline.html (works opened from disk)
+offline: site
+	$(GO) run ./scripts/offline -site public -o public/wattscale-offline.html
 
 ## test: every test the project has (native, js/wasm under node, fuzzing for a short time)
 test: vet test-native test-wasm test-fuzz
@@ -24,6 +36,7 @@ test-native:
 ## test-wasm: the pure packages compiled to js/wasm and run under node
 test-wasm:
 	PATH="$(WASM_PATH):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./model/...
+	PATH="$(WASM_PATH):$$PATH" GOOS=js GOARCH=wasm $(GO) test -count=1 ./wasm/calcapi
 
 ## test-fuzz: each fuzz target for $(FUZZTIME)
 test-fuzz:
@@ -32,11 +45,28 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePlan$$' -fuzztime $(FUZZTIME) ./model/distill
 	$(GO) test -run '^$$' -fuzz '^FuzzParseReading$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMarker$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
+	$(GO) test -run '^$$' -fuzz '^FuzzReadRuns$$' -fuzztime $(FUZZTIME) ./model/validate
+	$(GO) test -run '^$$' -fuzz '^FuzzEstimateForm$$' -fuzztime $(FUZZTIME) ./wasm/calcapi
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./wasm/api
 
 ## bench: benchmarks as a table (after the Worker's load test under workerd)
 bench: bench-worker
 	$(GO) test -run '^$$' -bench . -benchmem ./model/... | tee /tmp/wattscale-bench.txt
+	$(MAKE) --no-print-directory bench-site | tee -a /tmp/wattscale-bench.txt
+	$(MAKE) --no-print-directory bench-browser | tee -a /tmp/wattscale-bench.txt
+
+## bench-browser: calculator and planner calls natively, then wasm sizes, first-load size and timings in headless Chromium
+bench-browser:
+	$(GO) test -run '^$$' -bench . -skip '^BenchmarkWorkerd$$' -benchmem ./wasm/... | grep -E '^(Benchmark|ok)'
+	@WATTSCALE_BENCH=1 $(GO) test -count=1 -run '^TestPerformanceReport$$' -v ./site/e2e | grep -vE '^(=== |--- |PASS|ok )'
+
+## bench-site: time the site build (go run ./site build), with the WebAssembly recompiled and from its cache
+bench-site:
+	@rm -rf /tmp/wattscale-bench-site
+	@$(GO) run ./site build -cache '' -o /tmp/wattscale-bench-site 2>&1 | sed 's/^/site build, wasm recompiled: /'
+	@start=$$(date +%s%N); $(GO) run ./site build -o /tmp/wattscale-bench-site 2>&1 | sed 's/^/site build, wasm cached: /'; \
+	  echo "site build, wasm cached, go run wall time: $$(( ($$(date +%s%N) - start) / 1000000 )) ms"
+	@$(GO) test -run '^$$' -bench '^BenchmarkBuild$$' -benchmem ./site | grep -E '^Benchmark'
 
 ## fit: refit the project's calibrations from $(DATA_DIR)
 fit:
@@ -45,6 +75,13 @@ fit:
 ## measure-demo: measure → fit → estimate on the fake nvidia-smi trace (no GPU needed; writes out/measure-demo)
 measure-demo:
 	scripts/measure/demo.sh
+## validate: score wattscale and the two baselines on content/validation/runs.csv (in-sample)
+validate:
+	$(GO) run ./site validate
+
+## validate-holdout: the same, each source predicted by a calibration fitted without it
+validate-holdout:
+	$(GO) run ./site validate -holdout
 
 WORKER := wasm/worker
 WORKER_VERSION ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo dev)
@@ -60,7 +97,6 @@ worker:
 worker-run: worker
 	$(WORKER)/node_modules/.bin/workerd serve $(WORKER)/workerd.capnp
 
-## bench-worker: 2,000 estimates at concurrency 16 against workerd (p50/p99 ms, requests/s), 500 one at a time (p50/p99), app.wasm raw and gzip bytes; then the handler natively
+## bench-worker: the Worker in workerd: 2,000 estimates at concurrency 16 (p50/p99 ms, requests/s), 500 one at a time (p50/p99), app.wasm raw and gzip bytes (the handler's native benchmarks run in bench-browser)
 bench-worker:
 	$(GO) test -run '^$$' -bench '^BenchmarkWorkerd$$' -benchtime 1x ./$(WORKER) | tee /tmp/wattscale-bench-worker.txt
-	$(GO) test -run '^$$' -bench . -benchmem ./wasm/api | tee -a /tmp/wattscale-bench-worker.txt

@@ -22,6 +22,14 @@ var Calibrations embed.FS
 //go:embed data/published-scaling.csv
 var PublishedScaling []byte
 
+// ValidationRuns is content/validation/runs.csv: published training runs
+// with their reported energy, the table wattscale is validated against
+// (read it with validate.ReadRuns; the columns are documented in
+// content/validation/README.md).
+//
+//go:embed validation/runs.csv
+var ValidationRuns []byte
+
 // DefaultCalibration is the calibration an estimate uses when the request
 // names none.
 const DefaultCalibration = "wattscale-roofline"

@@ -40,9 +40,12 @@ type Calibration struct {
 	AlphaEta map[Interconnect]Coefficient `json:"alpha_eta,omitempty"`
 	// Speedup holds the speedup curves that turn a layout into η before a
 	// run (roofline kind; loglinear calibrations use the default's).
-	Speedup  Speedups `json:"speedup,omitempty"`
-	Interval Interval `json:"interval"`
-	Envelope Envelope `json:"envelope"`
+	Speedup Speedups `json:"speedup,omitempty"`
+	// Comm, when set, is the communication-aware parallel model that
+	// replaces the speedup curves for the interconnect classes it lists.
+	Comm     *CommParams `json:"comm,omitempty"`
+	Interval Interval    `json:"interval"`
+	Envelope Envelope    `json:"envelope"`
 	// Fit is the diagnostics of the fit that produced the constants.
 	Fit *FitSummary `json:"fit,omitempty"`
 }
@@ -67,6 +70,58 @@ type RooflineParams struct {
 	// seconds, that neither compute nor bandwidth explains (dominant for
 	// small models at small batch); 0 = none.
 	StepS Coefficient `json:"step_s"`
+	// Tensor, when set, replaces UCompute, UMemory and Activity for the
+	// tensor-core precisions (fp16, bf16, fp8), whose achieved fraction of
+	// peak and power draw differ from fp32/tf32 arithmetic; nil = the
+	// constants above apply to every precision.
+	Tensor *TensorParams `json:"tensor,omitempty"`
+}
+
+// TensorParams are the time-and-power constants of tensor-core precisions.
+// fp8 uses them against its own peak.
+type TensorParams struct {
+	UCompute Coefficient `json:"u_compute"` // achieved fraction of the precision's dense peak, (0, 1]
+	UMemory  Coefficient `json:"u_memory"`  // achieved fraction of peak bandwidth, (0, 1]
+	Activity Coefficient `json:"activity"`  // busy power between idle (0) and board power (1)
+	// SigmaLn, when positive, replaces Interval.SigmaLn for tensor
+	// precisions: the SD of ln E for a new run inside Envelope.
+	SigmaLn     float64 `json:"sigma_ln,omitempty"`
+	SigmaMethod string  `json:"sigma_method,omitempty"`
+	// Envelope, when set, replaces the calibration's envelope for tensor
+	// precisions: the region of the runs the constants were fitted to.
+	Envelope *Envelope `json:"envelope,omitempty"`
+	// Rows lists the validation runs (content/validation/runs.csv ids) the
+	// constants were fitted to.
+	Rows []string `json:"rows,omitempty"`
+}
+
+// tensorPrecision reports whether p runs on tensor cores.
+func tensorPrecision(p Precision) bool { return p == FP16 || p == BF16 || p == FP8 }
+
+// envelopeFor returns the envelope and ln-space SD that apply to a request
+// at precision p: the tensor constants' own where they carry them.
+func (c *Calibration) envelopeFor(p Precision) (Envelope, float64) {
+	if c.Kind == KindRoofline && c.Roofline != nil && c.Roofline.Tensor != nil && tensorPrecision(p) {
+		t := c.Roofline.Tensor
+		env, sigma := c.Envelope, c.Interval.SigmaLn
+		if t.Envelope != nil {
+			env = *t.Envelope
+		}
+		if t.SigmaLn > 0 {
+			sigma = t.SigmaLn
+		}
+		return env, sigma
+	}
+	return c.Envelope, c.Interval.SigmaLn
+}
+
+// ForPrecision returns the achieved compute and bandwidth fractions and the
+// activity factor for precision p.
+func (r *RooflineParams) ForPrecision(p Precision) (uCompute, uMemory, activity float64) {
+	if t := r.Tensor; t != nil && tensorPrecision(p) {
+		return t.UCompute.Value, t.UMemory.Value, t.Activity.Value
+	}
+	return r.UCompute.Value, r.UMemory.Value, r.Activity.Value
 }
 
 // LawParams are the paper's log-linear law in its native units: E in kWh,
@@ -123,20 +178,23 @@ type Envelope struct {
 
 // FitSummary is the diagnostics of a fit, as model/fit reports them.
 type FitSummary struct {
-	N            int         `json:"n"`
-	Groups       int         `json:"groups,omitempty"`
-	R2           float64     `json:"r2"`
-	AdjR2        float64     `json:"adj_r2"`
-	RMSELn       float64     `json:"rmse_ln"`
-	RMSEKWh      float64     `json:"rmse_kwh,omitempty"`
-	CVR2         float64     `json:"cv_r2,omitempty"`
-	CVRMSELn     float64     `json:"cv_rmse_ln,omitempty"`
-	CVCoverage   float64     `json:"cv_coverage,omitempty"`
-	CVMedianFold float64     `json:"cv_median_fold_error,omitempty"`
-	CVMethod     string      `json:"cv_method,omitempty"`
-	Coefficients []NamedCoef `json:"coefficients,omitempty"`
-	WithoutEta   *FitSummary `json:"without_eta,omitempty"`
-	Notes        []string    `json:"notes,omitempty"`
+	N        int     `json:"n"`
+	Groups   int     `json:"groups,omitempty"`
+	R2       float64 `json:"r2"`
+	AdjR2    float64 `json:"adj_r2"`
+	RMSELn   float64 `json:"rmse_ln"`
+	RMSEKWh  float64 `json:"rmse_kwh,omitempty"`
+	CVR2     float64 `json:"cv_r2,omitempty"`
+	CVRMSELn float64 `json:"cv_rmse_ln,omitempty"`
+	// CVPooledRMSELn is the RMSE of each row's held-out prediction (averaged
+	// over the splits that held it out), the figure behind held-out charts.
+	CVPooledRMSELn float64     `json:"cv_pooled_rmse_ln,omitempty"`
+	CVCoverage     float64     `json:"cv_coverage,omitempty"`
+	CVMedianFold   float64     `json:"cv_median_fold_error,omitempty"`
+	CVMethod       string      `json:"cv_method,omitempty"`
+	Coefficients   []NamedCoef `json:"coefficients,omitempty"`
+	WithoutEta     *FitSummary `json:"without_eta,omitempty"`
+	Notes          []string    `json:"notes,omitempty"`
 }
 
 // NamedCoef is one row of a coefficient table.
@@ -190,6 +248,25 @@ func (c *Calibration) Validate() error {
 		}
 		if !(r.StepS.Value >= 0 && r.StepS.Value < 10) {
 			return bad("step_s", r.StepS.Value)
+		}
+		if t := r.Tensor; t != nil {
+			if !(t.UCompute.Value > 0 && t.UCompute.Value <= 1) {
+				return bad("tensor.u_compute", t.UCompute.Value)
+			}
+			if !(t.UMemory.Value > 0 && t.UMemory.Value <= 1) {
+				return bad("tensor.u_memory", t.UMemory.Value)
+			}
+			if !(t.Activity.Value >= 0 && t.Activity.Value <= 1) {
+				return bad("tensor.activity", t.Activity.Value)
+			}
+			if !(t.SigmaLn >= 0 && t.SigmaLn < 5) {
+				return bad("tensor.sigma_ln", t.SigmaLn)
+			}
+		}
+		if c.Comm != nil {
+			if err := c.Comm.Validate(); err != nil {
+				return fmt.Errorf("calibration %s: %w", c.Name, err)
+			}
 		}
 		for ic, a := range c.AlphaEta {
 			if !(a.Value <= 0 && a.Value >= -3) {

@@ -19,12 +19,16 @@ type Catalog struct {
 	// of kind roofline (loglinear calibrations borrow its time model).
 	Default string
 	byName  map[string]int
+	presets map[string]int // normalised preset name -> index
 }
 
 // NewCatalog checks the calibrations and indexes them. def names the
 // default calibration.
 func NewCatalog(hw *Hardware, presets []Preset, cals []Calibration, def string) (*Catalog, error) {
-	c := &Catalog{Hardware: hw, Presets: presets, Calibrations: cals, Default: def, byName: map[string]int{}}
+	c := &Catalog{Hardware: hw, Presets: presets, Calibrations: cals, Default: def, byName: map[string]int{}, presets: map[string]int{}}
+	for i, p := range presets {
+		c.presets[normName(p.Name)] = i
+	}
 	for i := range cals {
 		if err := cals[i].Validate(); err != nil {
 			return nil, err
@@ -42,6 +46,15 @@ func NewCatalog(hw *Hardware, presets []Preset, cals []Calibration, def string) 
 		return nil, fmt.Errorf("catalog: default calibration %q must be of kind roofline", def)
 	}
 	return c, nil
+}
+
+// preset finds a preset by its normalised name, falling back to FindPreset
+// for the error with close matches.
+func (c *Catalog) preset(name string) (*Preset, error) {
+	if i, ok := c.presets[normName(name)]; ok {
+		return &c.Presets[i], nil
+	}
+	return FindPreset(c.Presets, name)
 }
 
 // Calibration returns the calibration called name ("" = default).
@@ -213,7 +226,7 @@ func (c *Catalog) resolve(req Request) (*resolved, error) {
 	case m.Preset != "" && hasShape:
 		return nil, fieldErr("model", nil, "give either preset or a shape (layers, hidden, heads, ffn, vocab), not both")
 	case m.Preset != "":
-		p, err := FindPreset(c.Presets, m.Preset)
+		p, err := c.preset(m.Preset)
 		if err != nil {
 			return nil, err
 		}
@@ -443,14 +456,21 @@ func (r *resolved) actBytesPerTokenLayer() float64 {
 }
 
 // paramTrafficBytes is the device-memory traffic per parameter per optimizer
-// step: weights read in the forward and backward passes, gradients written
-// and read, and the AdamW update reading and writing master weights and two
-// moments in fp32: 32 bytes in mixed precision, 40 in fp32.
+// step: weights read in the forward and backward passes and gradients
+// written and read (8 bytes in mixed precision, 16 in fp32), and the AdamW
+// update reading and writing master weights and two moments in fp32
+// (24 bytes). Under fsdp each rank updates only its shard (ZeRO, Rajbhandari
+// et al. 2020), so the update's share is divided by the data-parallel degree.
 func (r *resolved) paramTrafficBytes() float64 {
+	pass := 8.0
 	if r.prec == FP32 || r.prec == TF32 {
-		return 40
+		pass = 16
 	}
-	return 32
+	update := 24.0
+	if r.plan.DataMode == FSDP && r.plan.Data > 1 {
+		update /= float64(r.plan.Data)
+	}
+	return pass + update
 }
 
 // Counts returns the physical per-token FLOPs and bytes of a resolved request.
@@ -478,14 +498,15 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 
 	// Roofline on one GPU, then the parallel layout.
 	tIdeal := math.Max(C/r.peak, M/bw)
-	tComp := C / (r.peak * rp.UCompute.Value)
-	tMem := M / (bw * rp.UMemory.Value)
+	uComp, uMem, activity := rp.ForPrecision(r.prec)
+	tComp := C / (r.peak * uComp)
+	tMem := M / (bw * uMem)
 	// Per-step latency: one GPU doing the whole run takes tokens/(B·S) steps.
 	tStep := rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq))
 	t1 := tComp + tMem + tStep
-	pAvg := g.IdlePowerW + rp.Activity.Value*(g.BoardPowerW-g.IdlePowerW)
+	pAvg := g.IdlePowerW + activity*(g.BoardPowerW-g.IdlePowerW)
 
-	sp, eta, err := tc.Speedup.Efficiency(g.Interconnect, r.plan)
+	sp, eta, commModel, err := r.parallel(tc, t1)
 	if err != nil {
 		return Response{}, err
 	}
@@ -558,7 +579,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if r.count > 1 && eta < 0.5 {
 		warn = append(warn, fmt.Sprintf("parallel efficiency η = %.2f: more GPUs make this run faster but raise its energy by %.0f%%", eta, (factor-1)*100))
 	}
-	if r.count > 8 {
+	if r.count > GPUsPerNode && !commModel {
 		warn = append(warn, "more than 8 GPUs: the speedup curves were fitted within one node (N ≤ 8); inter-node links are not modelled")
 	}
 
@@ -582,8 +603,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		FLOPs: C, Bytes: M, FLOPsPerToken: flopsTok, BytesPerToken: bytesTok,
 		ArithmeticIntensity: C / M, MachineBalance: r.peak / bw, Bound: bound,
 		PeakTFLOPS:          r.peak / 1e12,
-		EpsComputeJPerFLOP:  pAvg / (r.peak * rp.UCompute.Value),
-		EpsMemoryJPerByte:   pAvg / (bw * rp.UMemory.Value),
+		EpsComputeJPerFLOP:  pAvg / (r.peak * uComp),
+		EpsMemoryJPerByte:   pAvg / (bw * uMem),
 		TimeLowerBoundS:     tIdeal / n,
 		EnergyLowerBoundKWh: boundJ / 3.6e6,
 	}
@@ -597,8 +618,11 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		NonEmbeddingParams:   a.NonEmbeddingParams(),
 	}
 	lawName := "none (one GPU)"
-	if r.count > 1 {
-		lawName = fmt.Sprintf("%s curves of %s", g.Interconnect, tc.Name)
+	switch {
+	case r.count > 1 && commModel:
+		lawName = "communication-aware model of " + tc.Name + " (" + string(g.Interconnect) + " links)"
+	case r.count > 1:
+		lawName = string(g.Interconnect) + " curves of " + tc.Name
 	}
 	resp.Parallel = Parallel{GPUs: r.count, Strategy: r.strategy, Tensor: r.plan.Tensor, Data: r.plan.Data, DataMode: r.plan.DataMode, Speedup: sp, Efficiency: eta, Law: lawName, AlphaEta: alpha}
 	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB}
@@ -613,6 +637,27 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	return resp, nil
 }
 
+// parallel returns the speedup and η of r's layout: from the calibration's
+// communication-aware model when it applies to the GPU's interconnect
+// class (commModel true), else from its speedup curves. t1 is the one-GPU
+// roofline time of the whole run.
+func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, commModel bool, err error) {
+	if tc.Comm.Applies(r.gpu.Interconnect) {
+		steps := r.tokens / (float64(r.bat) * float64(r.seq))
+		bytes := 2.0
+		if r.prec == FP32 || r.prec == TF32 {
+			bytes = 4
+		}
+		speedup, eta, _ = tc.Comm.Efficiency(r.plan, CommStep{
+			ComputeS: t1 / steps, Params: r.params, Layers: float64(r.arch.Layers), Hidden: float64(r.arch.Hidden),
+			Tokens: float64(r.bat) * float64(r.seq), GradBytes: bytes, ActBytes: bytes, Links: LinksFor(r.gpu),
+		})
+		return speedup, eta, true, nil
+	}
+	speedup, eta, err = tc.Speedup.Efficiency(r.gpu.Interconnect, r.plan)
+	return speedup, eta, false, err
+}
+
 // envelope lists the dimensions outside the calibration's envelope and the
 // widened ln-space SD. Model size is judged by the parameter count alone
 // (layers and hidden are reported in the envelope but not counted twice).
@@ -621,8 +666,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 // (WidenPerEFold·|ln(x/edge)|)² to the variance, and hardware the
 // calibration was not fitted on adds WidenHardware².
 func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
-	e := cal.Envelope
-	v := cal.Interval.SigmaLn * cal.Interval.SigmaLn
+	e, sigma := cal.envelopeFor(r.prec)
+	v := sigma * sigma
 	var out []string
 	dims := []struct {
 		name string
@@ -647,7 +692,7 @@ func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
 		default:
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s %s not in [%s, %s]", d.name, shortNum(d.x), shortNum(d.rng[0]), shortNum(d.rng[1])))
+		out = append(out, d.name+" "+shortNum(d.x)+" not in ["+shortNum(d.rng[0])+", "+shortNum(d.rng[1])+"]")
 		k := e.WidenPerEFold * math.Abs(math.Log(d.x/edge))
 		v += k * k
 	}
@@ -659,7 +704,7 @@ func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
 			}
 		}
 		if !found {
-			out = append(out, fmt.Sprintf("gpu %s not among %s", r.gpu.ID, strings.Join(e.Hardware, ", ")))
+			out = append(out, "gpu "+r.gpu.ID+" not among "+strings.Join(e.Hardware, ", "))
 			v += e.WidenHardware * e.WidenHardware
 		}
 	}

@@ -126,17 +126,23 @@ func NewHardware(gpus []GPU) *Hardware {
 // normName lowercases and strips everything but letters and digits, and a
 // leading vendor word, so "NVIDIA H100-SXM5-80GB" and "h100sxm580gb" agree.
 func normName(s string) string {
-	s = strings.ToLower(s)
-	for _, v := range []string{"nvidia", "amd", "instinct", "google", "geforce", "tesla", "quadro"} {
-		s = strings.ReplaceAll(s, v, "")
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {
+			b = append(b, c)
 		}
 	}
-	return b.String()
+	out := string(b)
+	for _, v := range []string{"nvidia", "amd", "instinct", "google", "geforce", "tesla", "quadro"} {
+		if strings.Contains(out, v) {
+			out = strings.ReplaceAll(out, v, "")
+		}
+	}
+	return out
 }
 
 // Lookup finds a GPU by a forgiving name: case, spaces, dashes, a vendor

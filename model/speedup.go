@@ -126,3 +126,174 @@ func (s Speedups) Efficiency(ic Interconnect, p Plan) (speedup, eta float64, err
 	eta = math.Min(1, sp/n)
 	return sp, eta, nil
 }
+
+// GPUsPerNode is the size of the fast-link domain assumed for a layout: a
+// collective over at most this many GPUs runs on the intra-node link
+// (NVLink, NVSwitch, ICI), a larger one on the cluster network.
+const GPUsPerNode = 8
+
+// CommParams is the communication-aware parallel model. It replaces the
+// published speedup curves for the interconnect classes in Classes, whose
+// curves were fitted within one node on small fine-tuning workloads and
+// cannot be extrapolated to multi-node training.
+//
+// Per optimizer step and GPU, compute takes t_c (the one-GPU roofline time
+// of the GPU's B·S tokens), and the collectives move
+//
+//	data parallel:   m·(d − 1)/d · (P/t) · g bytes  (m = 2 ddp all-reduce, 3 fsdp: two all-gathers and a reduce-scatter)
+//	tensor parallel: 4·L · 2(t − 1)/t · (B·t·S·h) · a bytes  (two all-reduces forward and two backward per block)
+//
+// with P parameters, g gradient and a activation bytes per element, over
+// the intra-node link when the group fits in one node and the per-GPU
+// cluster-network bandwidth otherwise. Each collective also costs a fixed
+// latency (launch, rank synchronisation, framework hooks): fsdp issues
+// 3·L collectives per step, ddp one per 25 MB gradient bucket (PyTorch's
+// default bucket_cap_mb), tensor parallelism 4·L. The exposed shares of
+// the transfers (not hidden behind compute) and the latencies lengthen the
+// step:
+//
+//	1/η = 1 + (Exposed·t_dp + ExposedTP·t_tp + LatencyS·collectives)/t_c
+//
+// so η depends on the workload's communication-to-compute ratio (tokens
+// per GPU per step, bandwidth against peak FLOP/s), not on the GPU count
+// alone; beyond one node it is nearly independent of the count.
+type CommParams struct {
+	// Exposed is the share of data-parallel communication time not
+	// overlapped with the backward pass, ≥ 0.
+	Exposed Coefficient `json:"exposed"`
+	// ExposedTP is the share of tensor-parallel communication time on the
+	// critical path, ≥ 0.
+	ExposedTP Coefficient `json:"exposed_tp"`
+	// LatencyS is the fixed cost of one collective, seconds, ≥ 0.
+	LatencyS Coefficient `json:"latency_s"`
+	// Classes lists the interconnect classes the model applies to; others
+	// keep their speedup curves.
+	Classes []Interconnect `json:"classes"`
+	Source  string         `json:"source"`
+}
+
+// Applies reports whether the model replaces the curves for class ic.
+func (c *CommParams) Applies(ic Interconnect) bool {
+	if c == nil {
+		return false
+	}
+	for _, x := range c.Classes {
+		if x == ic {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate checks the parameters.
+func (c *CommParams) Validate() error {
+	if !(c.Exposed.Value >= 0 && c.Exposed.Value <= 10) || !(c.ExposedTP.Value >= 0 && c.ExposedTP.Value <= 10) {
+		return fmt.Errorf("comm: exposed shares must be in [0, 10], got %g and %g", c.Exposed.Value, c.ExposedTP.Value)
+	}
+	if !(c.LatencyS.Value >= 0 && c.LatencyS.Value <= 1) {
+		return fmt.Errorf("comm: latency_s must be in [0, 1] seconds, got %g", c.LatencyS.Value)
+	}
+	for _, ic := range c.Classes {
+		if ic != PCIe && ic != NVLink {
+			return fmt.Errorf("comm: unknown interconnect class %q", ic)
+		}
+	}
+	return nil
+}
+
+// CommStep describes one optimizer step of one GPU, what the
+// communication-aware model needs.
+type CommStep struct {
+	ComputeS  float64 // one-GPU roofline time of the GPU's B·S tokens, seconds
+	Params    float64 // model parameters
+	Layers    float64
+	Hidden    float64
+	Tokens    float64 // B·S, tokens per GPU per step
+	GradBytes float64 // bytes per gradient element communicated
+	ActBytes  float64 // bytes per activation element communicated
+	Links     Links
+}
+
+// CommTimes is the per-step communication the model charges.
+type CommTimes struct {
+	DataS       float64 `json:"data_s"`      // data-parallel transfers, seconds per step
+	TensorS     float64 `json:"tensor_s"`    // tensor-parallel transfers, seconds per step
+	Collectives float64 `json:"collectives"` // collectives per step, each charged LatencyS
+}
+
+// ddpBucketBytes is PyTorch DistributedDataParallel's default gradient
+// bucket (bucket_cap_mb = 25): one all-reduce per bucket.
+const ddpBucketBytes = 25e6
+
+// Efficiency returns S = N·η and η for plan p.
+func (c *CommParams) Efficiency(p Plan, s CommStep) (speedup, eta float64, t CommTimes) {
+	n := p.Tensor * p.Data
+	if n <= 1 || !(s.ComputeS > 0) {
+		return 1, 1, t
+	}
+	intra, inter := s.Links.IntraGBs*1e9, s.Links.InterGBs*1e9
+	if d := p.Data; d > 1 {
+		m := 2.0
+		if p.DataMode == FSDP {
+			m = 3
+		}
+		vol := m * float64(d-1) / float64(d) * s.Params / float64(p.Tensor) * s.GradBytes
+		if p.DataMode == FSDP {
+			t.Collectives += 3 * s.Layers
+		} else {
+			t.Collectives += math.Ceil(s.Params / float64(p.Tensor) * s.GradBytes / ddpBucketBytes)
+		}
+		bw := intra
+		if n > GPUsPerNode {
+			bw = inter // the data-parallel ring crosses nodes
+		}
+		t.DataS = vol / bw
+	}
+	if tp := p.Tensor; tp > 1 {
+		vol := 4 * s.Layers * 2 * float64(tp-1) / float64(tp) * s.Tokens * float64(tp) * s.Hidden * s.ActBytes
+		t.Collectives += 4 * s.Layers
+		bw := intra
+		if tp > GPUsPerNode {
+			bw = inter
+		}
+		t.TensorS = vol / bw
+	}
+	inv := 1 + (c.Exposed.Value*t.DataS+c.ExposedTP.Value*t.TensorS+c.LatencyS.Value*t.Collectives)/s.ComputeS
+	eta = 1 / inv
+	return float64(n) * eta, eta, t
+}
+
+// Links is an accelerator's per-GPU link bandwidths, one direction, GB/s.
+type Links struct {
+	IntraGBs float64 `json:"intra_gb_s"` // within a node (NVLink, NVSwitch, ICI, PCIe)
+	InterGBs float64 `json:"inter_gb_s"` // cluster network per GPU in the reference system
+	Source   string  `json:"source"`
+}
+
+// linkTable holds the per-GPU bandwidths of each part in its reference
+// system. Intra-node figures are per direction; inter-node figures are the
+// reference system's compute-fabric bandwidth divided by its GPUs.
+var linkTable = map[string]Links{
+	"v100-sxm2-16gb": {150, 6.25, "NVLink 150 GB/s per direction (shared/reference/hardware-and-grid.md); DGX-1: 4 × 100 Gb/s InfiniBand EDR for 8 GPUs"},
+	"v100-sxm2-32gb": {150, 6.25, "NVLink 150 GB/s per direction (shared/reference/hardware-and-grid.md); DGX-1: 4 × 100 Gb/s InfiniBand EDR for 8 GPUs"},
+	"a100-sxm4-40gb": {300, 25, "NVLink 600 GB/s total (hardware table); DGX A100: 8 × 200 Gb/s InfiniBand HDR, one per GPU"},
+	"a100-sxm4-80gb": {300, 25, "NVLink 600 GB/s total (hardware table); DGX A100: 8 × 200 Gb/s InfiniBand HDR, one per GPU"},
+	"h100-sxm5":      {450, 50, "NVLink 900 GB/s total (hardware table); DGX H100: 8 × 400 Gb/s InfiniBand NDR, one per GPU"},
+	"h200-sxm":       {450, 50, "NVLink 900 GB/s total; HGX H200 with 8 × 400 Gb/s InfiniBand NDR, one per GPU"},
+	"b200":           {900, 50, "NVLink 5, 1.8 TB/s total; HGX B200 with 8 × 400 Gb/s networking, one per GPU"},
+	"tpu-v3":         {70, 70, "TPU v3 inter-chip interconnect: 4 links of about 70 GB/s per chip; pods span hosts on the same 2-D torus (Jouppi et al., CACM 2020)"},
+	"tpu-v4":         {135, 135, "TPU v4 inter-chip interconnect: 6 links of about 45 GB/s per direction per chip, 3-D torus across the pod (Jouppi et al., ISCA 2023)"},
+}
+
+// LinksFor returns g's link bandwidths: the table entry for its id, or a
+// conservative default for its interconnect class (PCIe 4.0 x16 and a
+// 100 Gb/s network per GPU; NVLink 3 and 200 Gb/s per GPU).
+func LinksFor(g *GPU) Links {
+	if l, ok := linkTable[g.ID]; ok {
+		return l
+	}
+	if g.Interconnect == PCIe {
+		return Links{32, 12.5, "class default: PCIe 4.0 x16 (32 GB/s per direction), 100 Gb/s network per GPU"}
+	}
+	return Links{300, 25, "class default: NVLink 3 (300 GB/s per direction), 200 Gb/s network per GPU"}
+}

@@ -42,7 +42,8 @@ func userCalibration(t *testing.T, dir, name string, activity float64) {
 
 func estimate(t *testing.T, args []string, calibration string) (model.Response, string, error) {
 	t.Helper()
-	req := `{"model": {"preset": "bert-base"}, "training": {"tokens": 2e8, "seq_len": 128, "batch_per_gpu": 32, "precision": "fp16"},
+	// tf32: the fp32/tf32 constants (roofline.activity) apply; fp16 would use the tensor block.
+	req := `{"model": {"preset": "bert-base"}, "training": {"tokens": 2e8, "seq_len": 128, "batch_per_gpu": 32, "precision": "tf32"},
 		"hardware": {"gpu": "a100-sxm4-80gb", "count": 1}, "strategy": "single", "calibration": "` + calibration + `"}`
 	var out, errOut bytes.Buffer
 	err := runEstimate(args, strings.NewReader(req), &out, &errOut)

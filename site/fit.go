@@ -29,6 +29,7 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	kind := fs.String("kind", "law", "what to print on stdout: law (the paper's law refitted), roofline, or both")
 	out := fs.String("o", "", "also write the calibration files into this directory")
 	name := fs.String("name", "", "calibration name prefix (default: derived from the data file)")
+	table := fs.Bool("table", true, "add the table stage to the roofline calibration: tensor-precision constants and the communication model fitted on content/validation/runs.csv")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -66,7 +67,11 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 	var cals []model.Calibration
 	if *kind == "roofline" || *kind == "both" || *out != "" {
-		c, err := fit.Roofline(in, prefix+"-roofline", "1.0.0")
+		var runs []byte
+		if *table {
+			runs = content.ValidationRuns
+		}
+		c, err := fit.RooflineWithTable(in, prefix+"-roofline", "1.0.0", runs)
 		if err != nil {
 			return err
 		}

@@ -46,26 +46,41 @@ func bootstrap(in *Inputs, sp model.Speedups, alpha map[model.Interconnect]model
 // and the interval from leave-one-group-out cross-validation of the energy
 // estimate.
 func Roofline(in Inputs, name, version string) (model.Calibration, error) {
+	res, err := rooflineFit(in, name, version)
+	return res.cal, err
+}
+
+// rooflineResult is a roofline fit with the rows it used, their in-sample
+// ln predictions and the cross-validation behind its interval.
+type rooflineResult struct {
+	cal    model.Calibration
+	rows   []rooflineRow
+	lnPred []float64
+	cv     CVResult
+}
+
+func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
+	var res rooflineResult
 	sp, err := FitSpeedups(in.Scaling)
 	if err != nil {
-		return model.Calibration{}, err
+		return res, err
 	}
 	alpha, err := FitAlphaEta(in.Scaling)
 	if err != nil {
-		return model.Calibration{}, err
+		return res, err
 	}
 	unit := model.RooflineParams{UCompute: model.Coefficient{Value: 1}, UMemory: model.Coefficient{Value: 1}, Activity: model.Coefficient{Value: 1}}
 	cat, _, err := bootstrap(&in, sp, alpha, unit)
 	if err != nil {
-		return model.Calibration{}, err
+		return res, err
 	}
 	rows, notes, err := prepareRoofline(in.Rows, cat)
 	if err != nil {
-		return model.Calibration{}, err
+		return res, err
 	}
 	rf, err := fitRooflineRows(rows)
 	if err != nil {
-		return model.Calibration{}, err
+		return res, err
 	}
 	notes = append(notes, rf.Notes...)
 
@@ -85,7 +100,7 @@ func Roofline(in Inputs, name, version string) (model.Calibration, error) {
 	for _, r := range rows {
 		e, err := predict(rf.Params, r)
 		if err != nil {
-			return model.Calibration{}, err
+			return res, err
 		}
 		lnMeas, lnPred = append(lnMeas, math.Log(r.m.EnergyKWh)), append(lnPred, math.Log(e))
 	}
@@ -122,7 +137,7 @@ func Roofline(in Inputs, name, version string) (model.Calibration, error) {
 		return pred, math.Sqrt(sq / float64(len(sub))), nil
 	}, lnMeas)
 	if err != nil {
-		return model.Calibration{}, err
+		return res, err
 	}
 	sigma := math.Max(cv.RMSELn, 0.1)
 
@@ -142,7 +157,7 @@ func Roofline(in Inputs, name, version string) (model.Calibration, error) {
 		Envelope: envelopeOf(in, rows),
 		Fit: &model.FitSummary{
 			N: len(rows), Groups: cv.Groups, R2: r2, AdjR2: adjR2(r2, len(rows), 4), RMSELn: rmse,
-			CVR2: cv.R2, CVRMSELn: cv.RMSELn, CVCoverage: cv.Coverage, CVMedianFold: cv.MedianFold, CVMethod: cv.Method,
+			CVR2: cv.R2, CVRMSELn: cv.RMSELn, CVPooledRMSELn: cv.PooledRMSELn, CVCoverage: cv.Coverage, CVMedianFold: cv.MedianFold, CVMethod: cv.Method,
 			Coefficients: []model.NamedCoef{
 				{Name: "u_compute", Coefficient: p.UCompute}, {Name: "u_memory", Coefficient: p.UMemory},
 				{Name: "activity", Coefficient: p.Activity}, {Name: "overhead_s", Coefficient: p.OverheadS}, {Name: "step_s", Coefficient: p.StepS},
@@ -152,7 +167,8 @@ func Roofline(in Inputs, name, version string) (model.Calibration, error) {
 		},
 	}
 	sanitize(cal.Fit)
-	return cal, cal.Validate()
+	res.cal, res.rows, res.lnPred, res.cv = cal, rows, lnPred, cv
+	return res, cal.Validate()
 }
 
 func envelopeOf(in Inputs, rows []rooflineRow) model.Envelope {
@@ -199,6 +215,11 @@ type CVResult struct {
 	RMSELn     float64
 	Coverage   float64 // share of held-out rows inside the level interval
 	MedianFold float64 // median of max(pred/actual, actual/pred)
+	// HeldOut is each row's held-out ln prediction, averaged over the splits
+	// that held it out; NaN for a row no split held out.
+	HeldOut []float64
+	// PooledRMSELn is the RMSE of HeldOut over the rows that have one.
+	PooledRMSELn float64
 }
 
 // crossValidate scores held-out ln predictions against y with workload
@@ -231,7 +252,8 @@ func crossValidate(groups []string, level float64, fitPred func(train, test []in
 	z := normalQuantile(0.5 + level/2)
 	var folds, r2s, rmses []float64
 	covered, total := 0, 0
-	pooled := make([]float64, len(y))
+	sum := make([]float64, len(y))
+	cnt := make([]int, len(y))
 	for _, s := range splits {
 		p, sigma, err := fitPred(s.Train, s.Test)
 		if err != nil {
@@ -241,7 +263,8 @@ func crossValidate(groups []string, level float64, fitPred func(train, test []in
 		for i, j := range s.Test {
 			d := p[i] - y[j]
 			ys[i] = y[j]
-			pooled[j] = p[i]
+			sum[j] += p[i]
+			cnt[j]++
 			folds = append(folds, math.Exp(math.Abs(d)))
 			if math.Abs(d) <= z*sigma {
 				covered++
@@ -254,7 +277,16 @@ func crossValidate(groups []string, level float64, fitPred func(train, test []in
 		}
 		rmses = append(rmses, rmse)
 	}
-	res := CVResult{Method: method, Groups: k, Folds: len(splits), Coverage: float64(covered) / float64(total)}
+	res := CVResult{Method: method, Groups: k, Folds: len(splits), Coverage: float64(covered) / float64(total), HeldOut: make([]float64, len(y))}
+	var yh, ph []float64
+	for j := range y {
+		res.HeldOut[j] = math.NaN()
+		if cnt[j] > 0 {
+			res.HeldOut[j] = sum[j] / float64(cnt[j])
+			yh, ph = append(yh, y[j]), append(ph, res.HeldOut[j])
+		}
+	}
+	_, res.PooledRMSELn = lnR2(yh, ph)
 	sort.Float64s(folds)
 	res.MedianFold = median(folds)
 	if k >= 5 {
@@ -262,7 +294,7 @@ func crossValidate(groups []string, level float64, fitPred func(train, test []in
 		sort.Float64s(rmses)
 		res.R2, res.RMSELn = median(r2s), median(rmses)
 	} else {
-		res.R2, res.RMSELn = lnR2(y, pooled)
+		res.R2, res.RMSELn = lnR2(yh, ph)
 	}
 	return res, nil
 }

@@ -286,7 +286,7 @@ func coefOf(r *OLSResult, j int) model.Coefficient {
 
 func summaryOf(r *OLSResult, cv CVResult, groups int) *model.FitSummary {
 	s := &model.FitSummary{N: r.N, Groups: groups, R2: r.R2, AdjR2: r.AdjR2, RMSELn: r.RMSE,
-		CVR2: cv.R2, CVRMSELn: cv.RMSELn, CVCoverage: cv.Coverage, CVMedianFold: cv.MedianFold, CVMethod: cv.Method}
+		CVR2: cv.R2, CVRMSELn: cv.RMSELn, CVPooledRMSELn: cv.PooledRMSELn, CVCoverage: cv.Coverage, CVMedianFold: cv.MedianFold, CVMethod: cv.Method}
 	for j, n := range r.Names {
 		c := coefOf(r, j)
 		s.Coefficients = append(s.Coefficients, model.NamedCoef{Name: n, Coefficient: c, T: r.T[j], P: r.P[j]})

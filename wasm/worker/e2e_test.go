@@ -37,7 +37,7 @@ const e2eVersion = "e2e"
 var client = &http.Client{Timeout: 30 * time.Second}
 
 // findWorkerd returns the workerd binary: $WORKERD, the one npm installed
-// under wasm/worker, or one on $PATH. The platform package's binary comes
+// under wasm/worker (or at the repository root), or one on $PATH. The platform package's binary comes
 // first: node_modules/.bin/workerd may be a Node wrapper, and killing the
 // wrapper would leave workerd running.
 func findWorkerd(t testing.TB) string {
@@ -49,6 +49,8 @@ func findWorkerd(t testing.TB) string {
 	for _, rel := range []string{
 		"node_modules/@cloudflare/workerd-" + runtime.GOOS + "-" + platform + "/bin/workerd",
 		"node_modules/.bin/workerd",
+		"../../node_modules/@cloudflare/workerd-" + runtime.GOOS + "-" + platform + "/bin/workerd",
+		"../../node_modules/.bin/workerd",
 	} {
 		if p, err := filepath.Abs(rel); err == nil {
 			if _, err := os.Stat(p); err == nil {

@@ -1,0 +1,108 @@
+package model_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+func commStep() model.CommStep {
+	return model.CommStep{ComputeS: 1, Params: 7e9, Layers: 32, Hidden: 4096, Tokens: 4096, GradBytes: 2, ActBytes: 2,
+		Links: model.Links{IntraGBs: 450, InterGBs: 50}}
+}
+
+// TestCommByHand checks the communication-aware model against the
+// formulas written out: ddp over 8 GPUs in one node moves
+// 2·(7/8)·P·2 bytes over the intra-node link; fsdp over 64 GPUs moves
+// 3·(63/64)·P·2 bytes over the network; tensor parallelism of 4 moves
+// 4·L·2·(3/4)·(B·S·4)·h·2 bytes over the intra-node link.
+func TestCommByHand(t *testing.T) {
+	c := &model.CommParams{Exposed: model.Coefficient{Value: 0.5}, ExposedTP: model.Coefficient{Value: 1}, LatencyS: model.Coefficient{Value: 1e-4}}
+	s := commStep()
+	tests := []struct {
+		name        string
+		plan        model.Plan
+		data, ten   float64
+		collectives float64
+	}{
+		{"ddp 8", model.Plan{Tensor: 1, Data: 8, DataMode: model.DDP}, 2 * 7.0 / 8 * 7e9 * 2 / 450e9, 0, math.Ceil(7e9 * 2 / 25e6)},
+		{"fsdp 64", model.Plan{Tensor: 1, Data: 64, DataMode: model.FSDP}, 3 * 63.0 / 64 * 7e9 * 2 / 50e9, 0, 3 * 32},
+		{"tp 4", model.Plan{Tensor: 4, Data: 1}, 0, 4 * 32 * 2 * 3.0 / 4 * 4096 * 4 * 4096 * 2 / 450e9, 4 * 32},
+	}
+	for _, tt := range tests {
+		sp, eta, got := c.Efficiency(tt.plan, s)
+		if !near(got.DataS, tt.data, 1e-12) || !near(got.TensorS, tt.ten, 1e-12) || got.Collectives != tt.collectives {
+			t.Errorf("%s: times %+v, want data %g s, tensor %g s, %g collectives", tt.name, got, tt.data, tt.ten, tt.collectives)
+		}
+		wantEta := 1 / (1 + 0.5*tt.data + tt.ten + 1e-4*tt.collectives)
+		n := float64(tt.plan.Tensor * tt.plan.Data)
+		if !near(eta, wantEta, 1e-12) || !near(sp, n*wantEta, 1e-12) {
+			t.Errorf("%s: η %g, S %g; want η %g, S %g", tt.name, eta, sp, wantEta, n*wantEta)
+		}
+	}
+	if sp, eta, _ := c.Efficiency(model.Plan{Tensor: 1, Data: 1}, s); sp != 1 || eta != 1 {
+		t.Errorf("one GPU: S %g, η %g, want 1 and 1", sp, eta)
+	}
+}
+
+// TestCommMonotone: η falls as each step carries fewer tokens (less
+// compute to hide the same transfer) and as more of the transfer is
+// exposed, and it does not depend on the count beyond one node except
+// through (d − 1)/d.
+func TestCommMonotone(t *testing.T) {
+	c := &model.CommParams{Exposed: model.Coefficient{Value: 0.3}, ExposedTP: model.Coefficient{Value: 1}, LatencyS: model.Coefficient{Value: 5e-4}}
+	plan := model.Plan{Tensor: 1, Data: 256, DataMode: model.FSDP}
+	prev := 2.0
+	for _, compute := range []float64{4, 1, 0.25, 0.05} {
+		s := commStep()
+		s.ComputeS = compute
+		_, eta, _ := c.Efficiency(plan, s)
+		if !(eta < prev && eta > 0) {
+			t.Errorf("compute %g s per step: η %g, want in (0, %g)", compute, eta, prev)
+		}
+		prev = eta
+	}
+	_, e256, _ := c.Efficiency(plan, commStep())
+	_, e4096, _ := c.Efficiency(model.Plan{Tensor: 1, Data: 4096, DataMode: model.FSDP}, commStep())
+	if math.Abs(e256-e4096) > 0.01 {
+		t.Errorf("η at 256 GPUs %g and at 4096 GPUs %g differ by more than 0.01", e256, e4096)
+	}
+	more := *c
+	more.Exposed.Value = 0.9
+	if _, e, _ := more.Efficiency(plan, commStep()); !(e < e256) {
+		t.Errorf("exposed 0.9 gives η %g, not below %g at 0.3", e, e256)
+	}
+}
+
+// TestShippedCommModel checks that the shipped calibration uses the
+// communication-aware model beyond one node, keeps η = 1 on one GPU, and
+// gives multi-node data parallelism a plausible efficiency.
+func TestShippedCommModel(t *testing.T) {
+	c := catalog(t)
+	req := model.Request{
+		Model:    model.ModelSpec{Preset: "llama-2-7b"},
+		Training: model.TrainingSpec{Tokens: 1e11, SeqLen: 4096, BatchPerGPU: 2, Precision: model.BF16},
+		Hardware: model.HardwareSpec{GPU: "h100-sxm5", Count: 512},
+		Strategy: model.Strategy{Name: model.FSDP},
+		Site:     model.SiteSpec{PUE: 1.2, CarbonGPerKWh: 400, USDPerKWh: 0.1},
+	}
+	r := estimate(t, c, req)
+	if eta := r.Parallel.Efficiency; !(eta > 0.5 && eta <= 1) {
+		t.Errorf("llama-2-7b fsdp on 512 H100: η %g, want in (0.5, 1] (large-scale training reaches 30–50%% MFU)", eta)
+	}
+	for _, w := range r.Warnings {
+		if w == "more than 8 GPUs: the speedup curves were fitted within one node (N ≤ 8); inter-node links are not modelled" {
+			t.Errorf("warning %q with the communication-aware model", w)
+		}
+	}
+	req.Hardware.GPU = "rtx-4090"
+	req.Hardware.Count = 4
+	req.Model = model.ModelSpec{Preset: "bert-base"}
+	req.Training = model.TrainingSpec{Tokens: 1e8, SeqLen: 128, BatchPerGPU: 32, Precision: model.FP16}
+	if r := estimate(t, c, req); r.Parallel.Law == "" || r.Parallel.Law[:6] != "pcie c" {
+		t.Errorf("PCIe card: law %q, want the published pcie curves", r.Parallel.Law)
+	}
+}
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }

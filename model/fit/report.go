@@ -1,0 +1,88 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// Prediction is one measured run beside a fit's predictions of its energy:
+// in sample (the fit on every row) and held out (the fit on the folds that
+// leave the run's workload group out, exactly as the fit's cross-validation
+// scores it). Energies are in kWh.
+type Prediction struct {
+	GPU         string // canonical accelerator id
+	Group       string // workload group
+	MeasuredKWh float64
+	FittedKWh   float64
+	HeldOutKWh  float64
+}
+
+// LawPredictions fits the paper's law as Law does and returns, in row
+// order, the prediction of every row the fit used (rows with a power limit
+// below board power are left out, as in Law). The held-out prediction of a
+// row is the mean, over the cross-validation splits that held it out, of
+// the ln predictions behind the calibration's cross-validated statistics
+// (CVPooledRMSELn is their RMSE); NaN when no split held it out.
+func LawPredictions(in Inputs) ([]Prediction, error) {
+	_, lf, err := Law(in, "law-predictions", "0")
+	if err != nil {
+		return nil, err
+	}
+	cat, err := unitCatalog(&in)
+	if err != nil {
+		return nil, err
+	}
+	rows, _, err := lawRows(in, cat)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) != len(lf.Y) || len(lf.CV.HeldOut) != len(lf.Y) {
+		return nil, fmt.Errorf("fit: law predictions: %d rows, fit used %d", len(rows), len(lf.Y))
+	}
+	out := make([]Prediction, len(rows))
+	for i, r := range rows {
+		fitted, _ := lf.Full.Predict(lf.X[i])
+		out[i] = Prediction{GPU: r.gpu, Group: r.group, MeasuredKWh: math.Exp(lf.Y[i]), FittedKWh: math.Exp(fitted), HeldOutKWh: math.Exp(lf.CV.HeldOut[i])}
+	}
+	return out, nil
+}
+
+// RooflinePredictions fits the roofline calibration as Roofline does and
+// returns, in row order, the energy estimate of every row the fit used
+// (single GPU at default power): in sample, and held out as in
+// LawPredictions.
+func RooflinePredictions(in Inputs) ([]Prediction, error) {
+	res, err := rooflineFit(in, "roofline-predictions", "0")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Prediction, len(res.rows))
+	for i, r := range res.rows {
+		g, err := in.Hardware.Lookup(r.m.GPU)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = Prediction{GPU: g.ID, Group: r.group, MeasuredKWh: r.m.EnergyKWh, FittedKWh: math.Exp(res.lnPred[i]), HeldOutKWh: math.Exp(res.cv.HeldOut[i])}
+	}
+	return out, nil
+}
+
+// unitRoofline is the placeholder time model Law and Roofline resolve rows
+// with: FLOPs, bytes and η do not depend on it.
+var unitRoofline = model.RooflineParams{UCompute: model.Coefficient{Value: 1}, UMemory: model.Coefficient{Value: 1}, Activity: model.Coefficient{Value: 1}}
+
+// unitCatalog is the catalog Law resolves its rows with.
+func unitCatalog(in *Inputs) (*model.Catalog, error) {
+	sp, err := FitSpeedups(in.Scaling)
+	if err != nil {
+		return nil, err
+	}
+	alpha, err := FitAlphaEta(in.Scaling)
+	if err != nil {
+		return nil, err
+	}
+	cat, _, err := bootstrap(in, sp, alpha, unitRoofline)
+	return cat, err
+}

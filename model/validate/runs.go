@@ -1,0 +1,249 @@
+// Package validate scores energy estimators against the validation table
+// content/validation/runs.csv: published training runs with their reported
+// energy. It reads the table (ReadRuns), turns each run into a wattscale
+// request with every assumption listed (Run.Inputs), predicts each run with
+// wattscale and two baseline estimators, and summarises the fold errors
+// (Score). It uses the standard library only; fitting a calibration on the
+// table (for hold-out scores) lives in model/fit.
+package validate
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// Run is one row of the validation table. Zero numbers mean "not reported"
+// (the CSV cell was empty). content/validation/README.md defines each column.
+type Run struct {
+	ID    string
+	Phase string // pretrain, finetune or distill
+	Model string // a wattscale preset name, or a descriptive name with the shape columns
+	// Params is the total parameter count as published (MoE: total, not active).
+	Params  float64
+	Layers  int // encoder-decoder: encoder plus decoder blocks
+	Hidden  int
+	Heads   int
+	KVHeads int
+	FFN     int    // MoE: one expert's width
+	GLU     string // "yes", "no" or "" (from the preset)
+	EncDec  bool   // encoder-decoder model
+	MoETopK int    // experts per token; 0 = dense
+	Vocab   int
+	SeqLen  int
+	// BatchPerGPU is sequences per accelerator per step.
+	BatchPerGPU int
+	Tokens      float64 // tokens processed, all epochs
+	Precision   model.Precision
+	GPU         string
+	Count       int
+	Strategy    string // single, ddp, fsdp, tp, hybrid or ""
+	Tensor      int    // tensor-parallel degree of a hybrid layout
+	EnergyKWh   float64
+	Scope       string  // gpu, node or facility, as the source defines it
+	Host        string  // no, cpu or yes: whether host energy is inside EnergyKWh
+	PUE         float64 // PUE factor inside EnergyKWh (1 = none)
+	PowerW      float64 // tdp_estimate rows: per-accelerator power the source multiplied accelerator-hours by
+	TimeS       float64 // reported wall-clock training time
+	SourceKind  string  // metered, nvml or tdp_estimate
+	Stage       string  // train, or teacher (forward-only inference of a distillation teacher)
+	DuplicateOf string  // id of the run this row measures again (another meter on the same runs)
+	// Exclude, when set, is why the row is left out of headline scores and
+	// fits (a data problem stated in the table, e.g. a token count that is
+	// not the run's); it is still predicted and listed.
+	Exclude  string
+	Source   string // short source name; the hold-out unit
+	Citation string
+	Notes    string
+	Line     int // line in the CSV file
+}
+
+// RunColumns is the header of the validation table, in order.
+var RunColumns = []string{"id", "phase", "model", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "glu", "encdec",
+	"moe_top_k", "vocab", "seq_len", "batch_per_gpu", "tokens", "precision", "gpu", "count", "strategy", "tensor",
+	"energy_kwh", "energy_scope", "host", "pue", "power_w", "time_s", "source_kind", "stage", "duplicate_of",
+	"exclude", "source", "citation", "notes"}
+
+// Source kinds: how the reported energy was obtained.
+const (
+	Metered     = "metered"      // wall, PDU, power-shelf or node meter, or measured system power
+	NVML        = "nvml"         // GPU counters or software meters (NVML, RAPL)
+	TDPEstimate = "tdp_estimate" // accelerator-hours × a nameplate or assumed power
+)
+
+var enums = map[string][]string{
+	"phase":        {"pretrain", "finetune", "distill"},
+	"glu":          {"", "yes", "no"},
+	"encdec":       {"", "yes", "no"},
+	"precision":    {"", "fp32", "tf32", "fp16", "bf16", "fp8"},
+	"strategy":     {"", model.Single, model.DDP, model.FSDP, model.TP, model.Hybrid},
+	"energy_scope": {"gpu", "node", "facility"},
+	"host":         {"no", "cpu", "yes"},
+	"source_kind":  {Metered, NVML, TDPEstimate},
+	"stage":        {"train", "teacher"},
+}
+
+// ReadRuns parses the validation table. The header must hold exactly
+// RunColumns (in any order); every error names the line and the column.
+func ReadRuns(r io.Reader) ([]Run, error) {
+	cr := csv.NewReader(r)
+	head, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("runs: line 1: %w", err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if _, dup := col[h]; dup {
+			return nil, fmt.Errorf("runs: line 1: column %q appears twice", h)
+		}
+		col[h] = i
+	}
+	for _, c := range RunColumns {
+		if _, ok := col[c]; !ok {
+			return nil, fmt.Errorf("runs: line 1: missing column %q", c)
+		}
+	}
+	if len(col) != len(RunColumns) {
+		known := map[string]bool{}
+		for _, c := range RunColumns {
+			known[c] = true
+		}
+		for h := range col {
+			if !known[h] {
+				return nil, fmt.Errorf("runs: line 1: unknown column %q", h)
+			}
+		}
+	}
+	var out []Run
+	ids := map[string]int{}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("runs: line %d: %w", line, err)
+		}
+		p := rowParser{rec: rec, col: col, line: line}
+		run := p.run()
+		if p.err != nil {
+			return nil, p.err
+		}
+		if prev, dup := ids[run.ID]; dup {
+			return nil, fmt.Errorf("runs: line %d: id %q already used on line %d", line, run.ID, prev)
+		}
+		ids[run.ID] = line
+		out = append(out, run)
+	}
+	for _, r := range out {
+		if r.DuplicateOf != "" {
+			if _, ok := ids[r.DuplicateOf]; !ok || r.DuplicateOf == r.ID {
+				return nil, fmt.Errorf("runs: line %d: column duplicate_of: %q is not the id of another row", r.Line, r.DuplicateOf)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("runs: no rows")
+	}
+	return out, nil
+}
+
+// rowParser reads one record, keeping the first error.
+type rowParser struct {
+	rec  []string
+	col  map[string]int
+	line int
+	err  error
+}
+
+func (p *rowParser) fail(c, format string, args ...any) {
+	if p.err == nil {
+		p.err = fmt.Errorf("runs: line %d: column %s: %s", p.line, c, fmt.Sprintf(format, args...))
+	}
+}
+
+func (p *rowParser) str(c string) string {
+	s := strings.TrimSpace(p.rec[p.col[c]])
+	if e, ok := enums[c]; ok {
+		for _, v := range e {
+			if s == v {
+				return s
+			}
+		}
+		p.fail(c, "%q is not one of %s", s, strings.Join(e, ", "))
+	}
+	return s
+}
+
+// num parses a positive finite number; empty gives 0 unless required.
+func (p *rowParser) num(c string, required bool) float64 {
+	s := strings.TrimSpace(p.rec[p.col[c]])
+	if s == "" {
+		if required {
+			p.fail(c, "is required")
+		}
+		return 0
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 {
+		p.fail(c, "%q is not a positive number", s)
+		return 0
+	}
+	return x
+}
+
+// whole parses a positive whole number below 2^31; empty gives 0.
+func (p *rowParser) whole(c string) int {
+	x := p.num(c, false)
+	if x != math.Trunc(x) || x >= 1<<31 {
+		p.fail(c, "%g is not a whole number", x)
+		return 0
+	}
+	return int(x)
+}
+
+func (p *rowParser) run() Run {
+	r := Run{
+		ID: p.str("id"), Phase: p.str("phase"), Model: p.str("model"), Params: p.num("params", false),
+		Layers: p.whole("layers"), Hidden: p.whole("hidden"), Heads: p.whole("heads"), KVHeads: p.whole("kv_heads"),
+		FFN: p.whole("ffn"), GLU: p.str("glu"), EncDec: p.str("encdec") == "yes", MoETopK: p.whole("moe_top_k"),
+		Vocab: p.whole("vocab"), SeqLen: p.whole("seq_len"), BatchPerGPU: p.whole("batch_per_gpu"),
+		Tokens: p.num("tokens", true), Precision: model.Precision(p.str("precision")), GPU: p.str("gpu"),
+		Count: p.whole("count"), Strategy: p.str("strategy"), Tensor: p.whole("tensor"),
+		EnergyKWh: p.num("energy_kwh", true), Scope: p.str("energy_scope"), Host: p.str("host"),
+		PUE: p.num("pue", false), PowerW: p.num("power_w", false), TimeS: p.num("time_s", false),
+		SourceKind: p.str("source_kind"), Stage: p.str("stage"), DuplicateOf: p.str("duplicate_of"), Exclude: p.str("exclude"),
+		Source: p.str("source"), Citation: p.str("citation"), Notes: p.str("notes"), Line: p.line,
+	}
+	switch {
+	case r.ID == "":
+		p.fail("id", "is required")
+	case r.Source == "":
+		p.fail("source", "is required")
+	case r.Citation == "":
+		p.fail("citation", "is required")
+	case r.GPU == "":
+		p.fail("gpu", "is required")
+	case r.PUE == 0:
+		p.fail("pue", "is required (1 when the figure includes no PUE)")
+	case r.PUE > 3:
+		p.fail("pue", "%g is above 3", r.PUE)
+	case r.SourceKind == TDPEstimate && r.PowerW == 0:
+		p.fail("power_w", "is required for a tdp_estimate row (the per-accelerator power the source assumed)")
+	case r.Scope == "gpu" && r.Host != "no":
+		p.fail("host", "must be no for energy_scope gpu")
+	case r.Scope == "node" && r.Host == "no":
+		p.fail("host", "must be cpu or yes for energy_scope node")
+	case r.Strategy == model.Hybrid && r.Tensor < 2:
+		p.fail("tensor", "must be at least 2 for a hybrid layout")
+	case r.Strategy != model.Hybrid && r.Tensor != 0:
+		p.fail("tensor", "is only given for a hybrid layout")
+	}
+	return r
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// chromium finds a Chromium binary, or skips the test (fails it when
+// WATTSCALE_REQUIRE_E2E=1, as in CI).
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("WATTSCALE_CHROMIUM"), "/usr/lib/chromium/chromium", "/usr/bin/chromium"} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	for _, n := range []string{"chromium", "google-chrome"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	msg := "Chromium not found (apt-get install -y chromium, or set WATTSCALE_CHROMIUM)"
+	if os.Getenv("WATTSCALE_REQUIRE_E2E") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// TestPagesInBrowser opens every page the generator writes (the calculator
+// and planner widgets have their own tests in site/e2e) in headless
+// Chromium at desktop and phone widths, light and dark: it runs axe-core
+// and fails on a serious or critical violation, checks that the first Tab
+// lands on a visible skip link, and that no page scrolls sideways.
+func TestPagesInBrowser(t *testing.T) {
+	bin := chromium(t)
+	axe, err := os.ReadFile(filepath.Join("..", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		msg := "axe-core not installed (npm ci at the repository root): " + err.Error()
+		if os.Getenv("WATTSCALE_REQUIRE_E2E") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	files, _, err := build(realOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := write(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(fileServer(dir))
+	defer srv.Close()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.UserDataDir(t.TempDir()))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+
+	pages := []string{"methodology/index.html", "report/index.html", "validation/index.html", "hardware/index.html",
+		"api/index.html", "embedding/index.html", "about/index.html"}
+	for _, p := range pages {
+		for _, width := range []int64{1280, 390} {
+			for _, scheme := range []string{"light", "dark"} {
+				t.Run(fmt.Sprintf("%s/%d/%s", p, width, scheme), func(t *testing.T) {
+					if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: width, Height: 900, DeviceScaleFactor: 1, Mobile: width < 600}); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+						t.Fatal(err)
+					}
+					if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+p), chromedp.WaitReady(chromedp.CSS("footer"))); err != nil {
+						t.Fatal(err)
+					}
+					// No sideways scrolling of the page itself (wide tables scroll
+					// inside their own region).
+					over, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if over > 0 {
+						t.Errorf("the page is %g px wider than the viewport", over)
+					}
+					// Keyboard: the first Tab reaches the skip link, shown on focus.
+					if err := chromedp.Do(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+						t.Fatal(err)
+					}
+					skip, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(function(){ var a = document.activeElement, r = a.getBoundingClientRect();
+  return a.classList.contains('skip-link') && r.top >= 0 && r.bottom <= innerHeight && r.width > 0 })()`))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !skip {
+						t.Errorf("the first Tab does not land on a visible skip link")
+					}
+					if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('details').forEach(function(d){ d.open = true })`),
+						chromedp.Evaluate[chromedp.Void](string(axe))); err != nil {
+						t.Fatal(err)
+					}
+					raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {resultTypes: ['violations']}).then(function(r){ return JSON.stringify(r.violations.map(function(v){
+  return {id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 4).map(function(n){ return n.target.join(' ') + ': ' + (n.failureSummary || '').split('\n').slice(0, 2).join(' ') })} })) })`, chromedp.EvalAwaitPromise))
+					if err != nil {
+						t.Fatal(err)
+					}
+					var vs []struct {
+						ID, Impact, Help string
+						Nodes            []string
+					}
+					if err := json.Unmarshal([]byte(raw), &vs); err != nil {
+						t.Fatal(err)
+					}
+					for _, v := range vs {
+						line := fmt.Sprintf("%s (%s): %s\n    %s", v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n    "))
+						if v.Impact == "serious" || v.Impact == "critical" {
+							t.Errorf("axe: %s", line)
+						} else {
+							t.Logf("axe (not failing): %s", line)
+						}
+					}
+				})
+			}
+		}
+	}
+}

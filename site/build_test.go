@@ -1,0 +1,467 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// testDataDir is where the Zeus trace is looked for by the tests: $DATA_DIR,
+// else ../shared/data beside the repository.
+func testDataDir() string {
+	if d := os.Getenv("DATA_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "shared", "data")
+}
+
+// realOptions builds the repository's content tree with the calculator's
+// assets but without compiling WebAssembly (the e2e tests and make serve do).
+func realOptions() buildOptions {
+	return buildOptions{Content: os.DirFS(filepath.Join("..", "content")), DataDir: testDataDir(), Assets: calcAssets()}
+}
+
+// TestBuildRealContent builds the real content/ tree: any broken link,
+// unknown front-matter key, malformed data file or TeX that does not
+// render fails it. It then checks what every page must have.
+func TestBuildRealContent(t *testing.T) {
+	files, _, err := build(realOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := []string{"index.html", "planner/index.html", "methodology/index.html", "report/index.html", "validation/index.html",
+		"hardware/index.html", "api/index.html", "embedding/index.html", "about/index.html", "embed.html"}
+	h1 := regexp.MustCompile(`<h1[ >]`)
+	for _, p := range pages {
+		b, ok := files[p]
+		if !ok {
+			t.Errorf("no %s in the output", p)
+			continue
+		}
+		s := string(b)
+		if n := len(h1.FindAllString(s, -1)); n != 1 {
+			t.Errorf("%s has %d <h1>, want 1", p, n)
+		}
+		for _, want := range []string{`<html lang="en">`, `<main id="main"`, `name="viewport"`, "</html>"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("%s lacks %s", p, want)
+			}
+		}
+		for _, bad := range []string{"NaN", "<merror", "$$", "ZgotmplZ", "{{", `href="/`, `src="/`} {
+			if strings.Contains(s, bad) {
+				t.Errorf("%s contains %q", p, bad)
+			}
+		}
+	}
+	for _, mode := range []struct{ page, mode string }{{"index.html", "calculator"}, {"planner/index.html", "planner"}, {"embed.html", "embed"}} {
+		s := string(files[mode.page])
+		if !strings.Contains(s, `<div id="calc-root" class="calc-root" data-mode="`+mode.mode+`">`) {
+			t.Errorf("%s has no calc-root mount with data-mode %q", mode.page, mode.mode)
+		}
+		if !strings.Contains(s, "<noscript>") {
+			t.Errorf("%s has no <noscript> message", mode.page)
+		}
+	}
+	if strings.Contains(string(files["embed.html"]), `class="site-header"`) {
+		t.Errorf("embed.html carries the site header; it must be the calculator alone")
+	}
+	meth := string(files["methodology/index.html"])
+	if n := strings.Count(meth, "<math "); n < 40 {
+		t.Errorf("methodology has %d MathML formulas, want every formula (at least 40)", n)
+	}
+	// Every calibration has its section in the report, every accelerator
+	// and preset its row on the hardware page, every run its row (with its
+	// citation) on the validation page.
+	report := string(files["report/index.html"])
+	site, err := load(realOptions().Content, newMarkdown())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range site.Calibrations {
+		if !strings.Contains(report, `<h2 id="`+c.Name+`">`) {
+			t.Errorf("report has no section for calibration %s", c.Name)
+		}
+	}
+	hw := string(files["hardware/index.html"])
+	for _, g := range model.DefaultGPUs() {
+		if !strings.Contains(hw, `id="gpu-`+g.ID+`"`) {
+			t.Errorf("hardware page has no row for %s", g.ID)
+		}
+	}
+	for _, p := range model.DefaultPresets() {
+		if !strings.Contains(hw, "<code>"+p.Name+"</code>") {
+			t.Errorf("hardware page has no row for preset %s", p.Name)
+		}
+	}
+	val := string(files["validation/index.html"])
+	for _, r := range site.Runs {
+		if !strings.Contains(val, `id="run-`+r.ID+`"`) {
+			t.Errorf("validation page has no row for run %s", r.ID)
+		}
+		if r.Citation != "" && !strings.Contains(val, htmlEscape(r.Citation)) {
+			t.Errorf("validation page lacks the citation of run %s", r.ID)
+		}
+	}
+	if !strings.Contains(val, `data-slot="validate"`) {
+		t.Errorf("validation page has no slot for the scorer's results")
+	}
+	// The Zeus charts are there exactly when the trace is.
+	_, statErr := os.Stat(filepath.Join(testDataDir(), "zeus-bert-power.csv"))
+	hasCharts := strings.Contains(report, `id="wattscale-roofline-pred"`)
+	if (statErr == nil) != hasCharts {
+		t.Errorf("Zeus trace available: %v, predicted-against-measured chart present: %v", statErr == nil, hasCharts)
+	}
+	if statErr != nil && !strings.Contains(report, "need the Zeus trace") {
+		t.Errorf("without the Zeus trace the report does not say that the charts need it")
+	}
+}
+
+func htmlEscape(s string) string {
+	var b bytes.Buffer
+	for _, r := range s {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&#34;")
+		case '\'':
+			b.WriteString("&#39;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// TestBuildDeterministic builds the real tree twice and requires the same
+// bytes: no time stamps, no map order, no random attribute order.
+func TestBuildDeterministic(t *testing.T) {
+	a, _, err := build(realOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := build(realOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != len(b) {
+		t.Fatalf("first build wrote %d files, second %d", len(a), len(b))
+	}
+	for name, x := range a {
+		if !bytes.Equal(x, b[name]) {
+			t.Errorf("%s differs between two builds", name)
+		}
+	}
+}
+
+// TestBuildWithoutZeus builds with no data folder: the build succeeds and
+// the report says the charts need the dataset.
+func TestBuildWithoutZeus(t *testing.T) {
+	o := realOptions()
+	o.DataDir = t.TempDir()
+	files, notes, err := build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := string(files["report/index.html"])
+	if strings.Contains(report, `id="wattscale-roofline-pred"`) {
+		t.Errorf("report has Zeus charts without the Zeus trace")
+	}
+	if !strings.Contains(report, "need the Zeus trace") || !strings.Contains(report, "not available to this build") {
+		t.Errorf("report does not say that the Zeus charts need the dataset")
+	}
+	if len(notes) == 0 || !strings.Contains(strings.Join(notes, "\n"), "Zeus") {
+		t.Errorf("build notes %q do not mention the missing Zeus trace", notes)
+	}
+}
+
+// txtar parses a txtar-like archive ("-- name --" lines start files) into
+// a MapFS, on top of base.
+func txtar(base fstest.MapFS, archive string) fstest.MapFS {
+	fsys := fstest.MapFS{}
+	for k, v := range base {
+		fsys[k] = v
+	}
+	var name string
+	var body strings.Builder
+	flush := func() {
+		if name != "" {
+			fsys[name] = &fstest.MapFile{Data: []byte(body.String())}
+		}
+		body.Reset()
+	}
+	for _, line := range strings.SplitAfter(archive, "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "-- ") && strings.HasSuffix(t, " --") {
+			flush()
+			name = strings.TrimSuffix(strings.TrimPrefix(t, "-- "), " --")
+			continue
+		}
+		if name != "" {
+			body.WriteString(line)
+		}
+	}
+	flush()
+	return fsys
+}
+
+// minimalSite is a small valid content tree: two pages, the real
+// calibrations and scaling table, one validation run.
+func minimalSite(t *testing.T) fstest.MapFS {
+	t.Helper()
+	base := fstest.MapFS{}
+	for _, dir := range []string{"calibrations", "data"} {
+		entries, err := os.ReadDir(filepath.Join("..", "content", dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".json") || strings.HasSuffix(e.Name(), ".csv") {
+				b, err := os.ReadFile(filepath.Join("..", "content", dir, e.Name()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				base[dir+"/"+e.Name()] = &fstest.MapFile{Data: b}
+			}
+		}
+	}
+	return txtar(base, `
+-- pages/index.md --
+---
+title: Home
+nav: 1
+template: calculator
+---
+See the [notes](notes.md#second-part).
+-- pages/notes.md --
+---
+title: Notes
+nav: 2
+toc: true
+---
+## First part
+
+Inline $E = \kappa C^{\alpha_C}$ and display:
+
+$$\eta = \frac{S(N)}{N}$$
+
+## Second part
+
+Back [home](index.md), the [runs](files/validation/runs.csv) and [here](#first-part).
+-- validation/runs.csv --
+`+runsHeader+`
+r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,
+`)
+}
+
+const runsHeader = "id,phase,model,params,layers,hidden,heads,ffn,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,time_s,source_kind,source,citation,notes"
+
+func TestBuildMinimalSite(t *testing.T) {
+	files, _, err := build(buildOptions{Content: minimalSite(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := string(files["notes/index.html"])
+	for _, want := range []string{
+		`<a href="../index.html">home</a>`,                                                       // a page link made relative
+		`<a href="../files/validation/runs.csv">runs</a>`,                                        // a file link made relative
+		`<h2 id="second-part">Second part<a class="anchor" href="#second-part">`,                 // heading anchor
+		`<math class="math-textstyle" display="inline"`,                                          // inline maths
+		`<div class="math-display" tabindex="0"><math class="math-displaystyle" display="block"`, // display maths
+		`<li><a href="#first-part">First part</a></li>`,                                          // table of contents
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes/index.html lacks %s", want)
+		}
+	}
+	if !strings.Contains(string(files["index.html"]), `href="notes/index.html#second-part"`) {
+		t.Errorf("index.html: the link to notes.md#second-part is not notes/index.html#second-part")
+	}
+}
+
+// TestBuildErrors breaks a valid site in one place at a time and requires
+// a build error that names the file (and line, where there is one).
+func TestBuildErrors(t *testing.T) {
+	cases := []struct {
+		name, archive string
+		want          []string
+	}{
+		{"broken page link", `
+-- pages/notes.md --
+---
+title: Notes
+---
+A [link](missing.md).
+`, []string{"pages/notes.md", `broken link "missing.md"`}},
+		{"broken fragment", `
+-- pages/notes.md --
+---
+title: Notes
+---
+A [link](index.md#nowhere).
+`, []string{"notes/index.html", `no id "nowhere"`}},
+		{"missing output file", `
+-- pages/notes.md --
+---
+title: Notes
+---
+A [file](files/nothing.csv).
+`, []string{"notes/index.html", "no file files/nothing.csv"}},
+		{"directory link", `
+-- pages/notes.md --
+---
+title: Notes
+---
+A [file](files/).
+`, []string{"notes/index.html", "directory link"}},
+		{"absolute link", `
+-- pages/notes.md --
+---
+title: Notes
+---
+A [link](/index.html).
+`, []string{"pages/notes.md", "without a leading /"}},
+		{"unknown front matter key", `
+-- pages/notes.md --
+---
+title: Notes
+author: someone
+---
+Text.
+`, []string{"pages/notes.md", `unknown key "author"`}},
+		{"no title", `
+-- pages/notes.md --
+---
+nav: 3
+---
+Text.
+`, []string{"pages/notes.md", "title is required"}},
+		{"no front matter", `
+-- pages/notes.md --
+# Notes
+`, []string{"pages/notes.md:1", "no front matter"}},
+		{"unknown template", `
+-- pages/notes.md --
+---
+title: Notes
+template: gallery
+---
+`, []string{"pages/notes.md", `template "gallery"`}},
+		{"wrong type", `
+-- pages/notes.md --
+---
+title: Notes
+nav: first
+---
+`, []string{"pages/notes.md", "front matter"}},
+		{"TeX treeblood cannot render", `
+-- pages/notes.md --
+---
+title: Notes
+---
+Bad $\operatorname{ln} x$.
+`, []string{"pages/notes.md", `maths "\\operatorname{ln} x"`}},
+		{"runs.csv bad number", `
+-- validation/runs.csv --
+` + runsHeader + `
+r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,
+r2,finetune,bert-base,1.1e8,,,,,,128,32,lots,fp16,a100,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,
+`, []string{"validation/runs.csv:3", "column tokens", `"lots"`}},
+		{"runs.csv unknown scope", `
+-- validation/runs.csv --
+` + runsHeader + `
+r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,rack,600,nvml,Some paper,A citation,
+`, []string{"validation/runs.csv:2", "energy_scope", `"rack"`}},
+		{"runs.csv unknown GPU", `
+-- validation/runs.csv --
+` + runsHeader + `
+r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,z9000,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,
+`, []string{"validation/runs.csv:2", "column gpu"}},
+		{"runs.csv repeated id", `
+-- validation/runs.csv --
+` + runsHeader + `
+r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,
+r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,
+`, []string{"validation/runs.csv:3", `"r1" repeats line 2`}},
+		{"runs.csv unknown column", `
+-- validation/runs.csv --
+` + runsHeader + `,colour
+r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,,red
+`, []string{"validation/runs.csv:1", `unknown column "colour"`}},
+		{"data csv ragged", `
+-- data/extra.csv --
+a,b,c
+1,2,3
+4,5
+`, []string{"data/extra.csv:3", "wrong number of fields"}},
+		{"data csv repeated header", `
+-- data/extra.csv --
+a,b,a
+1,2,3
+`, []string{"data/extra.csv:1", `repeated column name "a"`}},
+		{"scaling table bad value", `
+-- data/published-scaling.csv --
+gpu,interconnect,workload,strategy,n,speedup,speedup_ci_low,speedup_ci_high,energy_per_token_ratio,pairs,source
+rtx-2080-ti,pcie,bert-sst2,fsdp,2,fast,,,2.09,12,x
+`, []string{"data/published-scaling.csv", "line 2", "speedup"}},
+		{"calibration JSON syntax", `
+-- calibrations/broken.json --
+{"name": "broken",
+ "version": "1",
+ "kind": "roofline",,
+}
+`, []string{"calibrations/broken.json:3"}},
+		{"calibration unknown field", `
+-- calibrations/broken.json --
+{"name": "broken", "version": "1", "kind": "roofline", "colour": "red"}
+`, []string{"calibrations/broken.json", `unknown field "colour"`}},
+		{"calibration named unlike its file", `
+-- calibrations/other-name.json --
+` + mustRead(t, "../content/calibrations/zoubeirou2026-bert-2080ti.json") + `
+`, []string{"calibrations/other-name.json:1", "does not match the file name"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fsys := txtar(minimalSite(t), c.archive)
+			_, _, err := build(buildOptions{Content: fsys})
+			if err == nil {
+				t.Fatalf("build succeeded, want an error containing %q", c.want)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// BenchmarkBuild times a build of the real content tree without the
+// WebAssembly compile (cached in a real build): load, compute (including the
+// Zeus refits), render and link check.
+func BenchmarkBuild(b *testing.B) {
+	o := realOptions()
+	for b.Loop() {
+		if _, _, err := build(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

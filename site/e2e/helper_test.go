@@ -1,0 +1,284 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// repoRoot is the module root, two levels above this package.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// chromium returns the browser binary, or skips the test (fails it when
+// WATTSCALE_REQUIRE_E2E=1) when there is none.
+func chromium(t testing.TB) string {
+	t.Helper()
+	cands := []string{os.Getenv("WATTSCALE_CHROMIUM"), "/usr/lib/chromium/chromium", "/usr/bin/chromium"}
+	for _, c := range cands {
+		if c == "" {
+			continue
+		}
+		if fi, err := os.Stat(c); err == nil && !fi.IsDir() {
+			return c
+		}
+	}
+	for _, n := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	msg := "Chromium not found (install it with `apt-get install -y chromium`, or set WATTSCALE_CHROMIUM)"
+	if os.Getenv("WATTSCALE_REQUIRE_E2E") == "1" {
+		t.Fatal(msg + "; WATTSCALE_REQUIRE_E2E=1 forbids skipping")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+var (
+	siteOnce   sync.Once
+	siteDir    string
+	siteErr    error
+	siteBuildS float64
+
+	cliOnce sync.Once
+	cliPath string
+	cliErr  error
+)
+
+// builtSite builds the site once per test binary with `go run ./site build
+// -o DIR` (or returns $WATTSCALE_E2E_SITE) and returns the directory.
+func builtSite(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("WATTSCALE_E2E_SITE"); d != "" {
+		return d
+	}
+	root := repoRoot(t)
+	siteOnce.Do(func() {
+		// Compile first so that the timed build below is the generator alone.
+		cli := siteCLI(t)
+		siteDir, siteErr = os.MkdirTemp("", "wattscale-e2e-site-")
+		if siteErr != nil {
+			return
+		}
+		start := time.Now()
+		cmd := exec.Command(cli, "build", "-o", siteDir)
+		cmd.Dir = root
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			siteErr = fmt.Errorf("go run ./site build -o %s: %v\n%s", siteDir, err, out.String())
+		}
+		siteBuildS = time.Since(start).Seconds()
+	})
+	if siteErr != nil {
+		t.Fatal(siteErr)
+	}
+	return siteDir
+}
+
+// siteCLI builds the command line (what `go run ./site` runs) once.
+func siteCLI(t testing.TB) string {
+	t.Helper()
+	root := repoRoot(t)
+	cliOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "wattscale-e2e-cli-")
+		if err != nil {
+			cliErr = err
+			return
+		}
+		cliPath = filepath.Join(dir, "wattscale")
+		cmd := exec.Command("go", "build", "-o", cliPath, "./site")
+		cmd.Dir = root
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			cliErr = fmt.Errorf("go build ./site: %v\n%s", err, out.String())
+		}
+	})
+	if cliErr != nil {
+		t.Fatal(cliErr)
+	}
+	return cliPath
+}
+
+// runCLI runs `go run ./site ARGS...` (the built binary) with stdin.
+func runCLI(t testing.TB, stdin []byte, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(siteCLI(t), args...)
+	cmd.Dir = repoRoot(t)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("site %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
+// serve serves dir over HTTP on localhost for the length of the test. Go's
+// file server sends .wasm as application/wasm.
+func serve(t testing.TB, dir string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// browser starts a fresh headless Chromium for the test and returns its
+// tab's context.
+func browser(t testing.TB) context.Context {
+	t.Helper()
+	exe := chromium(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox,
+		chromedp.Flag("headless", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("allow-file-access-from-files", false),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	parent, cancelParent := context.WithTimeout(context.Background(), 4*time.Minute)
+	actx, cancelAlloc := chromedp.NewExecAllocator(parent, opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelCtx(); cancelAlloc(); cancelParent() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	return ctx
+}
+
+// do runs actions and fails the test on an error.
+func do(t testing.TB, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// eval evaluates a JavaScript expression in the page and decodes its value.
+func eval[T any](t testing.TB, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor polls a JavaScript predicate until it is truthy (30 s at most).
+func waitFor(t testing.TB, ctx context.Context, what, expr string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(30*time.Second), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+		diag, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('#calc-root') || document.body).innerText.slice(0, 600)`))
+		t.Fatalf("waiting for %s (%s): %v; page says: %q", what, expr, err, diag)
+	}
+}
+
+// openCalc navigates to url and waits for the calculator's first estimate.
+func openCalc(t testing.TB, ctx context.Context, url string) {
+	t.Helper()
+	do(t, ctx, "navigate to "+url, chromedp.Navigate(url))
+	waitFor(t, ctx, "the calculator on "+url, `document.querySelector('#calc-root') && document.querySelector('#calc-root').dataset.ready === '1'`)
+}
+
+// typeInto replaces a text field's content with keystrokes, as a user
+// would: focus, select all, type.
+func typeInto(t testing.TB, ctx context.Context, key, value string) {
+	t.Helper()
+	id := "f-" + key
+	eval[bool](t, ctx, fmt.Sprintf(`(function(){var e=document.getElementById(%q); e.focus(); e.select(); return true})()`, id))
+	keys := value
+	if keys == "" {
+		keys = kb.Delete
+	}
+	do(t, ctx, "typing into "+id, chromedp.KeyEvent(keys))
+}
+
+// choose sets a select (or radio group, or checkbox) the way a change by
+// the user arrives: the value, then input and change events.
+func choose(t testing.TB, ctx context.Context, key, value string) {
+	t.Helper()
+	js := fmt.Sprintf(`(function(){
+  var radios = document.querySelectorAll('input[type=radio][name=%[1]q]');
+  if (radios.length) { radios.forEach(function(r){ if (r.value === %[2]q) { r.checked = true; r.dispatchEvent(new Event('input', {bubbles:true})); r.dispatchEvent(new Event('change', {bubbles:true})); } }); return true; }
+  var e = document.getElementById('f-' + %[1]q);
+  if (!e) return false;
+  if (e.type === 'checkbox') e.checked = %[2]q === '1'; else e.value = %[2]q;
+  e.dispatchEvent(new Event('input', {bubbles:true})); e.dispatchEvent(new Event('change', {bubbles:true}));
+  return e.type === 'checkbox' || e.value === %[2]q;
+})()`, key, value)
+	if !eval[bool](t, ctx, js) {
+		t.Fatalf("could not set %s to %q", key, value)
+	}
+}
+
+// pageEnergy is the energy the page shows, at full precision (data-kwh).
+func pageEnergy(t testing.TB, ctx context.Context) float64 {
+	t.Helper()
+	return eval[float64](t, ctx, `parseFloat(document.getElementById('energy').dataset.kwh)`)
+}
+
+// colorScheme emulates prefers-color-scheme.
+func colorScheme(t testing.TB, ctx context.Context, scheme string) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+		t.Fatalf("emulating %s scheme: %v", scheme, err)
+	}
+}
+
+// estimateCLI runs `go run ./site estimate` on a request and returns the energy.
+func estimateCLI(t testing.TB, request string) float64 {
+	t.Helper()
+	var resp struct {
+		EnergyKWh float64 `json:"energy_kwh"`
+	}
+	out := runCLI(t, []byte(request), "estimate")
+	if err := json.Unmarshal(out, &resp); err != nil {
+		t.Fatalf("site estimate output: %v", err)
+	}
+	return resp.EnergyKWh
+}
+
+func relDiff(a, b float64) float64 {
+	d := a - b
+	if d < 0 {
+		d = -d
+	}
+	m := b
+	if m < 0 {
+		m = -m
+	}
+	if m == 0 {
+		return d
+	}
+	return d / m
+}

@@ -1,0 +1,71 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestScreenshots saves full-page screenshots of the calculator, the
+// planner and the embed page at desktop (1280 px) and phone (390 px)
+// widths in light and dark schemes into $WATTSCALE_SHOTS, for people to
+// look at. It runs only when that variable is set.
+func TestScreenshots(t *testing.T) {
+	dir := os.Getenv("WATTSCALE_SHOTS")
+	if dir == "" {
+		t.Skip("set WATTSCALE_SHOTS=DIR to save screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	const ready = `document.getElementById('calc-root').dataset.ready === '1'`
+	pages := []struct{ name, path, ready, setup string }{
+		{"calculator", "/index.html", ready, ""},
+		{"calculator-error", "/index.html", ready, `(function(){var e=document.getElementById('f-tokens'); e.value='-2e8'; e.dispatchEvent(new Event('input',{bubbles:true})); var g=document.getElementById('f-gpu'); g.scrollIntoView(); return true})()`},
+		{"planner", "/planner/index.html", ready, ""},
+		{"embed", "/embed.html?model=llama-3-8b", ready, ""},
+	}
+	if only := os.Getenv("WATTSCALE_SHOTS_ONLY"); only != "" {
+		var keep = pages[:0]
+		for _, p := range pages {
+			if strings.Contains(only, p.name) {
+				keep = append(keep, p)
+			}
+		}
+		pages = keep
+	}
+	for _, p := range pages {
+		for _, w := range []struct {
+			name  string
+			width int64
+		}{{"desktop", 1280}, {"phone", 390}} {
+			for _, scheme := range []string{"light", "dark"} {
+				opts := []chromedp.EmulateViewportOption{}
+				if w.width < 600 {
+					opts = append(opts, chromedp.EmulateMobile)
+				}
+				do(t, ctx, "viewport", chromedp.EmulateViewport(w.width, 900, opts...))
+				colorScheme(t, ctx, scheme)
+				do(t, ctx, "open "+p.path, chromedp.Navigate(srv.URL+p.path))
+				waitFor(t, ctx, p.name+" ready", p.ready)
+				if p.setup != "" {
+					eval[bool](t, ctx, p.setup)
+				}
+				png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := filepath.Join(dir, p.name+"-"+w.name+"-"+scheme+".png")
+				if err := os.WriteFile(name, png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("wrote %s", name)
+			}
+		}
+	}
+}

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/alecthomas/chroma/v2"
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/styles"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Computed is the compute phase's output: everything the templates show
+// that is not in the pages' Markdown.
+type Computed struct {
+	Report     Report
+	Hardware   HardwareTable
+	Validation ValidationTable
+	Assets     map[string][]byte // assets/…: the calculator's files and WebAssembly
+	Notes      []string          // what the build left out and why
+}
+
+// pageData is what a page template sees.
+type pageData struct {
+	Title       string
+	Description string
+	Root        string // relative path to the site root: "" or "../"
+	Path        string // the page's output path
+	Nav         []navItem
+	Body        template.HTML
+	TOC         []TOCEntry
+	Template    string
+	Calc        calcShell
+	Report      *Report
+	Hardware    *HardwareTable
+	Validation  *ValidationTable
+	Files       []fileLink
+	hrefs       map[string]string // page slug → relative link, for Link
+}
+
+// pageLink is a link to another page, or its text alone when the site has
+// no such page.
+type pageLink struct {
+	Href, Text string
+}
+
+// Link links to the page with the given slug ("" for the home page) from
+// this page; its Href is empty when there is no such page.
+func (d pageData) Link(slug, text string) pageLink {
+	return pageLink{Href: d.hrefs[slug], Text: text}
+}
+
+// navItem is one entry of the navigation.
+type navItem struct {
+	Title, Href string
+	Current     bool
+}
+
+// calcShell is what the calculator, planner and embed shells include: the
+// mount element's mode and the calculator's files that this build has.
+// calc.js finds calc.wasm, calc-embed.js, fit.wasm and fit-embed.js next
+// to itself (site/assets/calc.js states the contract).
+type calcShell struct {
+	Mode    string // calculator, planner or embed
+	CSS     bool   // assets/calc.css exists
+	Scripts []string
+}
+
+// fileLink is a published data file.
+type fileLink struct {
+	Href, Name, Size string
+}
+
+// render turns the loaded and computed site into output files: one HTML
+// file per page, embed.html, the stylesheet, the logo, the published data
+// files and the calculator's assets.
+func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for name, data := range c.Assets {
+		out[name] = data
+	}
+	css, err := siteCSS()
+	if err != nil {
+		return nil, err
+	}
+	out["static/site.css"] = css
+	logo, err := fs.ReadFile(staticFS, "static/logo.svg")
+	if err != nil {
+		return nil, err
+	}
+	out["static/logo.svg"] = logo
+	var files []fileLink
+	for _, f := range append(append([]File{}, s.CalFiles...), s.DataFiles...) {
+		name := "files/" + f.Path
+		out[name] = f.Data
+		files = append(files, fileLink{Href: name, Name: f.Path, Size: fmtBytes(len(f.Data))})
+	}
+
+	pages := map[string]*Page{}
+	for i := range s.Pages {
+		pages[path.Base(s.Pages[i].Src)] = &s.Pages[i]
+	}
+	tmpls := map[string]*template.Template{}
+	for _, name := range append(append([]string{}, templates...), "embed") {
+		t, err := template.New("layout.html").Funcs(template.FuncMap{"join": strings.Join}).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("template %s: %w", name, err)
+		}
+		tmpls[name] = t
+	}
+	nav := navOrder(s.Pages)
+	for i := range s.Pages {
+		p := &s.Pages[i]
+		body, err := md.render(p, pages)
+		if err != nil {
+			return nil, err
+		}
+		d := pageData{Title: p.Meta.Title, Description: p.Meta.Description, Root: rootOf(p.OutPath()), Path: p.OutPath(),
+			Body: template.HTML(body), Template: p.Meta.Template, hrefs: hrefs(s.Pages, rootOf(p.OutPath()))}
+		for _, q := range nav {
+			d.Nav = append(d.Nav, navItem{Title: q.Meta.NavTitle, Href: d.Root + q.OutPath(), Current: q == p})
+		}
+		if p.Meta.TOC {
+			d.TOC = toc(p)
+		}
+		switch p.Meta.Template {
+		case "calculator", "planner":
+			d.Calc = shell(p.Meta.Template, out)
+		case "report":
+			d.Report, d.Files = &c.Report, files
+		case "hardware":
+			d.Hardware = &c.Hardware
+		case "validation":
+			d.Validation = &c.Validation
+		}
+		var buf bytes.Buffer
+		if err := tmpls[p.Meta.Template].Execute(&buf, d); err != nil {
+			return nil, fmt.Errorf("%s: template %s: %w", p.Src, p.Meta.Template, err)
+		}
+		out[p.OutPath()] = buf.Bytes()
+	}
+	// embed.html: the calculator alone, for an iframe in another site.
+	var buf bytes.Buffer
+	d := pageData{Title: "Energy calculator", Description: "wattscale's energy calculator for transformer fine-tuning, for embedding.",
+		Path: "embed.html", Template: "embed", Calc: shell("embed", out), hrefs: hrefs(s.Pages, "")}
+	for _, q := range nav {
+		if q.Slug == "" {
+			d.Nav = []navItem{{Title: q.Meta.NavTitle, Href: q.OutPath()}}
+		}
+	}
+	if err := tmpls["embed"].Execute(&buf, d); err != nil {
+		return nil, fmt.Errorf("embed.html: %w", err)
+	}
+	out["embed.html"] = buf.Bytes()
+	return out, nil
+}
+
+// hrefs maps every page's slug to its link from a page at root.
+func hrefs(ps []Page, root string) map[string]string {
+	m := map[string]string{}
+	for i := range ps {
+		m[ps[i].Slug] = root + ps[i].OutPath()
+	}
+	return m
+}
+
+// focusableScrollers makes code blocks focusable, so that a keyboard user
+// can scroll one that is wider than the page.
+func focusableScrollers(html []byte) []byte {
+	return bytes.ReplaceAll(html, []byte("<pre"), []byte(`<pre tabindex="0"`))
+}
+
+// navOrder lists the pages in the navigation, by nav position then title.
+func navOrder(ps []Page) []*Page {
+	var out []*Page
+	for i := range ps {
+		if ps[i].Meta.Nav > 0 {
+			out = append(out, &ps[i])
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Meta.Nav != out[j].Meta.Nav {
+			return out[i].Meta.Nav < out[j].Meta.Nav
+		}
+		return out[i].Meta.Title < out[j].Meta.Title
+	})
+	return out
+}
+
+// calcScripts are the calculator's scripts, in load order.
+var calcScripts = []string{"assets/wasm_exec.js", "assets/calc.js"}
+
+// shell lists the calculator assets this build has.
+func shell(mode string, files map[string][]byte) calcShell {
+	s := calcShell{Mode: mode}
+	_, s.CSS = files["assets/calc.css"]
+	for _, f := range calcScripts {
+		if _, ok := files[f]; ok {
+			s.Scripts = append(s.Scripts, f)
+		}
+	}
+	return s
+}
+
+// siteCSS is static/site.css followed by the syntax-highlighting classes
+// for the light and dark colour schemes (generated from chroma's styles).
+func siteCSS() ([]byte, error) {
+	base, err := fs.ReadFile(staticFS, "static/site.css")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Write(base)
+	f := chromahtml.New(chromahtml.WithClasses(true))
+	// Each style in its own scheme, so that a token the dark style leaves
+	// out does not keep the light style's colour.
+	b.WriteString("\n/* Syntax highlighting (generated from chroma's github and github-dark styles). */\n")
+	b.WriteString("@media not (prefers-color-scheme: dark) {\n")
+	if err := writeChromaCSS(&b, f, styles.Get("github")); err != nil {
+		return nil, err
+	}
+	b.WriteString("}\n@media (prefers-color-scheme: dark) {\n")
+	if err := writeChromaCSS(&b, f, styles.Get("github-dark")); err != nil {
+		return nil, err
+	}
+	b.WriteString("}\n")
+	return b.Bytes(), nil
+}
+
+// writeChromaCSS writes a style's classes without its background (the
+// site's code blocks have their own).
+func writeChromaCSS(b *bytes.Buffer, f *chromahtml.Formatter, st *chroma.Style) error {
+	var tmp bytes.Buffer
+	if err := f.WriteCSS(&tmp, st); err != nil {
+		return err
+	}
+	for _, line := range strings.Split(tmp.String(), "\n") {
+		if strings.Contains(line, "/* Background */") || strings.Contains(line, "/* PreWrapper */") {
+			continue
+		}
+		b.WriteString(line + "\n")
+	}
+	return nil
+}
+
+func fmtBytes(n int) string {
+	switch {
+	case n >= 1<<20:
+		return trimZeros(sig(float64(n)/(1<<20), 3)) + " MB"
+	case n >= 1<<10:
+		return trimZeros(sig(float64(n)/(1<<10), 3)) + " KB"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

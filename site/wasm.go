@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// wasmOptions say where the WebAssembly sources are and where compiled
+// binaries are cached.
+type wasmOptions struct {
+	Root     string // module root: wasm/calc and wasm/fit are built from here; "" = do not build
+	CacheDir string // compiled binaries by source hash; "" = no cache
+	Go       string // the go command (default "go")
+}
+
+// wasmPackages are the WebAssembly entry points the site ships, and the
+// file each becomes.
+// The embedded copy of each, for file://, is a classic script setting a
+// global that site/assets/calc.js reads.
+var wasmPackages = []struct{ pkg, out, embed, global string }{
+	{"wasm/calc", "assets/calc.wasm", "assets/calc-embed.js", "WATTSCALE_WASM_GZ_B64"},
+	{"wasm/fit", "assets/fit.wasm", "assets/fit-embed.js", "WATTSCALE_FIT_WASM_GZ_B64"},
+}
+
+// buildWasm compiles the calculator and the refit WebAssembly, copies the
+// wasm_exec.js that matches the compiler, and writes assets/calc-embed.js
+// and fit-embed.js: each wasm as base64 of its gzip in a classic script,
+// which lets the calculator start from file:// (where fetch of a .wasm is
+// blocked).
+// Compiling takes seconds, so binaries are cached under CacheDir by a hash
+// of every source they can depend on (go.mod, go.sum, model/, content/,
+// wasm/ and the Go version). A package folder that does not exist yet is
+// skipped with a note.
+func buildWasm(o wasmOptions) (map[string][]byte, []string, error) {
+	out := map[string][]byte{}
+	if o.Root == "" {
+		return out, []string{"WebAssembly not built (no module root given)"}, nil
+	}
+	goCmd := o.Go
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	env, err := exec.Command(goCmd, "env", "GOROOT", "GOVERSION").Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("wasm: go env: %w", err)
+	}
+	lines := strings.Fields(string(env))
+	if len(lines) != 2 {
+		return nil, nil, fmt.Errorf("wasm: go env printed %q", env)
+	}
+	goroot, goversion := lines[0], lines[1]
+	var notes []string
+	hash, err := sourceHash(o.Root, goversion)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, w := range wasmPackages {
+		if _, err := os.Stat(filepath.Join(o.Root, w.pkg, "main.go")); err != nil {
+			notes = append(notes, fmt.Sprintf("%s not found: %s is not built", w.pkg, w.out))
+			continue
+		}
+		bin, err := compileWasm(o, goCmd, w.pkg, hash)
+		if err != nil {
+			return nil, nil, err
+		}
+		out[w.out] = bin
+	}
+	if len(out) == 0 {
+		return out, notes, nil
+	}
+	execJS, err := os.ReadFile(filepath.Join(goroot, "lib", "wasm", "wasm_exec.js"))
+	if err != nil {
+		if execJS, err = os.ReadFile(filepath.Join(goroot, "misc", "wasm", "wasm_exec.js")); err != nil {
+			return nil, nil, fmt.Errorf("wasm: wasm_exec.js: %w", err)
+		}
+	}
+	out["assets/wasm_exec.js"] = execJS
+	for _, w := range wasmPackages {
+		bin, ok := out[w.out]
+		if !ok {
+			continue
+		}
+		name := strings.ReplaceAll(w.pkg, "/", "-") + "-embed-" + hash + ".js"
+		js, err := cached(o.CacheDir, name, func() ([]byte, error) { return embedScript(w.global, bin) })
+		if err != nil {
+			return nil, nil, err
+		}
+		out[w.embed] = js
+	}
+	return out, notes, nil
+}
+
+// compileWasm builds one package for js/wasm, or takes it from the cache.
+func compileWasm(o wasmOptions, goCmd, pkg, hash string) ([]byte, error) {
+	name := strings.ReplaceAll(pkg, "/", "-") + "-" + hash + ".wasm"
+	return cached(o.CacheDir, name, func() ([]byte, error) {
+		tmp, err := os.CreateTemp("", "wattscale-*.wasm")
+		if err != nil {
+			return nil, err
+		}
+		tmp.Close()
+		defer os.Remove(tmp.Name())
+		cmd := exec.Command(goCmd, "build", "-trimpath", "-ldflags=-s -w", "-o", tmp.Name(), "./"+pkg)
+		cmd.Dir = o.Root
+		cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("wasm: building ./%s: %w\n%s", pkg, err, stderr.String())
+		}
+		return os.ReadFile(tmp.Name())
+	})
+}
+
+// cached returns the cached file name under dir, or makes it and stores it.
+func cached(dir, name string, make func() ([]byte, error)) ([]byte, error) {
+	if dir != "" {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			return b, nil
+		}
+	}
+	b, err := make()
+	if err != nil || dir == "" {
+		return b, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		tmp := filepath.Join(dir, name+".tmp")
+		if os.WriteFile(tmp, b, 0o644) == nil {
+			os.Rename(tmp, filepath.Join(dir, name))
+		}
+	}
+	return b, nil
+}
+
+// sourceHash hashes every file a WebAssembly binary can depend on: go.mod,
+// go.sum and the non-test files under model/, content/ (but its Markdown
+// pages) and wasm/, with their paths, and the Go version.
+func sourceHash(root, goversion string) (string, error) {
+	h := sha256.New()
+	io.WriteString(h, goversion+"\x00")
+	var paths []string
+	for _, top := range []string{"go.mod", "go.sum", "model", "content", "wasm"} {
+		err := filepath.WalkDir(filepath.Join(root, top), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if os.IsNotExist(err) {
+					return nil
+				}
+				return err
+			}
+			if d.IsDir() && filepath.ToSlash(p) == filepath.ToSlash(filepath.Join(root, "content", "pages")) {
+				return filepath.SkipDir // pages are not compiled into any binary
+			}
+			if d.IsDir() || strings.HasSuffix(p, "_test.go") || strings.Contains(p, string(filepath.Separator)+"testdata"+string(filepath.Separator)) {
+				return nil
+			}
+			paths = append(paths, p)
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:20], nil
+}
+
+// embedScript is the classic script that carries a wasm for file://:
+// `window.GLOBAL = "…";`, the base64 of a gzip stream with no name and no
+// time stamp, so that it is the same bytes for the same wasm.
+func embedScript(global string, wasm []byte) ([]byte, error) {
+	var gz bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(wasm); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString("window." + global + " = \"")
+	b.WriteString(base64.StdEncoding.EncodeToString(gz.Bytes()))
+	b.WriteString("\";\n")
+	return b.Bytes(), nil
+}

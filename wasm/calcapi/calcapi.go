@@ -1,0 +1,211 @@
+// Package calcapi is the logic behind the browser calculator (wasm/calc):
+// JSON in, JSON out, one call per interaction, tested natively. The
+// syscall/js glue only passes strings to these methods.
+//
+// Every method returns a JSON document and never panics: a bad request
+// comes back as {"error": {...}} with the field path and the form input to
+// mark, so the page can show the message beside the field.
+package calcapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// API holds what every call needs: the catalog (hardware, presets,
+// calibrations) and the grid presets.
+type API struct {
+	Catalog *model.Catalog
+	Regions []Region
+}
+
+// New returns an API over cat with the built-in grid presets.
+func New(cat *model.Catalog) *API {
+	return &API{Catalog: cat, Regions: DefaultRegions()}
+}
+
+// EstimateInput is the argument of Estimate: the form as typed, or a
+// request JSON (as the command line reads it), and optionally a sweep over
+// GPU counts and strategies for the charts.
+type EstimateInput struct {
+	Form    Form            `json:"form,omitempty"`
+	Request json.RawMessage `json:"request,omitempty"`
+	Sweep   *SweepSpec      `json:"sweep,omitempty"`
+}
+
+// SweepSpec asks for the same configuration at other GPU counts and
+// strategies (model.Catalog.Sweep); the batch per GPU stays the request's.
+type SweepSpec struct {
+	Counts     []int    `json:"counts"`
+	Strategies []string `json:"strategies"`
+}
+
+// EstimateOutput is Estimate's result. On success Request is the request
+// the form became (feed it to `go run ./site estimate` for the same
+// answer), Response the estimate, Sweep the chart points and Snippets the
+// text to paste into a model card or a paper. On failure only Error is set
+// (and Request when the form itself was well formed).
+type EstimateOutput struct {
+	Request    json.RawMessage    `json:"request,omitempty"`
+	Response   *model.Response    `json:"response,omitempty"`
+	Sweep      []model.SweepPoint `json:"sweep,omitempty"`
+	SweepError *Error             `json:"sweep_error,omitempty"`
+	Snippets   *Snippets          `json:"snippets,omitempty"`
+	Error      *Error             `json:"error,omitempty"`
+}
+
+// Estimate runs one calculator interaction. The request goes through
+// model.ParseRequest and model.Catalog.Estimate, the command line's path.
+func (a *API) Estimate(input []byte) (out []byte) {
+	defer recoverInto(&out)
+	var in EstimateInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return mustJSON(EstimateOutput{Error: &Error{Field: "(body)", Message: "is not valid JSON: " + err.Error(), Text: "(body): is not valid JSON: " + err.Error()}})
+	}
+	var o EstimateOutput
+	o.Request = in.Request
+	if in.Form != nil {
+		req, ferr := in.Form.Request(a.Regions)
+		if ferr != nil {
+			o.Error = ferr
+			return mustJSON(o)
+		}
+		o.Request = mustJSON(req)
+	}
+	req, err := model.ParseRequest(bytes.NewReader(o.Request))
+	if err == nil {
+		var resp model.Response
+		if resp, err = a.Catalog.Estimate(req); err == nil {
+			o.Response = &resp
+		}
+	}
+	if err != nil {
+		o.Error = a.errorOf(err, in.Form)
+		return mustJSON(o)
+	}
+	if in.Sweep != nil {
+		pts, err := a.Catalog.Sweep(model.SweepRequest{Base: req, Counts: in.Sweep.Counts, Strategies: in.Sweep.Strategies})
+		if err != nil {
+			o.SweepError = a.errorOf(err, nil)
+		}
+		o.Sweep = pts
+	}
+	o.Snippets = NewSnippets(o.Response)
+	return mustJSON(o)
+}
+
+// errorOf places err: a *model.FieldError keeps its field path and gets the
+// form input that shows it.
+func (a *API) errorOf(err error, f Form) *Error {
+	fe := model.AsFieldError(err)
+	if fe == nil {
+		return &Error{Message: err.Error(), Text: err.Error()}
+	}
+	e := &Error{Field: fe.Field, Value: fe.Value, Message: fe.Message, Text: fe.Error()}
+	if f != nil {
+		e.Input = f.InputFor(fe.Field)
+	}
+	return e
+}
+
+// Meta is what the page needs to build its form: presets, GPUs with the
+// precisions each supports, calibrations, strategies, precisions, grid
+// presets, the default form and the model's site defaults.
+type Meta struct {
+	APIVersion   string       `json:"api_version"`
+	Presets      []PresetInfo `json:"presets"`
+	GPUs         []GPUInfo    `json:"gpus"`
+	Calibrations []CalInfo    `json:"calibrations"`
+	Strategies   []string     `json:"strategies"`
+	Precisions   []string     `json:"precisions"`
+	Regions      []Region     `json:"regions"`
+	DefaultForm  Form         `json:"default_form"`
+	FormKeys     []string     `json:"form_keys"`
+	SiteDefaults SiteDefaults `json:"site_defaults"`
+}
+
+// PresetInfo is one model preset as the form lists it.
+type PresetInfo struct {
+	Name            string     `json:"name"`
+	Family          string     `json:"family"`
+	Arch            model.Arch `json:"arch"`
+	ParamsPublished float64    `json:"params_published"`
+	Source          string     `json:"source"`
+}
+
+// GPUInfo is one accelerator as the form lists it.
+type GPUInfo struct {
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	Vendor       string   `json:"vendor"`
+	MemoryGB     float64  `json:"memory_gb"`
+	BoardPowerW  float64  `json:"board_power_w"`
+	Interconnect string   `json:"interconnect"`
+	Precisions   []string `json:"precisions"`
+	Source       string   `json:"source"`
+}
+
+// CalInfo is one calibration as the form lists it.
+type CalInfo struct {
+	Name     string  `json:"name"`
+	Version  string  `json:"version"`
+	Kind     string  `json:"kind"`
+	Title    string  `json:"title"`
+	Citation string  `json:"citation"`
+	Level    float64 `json:"level"`
+	Default  bool    `json:"default"`
+}
+
+// SiteDefaults are the figures the model uses when the site fields are empty.
+type SiteDefaults struct {
+	PUE           float64 `json:"pue"`
+	CarbonGPerKWh float64 `json:"carbon_g_per_kwh"`
+	USDPerKWh     float64 `json:"usd_per_kwh"`
+}
+
+// Meta returns the form's catalogue as JSON.
+func (a *API) Meta() (out []byte) {
+	defer recoverInto(&out)
+	m := Meta{APIVersion: model.APIVersion, Strategies: model.Strategies, Regions: a.Regions, DefaultForm: DefaultForm(), FormKeys: FormKeys,
+		SiteDefaults: SiteDefaults{model.DefaultPUE, model.DefaultCarbonGPerKWh, model.DefaultUSDPerKWh}}
+	for _, p := range a.Catalog.Presets {
+		m.Presets = append(m.Presets, PresetInfo{p.Name, p.Family, p.Arch, p.ParamsPublished, p.Source})
+	}
+	for _, g := range a.Catalog.Hardware.GPUs {
+		gi := GPUInfo{ID: g.ID, Name: g.Name, Vendor: g.Vendor, MemoryGB: g.MemoryGB, BoardPowerW: g.BoardPowerW, Interconnect: string(g.Interconnect), Source: g.Source}
+		for _, p := range g.Supported() {
+			gi.Precisions = append(gi.Precisions, string(p))
+		}
+		m.GPUs = append(m.GPUs, gi)
+	}
+	for _, c := range a.Catalog.Calibrations {
+		m.Calibrations = append(m.Calibrations, CalInfo{c.Name, c.Version, c.Kind, c.Title, c.Citation, c.Interval.Level, c.Name == a.Catalog.Default})
+	}
+	for _, p := range model.Precisions {
+		m.Precisions = append(m.Precisions, string(p))
+	}
+	return mustJSON(m)
+}
+
+// mustJSON marshals v; the types here always marshal (no NaN reaches them:
+// model responses are checked finite), so a failure is a programming error.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("calcapi: %v", err))
+	}
+	return b
+}
+
+// recoverInto turns a panic into an error document, so one bad call never
+// stops the Go program that serves the page.
+func recoverInto(out *[]byte) {
+	if r := recover(); r != nil {
+		msg := fmt.Sprintf("internal error: %v", r)
+		b, _ := json.Marshal(map[string]any{"error": Error{Message: msg, Text: msg}})
+		*out = b
+	}
+}

@@ -1,0 +1,354 @@
+package calcapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
+)
+
+func newAPI(t testing.TB) *API {
+	t.Helper()
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(cat)
+}
+
+func estimate(t testing.TB, a *API, in EstimateInput) EstimateOutput {
+	t.Helper()
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out EstimateOutput
+	if err := json.Unmarshal(a.Estimate(b), &out); err != nil {
+		t.Fatalf("Estimate output is not JSON: %v", err)
+	}
+	return out
+}
+
+func form(over map[string]string) Form {
+	f := DefaultForm()
+	for k, v := range over {
+		f[k] = v
+	}
+	return f
+}
+
+var (
+	cliOnce sync.Once
+	cliPath string
+	cliErr  error
+)
+
+// siteCLI builds the command line (go run ./site) once per test binary.
+func siteCLI(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not on PATH: cannot build ./site to compare with")
+	}
+	cliOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "calcapi-cli")
+		if err != nil {
+			cliErr = err
+			return
+		}
+		cliPath = filepath.Join(dir, "site")
+		cmd := exec.Command("go", "build", "-o", cliPath, "../../site")
+		cmd.Stderr = os.Stderr
+		cliErr = cmd.Run()
+	})
+	if cliErr != nil {
+		t.Fatalf("building ./site: %v", cliErr)
+	}
+	return cliPath
+}
+
+// TestEstimateMatchesCLI checks that the page's answer is the command
+// line's: the request the form becomes, piped into `site estimate`, gives
+// the identical response.
+func TestEstimateMatchesCLI(t *testing.T) {
+	cli := siteCLI(t)
+	a := newAPI(t)
+	example, err := os.ReadFile("../../content/examples/request.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		in   EstimateInput
+	}{
+		{"example request", EstimateInput{Request: example}},
+		{"default form", EstimateInput{Form: DefaultForm()}},
+		{"llama hybrid h100", EstimateInput{Form: form(map[string]string{"model": "llama-3-8b", "gpu": "h100", "count": "16", "strategy": "hybrid", "tensor": "4", "data_mode": "fsdp", "seq": "4096", "batch": "2", "precision": "bf16", "tokens": "1.5B", "region": "fr", "carbon": "", "pue": "1.1"})}},
+		{"custom shape by epochs", EstimateInput{Form: form(map[string]string{"model": "custom", "layers": "24", "hidden": "2048", "heads": "16", "kv_heads": "4", "ffn": "5632", "vocab": "32000", "glu": "1", "length": "epochs", "dataset_tokens": "50M", "epochs": "3", "gpu": "rtx-4090", "count": "2", "strategy": "ddp"})}},
+		{"paper law calibration", EstimateInput{Form: form(map[string]string{"cal": "zoubeirou2026-bert-pooled", "gpu": "rtx-2080-ti", "count": "1", "strategy": "single", "precision": "fp16"})}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := estimate(t, a, c.in)
+			if got.Error != nil {
+				t.Fatalf("Estimate error %+v", got.Error)
+			}
+			cmd := exec.Command(cli, "estimate")
+			cmd.Stdin = bytes.NewReader(got.Request)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			stdout, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("site estimate < %s: %v: %s", got.Request, err, stderr.String())
+			}
+			var want model.Response
+			if err := json.Unmarshal(stdout, &want); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(*got.Response, want) {
+				t.Errorf("calcapi energy %.17g kWh, CLI %.17g kWh; responses differ:\ngot  %+v\nwant %+v", got.Response.EnergyKWh, want.EnergyKWh, *got.Response, want)
+			}
+		})
+	}
+}
+
+func TestFormErrorsNameTheInput(t *testing.T) {
+	a := newAPI(t)
+	cases := []struct {
+		name       string
+		over       map[string]string
+		field      string
+		input      string
+		msgContain string
+	}{
+		{"negative tokens", map[string]string{"tokens": "-5"}, "training.tokens", "tokens", "greater than 0"},
+		{"letters in tokens", map[string]string{"tokens": "12abc"}, "training.tokens", "tokens", "must be a number"},
+		{"NaN spelled out", map[string]string{"batch": "NaN"}, "training.batch_per_gpu", "batch", "must be a number"},
+		{"empty seq", map[string]string{"seq": " "}, "training.seq_len", "seq", "is required"},
+		{"unknown gpu", map[string]string{"gpu": "h900"}, "hardware.gpu", "gpu", "h"},
+		{"unknown preset", map[string]string{"model": "bert-huge"}, "model.preset", "model", "close matches"},
+		{"fractional count", map[string]string{"count": "2.5"}, "hardware.count", "count", "whole number"},
+		{"single on 4 gpus", map[string]string{"strategy": "single"}, "strategy", "strategy", "count 1"},
+		{"tensor not dividing", map[string]string{"strategy": "hybrid", "tensor": "3"}, "strategy.tensor", "tensor", "divides the GPU count"},
+		{"pue out of range", map[string]string{"pue": "7"}, "site.pue", "pue", "[1, 3]"},
+		{"precision unsupported", map[string]string{"gpu": "p100", "precision": "bf16"}, "training.precision", "precision", "not supported"},
+		{"heads not dividing hidden", map[string]string{"model": "custom", "heads": "7"}, "model.heads", "heads", "divide hidden"},
+		{"epochs letters", map[string]string{"length": "epochs", "epochs": "two"}, "training.epochs", "epochs", "must be a number"},
+		{"tokens below a sequence by epochs", map[string]string{"length": "epochs", "dataset_tokens": "10", "epochs": "1"}, "training.tokens", "dataset_tokens", "at least one sequence"},
+		{"unknown calibration", map[string]string{"cal": "nope"}, "calibration", "cal", "known"},
+		{"too big for memory", map[string]string{"model": "llama-3-70b", "count": "1", "strategy": "single"}, "hardware.count", "count", "GB per GPU"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := estimate(t, a, EstimateInput{Form: form(c.over)})
+			if got.Error == nil {
+				t.Fatalf("Estimate(%v) gave no error, want one on %s", c.over, c.field)
+			}
+			if got.Response != nil || got.Sweep != nil {
+				t.Errorf("Estimate(%v) returned a result with its error", c.over)
+			}
+			e := got.Error
+			if e.Field != c.field || e.Input != c.input || !strings.Contains(e.Message, c.msgContain) {
+				t.Errorf("Estimate(%v) error = %+v, want field %q input %q message containing %q", c.over, e, c.field, c.input, c.msgContain)
+			}
+			if !strings.HasPrefix(e.Text, e.Field+": ") {
+				t.Errorf("error text %q does not start with the field", e.Text)
+			}
+		})
+	}
+}
+
+func TestParseNumber(t *testing.T) {
+	cases := []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"2e8", 2e8, true}, {"200M", 200e6, true}, {"200m", 200e6, true}, {"2.5B", 2.5e9, true}, {"1.5G", 1.5e9, true},
+		{"3T", 3e12, true}, {"64k", 64e3, true}, {"1,000,000", 1e6, true}, {"1_000", 1000, true}, {" 0.15 ", 0.15, true},
+		{"-5", -5, true}, {"1e-3", 1e-3, true},
+		{"", 0, false}, {"12abc", 0, false}, {"NaN", 0, false}, {"Inf", 0, false}, {"+Inf", 0, false}, {"M", 0, false},
+		{"0x10", 0, false}, {"1e400", 0, false}, {"--1", 0, false}, {"1.2.3", 0, false},
+	}
+	for _, c := range cases {
+		got, ok := ParseNumber(c.in)
+		if ok != c.ok || (ok && math.Abs(got-c.want) > 1e-12*math.Abs(c.want)) {
+			t.Errorf("ParseNumber(%q) = %v, %v, want %v, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestSweepAgreesWithEstimate checks the chart data: one call returns every
+// (strategy, count) point, and the point at the request's own layout is the
+// headline estimate.
+func TestSweepAgreesWithEstimate(t *testing.T) {
+	a := newAPI(t)
+	counts := []int{1, 2, 3, 4, 6, 8, 12, 16}
+	strategies := []string{"single", "ddp", "fsdp", "tp"}
+	got := estimate(t, a, EstimateInput{Form: DefaultForm(), Sweep: &SweepSpec{Counts: counts, Strategies: strategies}})
+	if got.Error != nil || got.SweepError != nil {
+		t.Fatalf("errors %+v %+v", got.Error, got.SweepError)
+	}
+	if want := 1 + 3*len(counts); len(got.Sweep) != want {
+		t.Fatalf("sweep has %d points, want %d (single only at 1 GPU)", len(got.Sweep), want)
+	}
+	found := false
+	for _, p := range got.Sweep {
+		if p.Error == "" && !(p.EnergyKWh > 0 && p.TimeS > 0) {
+			t.Errorf("sweep point %+v has no energy or time and no error", p)
+		}
+		if p.Strategy == "fsdp" && p.GPUs == 4 {
+			found = true
+			if p.EnergyKWh != got.Response.EnergyKWh || p.TimeS != got.Response.TimeS {
+				t.Errorf("sweep fsdp×4 = %.17g kWh, %.17g s; estimate %.17g kWh, %.17g s", p.EnergyKWh, p.TimeS, got.Response.EnergyKWh, got.Response.TimeS)
+			}
+		}
+	}
+	if !found {
+		t.Error("sweep lacks the request's own layout (fsdp, 4 GPUs)")
+	}
+	// TP on BERT-base (12 heads) cannot use 8 or 16 GPUs.
+	for _, p := range got.Sweep {
+		if p.Strategy == "tp" && (p.GPUs == 8 || p.GPUs == 16) && p.Error == "" {
+			t.Errorf("tp on %d GPUs with 12 heads gave %v kWh, want an error", p.GPUs, p.EnergyKWh)
+		}
+	}
+}
+
+func TestSnippets(t *testing.T) {
+	a := newAPI(t)
+	got := estimate(t, a, EstimateInput{Form: form(map[string]string{"region": "fr", "carbon": ""})})
+	if got.Error != nil {
+		t.Fatal(got.Error)
+	}
+	r := got.Response
+	if r.Inputs.Region != "France" || r.Inputs.CarbonGPerKWh != 56 {
+		t.Fatalf("region preset gave region %q carbon %v, want France 56", r.Inputs.Region, r.Inputs.CarbonGPerKWh)
+	}
+	card := got.Snippets.ModelCard
+	var grams float64
+	for _, line := range strings.Split(card, "\n") {
+		if v, ok := strings.CutPrefix(line, "  emissions: "); ok {
+			var err error
+			if grams, ok = ParseNumber(v); !ok {
+				t.Fatalf("emissions %q is not a number: %v", v, err)
+			}
+		}
+	}
+	if want := r.CO2eKg * 1000; math.Abs(grams-want) > 0.005*want {
+		t.Errorf("model card emissions %v g, want %.4g g (3 significant digits)", grams, want)
+	}
+	for _, want := range []string{"co2_eq_emissions:\n", "training_type: fine-tuning", `geographical_location: "France (56.0 g CO2e/kWh)"`, `hardware_used: "4 x A100 SXM4 80 GB"`, "calibration " + r.Calibration.Name + " " + r.Calibration.Version} {
+		if !strings.Contains(card, want) {
+			t.Errorf("model card lacks %q:\n%s", want, card)
+		}
+	}
+	if !strings.Contains(got.Snippets.Citation, sig(r.EnergyKWh)+" kWh") || !strings.Contains(got.Snippets.Citation, r.Calibration.Name) {
+		t.Errorf("citation %q lacks the energy %s kWh or the calibration", got.Snippets.Citation, sig(r.EnergyKWh))
+	}
+	// Editing the carbon figure away from the preset drops the region name.
+	got = estimate(t, a, EstimateInput{Form: form(map[string]string{"region": "fr", "carbon": "100"})})
+	if got.Response.Inputs.Region != "" || got.Response.Inputs.CarbonGPerKWh != 100 {
+		t.Errorf("region fr with carbon 100 gave region %q carbon %v, want no region, 100", got.Response.Inputs.Region, got.Response.Inputs.CarbonGPerKWh)
+	}
+}
+
+func TestMetaListsTheCatalog(t *testing.T) {
+	a := newAPI(t)
+	var m Meta
+	if err := json.Unmarshal(a.Meta(), &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Presets) != len(a.Catalog.Presets) || len(m.GPUs) != len(a.Catalog.Hardware.GPUs) || len(m.Calibrations) != len(a.Catalog.Calibrations) {
+		t.Errorf("meta lists %d presets, %d GPUs, %d calibrations; catalog has %d, %d, %d", len(m.Presets), len(m.GPUs), len(m.Calibrations),
+			len(a.Catalog.Presets), len(a.Catalog.Hardware.GPUs), len(a.Catalog.Calibrations))
+	}
+	defaults := 0
+	for _, c := range m.Calibrations {
+		if c.Default {
+			defaults++
+			if c.Name != a.Catalog.Default {
+				t.Errorf("default calibration %q, catalog default %q", c.Name, a.Catalog.Default)
+			}
+		}
+	}
+	if defaults != 1 {
+		t.Errorf("%d calibrations marked default, want 1", defaults)
+	}
+	for _, k := range m.FormKeys {
+		if _, ok := m.DefaultForm[k]; !ok {
+			t.Errorf("default form lacks key %q", k)
+		}
+	}
+	if got := estimate(t, a, EstimateInput{Form: m.DefaultForm}); got.Error != nil {
+		t.Errorf("the default form gives an error: %+v", got.Error)
+	}
+}
+
+func TestActiveKeys(t *testing.T) {
+	f := DefaultForm()
+	has := func(keys []string, k string) bool {
+		for _, x := range keys {
+			if x == k {
+				return true
+			}
+		}
+		return false
+	}
+	if k := f.Active(); has(k, "layers") || has(k, "tensor") || has(k, "epochs") || !has(k, "tokens") {
+		t.Errorf("default form's active keys %v", k)
+	}
+	f["model"], f["strategy"], f["length"] = "custom", "hybrid", "epochs"
+	if k := f.Active(); !has(k, "layers") || !has(k, "glu") || !has(k, "tensor") || !has(k, "epochs") || has(k, "tokens") {
+		t.Errorf("custom hybrid epochs form's active keys %v", k)
+	}
+}
+
+// FuzzEstimateForm feeds arbitrary field text (as a shared URL could carry)
+// and checks that every answer is JSON with either a finite result or an
+// error placed on a known input.
+func FuzzEstimateForm(f *testing.F) {
+	f.Add("tokens", "2e8", "count", "4")
+	f.Add("tokens", "-1", "gpu", "h900")
+	f.Add("strategy", "hybrid", "tensor", "0")
+	f.Add("model", "custom", "heads", "1e9")
+	f.Add("length", "epochs", "epochs", "NaN")
+	a := newAPI(f)
+	keys := map[string]bool{"": true}
+	for _, k := range FormKeys {
+		keys[k] = true
+	}
+	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
+		fm := DefaultForm()
+		fm[k1], fm[k2] = v1, v2
+		b, _ := json.Marshal(EstimateInput{Form: fm, Sweep: &SweepSpec{Counts: []int{1, 2, 4}, Strategies: []string{"ddp", "tp"}}})
+		raw := a.Estimate(b)
+		var out EstimateOutput
+		if err := json.Unmarshal(raw, &out); err != nil {
+			t.Fatalf("output %q is not JSON: %v", raw, err)
+		}
+		switch {
+		case out.Error != nil:
+			if !keys[out.Error.Input] || out.Error.Message == "" {
+				t.Fatalf("error %+v: input not a form key or empty message", out.Error)
+			}
+			if strings.Contains(out.Error.Message, "internal error") {
+				t.Fatalf("panic: %s", out.Error.Message)
+			}
+		case out.Response == nil:
+			t.Fatal("neither response nor error")
+		default:
+			if r := out.Response; !(r.EnergyKWh > 0) || math.IsInf(r.EnergyKWh, 0) || !(r.TimeS > 0) {
+				t.Fatalf("response energy %v time %v", r.EnergyKWh, r.TimeS)
+			}
+		}
+	})
+}

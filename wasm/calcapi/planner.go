@@ -1,0 +1,322 @@
+package calcapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/distill"
+)
+
+// PlanForm is the planner's state as typed, keyed as its URL query:
+//
+//	n                    students planned to share each teacher stage (whole, ≥ 1)
+//	region carbon pue price   as in Form
+//	jref jstu            serving energy, J per token, of the reference model and the student (for T*)
+//	rows                 how many option rows (1…MaxPlanRows)
+//	oK.preset            row K's paper preset (distill.Presets), or "" for the row's own numbers
+//	oK.name oK.regime    name; sft, kd or synthetic
+//	oK.pre oK.teacher oK.student oK.eval   stage energies, kWh (prerun is not modelled by the paper's table)
+//	oK.q                 quality Q (student ÷ teacher score), optional
+//	oK.baseline          the sft row a distilled row is compared with ("" = the plan's only sft row)
+//
+// Rows count from 1. A row with a preset uses the paper's numbers; the page
+// clears the preset when the user edits a number of that row.
+type PlanForm map[string]string
+
+// MaxPlanRows bounds the planner's rows.
+const MaxPlanRows = 12
+
+// PlanSets are the plans the planner offers ready-made: the paper's
+// pipelines by student size.
+var PlanSets = map[string][]string{
+	"1b":  {"sft-1b", "kd-1b", "synthetic-1b"},
+	"13b": {"sft-13b", "kd-13b", "synthetic-13b"},
+	"all": {"sft-1b", "sft-7b", "sft-13b", "kd-1b", "kd-13b", "synthetic-1b", "synthetic-13b"},
+}
+
+// DefaultPlanForm is the planner's opening state: the paper's 1B pipelines.
+func DefaultPlanForm() PlanForm {
+	f := PlanForm{"set": "1b", "n": "1", "region": "world", "carbon": "475", "pue": "", "price": "0.15", "jref": "", "jstu": ""}
+	f.setRows(PlanSets["1b"])
+	return f
+}
+
+// setRows fills the rows with paper presets.
+func (f PlanForm) setRows(presets []string) {
+	f["rows"] = strconv.Itoa(len(presets))
+	for i, p := range presets {
+		f[fmt.Sprintf("o%d.preset", i+1)] = p
+	}
+}
+
+// PlanInput is the argument of Distill: the planner form, or a plan JSON
+// (as `go run ./site distill` reads it).
+type PlanInput struct {
+	Form PlanForm        `json:"form,omitempty"`
+	Plan json.RawMessage `json:"plan,omitempty"`
+}
+
+// PlanOutput is Distill's result: the plan the form became, the planner's
+// result, or an Error placed on a form input.
+type PlanOutput struct {
+	Plan   json.RawMessage `json:"plan,omitempty"`
+	Result *distill.Result `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
+}
+
+// Plan converts the form into a distillation plan.
+func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
+	var p distill.Plan
+	num := func(key, field string, required bool) (*float64, *Error) {
+		raw := strings.TrimSpace(f[key])
+		if raw == "" {
+			if required {
+				return nil, formErr(field, key, "", "is required")
+			}
+			return nil, nil
+		}
+		x, ok := ParseNumber(raw)
+		if !ok {
+			return nil, formErr(field, key, f[key], "must be a number, for example 11 or 0.37")
+		}
+		return &x, nil
+	}
+	rows, ok := ParseNumber(f["rows"])
+	if !ok || rows < 1 || rows > MaxPlanRows || rows != float64(int(rows)) {
+		return p, formErr("options", "rows", f["rows"], fmt.Sprintf("must be a whole number of options from 1 to %d", MaxPlanRows))
+	}
+	n, err := num("n", "options.students", true)
+	if err != nil {
+		return p, err
+	}
+	if *n < 1 || *n > distill.MaxStudents || *n != float64(int64(*n)) {
+		return p, formErr("options.students", "n", f["n"], fmt.Sprintf("must be a whole number of students from 1 to %g", float64(distill.MaxStudents)))
+	}
+	jref, err := num("jref", "serving.j_ref", false)
+	if err != nil {
+		return p, err
+	}
+	jstu, err := num("jstu", "serving.j_student", false)
+	if err != nil {
+		return p, err
+	}
+	if (jref == nil) != (jstu == nil) {
+		if jref == nil {
+			return p, formErr("serving.j_ref", "jref", "", "is needed with the student's serving energy, to compute T*")
+		}
+		return p, formErr("serving.j_student", "jstu", "", "is needed with the reference model's serving energy, to compute T*")
+	}
+	for i := 1; i <= int(rows); i++ {
+		k := func(s string) string { return fmt.Sprintf("o%d.%s", i, s) }
+		path := fmt.Sprintf("options[%d]", i-1)
+		var o distill.Option
+		if pr := strings.TrimSpace(f[k("preset")]); pr != "" {
+			o.Preset = pr
+		} else {
+			o.Name = strings.TrimSpace(f[k("name")])
+			o.Regime = strings.TrimSpace(f[k("regime")])
+			sv := &distill.StageValues{}
+			for _, s := range []struct {
+				key, field string
+				dst        **float64
+			}{{"pre", "preprocess", &sv.Preprocess}, {"teacher", "teacher", &sv.Teacher}, {"student", "student", &sv.Student}, {"eval", "eval", &sv.Eval}} {
+				if s.key == "teacher" && o.Regime == distill.RegimeSFT {
+					continue
+				}
+				v, err := num(k(s.key), path+".stages_kwh."+s.field, false)
+				if err != nil {
+					return p, err
+				}
+				*s.dst = v
+			}
+			o.StagesKWh = sv
+			q, err := num(k("q"), path+".quality", false)
+			if err != nil {
+				return p, err
+			}
+			o.Quality = q
+		}
+		regime := o.Regime
+		var pr *distill.Preset
+		if o.Preset != "" {
+			pr, _ = distill.FindPreset(distill.Presets(), o.Preset, path+".preset")
+			if pr != nil {
+				regime = pr.Regime
+			}
+		}
+		if regime == distill.RegimeKD || regime == distill.RegimeSynthetic {
+			o.Students = *n
+			o.Baseline = strings.TrimSpace(f[k("baseline")])
+			if o.Baseline == "" && pr != nil {
+				o.Baseline = f.sameStudentSFT(int(rows), pr.StudentKey)
+			}
+			if jref != nil {
+				o.Serving = &distill.Serving{JRef: *jref, JStudent: *jstu}
+			}
+		}
+		p.Options = append(p.Options, o)
+	}
+	pue, err := num("pue", "site.pue", false)
+	if err != nil {
+		return p, err
+	}
+	carbon, err := num("carbon", "site.carbon_g_per_kwh", false)
+	if err != nil {
+		return p, err
+	}
+	price, err := num("price", "site.usd_per_kwh", false)
+	if err != nil {
+		return p, err
+	}
+	deref := func(x *float64) float64 {
+		if x == nil {
+			return 0
+		}
+		return *x
+	}
+	p.Site = model.SiteSpec{PUE: deref(pue), CarbonGPerKWh: deref(carbon), USDPerKWh: deref(price)}
+	if r := findRegion(regions, f["region"]); r != nil && (p.Site.CarbonGPerKWh == 0 || p.Site.CarbonGPerKWh == r.CarbonGPerKWh) {
+		p.Site.Region, p.Site.CarbonGPerKWh = r.Name, r.CarbonGPerKWh
+	}
+	return p, nil
+}
+
+// sameStudentSFT names the preset sft row that trains the same student, when
+// the plan has more than one sft row (with one, distill picks it itself).
+func (f PlanForm) sameStudentSFT(rows int, student string) string {
+	var sft []*distill.Preset
+	for i := 1; i <= rows; i++ {
+		if pr, err := distill.FindPreset(distill.Presets(), f[fmt.Sprintf("o%d.preset", i)], ""); err == nil && pr.Regime == distill.RegimeSFT {
+			sft = append(sft, pr)
+		} else if f[fmt.Sprintf("o%d.preset", i)] == "" && strings.TrimSpace(f[fmt.Sprintf("o%d.regime", i)]) == distill.RegimeSFT {
+			sft = append(sft, nil)
+		}
+	}
+	if len(sft) < 2 {
+		return ""
+	}
+	for _, p := range sft {
+		if p != nil && p.StudentKey == student {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// optionIndex splits "options[3].stages_kwh.teacher" into 3 and
+// "stages_kwh.teacher".
+func optionIndex(path string) (int, string, bool) {
+	rest, ok := strings.CutPrefix(path, "options[")
+	if !ok {
+		return 0, "", false
+	}
+	j := strings.IndexByte(rest, ']')
+	if j < 1 {
+		return 0, "", false
+	}
+	i, err := strconv.Atoi(rest[:j])
+	if err != nil || i < 0 {
+		return 0, "", false
+	}
+	return i, strings.TrimPrefix(rest[j+1:], "."), true
+}
+
+// InputFor names the planner input that shows an error on a plan field path.
+func (f PlanForm) InputFor(path string) string {
+	if i, rest, ok := optionIndex(path); ok {
+		row := fmt.Sprintf("o%d.", i+1)
+		switch {
+		case rest == "students":
+			return "n"
+		case strings.HasPrefix(rest, "serving.j_ref"):
+			return "jref"
+		case strings.HasPrefix(rest, "serving.j_student"):
+			return "jstu"
+		case strings.HasPrefix(rest, "stages_kwh."):
+			return row + map[string]string{"prerun": "pre", "preprocess": "pre", "teacher": "teacher", "student": "student", "eval": "eval"}[strings.TrimPrefix(rest, "stages_kwh.")]
+		case rest == "quality":
+			return row + "q"
+		case rest == "name", rest == "regime", rest == "baseline", rest == "preset":
+			if rest == "name" && f[row+"preset"] != "" {
+				return row + "preset"
+			}
+			return row + rest
+		case rest == "total_kwh" || rest == "":
+			return row + "preset"
+		}
+		return ""
+	}
+	switch path {
+	case "options.students":
+		return "n"
+	case "serving.j_ref":
+		return "jref"
+	case "serving.j_student":
+		return "jstu"
+	case "site.pue":
+		return "pue"
+	case "site.carbon_g_per_kwh":
+		return "carbon"
+	case "site.usd_per_kwh":
+		return "price"
+	case "options":
+		return "rows"
+	}
+	return ""
+}
+
+// Distill evaluates a plan, from the planner form or a plan JSON, through
+// distill.ParsePlan and distill.Evaluate: the `site distill` path.
+func (a *API) Distill(input []byte) (out []byte) {
+	defer recoverInto(&out)
+	var in PlanInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return mustJSON(PlanOutput{Error: &Error{Field: "(body)", Message: "is not valid JSON: " + err.Error(), Text: "(body): is not valid JSON: " + err.Error()}})
+	}
+	var o PlanOutput
+	o.Plan = in.Plan
+	if in.Form != nil {
+		p, ferr := in.Form.Plan(a.Regions)
+		if ferr != nil {
+			o.Error = ferr
+			return mustJSON(o)
+		}
+		o.Plan = mustJSON(p)
+	}
+	plan, err := distill.ParsePlan(bytes.NewReader(o.Plan))
+	if err == nil {
+		var res distill.Result
+		if res, err = distill.Evaluate(a.Catalog, plan); err == nil {
+			o.Result = &res
+		}
+	}
+	if err != nil {
+		e := a.errorOf(err, nil)
+		if in.Form != nil {
+			e.Input = in.Form.InputFor(e.Field)
+		}
+		o.Error = e
+	}
+	return mustJSON(o)
+}
+
+// PlannerMeta is what the planner page needs besides Meta: the paper's
+// presets, the regimes, the ready-made plans and the default form.
+type PlannerMeta struct {
+	Presets  []distill.Preset    `json:"presets"`
+	Regimes  []string            `json:"regimes"`
+	Sets     map[string][]string `json:"sets"`
+	Default  PlanForm            `json:"default_form"`
+	Citation string              `json:"citation"`
+	MaxRows  int                 `json:"max_rows"`
+}
+
+// PlannerMeta returns the planner's catalogue as JSON.
+func (a *API) PlannerMeta() (out []byte) {
+	defer recoverInto(&out)
+	return mustJSON(PlannerMeta{Presets: distill.Presets(), Regimes: distill.Regimes, Sets: PlanSets, Default: DefaultPlanForm(), Citation: distill.PaperCitation, MaxRows: MaxPlanRows})
+}

@@ -1,0 +1,151 @@
+package calcapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/wattscale/wattscale/model/distill"
+)
+
+func plan(t testing.TB, a *API, in PlanInput) PlanOutput {
+	t.Helper()
+	b, _ := json.Marshal(in)
+	var out PlanOutput
+	if err := json.Unmarshal(a.Distill(b), &out); err != nil {
+		t.Fatalf("Distill output is not JSON: %v", err)
+	}
+	return out
+}
+
+func planForm(set string, over map[string]string) PlanForm {
+	f := DefaultPlanForm()
+	for k := range f {
+		if strings.HasPrefix(k, "o") && strings.Contains(k, ".") {
+			delete(f, k)
+		}
+	}
+	f.setRows(PlanSets[set])
+	for k, v := range over {
+		f[k] = v
+	}
+	return f
+}
+
+// TestPlannerReproducesPaperNStar checks the planner's ready-made plans
+// against the break-even counts of Lambert & Luccioni (ICML 2026),
+// recomputed from their stage table (shared/reference/distillation.md §5):
+// N* = E_teacher / (E_student_SFT − E_student_distill).
+func TestPlannerReproducesPaperNStar(t *testing.T) {
+	a := newAPI(t)
+	want := map[string]float64{
+		"kd-1b":         11.00 / (6.30 - 5.20),   // paper: ~10 (10.0)
+		"synthetic-1b":  10.60 / (6.30 - 5.35),   // paper: ~11 (11.2)
+		"kd-13b":        11.00 / (33.15 - 30.05), // paper: ~4 (3.55)
+		"synthetic-13b": 10.60 / (33.15 - 28.65), // paper: 2–3 (2.36)
+	}
+	paper := map[string][2]float64{"kd-1b": {9.95, 10.05}, "synthetic-1b": {11.1, 11.25}, "kd-13b": {3.5, 3.6}, "synthetic-13b": {2.3, 2.4}}
+	for _, set := range []string{"1b", "13b", "all"} {
+		f := planForm(set, nil)
+		out := plan(t, a, PlanInput{Form: f})
+		if out.Error != nil {
+			t.Fatalf("set %s: %+v", set, out.Error)
+		}
+		for _, o := range out.Result.Options {
+			w, ok := want[o.Name]
+			if !ok {
+				if o.NStar != nil {
+					t.Errorf("set %s: %s (%s) has N* %v, want none", set, o.Name, o.Regime, *o.NStar)
+				}
+				continue
+			}
+			if o.NStar == nil {
+				t.Errorf("set %s: %s has no N* (%s)", set, o.Name, o.NStarReason)
+				continue
+			}
+			if math.Abs(*o.NStar-w) > 1e-9*w || *o.NStar < paper[o.Name][0] || *o.NStar > paper[o.Name][1] {
+				t.Errorf("set %s: N*(%s) = %.4f, want %.4f (paper %v)", set, o.Name, *o.NStar, w, paper[o.Name])
+			}
+		}
+	}
+}
+
+// TestPlannerMatchesCLI pipes the plan each form becomes into
+// `site distill` and requires the identical result.
+func TestPlannerMatchesCLI(t *testing.T) {
+	cli := siteCLI(t)
+	a := newAPI(t)
+	forms := []PlanForm{
+		DefaultPlanForm(),
+		planForm("13b", map[string]string{"n": "3", "jref": "0.5", "jstu": "0.1", "region": "fr", "carbon": "", "pue": "1.2"}),
+		planForm("1b", map[string]string{"rows": "4", "o4.name": "my kd", "o4.regime": "kd", "o4.pre": "0.4", "o4.teacher": "8", "o4.student": "5", "o4.eval": "0.3", "o4.q": "0.72"}),
+	}
+	for i, f := range forms {
+		got := plan(t, a, PlanInput{Form: f})
+		if got.Error != nil {
+			t.Fatalf("form %d: %+v", i, got.Error)
+		}
+		cmd := exec.Command(cli, "distill")
+		cmd.Stdin = bytes.NewReader(got.Plan)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdout, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("site distill < %s: %v: %s", got.Plan, err, stderr.String())
+		}
+		var want distill.Result
+		if err := json.Unmarshal(stdout, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(*got.Result, want) {
+			t.Errorf("form %d: planner result differs from site distill\ngot  %+v\nwant %+v", i, *got.Result, want)
+		}
+	}
+}
+
+func TestPlannerErrorsNameTheInput(t *testing.T) {
+	a := newAPI(t)
+	custom := map[string]string{"rows": "4", "o4.name": "mine", "o4.regime": "kd", "o4.pre": "0.4", "o4.teacher": "8", "o4.student": "5", "o4.eval": "0.3"}
+	with := func(over map[string]string) PlanForm {
+		f := planForm("1b", custom)
+		for k, v := range over {
+			f[k] = v
+		}
+		return f
+	}
+	cases := []struct {
+		name  string
+		form  PlanForm
+		input string
+		msg   string
+	}{
+		{"letters in a stage", with(map[string]string{"o4.teacher": "8kwh"}), "o4.teacher", "must be a number"},
+		{"negative stage", with(map[string]string{"o4.student": "-1"}), "o4.student", ""},
+		{"zero students", with(map[string]string{"n": "0"}), "n", ""},
+		{"letters in students", with(map[string]string{"n": "many"}), "n", "must be a number"},
+		{"serving half given", with(map[string]string{"jref": "0.5"}), "jstu", "T*"},
+		{"unknown preset", with(map[string]string{"o2.preset": "kd-2b"}), "o2.preset", "known"},
+		{"duplicate name", with(map[string]string{"o4.name": "kd-1b"}), "o4.name", "unique"},
+		{"bad regime", with(map[string]string{"o4.regime": "dpo"}), "o4.regime", ""},
+		{"too many rows", with(map[string]string{"rows": "99"}), "rows", "from 1 to"},
+		{"pue out of range", with(map[string]string{"pue": "9"}), "pue", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := plan(t, a, PlanInput{Form: c.form})
+			if out.Error == nil {
+				t.Fatalf("no error, want one on %s", c.input)
+			}
+			if out.Result != nil {
+				t.Error("a result came with the error")
+			}
+			if out.Error.Input != c.input || !strings.Contains(out.Error.Message, c.msg) {
+				t.Errorf("error %+v, want input %q and a message containing %q", out.Error, c.input, c.msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,40 @@
+package calcapi
+
+// Region is a grid carbon-intensity preset the calculator offers. Figures
+// are annual averages of the electricity mix, g CO2e per kWh.
+type Region struct {
+	ID            string  `json:"id"`
+	Name          string  `json:"name"`
+	CarbonGPerKWh float64 `json:"carbon_g_per_kwh"`
+	Source        string  `json:"source"`
+}
+
+const (
+	srcOWID = "Our World in Data 2023 (CC-BY), as used by CodeCarbon; shared/reference/hardware-and-grid.md"
+	srcGA   = "Green Algorithms 2022 (CC-BY-4.0); shared/reference/hardware-and-grid.md"
+)
+
+// DefaultRegions returns the built-in grid presets, world average first.
+// Country figures are OWID 2023; US states, which OWID does not split, are
+// Green Algorithms 2022.
+func DefaultRegions() []Region {
+	return []Region{
+		{"world", "World average", 475, "IEA world average (the CodeCarbon and Green Algorithms default); shared/reference/hardware-and-grid.md"},
+		{"us", "United States", 369.5, srcOWID},
+		{"us-va", "US, Virginia (PJM)", 308, srcGA},
+		{"us-ca", "US, California", 216.4, srcGA},
+		{"ca", "Canada", 170, srcOWID},
+		{"fr", "France", 56, srcOWID},
+		{"de", "Germany", 381, srcOWID},
+		{"gb", "United Kingdom", 237.6, srcOWID},
+		{"ie", "Ireland", 290.8, srcOWID},
+		{"nl", "Netherlands", 267.6, srcOWID},
+		{"se", "Sweden", 40.7, srcOWID},
+		{"no", "Norway", 30.1, srcOWID},
+		{"pl", "Poland", 661.9, srcOWID},
+		{"in", "India", 713.4, srcOWID},
+		{"cn", "China", 582.3, srcOWID},
+		{"jp", "Japan", 485.4, srcOWID},
+		{"au", "Australia", 548.7, srcOWID},
+	}
+}

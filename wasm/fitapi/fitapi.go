@@ -1,0 +1,120 @@
+// Package fitapi is the logic behind the browser refit (wasm/fit): a
+// measurement CSV in, the fitted calibration and its diagnostics out, as
+// JSON, through the same model/fit calls as `go run ./site fit`. It is the
+// only browser code that imports gonum (through model/fit), which is why it
+// lives in its own WebAssembly module, loaded only when a user asks for a
+// refit.
+package fitapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/fit"
+)
+
+// Input is the argument of Fit.
+type Input struct {
+	CSV  string `json:"csv"`  // the measurement CSV (project schema or the Zeus trace)
+	Name string `json:"name"` // the file's name, cited in the calibration's provenance
+	Kind string `json:"kind"` // "law" (default) or "roofline"
+}
+
+// Output is Fit's result: the calibration (with its fit diagnostics in
+// Calibration.Fit) and the number of rows read, or Error.
+type Output struct {
+	Calibration *model.Calibration `json:"calibration,omitempty"`
+	Rows        int                `json:"rows,omitempty"`
+	Error       *Error             `json:"error,omitempty"`
+}
+
+// Error is a failed fit, one line as the command line prints it.
+type Error struct {
+	Text string `json:"text"`
+}
+
+// MaxCSVBytes bounds an upload, as the command line bounds stdin.
+const MaxCSVBytes = 64 << 20
+
+// Fit fits a calibration to a measurement CSV exactly as
+// `go run ./site fit -data NAME -kind KIND` does: the same reader
+// (fit.ReadMeasurements), the embedded published scaling figures, the
+// built-in hardware and presets, the same names ("user-law", or for the Zeus
+// trace "wattscale-zeus-law") and version "1.0.0".
+func Fit(input []byte) (out []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = mustJSON(Output{Error: &Error{Text: fmt.Sprintf("internal error: %v", r)}})
+		}
+	}()
+	var in Input
+	if err := json.Unmarshal(input, &in); err != nil {
+		return mustJSON(Output{Error: &Error{Text: "request is not valid JSON: " + err.Error()}})
+	}
+	cal, n, err := fitCSV(in)
+	if err != nil {
+		return mustJSON(Output{Error: &Error{Text: err.Error()}})
+	}
+	return mustJSON(Output{Calibration: &cal, Rows: n})
+}
+
+func fitCSV(in Input) (model.Calibration, int, error) {
+	if len(in.CSV) > MaxCSVBytes {
+		return model.Calibration{}, 0, fmt.Errorf("the CSV is %d bytes, more than the %d allowed", len(in.CSV), MaxCSVBytes)
+	}
+	if in.Kind != "" && in.Kind != "law" && in.Kind != "roofline" {
+		return model.Calibration{}, 0, fmt.Errorf("kind %q: want law or roofline", in.Kind)
+	}
+	if strings.TrimSpace(in.CSV) == "" {
+		return model.Calibration{}, 0, fmt.Errorf("the CSV is empty")
+	}
+	presets := model.DefaultPresets()
+	raw := []byte(in.CSV)
+	rows, err := fit.ReadMeasurements(bytes.NewReader(raw), presets)
+	if err != nil {
+		return model.Calibration{}, 0, err
+	}
+	scaling, err := fit.ReadScaling(bytes.NewReader(content.PublishedScaling))
+	if err != nil {
+		return model.Calibration{}, 0, err
+	}
+	name := path.Base(strings.ReplaceAll(in.Name, "\\", "/"))
+	if name == "" || name == "." || name == "/" {
+		name = "measurements.csv"
+	}
+	prefix := "user"
+	first := string(raw)
+	if i := strings.IndexAny(first, "\r\n"); i >= 0 {
+		first = first[:i]
+	}
+	isZeus := fit.IsZeus(strings.Split(first, ","))
+	if isZeus {
+		name = "Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md)"
+		prefix = "wattscale"
+	}
+	fin := fit.Inputs{Rows: rows, DataName: name, Scaling: scaling, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: presets}
+	if in.Kind == "roofline" {
+		// The same stages as `site fit -kind roofline` (table stage included).
+		c, err := fit.RooflineWithTable(fin, prefix+"-roofline", "1.0.0", content.ValidationRuns)
+		return c, len(rows), err
+	}
+	lawName := prefix + "-law"
+	if isZeus {
+		lawName = "wattscale-zeus-law"
+	}
+	c, _, err := fit.Law(fin, lawName, "1.0.0")
+	return c, len(rows), err
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(Output{Error: &Error{Text: "internal error: " + err.Error()}})
+	}
+	return b
+}

@@ -1,0 +1,148 @@
+package fitapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
+)
+
+// syntheticCSV writes measurements in the project's schema: the default
+// calibration's estimates for a grid of workloads, times log-normal noise
+// (σ = 0.1, seeded), so a law fit has something real to find.
+func syntheticCSV(t *testing.T) string {
+	t.Helper()
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var rows []model.Measurement
+	for _, preset := range []string{"bert-base", "gpt2", "gpt2-medium", "distilbert", "roberta-large"} {
+		for _, gpu := range []string{"a100-sxm4-80gb", "a40"} {
+			for _, st := range []struct {
+				s string
+				n int
+			}{{"single", 1}, {"ddp", 2}, {"fsdp", 4}, {"tp", 2}, {"fsdp", 2}} {
+				batch := []float64{8, 16, 32}[rng.IntN(3)]
+				seq := []float64{128, 256, 512}[rng.IntN(3)]
+				tokens := math.Round(1e7 * (1 + 9*rng.Float64()))
+				req := model.Request{Model: model.ModelSpec{Preset: preset},
+					Training: model.TrainingSpec{Tokens: tokens, SeqLen: seq, BatchPerGPU: batch, Precision: "fp16"},
+					Hardware: model.HardwareSpec{GPU: gpu, Count: float64(st.n)}, Strategy: model.Strategy{Name: st.s}}
+				resp, err := cat.Estimate(req)
+				if err != nil {
+					t.Fatalf("%s %s %s: %v", preset, gpu, st.s, err)
+				}
+				noise := math.Exp(0.1 * rng.NormFloat64())
+				rows = append(rows, model.Measurement{Model: preset, Arch: resp.Inputs.Arch, GPU: gpu, Count: st.n, Strategy: st.s,
+					SeqLen: int(seq), BatchPerGPU: int(batch), Tokens: tokens, Precision: "fp16",
+					EnergyKWh: resp.EnergyKWh * noise, DurationS: resp.TimeS * noise, Group: preset, Source: "synthetic (fitapi test)"})
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := model.WriteMeasurements(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestFitMatchesCLI checks that the browser refit gives the command line's
+// calibration, coefficient for coefficient, on the same file.
+func TestFitMatchesCLI(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not on PATH: cannot run ./site fit to compare with")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "runs.csv")
+	csv := syntheticCSV(t)
+	if err := os.WriteFile(file, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"law", "roofline"} {
+		t.Run(kind, func(t *testing.T) {
+			cmd := exec.Command("go", "run", "../../site", "fit", "-data", file, "-kind", kind)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			stdout, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("site fit: %v\n%s", err, stderr.String())
+			}
+			var want model.Calibration
+			if err := json.Unmarshal(stdout, &want); err != nil {
+				t.Fatal(err)
+			}
+			in, _ := json.Marshal(Input{CSV: csv, Name: "runs.csv", Kind: kind})
+			var got Output
+			if err := json.Unmarshal(Fit(in), &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Error != nil {
+				t.Fatalf("Fit error: %s", got.Error.Text)
+			}
+			if !reflect.DeepEqual(*got.Calibration, want) {
+				g, _ := json.Marshal(got.Calibration)
+				w, _ := json.Marshal(want)
+				t.Errorf("Fit calibration differs from site fit:\ngot  %s\nwant %s", g, w)
+			}
+			if got.Rows != strings.Count(strings.TrimSpace(csv), "\n") {
+				t.Errorf("Fit read %d rows, the CSV has %d", got.Rows, strings.Count(strings.TrimSpace(csv), "\n"))
+			}
+		})
+	}
+}
+
+func TestFitRecoversTheLaw(t *testing.T) {
+	in, _ := json.Marshal(Input{CSV: syntheticCSV(t), Name: "runs.csv"})
+	var got Output
+	if err := json.Unmarshal(Fit(in), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Error != nil {
+		t.Fatal(got.Error.Text)
+	}
+	c := got.Calibration
+	if c.Name != "user-law" || c.Kind != model.KindLogLinear || c.Fit == nil {
+		t.Fatalf("calibration %q kind %q fit %v, want user-law loglinear with diagnostics", c.Name, c.Kind, c.Fit)
+	}
+	// Data generated with σ = 0.1 noise around a smooth model: the law
+	// should explain most of the variance of ln E.
+	if c.Fit.R2 < 0.9 {
+		t.Errorf("R² = %.3f on synthetic data with 10 %% noise, want at least 0.9", c.Fit.R2)
+	}
+}
+
+func TestFitErrors(t *testing.T) {
+	cases := []struct{ name, csv, kind, want string }{
+		{"empty", "", "", "empty"},
+		{"unknown column", "foo,bar\n1,2\n", "", `unknown column "foo"`},
+		{"missing column", "gpu,count\na100,1\n", "", "missing required column"},
+		{"bad number", strings.Join(model.MeasurementColumns, ",") + "\nbert-base,,,,,,,,,a100,x,single,,,128,8,1e7,fp16,,1,10,,,\n", "", "line 2"},
+		{"bad kind", "gpu\n", "both", "kind"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in, _ := json.Marshal(Input{CSV: c.csv, Kind: c.kind})
+			var got Output
+			if err := json.Unmarshal(Fit(in), &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Error == nil || !strings.Contains(got.Error.Text, c.want) {
+				t.Errorf("Fit(%q) error = %+v, want one containing %q", c.name, got.Error, c.want)
+			}
+		})
+	}
+	if out := Fit([]byte("{")); !bytes.Contains(out, []byte("not valid JSON")) {
+		t.Errorf("Fit({) = %s", out)
+	}
+}
