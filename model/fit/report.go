@@ -41,14 +41,13 @@ func LawPredictions(in Inputs) ([]Prediction, error) {
 	}
 	held := make([]float64, len(lf.Y))
 	_, err = crossValidate(lf.Groups, in.level(), func(train, test []int) ([]float64, float64, error) {
-		Xt, yt := pick(lf.X, lf.Y, train)
-		r, err := OLS(Xt, yt, lf.Columns, nil)
+		r, keep, err := splitOLS(lf.X, lf.Y, lf.Columns, train)
 		if err != nil {
 			return nil, 0, err
 		}
 		p := make([]float64, len(test))
 		for i, j := range test {
-			p[i], _ = r.Predict(lf.X[j])
+			p[i], _ = r.Predict(subCols([][]float64{lf.X[j]}, keep)[0])
 			held[j] = p[i]
 		}
 		return p, r.Sigma, nil
