@@ -34,6 +34,7 @@ type ValidationScores struct {
 	PairedRuns           int // headline runs that report a time
 	Paired               ScoreTable
 	Breakdowns           []Breakdown
+	Summary              string        // one sentence of headline figures
 	PredChart            template.HTML // predicted against reported, log–log
 	ErrorChart           template.HTML // cumulative distribution of the fold errors
 	rows                 map[string]*RunResult
@@ -137,6 +138,9 @@ func validationScores(runs []validate.Run, base model.Calibration, in, held vali
 
 	sc.Headline = ScoreTable{ID: "score-headline", Label: "Headline scores", Level: sc.Level, Rows: scoreRows(held.Headline, in.Headline),
 		Caption: fmt.Sprintf("Headline: %d runs. wattscale held-out and the baselines from the %s scoring, in-sample from the shipped calibration.", held.Headline.Rows, held.Label)}
+	h, six, gpu := held.Headline.Summaries[validate.Wattscale], held.Headline.Summaries[validate.SixND], held.Headline.Summaries[validate.GPUHours]
+	sc.Summary = fmt.Sprintf("On the %d headline runs, wattscale with each source held out has a median fold error of %s, with %s within ×2 and %s inside its %s interval; the 6·N·D baseline %s and %s. The GPU-hours baseline, given the measured time, answers %d of the %d runs (median %s on those).",
+		held.Headline.Rows, foldText(h), shareText(h, h.Within2), coverageText(h), sc.Level, foldText(six), shareText(six, six.Within2), gpu.N, gpu.Runs, foldText(gpu))
 	sc.Paired = ScoreTable{ID: "score-paired", Label: "Scores on the runs that report a time", Level: sc.Level, Rows: scoreRows(held.Paired, in.Paired),
 		Caption: fmt.Sprintf("The %d headline runs whose source reports a wall time and a GPU count.", held.Paired.Rows)}
 	for _, b := range []struct{ by, title string }{

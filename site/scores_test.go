@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"html"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -165,6 +168,7 @@ func TestValidationPageMatchesCommand(t *testing.T) {
 	if groups != len(held.Groups) {
 		t.Errorf("found %d of the command's %d breakdown rows on the page", groups, len(held.Groups))
 	}
+	checkFindings(t, in, held)
 	inRows := map[string]validate.RowResult{}
 	for _, r := range in.Rows {
 		inRows[r.ID] = r
@@ -212,5 +216,40 @@ func TestValidationScoresFormat(t *testing.T) {
 		if got := fmtKWhRange(tc.lo, tc.hi); got != tc.want {
 			t.Errorf("fmtKWhRange(%g, %g) = %q, want %q", tc.lo, tc.hi, got, tc.want)
 		}
+	}
+}
+
+// checkFindings requires the headline table of content/validation/findings.md
+// (whose prose the page shows) to quote the scoring the page computes: when
+// the calibration or the table changes, findings.md must be revised with it.
+func checkFindings(t *testing.T, in, held validate.Report) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "content", "validation", "findings.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]validate.Summary{
+		"wattscale, held-out sources":                    held.Headline.Summaries[validate.Wattscale],
+		"wattscale, in-sample":                           in.Headline.Summaries[validate.Wattscale],
+		"6·N·D / (peak × 0.4) × board power":             held.Headline.Summaries[validate.SixND],
+		"GPU-hours × board power, fed the reported time": held.Headline.Summaries[validate.GPUHours],
+	}
+	found := 0
+	for _, line := range strings.Split(string(raw), "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		s, ok := want[strings.TrimSpace(cells[0])]
+		if !ok || len(cells) < 4 {
+			continue
+		}
+		found++
+		what := "findings.md " + cells[0]
+		if got := fmt.Sprintf("%d of %d", s.N, s.Runs); cells[1] != got {
+			t.Errorf("%s: answered %q, the scoring says %s", what, cells[1], got)
+		}
+		checkNumber(t, what+" median fold error", cells[2], s.MedianFold, true)
+		checkNumber(t, what+" within ×2", cells[3], s.Within2, true)
+	}
+	if found != len(want) {
+		t.Errorf("findings.md: found %d of the %d headline rows (wattscale held-out and in-sample, both baselines)", found, len(want))
 	}
 }
