@@ -47,6 +47,7 @@ func chromium(t *testing.T) string {
 // Chromium at desktop and phone widths, light and dark: it runs axe-core
 // and fails on a serious or critical violation, checks that the first Tab
 // lands on a visible skip link, and that no page scrolls sideways.
+// WATTSCALE_SHOTS=DIR also saves each page's screenshots there.
 func TestPagesInBrowser(t *testing.T) {
 	bin := chromium(t)
 	axe, err := os.ReadFile(filepath.Join("..", "node_modules", "axe-core", "axe.min.js"))
@@ -78,6 +79,14 @@ func TestPagesInBrowser(t *testing.T) {
 	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 
+	// WATTSCALE_SHOTS=DIR saves a full-page screenshot of every page at
+	// each width and scheme, for people to look at.
+	shots := os.Getenv("WATTSCALE_SHOTS")
+	if shots != "" {
+		if err := os.MkdirAll(shots, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	pages := []string{"methodology/index.html", "report/index.html", "validation/index.html", "hardware/index.html",
 		"api/index.html", "embedding/index.html", "about/index.html"}
 	for _, p := range pages {
@@ -92,6 +101,16 @@ func TestPagesInBrowser(t *testing.T) {
 					}
 					if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/"+p), chromedp.WaitReady(chromedp.CSS("footer"))); err != nil {
 						t.Fatal(err)
+					}
+					if shots != "" {
+						png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+						if err != nil {
+							t.Fatal(err)
+						}
+						name := filepath.Join(shots, fmt.Sprintf("%s-%d-%s.png", strings.TrimSuffix(strings.ReplaceAll(p, "/", "-"), "-index.html"), width, scheme))
+						if err := os.WriteFile(name, png, 0o644); err != nil {
+							t.Fatal(err)
+						}
 					}
 					// No sideways scrolling of the page itself (wide tables scroll
 					// inside their own region).

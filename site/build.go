@@ -12,8 +12,11 @@ package main
 //	compute  *Site → *Computed            coefficient report (with fits of
 //	                                      the Zeus trace from DATA_DIR when
 //	                                      present), hardware and preset
-//	                                      tables, validation table, the
-//	                                      calculator's WebAssembly and assets
+//	                                      tables, validation table with its
+//	                                      scores (in-sample and held-out, by
+//	                                      the functions "site validate"
+//	                                      calls), the calculator's
+//	                                      WebAssembly and assets
 //	render   → map[path][]byte            templates embedded in the binary,
 //	                                      deterministic SVG charts, maths as
 //	                                      MathML; then every link is checked
@@ -29,7 +32,14 @@ package main
 //	                       report, hardware, validation), toc. Any other key
 //	                       is an error.
 //	calibrations/*.json    model.Calibration, one per file, named as the file
-//	validation/runs.csv    published runs for the validation page
+//	validation/runs.csv    published runs for the validation page, read
+//	                       by validate.ReadRuns
+//	validation/findings.md what the scores show, rendered on the validation
+//	                       page (its h1 and its "Headline" section, which
+//	                       the page computes, left out)
+//	validation/README.md   the table's documentation; its "How the table
+//	                       is scored" section is rendered on the page. The
+//	                       three files are also published under files/.
 //	data/*.csv             the project's data; published-scaling.csv feeds
 //	                       the speedup charts
 //
@@ -46,10 +56,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/fit"
+	"github.com/wattscale/wattscale/model/validate"
 )
 
 // buildOptions configure a build.
@@ -85,6 +97,25 @@ func build(o buildOptions) (map[string][]byte, []string, error) {
 // compute derives everything the pages show beyond their Markdown.
 func compute(s *Site, o buildOptions) (*Computed, error) {
 	c := &Computed{Assets: map[string][]byte{}}
+	// The validation page's scores (the held-out refits take about 1.5 s)
+	// run beside the report's Zeus refits and the WebAssembly build; only
+	// a site with a validation page computes them.
+	type scored struct {
+		in, held validate.Report
+		err      error
+	}
+	var scores chan scored
+	if slices.ContainsFunc(s.Pages, func(p Page) bool { return p.Meta.Template == "validation" }) {
+		if s.Findings == nil || s.Rules == nil {
+			return nil, fmt.Errorf("content: the validation page needs validation/findings.md (what the scores show) and validation/README.md (the scoring rules)")
+		}
+		scores = make(chan scored, 1)
+		go func() {
+			var r scored
+			r.in, r.held, r.err = scoreValidation(s.Runs, s.Calibrations, s.Scaling)
+			scores <- r
+		}()
+	}
 	in := reportInputs{cals: s.Calibrations, scaling: s.Scaling}
 	for _, f := range s.DataFiles {
 		if f.Path == "data/published-scaling.csv" {
@@ -107,7 +138,6 @@ func compute(s *Site, o buildOptions) (*Computed, error) {
 		return nil, err
 	}
 	c.Hardware = hardwareTable(model.DefaultGPUs(), model.DefaultPresets())
-	c.Validation = validationTable(s.Runs)
 
 	if o.Assets != nil {
 		err := fs.WalkDir(o.Assets, ".", func(p string, d fs.DirEntry, err error) error {
@@ -133,6 +163,19 @@ func compute(s *Site, o buildOptions) (*Computed, error) {
 		c.Assets[name] = b
 	}
 	c.Notes = append(c.Notes, notes...)
+	var vs *ValidationScores
+	if scores != nil {
+		r := <-scores
+		if r.err != nil {
+			return nil, r.err
+		}
+		base, err := defaultCalibration(s.Calibrations)
+		if err != nil {
+			return nil, err
+		}
+		vs = validationScores(s.Runs, base, r.in, r.held)
+	}
+	c.Validation = validationTable(s.Runs, vs)
 	return c, nil
 }
 

@@ -111,6 +111,17 @@ func TestBuildRealContent(t *testing.T) {
 	if !strings.Contains(val, `data-slot="validate"`) {
 		t.Errorf("validation page has no slot for the scorer's results")
 	}
+	// The scores fill the slot: the charts, the findings and the scoring
+	// rules (TestValidationPageMatchesCommand checks the numbers).
+	for _, want := range []string{`id="score-headline"`, `id="score-paired"`, `<figure class="chart" id="val-pred">`, `<figure class="chart" id="val-cdf">`,
+		`id="what-it-does-badly"`, `id="how-the-table-is-scored"`, `href="../files/validation/findings.md"`, `href="../files/validation/README.md"`} {
+		if !strings.Contains(val, want) {
+			t.Errorf("validation page lacks %s", want)
+		}
+	}
+	if strings.Contains(val, "Scores pending") {
+		t.Errorf("validation page still says the scores are pending")
+	}
 	// The Zeus charts are there exactly when the trace is.
 	_, statErr := os.Stat(filepath.Join(testDataDir(), "zeus-bert-power.csv"))
 	hasCharts := strings.Contains(report, `id="wattscale-roofline-pred"`)
@@ -259,11 +270,11 @@ $$\eta = \frac{S(N)}{N}$$
 Back [home](index.md), the [runs](files/validation/runs.csv) and [here](#first-part).
 -- validation/runs.csv --
 `+runsHeader+`
-r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,
+r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `)
 }
 
-const runsHeader = "id,phase,model,params,layers,hidden,heads,ffn,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,time_s,source_kind,source,citation,notes"
+const runsHeader = "id,phase,model,params,layers,hidden,heads,kv_heads,ffn,glu,encdec,moe_top_k,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,host,pue,power_w,time_s,source_kind,stage,duplicate_of,exclude,source,citation,notes"
 
 func TestBuildMinimalSite(t *testing.T) {
 	files, _, err := build(buildOptions{Content: minimalSite(t)})
@@ -373,30 +384,60 @@ Bad $\operatorname{ln} x$.
 		{"runs.csv bad number", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,
-r2,finetune,bert-base,1.1e8,,,,,,128,32,lots,fp16,a100,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,
+r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r2,finetune,bert-base,1.1e8,,,,,,,,,,128,32,lots,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:3", "column tokens", `"lots"`}},
 		{"runs.csv unknown scope", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,rack,600,nvml,Some paper,A citation,
+r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,rack,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:2", "energy_scope", `"rack"`}},
 		{"runs.csv unknown GPU", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,z9000,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,
+r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,z9000,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:2", "column gpu"}},
 		{"runs.csv repeated id", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,
-r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,
-`, []string{"validation/runs.csv:3", `"r1" repeats line 2`}},
+r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+`, []string{"validation/runs.csv:3", `"r1" already used on line 2`}},
 		{"runs.csv unknown column", `
 -- validation/runs.csv --
 ` + runsHeader + `,colour
-r1,finetune,bert-base,1.1e8,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,600,nvml,Some paper,A citation,,red
+r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,,red
 `, []string{"validation/runs.csv:1", `unknown column "colour"`}},
+		{"validation page without its findings", `
+-- pages/validation.md --
+---
+title: Validation
+template: validation
+---
+Text.
+`, []string{"validation page needs validation/findings.md"}},
+		{"validation README without its scoring section", `
+-- pages/validation.md --
+---
+title: Validation
+template: validation
+---
+Text.
+-- validation/findings.md --
+# Findings
+
+## What it does badly
+
+Much.
+-- validation/README.md --
+# Runs
+
+## Columns
+
+None.
+-- validation/runs.csv --
+` + mustRead(t, "../content/validation/runs.csv") + `
+`, []string{"validation/README.md", "none of its sections"}},
 		{"data csv ragged", `
 -- data/extra.csv --
 a,b,c

@@ -20,32 +20,45 @@ type Chart struct {
 	Desc   string // one or two sentences saying what the chart shows
 	X, Y   Axis
 	Series []Series
+	// Height is the SVG's height in user units (the width is 560); 0 means
+	// 360. A log–log chart of predicted against measured is square.
+	Height float64
 }
 
-// Axis is one axis. Min and Max zero mean "fit the data".
+// Axis is one axis. Min and Max zero mean "fit the data". Powers labels a
+// log axis's ticks as powers of ten (10⁻³ … 10⁸), for axes that span many
+// decades.
 type Axis struct {
 	Label    string
 	Log      bool
+	Powers   bool
 	Min, Max float64
 }
 
-// Series is one set of points. Class selects the colour (s0 … s5); Marker
-// is circle, square, triangle, diamond or "" for none; Line joins the
-// points in order; Dash draws the line dashed (derived or assumed curves).
+// Series is one set of points. Class selects the colour (s0 … s5, ref);
+// Marker is circle, square, triangle, diamond, ring or "" for none; Open
+// draws the markers hollow (a second way, beside the colour, to tell
+// series apart); Line joins the points in order; Dash draws the line
+// dashed (derived or assumed curves); Area fills the polygon the points
+// outline, behind everything else (a band).
 type Series struct {
 	Name   string
 	Class  string
 	Marker string
+	Open   bool
 	Line   bool
 	Dash   bool
+	Area   bool
 	Points []Point
 }
 
 // Point is one datum; YLow and YHigh, when both non-zero, draw an error bar.
-// Label, when set, is the point's tooltip.
+// Label, when set, is the point's tooltip. NoMarker leaves out the
+// series' marker at this point (the corners of a step line).
 type Point struct {
 	X, Y, YLow, YHigh float64
 	Label             string
+	NoMarker          bool
 }
 
 // Chart geometry in SVG user units.
@@ -60,6 +73,10 @@ func (c Chart) SVG() template.HTML {
 	var b strings.Builder
 	id := html.EscapeString(c.ID)
 	fmt.Fprintf(&b, `<figure class="chart" id="%s">`, id)
+	chartH := chartH
+	if c.Height > 0 {
+		chartH = c.Height
+	}
 	fmt.Fprintf(&b, `<svg viewBox="0 0 %s %s" role="img" aria-labelledby="%s-title %s-desc" class="chart-svg">`, f1(chartW), f1(chartH), id, id)
 	fmt.Fprintf(&b, `<title id="%s-title">%s</title><desc id="%s-desc">%s</desc>`, id, html.EscapeString(c.Title), id, html.EscapeString(c.Desc))
 	x0, x1, y0, y1 := padLeft, chartW-padRight, chartH-padBottom, padTop
@@ -75,11 +92,16 @@ func (c Chart) SVG() template.HTML {
 	}
 	b.WriteString(`</g><g class="axis">`)
 	fmt.Fprintf(&b, `<path d="M%s %sV%sH%s"/>`, f1(x0), f1(y1), f1(y0), f1(x1))
-	for _, t := range xs.ticks {
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f1(px(t)), f1(y0+18), tickLabel(t, c.X.Log))
+	// On a crowded x axis every other label has class alt, which phones hide.
+	for i, t := range xs.ticks {
+		alt := ""
+		if len(xs.ticks) > 8 && i%2 == 1 {
+			alt = ` class="alt"`
+		}
+		fmt.Fprintf(&b, `<text%s x="%s" y="%s" text-anchor="middle">%s</text>`, alt, f1(px(t)), f1(y0+18), c.X.tick(t))
 	}
 	for _, t := range ys.ticks {
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(x0-6), f1(py(t)+4.5), tickLabel(t, c.Y.Log))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="end">%s</text>`, f1(x0-6), f1(py(t)+4.5), c.Y.tick(t))
 	}
 	fmt.Fprintf(&b, `<text class="label" x="%s" y="%s" text-anchor="middle">%s</text>`, f1((x0+x1)/2), f1(chartH-8), html.EscapeString(c.X.Label))
 	fmt.Fprintf(&b, `<text class="label" transform="translate(15 %s) rotate(-90)" text-anchor="middle">%s</text>`, f1((y0+y1)/2), html.EscapeString(c.Y.Label))
@@ -89,6 +111,23 @@ func (c Chart) SVG() template.HTML {
 	fmt.Fprintf(&b, `<clipPath id="%s-clip"><rect x="%s" y="%s" width="%s" height="%s"/></clipPath>`, id, f1(x0), f1(y1), f1(x1-x0), f1(y0-y1))
 	fmt.Fprintf(&b, `<g clip-path="url(#%s-clip)">`, id)
 	for _, s := range c.Series {
+		if !s.Area || len(s.Points) < 3 {
+			continue
+		}
+		fmt.Fprintf(&b, `<g class="series %s"><path class="area" d="`, html.EscapeString(s.Class))
+		for i, p := range s.Points {
+			cmd := "L"
+			if i == 0 {
+				cmd = "M"
+			}
+			fmt.Fprintf(&b, "%s%s %s", cmd, f1(px(p.X)), f1(py(p.Y)))
+		}
+		b.WriteString(`Z"/></g>`)
+	}
+	for _, s := range c.Series {
+		if s.Area {
+			continue
+		}
 		fmt.Fprintf(&b, `<g class="series %s">`, html.EscapeString(s.Class))
 		if s.Line && len(s.Points) > 1 {
 			b.WriteString(`<path class="line`)
@@ -120,7 +159,9 @@ func (c Chart) SVG() template.HTML {
 		}
 		fmt.Fprintf(&b, `<g class="series %s">`, html.EscapeString(s.Class))
 		for _, p := range s.Points {
-			b.WriteString(marker(s.Marker, px(p.X), py(p.Y), p.Label))
+			if !p.NoMarker {
+				b.WriteString(marker(s.Marker, s.Open, px(p.X), py(p.Y), p.Label))
+			}
 		}
 		b.WriteString(`</g>`)
 	}
@@ -132,18 +173,7 @@ func (c Chart) SVG() template.HTML {
 			if s.Name == "" {
 				continue
 			}
-			fmt.Fprintf(&b, `<li><svg class="key %s" viewBox="0 0 28 14" width="28" height="14" aria-hidden="true">`, html.EscapeString(s.Class))
-			if s.Line {
-				cls := "line"
-				if s.Dash {
-					cls += " dash"
-				}
-				fmt.Fprintf(&b, `<path class="%s" d="M1 7H27"/>`, cls)
-			}
-			if s.Marker != "" {
-				b.WriteString(marker(s.Marker, 14, 7, ""))
-			}
-			fmt.Fprintf(&b, `</svg>%s</li>`, html.EscapeString(s.Name))
+			fmt.Fprintf(&b, `<li>%s%s</li>`, s.Key(), html.EscapeString(s.Name))
 		}
 		b.WriteString(`</ul></figcaption>`)
 	} else {
@@ -153,29 +183,54 @@ func (c Chart) SVG() template.HTML {
 	return template.HTML(b.String())
 }
 
-// marker draws one marker centred on (x, y), with an optional tooltip.
-func marker(kind string, x, y float64, label string) string {
+// Key is the series' legend key: a small inline SVG of its line, band or
+// marker, hidden from assistive technology (the name beside it says it).
+// Tables that list the same series show it too.
+func (s Series) Key() template.HTML {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="key %s" viewBox="0 0 28 14" width="28" height="14" aria-hidden="true">`, html.EscapeString(s.Class))
+	if s.Area {
+		b.WriteString(`<rect class="area" x="1" y="2" width="26" height="10"/>`)
+	}
+	if s.Line {
+		cls := "line"
+		if s.Dash {
+			cls += " dash"
+		}
+		fmt.Fprintf(&b, `<path class="%s" d="M1 7H27"/>`, cls)
+	}
+	if s.Marker != "" {
+		b.WriteString(marker(s.Marker, s.Open, 14, 7, ""))
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// marker draws one marker centred on (x, y), hollow when open, with an
+// optional tooltip.
+func marker(kind string, open bool, x, y float64, label string) string {
 	var tip string
 	if label != "" {
 		tip = "<title>" + html.EscapeString(label) + "</title>"
+	}
+	cls := "mk"
+	if open || kind == "ring" {
+		cls = "mk ring"
 	}
 	const r = 4.5
 	var shape string
 	switch kind {
 	case "square":
-		shape = fmt.Sprintf(`<rect class="mk" x="%s" y="%s" width="8" height="8">`, f1(x-4), f1(y-4))
+		shape = fmt.Sprintf(`<rect class="%s" x="%s" y="%s" width="8" height="8">`, cls, f1(x-4), f1(y-4))
 		return shape + tip + "</rect>"
 	case "triangle":
-		shape = fmt.Sprintf(`<path class="mk" d="M%s %sL%s %sL%s %sZ">`, f1(x), f1(y-5.5), f1(x+5), f1(y+4), f1(x-5), f1(y+4))
+		shape = fmt.Sprintf(`<path class="%s" d="M%s %sL%s %sL%s %sZ">`, cls, f1(x), f1(y-5.5), f1(x+5), f1(y+4), f1(x-5), f1(y+4))
 		return shape + tip + "</path>"
 	case "diamond":
-		shape = fmt.Sprintf(`<path class="mk" d="M%s %sL%s %sL%s %sL%s %sZ">`, f1(x), f1(y-5.5), f1(x+5.5), f1(y), f1(x), f1(y+5.5), f1(x-5.5), f1(y))
+		shape = fmt.Sprintf(`<path class="%s" d="M%s %sL%s %sL%s %sL%s %sZ">`, cls, f1(x), f1(y-5.5), f1(x+5.5), f1(y), f1(x), f1(y+5.5), f1(x-5.5), f1(y))
 		return shape + tip + "</path>"
-	case "ring":
-		shape = fmt.Sprintf(`<circle class="mk ring" cx="%s" cy="%s" r="%s">`, f1(x), f1(y), f1(r))
-		return shape + tip + "</circle>"
 	}
-	shape = fmt.Sprintf(`<circle class="mk" cx="%s" cy="%s" r="%s">`, f1(x), f1(y), f1(r))
+	shape = fmt.Sprintf(`<circle class="%s" cx="%s" cy="%s" r="%s">`, cls, f1(x), f1(y), f1(r))
 	return shape + tip + "</circle>"
 }
 
@@ -293,6 +348,16 @@ func logTicks(lo, hi float64) []float64 {
 		}
 	}
 	return out
+}
+
+// tick labels a tick of the axis.
+func (a Axis) tick(v float64) string {
+	if a.Log && a.Powers && v > 0 {
+		if e := math.Round(math.Log10(v)); math.Abs(v/math.Pow(10, e)-1) < 1e-9 {
+			return "10" + superscript(int(e))
+		}
+	}
+	return tickLabel(v, a.Log)
 }
 
 // tickLabel prints a tick value compactly.

@@ -109,3 +109,29 @@ func TestTickLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestChartBandsAndMarkers checks a band (Area), hollow markers (Open),
+// points without a marker, powers-of-ten labels, a custom height and the
+// alternate labels of a crowded axis.
+func TestChartBandsAndMarkers(t *testing.T) {
+	c := Chart{ID: "b", Title: "Band", Desc: "A band.", Height: 560,
+		X: Axis{Label: "x", Log: true, Powers: true, Min: 1e-3, Max: 1e8},
+		Y: Axis{Label: "y", Log: true, Powers: true, Min: 1e-3, Max: 1e8},
+		Series: []Series{
+			{Name: "within ×2", Class: "ref", Area: true, Points: []Point{{X: 1e-3, Y: 5e-4}, {X: 1e8, Y: 5e7}, {X: 1e8, Y: 2e8}, {X: 1e-3, Y: 2e-3}}},
+			{Name: "open", Class: "s1", Marker: "square", Open: true, Points: []Point{{X: 1, Y: 2}, {X: 10, Y: 20, NoMarker: true}, {X: 100, Y: 150}}},
+		}}
+	svg := string(c.SVG())
+	for _, want := range []string{`viewBox="0 0 560 560"`, `<path class="area" d="M`, `Z"/>`, `class="mk ring"`, ">10⁻³<", ">10⁸<", `<text class="alt"`,
+		`<rect class="area" x="1" y="2" width="26" height="10"/>`} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("SVG lacks %s", want)
+		}
+	}
+	if n := strings.Count(svg, `<rect class="mk ring"`); n != 3 { // two points with markers, one legend key
+		t.Errorf("%d hollow square markers, want 3 (the NoMarker point has none)", n)
+	}
+	if i, j := strings.Index(svg, `class="area"`), strings.Index(svg, `class="mk`); i > j {
+		t.Errorf("the band is drawn after the markers; it must be behind them")
+	}
+}

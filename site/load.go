@@ -9,12 +9,14 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/fit"
+	"github.com/wattscale/wattscale/model/validate"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -27,7 +29,10 @@ type Site struct {
 	Pages        []Page              // pages/*.md in path order
 	Calibrations []model.Calibration // calibrations/*.json in name order
 	CalFiles     []File              // the calibration files as published (copied to data/)
-	Runs         []Run               // validation/runs.csv
+	Runs         []validate.Run      // validation/runs.csv, read by validate.ReadRuns as "site validate" reads it
+	RunsRaw      []byte              // validation/runs.csv as published
+	Findings     []byte              // validation/findings.md: what the scores show (nil when absent)
+	Rules        []byte              // validation/README.md: the table's documentation and scoring rules (nil when absent)
 	Scaling      []fit.ScalingPoint  // data/published-scaling.csv
 	DataFiles    []File              // data/*.csv and validation/runs.csv as published
 }
@@ -102,10 +107,28 @@ func load(fsys fs.FS, md *markdown) (*Site, error) {
 	}
 	if raw, err := fs.ReadFile(fsys, "validation/runs.csv"); err != nil {
 		errs = append(errs, fmt.Errorf("content: %w", err))
-	} else if s.Runs, err = parseRuns(raw, model.NewHardware(model.DefaultGPUs())); err != nil {
-		errs = append(errs, fmt.Errorf("validation/runs.csv:%w", err))
+	} else if s.Runs, err = loadRuns(raw, model.NewHardware(model.DefaultGPUs())); err != nil {
+		errs = append(errs, err)
 	} else {
+		s.RunsRaw = raw
 		s.DataFiles = append(s.DataFiles, File{"validation/runs.csv", raw})
+	}
+	// The validation page's prose: optional here; the validation template
+	// requires them (compute says so).
+	for _, f := range []struct {
+		name string
+		dst  *[]byte
+	}{{"validation/findings.md", &s.Findings}, {"validation/README.md", &s.Rules}} {
+		raw, err := fs.ReadFile(fsys, f.name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		*f.dst = raw
+		s.DataFiles = append(s.DataFiles, File{f.name, raw})
 	}
 	data, err := fs.Glob(fsys, "data/*.csv")
 	if err != nil {
@@ -283,4 +306,29 @@ func csvErr(err error, line int) error {
 		return fmt.Errorf("%d: %v", pe.Line, pe.Err)
 	}
 	return fmt.Errorf("%d: %w", line, err)
+}
+
+// runsLine matches validate.ReadRuns's "runs: line N: " prefix.
+var runsLine = regexp.MustCompile(`^runs: line (\d+): `)
+
+// loadRuns reads validation/runs.csv with validate.ReadRuns (the reader of
+// "site validate", so that the page scores the same rows) and checks that
+// every accelerator is in the hardware table. Errors read
+// "validation/runs.csv:LINE: …".
+func loadRuns(raw []byte, hw *model.Hardware) ([]validate.Run, error) {
+	const name = "validation/runs.csv"
+	runs, err := validate.ReadRuns(bytes.NewReader(raw))
+	if err != nil {
+		msg := err.Error()
+		if m := runsLine.FindStringSubmatch(msg); m != nil {
+			return nil, fmt.Errorf("%s:%s: %s", name, m[1], msg[len(m[0]):])
+		}
+		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(msg, "runs: "))
+	}
+	for _, r := range runs {
+		if _, err := hw.Lookup(r.GPU); err != nil {
+			return nil, fmt.Errorf("%s:%d: column gpu: %v", name, r.Line, err)
+		}
+	}
+	return runs, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"regexp"
 	"sort"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 	"go.abhg.dev/goldmark/frontmatter"
 )
@@ -336,4 +338,56 @@ func canonicalAttrs(s string) string {
 
 func stripTags(s string) string {
 	return strings.TrimSpace(anyTag.ReplaceAllString(s, " "))
+}
+
+// fragmentOptions say which part of a Markdown file a fragment shows.
+type fragmentOptions struct {
+	// Keep reports whether an h2 section (by its heading text; "" for what
+	// precedes the first h2) is shown; nil shows every section.
+	Keep func(section string) bool
+	// Shift moves every heading down this many levels (at most to h6), so
+	// that the file's sections sit under the page's own heading.
+	Shift int
+}
+
+// fragment renders a Markdown file that is not a page (the validation
+// table's findings and scoring rules) into page p: its h1 is dropped, the
+// sections o keeps are shown with their headings shifted, and its links
+// resolve as p's own do.
+func (m *markdown) fragment(name string, src []byte, p *Page, pages map[string]*Page, o fragmentOptions) (template.HTML, error) {
+	doc := m.md.Parser().Parse(text.NewReader(src))
+	var drop []ast.Node
+	section, kept := "", 0
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if h, ok := n.(*ast.Heading); ok {
+			switch h.Level {
+			case 1:
+				drop = append(drop, n)
+				continue
+			case 2:
+				section = plainText(h, src)
+				if o.Keep == nil || o.Keep(section) {
+					kept++
+				}
+			}
+		}
+		if o.Keep != nil && !o.Keep(section) {
+			drop = append(drop, n)
+		}
+	}
+	if kept == 0 {
+		return "", fmt.Errorf("%s: none of its sections is shown on %s (a heading was renamed?)", name, p.Src)
+	}
+	for _, n := range drop {
+		doc.RemoveChild(doc, n)
+	}
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			h.Level = min(6, h.Level+o.Shift)
+		}
+		return ast.WalkContinue, nil
+	})
+	frag := Page{Src: name, Slug: p.Slug, Source: src, Doc: doc}
+	body, err := m.render(&frag, pages)
+	return template.HTML(body), err
 }

@@ -40,7 +40,7 @@ Text with a footnote.[^1]
 `)
 	for _, want := range []string{
 		`<h2 id="a-heading">A heading<a class="anchor" href="#a-heading">`,
-		`<table>`, `<th style="text-align:right">b</th>`,
+		`<table tabindex="0">`, `<th style="text-align:right">b</th>`,
 		`<sup id="fnref:1"><a href="#fn:1"`, `<li id="fn:1">`,
 		`<del>gone</del>`, `<a href="https://example.org">`,
 		`<pre tabindex="0" class="chroma"><code><span class="line"><span class="cl"><span class="kd">func</span>`,
@@ -125,5 +125,49 @@ func TestRootOf(t *testing.T) {
 		if got := rootOf(c.in); got != c.want {
 			t.Errorf("rootOf(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestFragment renders part of a Markdown file into a page: the h1 goes,
+// the kept sections stay with their headings one level down, links resolve
+// from the page, and a fragment that keeps nothing is an error.
+func TestFragment(t *testing.T) {
+	md := newMarkdown()
+	page := &Page{Src: "pages/validation.md", Slug: "validation"}
+	pages := map[string]*Page{"validation.md": page, "about.md": {Src: "pages/about.md", Slug: "about"}}
+	src := []byte(`# Title
+
+Intro with a [page link](about.md) and a [file](files/x.csv).
+
+## Keep me
+
+Kept text.
+
+### Detail
+
+More.
+
+## Drop me
+
+Dropped text.
+`)
+	out, err := md.fragment("f.md", src, page, pages, fragmentOptions{Shift: 1, Keep: func(s string) bool { return s != "Drop me" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	for _, want := range []string{`<h3 id="keep-me">Keep me`, `<h4 id="detail">Detail`, "Kept text.", "Intro with",
+		`<a href="../about/index.html">page link</a>`, `<a href="../files/x.csv">file</a>`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("fragment lacks %s:\n%s", want, got)
+		}
+	}
+	for _, bad := range []string{"<h1", "Title", "Drop me", "Dropped text", "<h2"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("fragment contains %q:\n%s", bad, got)
+		}
+	}
+	if _, err := md.fragment("f.md", src, page, pages, fragmentOptions{Keep: func(s string) bool { return s == "Renamed" }}); err == nil || !strings.Contains(err.Error(), "f.md") {
+		t.Errorf("fragment keeping no section: error %v, want one naming f.md", err)
 	}
 }

@@ -45,6 +45,8 @@ type pageData struct {
 	Report      *Report
 	Hardware    *HardwareTable
 	Validation  *ValidationTable
+	Findings    template.HTML // validation/findings.md, for the validation page
+	Rules       template.HTML // the scoring rules of validation/README.md, for the validation page
 	Files       []fileLink
 	hrefs       map[string]string // page slug → relative link, for Link
 }
@@ -143,6 +145,16 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 			d.Hardware = &c.Hardware
 		case "validation":
 			d.Validation = &c.Validation
+			// The findings without their own headline table (the page
+			// computes it), and the README's scoring rules alone.
+			if d.Findings, err = md.fragment("validation/findings.md", s.Findings, p, pages, fragmentOptions{Shift: 1,
+				Keep: func(sec string) bool { return sec != "Headline" }}); err != nil {
+				return nil, err
+			}
+			if d.Rules, err = md.fragment("validation/README.md", s.Rules, p, pages, fragmentOptions{Shift: 1,
+				Keep: func(sec string) bool { return sec == "How the table is scored" }}); err != nil {
+				return nil, err
+			}
 		}
 		var buf bytes.Buffer
 		if err := tmpls[p.Meta.Template].Execute(&buf, d); err != nil {
@@ -175,10 +187,12 @@ func hrefs(ps []Page, root string) map[string]string {
 	return m
 }
 
-// focusableScrollers makes code blocks focusable, so that a keyboard user
-// can scroll one that is wider than the page.
+// focusableScrollers makes code blocks and tables (which scroll sideways
+// inside prose) focusable, so that a keyboard user can scroll one that is
+// wider than the page.
 func focusableScrollers(html []byte) []byte {
-	return bytes.ReplaceAll(html, []byte("<pre"), []byte(`<pre tabindex="0"`))
+	html = bytes.ReplaceAll(html, []byte("<pre"), []byte(`<pre tabindex="0"`))
+	return bytes.ReplaceAll(html, []byte("<table>"), []byte(`<table tabindex="0">`))
 }
 
 // navOrder lists the pages in the navigation, by nav position then title.

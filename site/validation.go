@@ -1,49 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
-	"io"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/validate"
 )
-
-// Run is one published training run of content/validation/runs.csv: what
-// was trained, on what, the energy the source reports and where it says so.
-// Numbers that the source does not state are 0.
-type Run struct {
-	Line        int // line in runs.csv, for messages
-	ID          string
-	Phase       string // pretrain, finetune or distill
-	Model       string
-	Params      float64
-	SeqLen      float64
-	BatchPerGPU float64
-	Tokens      float64
-	Precision   string
-	GPU         string // canonical accelerator id
-	Count       float64
-	Strategy    string
-	Tensor      float64
-	EnergyKWh   float64
-	Scope       string // gpu, node or facility: what the energy covers
-	TimeS       float64
-	SourceKind  string // metered, nvml or tdp_estimate
-	Source      string
-	Citation    string
-	Notes       string
-}
-
-// runColumns is runs.csv's header; every column must be present, in any order.
-var runColumns = []string{"id", "phase", "model", "params", "layers", "hidden", "heads", "ffn", "vocab", "seq_len",
-	"batch_per_gpu", "tokens", "precision", "gpu", "count", "strategy", "tensor", "energy_kwh", "energy_scope",
-	"time_s", "source_kind", "source", "citation", "notes"}
 
 // The closed vocabularies of runs.csv, with what each value means on the page.
 var (
@@ -52,109 +17,6 @@ var (
 	runSources = map[string]string{"metered": "metered at the wall or the power distribution unit", "nvml": "GPU power counters integrated over the run", "tdp_estimate": "GPU-hours times rated power, as the source computes it"}
 )
 
-// parseRuns reads runs.csv. Errors start with the line number; the caller
-// prefixes the file name.
-func parseRuns(raw []byte, hw *model.Hardware) ([]Run, error) {
-	cr := csv.NewReader(bytes.NewReader(raw))
-	head, err := cr.Read()
-	if err != nil {
-		return nil, csvErr(err, 1)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		h = strings.TrimSpace(h)
-		if !slices.Contains(runColumns, h) {
-			return nil, fmt.Errorf("1: unknown column %q (known: %s)", h, strings.Join(runColumns, ", "))
-		}
-		col[h] = i
-	}
-	for _, c := range runColumns {
-		if _, ok := col[c]; !ok {
-			return nil, fmt.Errorf("1: missing column %q", c)
-		}
-	}
-	var runs []Run
-	ids := map[string]int{}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			line, _ := cr.FieldPos(0)
-			return nil, csvErr(err, line)
-		}
-		line, _ := cr.FieldPos(0)
-		get := func(c string) string { return strings.TrimSpace(rec[col[c]]) }
-		fail := func(c, format string, args ...any) error {
-			return fmt.Errorf("%d: column %s: %s", line, c, fmt.Sprintf(format, args...))
-		}
-		r := Run{Line: line, ID: get("id"), Phase: get("phase"), Model: get("model"), Precision: get("precision"),
-			Strategy: get("strategy"), Scope: get("energy_scope"), SourceKind: get("source_kind"),
-			Source: get("source"), Citation: get("citation"), Notes: get("notes")}
-		if r.ID == "" {
-			return nil, fail("id", "empty")
-		}
-		if prev, ok := ids[r.ID]; ok {
-			return nil, fail("id", "%q repeats line %d", r.ID, prev)
-		}
-		ids[r.ID] = line
-		for c, vocab := range map[string]map[string]string{"phase": runPhases, "energy_scope": runScopes, "source_kind": runSources} {
-			if _, ok := vocab[get(c)]; !ok {
-				return nil, fail(c, "%q is not one of %s", get(c), strings.Join(sortedKeys(vocab), ", "))
-			}
-		}
-		for _, f := range []struct {
-			c   string
-			dst *float64
-		}{{"params", &r.Params}, {"seq_len", &r.SeqLen}, {"batch_per_gpu", &r.BatchPerGPU}, {"tokens", &r.Tokens},
-			{"count", &r.Count}, {"tensor", &r.Tensor}, {"energy_kwh", &r.EnergyKWh}, {"time_s", &r.TimeS},
-			{"layers", new(float64)}, {"hidden", new(float64)}, {"heads", new(float64)}, {"ffn", new(float64)}, {"vocab", new(float64)}} {
-			s := get(f.c)
-			if s == "" {
-				continue
-			}
-			x, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(x > 0) || math.IsInf(x, 0) {
-				return nil, fail(f.c, "%q is not a positive number", s)
-			}
-			*f.dst = x
-		}
-		if r.EnergyKWh == 0 {
-			return nil, fail("energy_kwh", "empty: every run needs its published energy")
-		}
-		if r.Citation == "" && r.Source == "" {
-			return nil, fail("citation", "empty: every run needs a source")
-		}
-		if g := get("gpu"); g != "" {
-			gpu, err := hw.Lookup(g)
-			if err != nil {
-				return nil, fail("gpu", "%v", err)
-			}
-			r.GPU = gpu.ID
-		}
-		if r.Strategy != "" && !slices.Contains(model.Strategies, r.Strategy) {
-			return nil, fail("strategy", "%q is not one of %s", r.Strategy, strings.Join(model.Strategies, ", "))
-		}
-		if r.Precision != "" && !slices.Contains(precisionNames(), r.Precision) {
-			return nil, fail("precision", "%q is not one of %s", r.Precision, strings.Join(precisionNames(), ", "))
-		}
-		runs = append(runs, r)
-	}
-	if len(runs) == 0 {
-		return nil, fmt.Errorf("2: no runs")
-	}
-	return runs, nil
-}
-
-func precisionNames() []string {
-	var out []string
-	for _, p := range model.Precisions {
-		out = append(out, string(p))
-	}
-	return out
-}
-
 // sortedKeys is a map's keys in order: every loop over a map that writes
 // output goes through it, so that builds are byte-identical.
 func sortedKeys[V any](m map[string]V) []string {
@@ -162,12 +24,15 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // ValidationTable is the validation page's table of published runs,
-// grouped by phase, with the counts the page's summary quotes.
+// grouped by phase, with the counts the page's summary quotes and, when
+// the site has a validation page, the scores of every run.
 type ValidationTable struct {
 	Groups  []RunGroup
 	Total   int
 	Scopes  []Term // the energy scopes, with how many runs use each
 	Sources []Term // the kinds of source, with counts
+	// Scores is the scoring of the table (nil when no page shows it).
+	Scores *ValidationScores
 }
 
 // RunGroup is the runs of one phase.
@@ -176,9 +41,34 @@ type RunGroup struct {
 	Rows      []RunRow
 }
 
-// RunRow is a run formatted for the table.
+// RunRow is a run formatted for the table, with its scores when the table
+// was scored.
 type RunRow struct {
 	ID, Model, Setup, Energy, Scope, SourceKind, Source, Citation, Notes string
+	Result                                                               *RunResult
+}
+
+// RunResult is one run's scoring, formatted: each estimator's prediction
+// in the run's own scope, and what was assumed to predict it.
+type RunResult struct {
+	Scored   bool   // counts in the headline summaries
+	Excluded string // why not, when not: the scorer's reason up to its first colon
+	Why      string // the rest of the scorer's reason (wattscale's refusal, the data problem)
+	Fed      bool   // one of the runs the shipped calibration's table stage was fitted on
+	Compared string // "" for energy; else what the figure is (accelerator-hours × stated power)
+	Preds    []PredCell
+	Assumed  []string // inputs the source does not state, with the rule that filled each
+}
+
+// PredCell is one estimator's prediction for one run.
+type PredCell struct {
+	Estimator string // column heading, for the phone layout's labels
+	Value     string // predicted energy in the run's scope; "" when not available
+	Interval  string // wattscale's interval, "lo – hi"
+	Covered   string // "inside" or "outside" the interval; "" without one
+	Fold      string // fold error with its direction: "×1.38 high"
+	Bad       bool   // fold error above 2
+	Reason    string // why there is no prediction
 }
 
 // Term is a vocabulary entry with its meaning and count.
@@ -189,23 +79,27 @@ type Term struct {
 
 // validationTable formats the runs for the validation page: grouped by
 // phase (fine-tuning first: what the calculator estimates), each group in
-// file order.
-func validationTable(runs []Run) ValidationTable {
-	t := ValidationTable{Total: len(runs)}
+// file order. With scores (sc non-nil) every row carries its results.
+func validationTable(runs []validate.Run, sc *ValidationScores) ValidationTable {
+	t := ValidationTable{Total: len(runs), Scores: sc}
 	for _, ph := range []string{"finetune", "distill", "pretrain"} {
 		g := RunGroup{ID: "runs-" + ph, Title: capitalise(runPhases[ph])}
 		for _, r := range runs {
 			if r.Phase != ph {
 				continue
 			}
-			g.Rows = append(g.Rows, RunRow{ID: r.ID, Model: r.Model, Setup: runSetup(r), Energy: fmtKWh(r.EnergyKWh),
-				Scope: r.Scope, SourceKind: r.SourceKind, Source: r.Source, Citation: r.Citation, Notes: r.Notes})
+			row := RunRow{ID: r.ID, Model: r.Model, Setup: runSetup(r), Energy: fmtKWh(r.EnergyKWh),
+				Scope: r.Scope, SourceKind: r.SourceKind, Source: r.Source, Citation: r.Citation, Notes: r.Notes}
+			if sc != nil {
+				row.Result = sc.rows[r.ID]
+			}
+			g.Rows = append(g.Rows, row)
 		}
 		if len(g.Rows) > 0 {
 			t.Groups = append(t.Groups, g)
 		}
 	}
-	count := func(vocab map[string]string, key func(Run) string) []Term {
+	count := func(vocab map[string]string, key func(validate.Run) string) []Term {
 		var out []Term
 		for _, k := range sortedKeys(vocab) {
 			n := 0
@@ -218,13 +112,13 @@ func validationTable(runs []Run) ValidationTable {
 		}
 		return out
 	}
-	t.Scopes = count(runScopes, func(r Run) string { return r.Scope })
-	t.Sources = count(runSources, func(r Run) string { return r.SourceKind })
+	t.Scopes = count(runScopes, func(r validate.Run) string { return r.Scope })
+	t.Sources = count(runSources, func(r validate.Run) string { return r.SourceKind })
 	return t
 }
 
 // runSetup summarises what a run stated about its configuration.
-func runSetup(r Run) string {
+func runSetup(r validate.Run) string {
 	var parts []string
 	if r.Params > 0 {
 		parts = append(parts, fmtCount(r.Params)+" params")
@@ -233,22 +127,21 @@ func runSetup(r Run) string {
 		parts = append(parts, fmtCount(r.Tokens)+" tokens")
 	}
 	hw := r.GPU
-	if hw == "" {
-		hw = "GPU not stated"
-	}
 	if r.Count > 0 {
-		hw = strconv.FormatFloat(r.Count, 'f', -1, 64) + " × " + hw
+		hw = strconv.Itoa(r.Count) + " × " + hw
+	} else {
+		hw += " (count not reported)"
 	}
 	parts = append(parts, hw)
 	if r.Strategy != "" {
 		s := r.Strategy
 		if r.Tensor > 0 {
-			s += fmt.Sprintf(" (TP %g)", r.Tensor)
+			s += fmt.Sprintf(" (TP %d)", r.Tensor)
 		}
 		parts = append(parts, s)
 	}
 	if r.Precision != "" {
-		parts = append(parts, r.Precision)
+		parts = append(parts, string(r.Precision))
 	}
 	if r.TimeS > 0 {
 		parts = append(parts, fmtDuration(r.TimeS))

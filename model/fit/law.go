@@ -183,19 +183,7 @@ func Law(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
 	}
 	cvOf := func(X [][]float64, cols []string) (CVResult, error) {
 		return crossValidate(groups, in.level(), func(train, test []int) ([]float64, float64, error) {
-			Xt, yt := pick(X, y, train)
-			// A split may leave a dummy (a GPU or strategy) absent from the
-			// training side: drop that column; held-out rows then get the
-			// reference level, as a new GPU would.
-			// If the remaining design is still singular on this split (a
-			// dummy confounded with a regressor), drop dummies from the end
-			// until it is not.
-			keep := varyingColumns(Xt)
-			r, err := OLS(subCols(Xt, keep), yt, subNames(cols, keep), nil)
-			for err != nil && len(keep) > 1 && strings.Contains(cols[keep[len(keep)-1]], ":") {
-				keep = keep[:len(keep)-1]
-				r, err = OLS(subCols(Xt, keep), yt, subNames(cols, keep), nil)
-			}
+			r, keep, err := splitOLS(X, y, cols, train)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -313,6 +301,24 @@ func distinctStrings(xs []string) []string {
 		}
 	}
 	return out
+}
+
+// splitOLS fits the law's OLS on the train rows of one cross-validation
+// split and returns the columns it kept. A split may leave a dummy (a GPU
+// or strategy) absent from the training side: that column is dropped, and
+// held-out rows then get the reference level, as a new GPU would. If the
+// remaining design is still singular on this split (a dummy confounded
+// with a regressor), dummies are dropped from the end until it is not.
+// Predict a row j with r.Predict(subCols([][]float64{X[j]}, keep)[0]).
+func splitOLS(X [][]float64, y []float64, cols []string, train []int) (*OLSResult, []int, error) {
+	Xt, yt := pick(X, y, train)
+	keep := varyingColumns(Xt)
+	r, err := OLS(subCols(Xt, keep), yt, subNames(cols, keep), nil)
+	for err != nil && len(keep) > 1 && strings.Contains(cols[keep[len(keep)-1]], ":") {
+		keep = keep[:len(keep)-1]
+		r, err = OLS(subCols(Xt, keep), yt, subNames(cols, keep), nil)
+	}
+	return r, keep, err
 }
 
 // varyingColumns returns the indices of column 0 (the intercept) and of the
