@@ -561,6 +561,15 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 
 	timeS := tRun + overheadS
 	eKWh := totalJ / 3.6e6
+	if kind == KindLogLinear {
+		// The law gives energy, the roofline model time: say so when the two
+		// disagree so much that the implied power is impossible.
+		if p := totalJ / timeS; p < n*g.IdlePowerW {
+			warn = append(warn, fmt.Sprintf("the %s law's energy over the roofline time implies %.0f W, below the %.0f W the GPUs draw idle: the law and the time model disagree for this configuration", cal.Name, p, n*g.IdlePowerW))
+		} else if p > n*g.BoardPowerW {
+			warn = append(warn, fmt.Sprintf("the %s law's energy over the roofline time implies %.0f W, above the %.0f W board power of the GPUs: the law and the time model disagree for this configuration", cal.Name, p, n*g.BoardPowerW))
+		}
+	}
 
 	// Envelope and interval.
 	outside, sigma := r.envelope(cal)
@@ -692,7 +701,7 @@ func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
 		default:
 			continue
 		}
-		out = append(out, d.name+" "+shortNum(d.x)+" not in ["+shortNum(d.rng[0])+", "+shortNum(d.rng[1])+"]")
+		out = append(out, d.name+" "+ShortNum(d.x)+" not in ["+ShortNum(d.rng[0])+", "+ShortNum(d.rng[1])+"]")
 		k := e.WidenPerEFold * math.Abs(math.Log(d.x/edge))
 		v += k * k
 	}
@@ -711,9 +720,18 @@ func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
 	return out, math.Sqrt(v)
 }
 
-// shortNum prints whole numbers below a million exactly and others to 3
-// significant digits.
-func shortNum(x float64) string {
+// ShortNum prints whole numbers below a million exactly and others to 3
+// significant digits; NaN and infinities by name. Messages across the
+// project use it so a value reads the same everywhere.
+func ShortNum(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "NaN"
+	case math.IsInf(x, 1):
+		return "+Inf"
+	case math.IsInf(x, -1):
+		return "-Inf"
+	}
 	if x == math.Trunc(x) && math.Abs(x) < 1e6 {
 		return strconv.FormatFloat(x, 'f', 0, 64)
 	}

@@ -304,3 +304,23 @@ func goldenText(r model.Response) string {
 	walk("", v)
 	return out.String()
 }
+
+// TestLawPowerConsistency: a loglinear calibration gives energy and the
+// roofline model time; when their ratio is below idle power the estimate
+// says the two disagree (a short run, where the law has no start-up term).
+func TestLawPowerConsistency(t *testing.T) {
+	c := catalog(t)
+	req := baseRequest()
+	req.Training.Tokens = 3.5e5
+	req.Hardware.Count = 1
+	req.Strategy = model.Strategy{Name: model.Single}
+	req.Calibration = "wattscale-zeus-law"
+	r := estimate(t, c, req)
+	found := false
+	for _, w := range r.Warnings {
+		found = found || strings.Contains(w, "below the") && strings.Contains(w, "idle")
+	}
+	if r.AvgPowerW >= 46 || !found {
+		t.Errorf("avg power %.1f W with warnings %q; want below the 46 W idle draw and a warning saying so", r.AvgPowerW, r.Warnings)
+	}
+}

@@ -359,7 +359,7 @@ func fitBatch(d *device, m inferModel, perSeq, given, limit float64, path, what 
 			return 0, err
 		}
 		if given > most {
-			return 0, &model.FieldError{Field: path + ".batch", Value: shortNum(given),
+			return 0, &model.FieldError{Field: path + ".batch", Value: model.ShortNum(given),
 				Message: fmt.Sprintf("does not fit: at most %.0f sequences fit in the %.1f GB left per GPU after the weights (%s %.2f GB per sequence)", most, free/1e9, what, perSeq/1e9)}
 		}
 		return given, nil
@@ -458,10 +458,10 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 			what = "logit caching"
 		}
 		part := fmt.Sprintf("%s: %s tokens forward through %s in sequences of %s, batch %s (%s FLOP/token, %s)",
-			what, shortNum(p.tokens), name, shortNum(p.seq), shortNum(p.batch), shortNum(m.flopsPerToken(p.seq/2, true)), d.bound(f, b))
+			what, model.ShortNum(p.tokens), name, model.ShortNum(p.seq), model.ShortNum(p.batch), model.ShortNum(m.flopsPerToken(p.seq/2, true)), d.bound(f, b))
 		if p.topK > 0 {
 			part += fmt.Sprintf("; top-%s log-probs stored, %s B/token, %s GB in all (host copy and disk not counted)",
-				shortNum(p.topK), shortNum(p.topK*topKEntryBytes), shortNum(p.tokens*p.topK*topKEntryBytes/1e9))
+				model.ShortNum(p.topK), model.ShortNum(p.topK*topKEntryBytes), model.ShortNum(p.tokens*p.topK*topKEntryBytes/1e9))
 		}
 		parts = append(parts, part)
 	}
@@ -483,7 +483,7 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 		f, b := m.genCounts(g)
 		flops, bytes, tokens = flops+f, bytes+b, tokens+g.prompts*g.newTokens
 		parts = append(parts, fmt.Sprintf("generation: %s prompts of %s tokens decoded to %s new tokens each (%s tokens; every sequence runs to max_new_tokens) by %s at batch %s, %s weight bytes read per decode step shared by the batch (%s)",
-			shortNum(g.prompts), shortNum(g.promptTokens), shortNum(g.newTokens), shortNum(g.prompts*g.newTokens), name, shortNum(g.batch), shortNum(m.weightsRead), d.bound(f, b)))
+			model.ShortNum(g.prompts), model.ShortNum(g.promptTokens), model.ShortNum(g.newTokens), model.ShortNum(g.prompts*g.newTokens), name, model.ShortNum(g.batch), model.ShortNum(m.weightsRead), d.bound(f, b)))
 	}
 	kwh, t := d.run(flops, bytes)
 	detail := strings.Join(parts, "; ") + " on " + d.layout()
@@ -509,13 +509,13 @@ func (e *estimator) preprocess(s *PreprocessSpec, path string) (stageEst, []stri
 	tps, cpu := s.TokensPerS, s.CPUPowerW
 	if tps == 0 {
 		tps = DefaultTokensPerS
-		assume = append(assume, fmt.Sprintf("preprocessing throughput %s tokens/s (assumed: one process of a Hugging Face fast tokenizer through datasets.map, packing and sharding included; set preprocess.tokens_per_s)", shortNum(DefaultTokensPerS)))
+		assume = append(assume, fmt.Sprintf("preprocessing throughput %s tokens/s (assumed: one process of a Hugging Face fast tokenizer through datasets.map, packing and sharding included; set preprocess.tokens_per_s)", model.ShortNum(DefaultTokensPerS)))
 	} else if err := checkPositive(path+".tokens_per_s", tps, 1e12); err != nil {
 		return stageEst{}, nil, err
 	}
 	if cpu == 0 {
 		cpu = DefaultCPUPowerW
-		assume = append(assume, fmt.Sprintf("host CPU power %s W while preprocessing (assumed: one server socket under load; set preprocess.cpu_power_w)", shortNum(DefaultCPUPowerW)))
+		assume = append(assume, fmt.Sprintf("host CPU power %s W while preprocessing (assumed: one server socket under load; set preprocess.cpu_power_w)", model.ShortNum(DefaultCPUPowerW)))
 	} else if err := checkPositive(path+".cpu_power_w", cpu, 1e5); err != nil {
 		return stageEst{}, nil, err
 	}
@@ -526,11 +526,11 @@ func (e *estimator) preprocess(s *PreprocessSpec, path string) (stageEst, []stri
 			return stageEst{}, nil, err
 		}
 		idleW = float64(n) * g.IdlePowerW
-		gpus = fmt.Sprintf("%d × %s idle at %s W", n, g.ID, shortNum(g.IdlePowerW))
+		gpus = fmt.Sprintf("%d × %s idle at %s W", n, g.ID, model.ShortNum(g.IdlePowerW))
 	}
 	t := s.Tokens/tps + e.rp.OverheadS.Value
 	kwh := t * (cpu + idleW) / 3.6e6
-	detail := fmt.Sprintf("tokenise, pack and shard %s tokens at %s tokens/s on a %s W CPU, %s, plus %.0f s start-up", shortNum(s.Tokens), shortNum(tps), shortNum(cpu), gpus, e.rp.OverheadS.Value)
+	detail := fmt.Sprintf("tokenise, pack and shard %s tokens at %s tokens/s on a %s W CPU, %s, plus %.0f s start-up", model.ShortNum(s.Tokens), model.ShortNum(tps), model.ShortNum(cpu), gpus, e.rp.OverheadS.Value)
 	return stageEst{kwh: kwh, timeS: t, tokens: s.Tokens, detail: detail}, assume, nil
 }
 
@@ -551,7 +551,7 @@ func (e *estimator) prerun(s *PrerunSpec, path string) (stageEst, error) {
 	}
 	busy := g.IdlePowerW + e.rp.Activity.Value*(g.BoardPowerW-g.IdlePowerW)
 	j := float64(n) * (g.IdlePowerW*s.IdleS + busy*s.BurnInS)
-	detail := fmt.Sprintf("%s s idle at %s W and %s s burn-in at %.0f W on %d × %s", shortNum(s.IdleS), shortNum(g.IdlePowerW), shortNum(s.BurnInS), busy, n, g.ID)
+	detail := fmt.Sprintf("%s s idle at %s W and %s s burn-in at %.0f W on %d × %s", model.ShortNum(s.IdleS), model.ShortNum(g.IdlePowerW), model.ShortNum(s.BurnInS), busy, n, g.ID)
 	return stageEst{kwh: j / 3.6e6, timeS: s.IdleS + s.BurnInS, detail: detail}, nil
 }
 
@@ -570,14 +570,14 @@ func (e *estimator) student(req model.Request, site model.SiteSpec, calName, pat
 	}
 	in := resp.Inputs
 	detail := fmt.Sprintf("fine-tuning estimate: %s on %s tokens, seq %d, batch %d per GPU, %s, %d × %s, %s (calibration %s, 90 %% interval %.3g–%.3g kWh)",
-		in.Model, shortNum(in.Tokens), in.SeqLen, in.BatchPerGPU, in.Precision, in.Count, in.GPU, resp.Parallel.Strategy, resp.Calibration.Name, resp.EnergyIntervalKWh[0], resp.EnergyIntervalKWh[1])
+		in.Model, model.ShortNum(in.Tokens), in.SeqLen, in.BatchPerGPU, in.Precision, in.Count, in.GPU, resp.Parallel.Strategy, resp.Calibration.Name, resp.EnergyIntervalKWh[0], resp.EnergyIntervalKWh[1])
 	return stageEst{kwh: resp.EnergyKWh, timeS: resp.TimeS, tokens: in.Tokens, detail: detail, params: resp.Proxies.Params}, resp, nil
 }
 
 // checkWhole reports a *model.FieldError unless x is a whole number in [lo, hi].
 func checkWhole(field string, x, lo, hi float64) error {
 	if math.IsNaN(x) || math.IsInf(x, 0) || x != math.Trunc(x) || x < lo || x > hi {
-		return &model.FieldError{Field: field, Value: shortNum(x), Message: fmt.Sprintf("must be a whole number from %s to %s", shortNum(lo), shortNum(hi))}
+		return &model.FieldError{Field: field, Value: model.ShortNum(x), Message: fmt.Sprintf("must be a whole number from %s to %s", model.ShortNum(lo), model.ShortNum(hi))}
 	}
 	return nil
 }
@@ -585,7 +585,7 @@ func checkWhole(field string, x, lo, hi float64) error {
 // checkPositive reports a *model.FieldError unless 0 < x <= hi.
 func checkPositive(field string, x, hi float64) error {
 	if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 || x > hi {
-		return &model.FieldError{Field: field, Value: shortNum(x), Message: fmt.Sprintf("must be a finite number greater than 0 and at most %s", shortNum(hi))}
+		return &model.FieldError{Field: field, Value: model.ShortNum(x), Message: fmt.Sprintf("must be a finite number greater than 0 and at most %s", model.ShortNum(hi))}
 	}
 	return nil
 }
@@ -597,29 +597,13 @@ func checkRange(field string, x, lo, hi float64, openLo bool) error {
 	if !bad {
 		return nil
 	}
-	l := "from " + shortNum(lo)
+	l := "from " + model.ShortNum(lo)
 	if openLo {
-		l = "greater than " + shortNum(lo) + " and at most"
+		l = "greater than " + model.ShortNum(lo) + " and at most"
 	} else {
 		l += " to"
 	}
-	return &model.FieldError{Field: field, Value: shortNum(x), Message: fmt.Sprintf("must be a finite number %s %s", l, shortNum(hi))}
-}
-
-// shortNum prints whole numbers below a million exactly and others to 3
-// significant digits; NaN and infinities by name.
-func shortNum(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case math.IsInf(x, 1):
-		return "+Inf"
-	case math.IsInf(x, -1):
-		return "-Inf"
-	case x == math.Trunc(x) && math.Abs(x) < 1e6:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	}
-	return strconv.FormatFloat(x, 'g', 3, 64)
+	return &model.FieldError{Field: field, Value: model.ShortNum(x), Message: fmt.Sprintf("must be a finite number %s %s", l, model.ShortNum(hi))}
 }
 
 func quote(s string) string { return strconv.Quote(s) }

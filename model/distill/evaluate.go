@@ -136,7 +136,7 @@ func checkTokens(field string, x float64) error {
 		return nil
 	}
 	if math.IsNaN(x) || math.IsInf(x, 0) || x < 1 || x > maxTokens {
-		return &model.FieldError{Field: field, Value: shortNum(x), Message: fmt.Sprintf("must be 0 (unknown) or a number of tokens from 1 to %s", shortNum(maxTokens))}
+		return &model.FieldError{Field: field, Value: model.ShortNum(x), Message: fmt.Sprintf("must be 0 (unknown) or a number of tokens from 1 to %s", model.ShortNum(maxTokens))}
 	}
 	return nil
 }
@@ -461,7 +461,7 @@ func (ev *evaluation) link() error {
 		o.students = 1 + o.sharers
 		if o.in.Students != 0 {
 			if int(o.in.Students) < o.students {
-				return &model.FieldError{Field: o.path + ".students", Value: shortNum(o.in.Students), Message: fmt.Sprintf("must be at least %d: %d option(s) in the plan share this teacher stage", o.students, o.sharers)}
+				return &model.FieldError{Field: o.path + ".students", Value: model.ShortNum(o.in.Students), Message: fmt.Sprintf("must be at least %d: %d option(s) in the plan share this teacher stage", o.students, o.sharers)}
 			}
 			o.students = int(o.in.Students)
 		}
@@ -588,7 +588,7 @@ func (ev *evaluation) fillStages(o *opt) error {
 		o.stages = append(o.stages, st)
 	}
 	if o.studentParams > 0 && o.teacherParams > 0 && o.studentParams > o.teacherParams {
-		ev.warn = append(ev.warn, fmt.Sprintf("%s: the student (%s parameters) is larger than the teacher (%s parameters); distillation usually runs the other way", o.name, shortNum(o.studentParams), shortNum(o.teacherParams)))
+		ev.warn = append(ev.warn, fmt.Sprintf("%s: the student (%s parameters) is larger than the teacher (%s parameters); distillation usually runs the other way", o.name, model.ShortNum(o.studentParams), model.ShortNum(o.teacherParams)))
 	}
 	return nil
 }

@@ -316,7 +316,7 @@ func (ev *evaluation) advice(r *Result) []string {
 		if o.regime == RegimeSynthetic && o.in.Teacher != nil {
 			for _, st := range o.stages {
 				if st.Stage == StageTeacher {
-					out = append(out, fmt.Sprintf("%s's teacher decodes %s tokens for %s kWh; generation energy grows with max_new_tokens and prompts and falls with batch size, so trim prompts and lengths before generating more (design rule 6).", o.name, shortNum(st.Tokens), kwhStr(st.EnergyKWh)))
+					out = append(out, fmt.Sprintf("%s's teacher decodes %s tokens for %s kWh; generation energy grows with max_new_tokens and prompts and falls with batch size, so trim prompts and lengths before generating more (design rule 6).", o.name, model.ShortNum(st.Tokens), kwhStr(st.EnergyKWh)))
 				}
 			}
 		}
