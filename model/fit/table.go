@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/validate"
@@ -396,17 +397,37 @@ func AddTable(base model.Calibration, hw *model.Hardware, presets []model.Preset
 // predicted by cat with its default calibration's table stage refitted on
 // base without that source (TableCatalog).
 func ScoreHoldout(cat *model.Catalog, base model.Calibration, runs []validate.Run, scaling []ScalingPoint) (validate.Report, error) {
+	// The per-source refits are independent: run them concurrently (one
+	// goroutine per source; each fit is pure computation on shared,
+	// read-only inputs), then score with the finished catalogs.
+	var sources []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if !seen[r.Source] {
+			seen[r.Source] = true
+			sources = append(sources, r.Source)
+		}
+	}
+	cats := make([]*model.Catalog, len(sources))
+	errs := make([]error, len(sources))
+	var wg sync.WaitGroup
+	for i, src := range sources {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cats[i], errs[i] = TableCatalog(cat, base, runs, scaling, src)
+		}()
+	}
+	wg.Wait()
 	fitted := map[string]*model.Catalog{}
+	for i, src := range sources {
+		if errs[i] != nil {
+			return validate.Report{}, errs[i]
+		}
+		fitted[src] = cats[i]
+	}
 	return validate.Score(runs, validate.Options{Label: "leave-one-source-out", CatalogFor: func(source string) (*model.Catalog, error) {
-		if k, ok := fitted[source]; ok {
-			return k, nil
-		}
-		k, err := TableCatalog(cat, base, runs, scaling, source)
-		if err != nil {
-			return nil, err
-		}
-		fitted[source] = k
-		return k, nil
+		return fitted[source], nil
 	}})
 }
 
