@@ -149,11 +149,11 @@ func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 		Citation:    "wattscale; speedup and α_η from Zoubeirou a Mayaki 2026 (arXiv 2606.23546) published scaling tables; time and power from " + in.DataName,
 		Provenance: model.Provenance{
 			Data:      in.DataName + "; content/data/published-scaling.csv (published figures)",
-			Method:    "relative-error least squares of measured time on C/peak and M/bandwidth (single GPU, default power limit); activity = mean (P − P_idle)/(P_board − P_idle); speedup curves by non-linear least squares; α_η by OLS through the origin of ln(energy ratio) on ln η; interval σ = leave-one-group-out RMSE of ln energy",
+			Method:    "relative-error least squares of measured time on C/peak and M/bandwidth (single GPU, default power limit); activity = mean (P − P_idle)/(P_board − P_idle); speedup curves by non-linear least squares; α_η by OLS through the origin of ln(energy ratio) on ln η; interval σ = group-disjoint cross-validated RMSE of ln energy",
 			Generated: "make fit (go run ./site fit -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations)",
 		},
 		Roofline: &p, AlphaEta: alpha, Speedup: sp,
-		Interval: model.Interval{SigmaLn: sigma, Level: in.level(), Method: "leave-one-group-out cross-validated RMSE of ln energy (" + cv.Method + ")"},
+		Interval: model.Interval{SigmaLn: sigma, Level: in.level(), Method: "cross-validated RMSE of ln energy (" + cv.Method + ")"},
 		Envelope: envelopeOf(in, rows),
 		Fit: &model.FitSummary{
 			N: len(rows), Groups: cv.Groups, R2: r2, AdjR2: adjR2(r2, len(rows), 4), RMSELn: rmse,
