@@ -39,16 +39,26 @@ func fieldErr(field string, value any, format string, args ...any) error {
 	return &FieldError{Field: field, Value: v, Message: fmt.Sprintf(format, args...)}
 }
 
+// formatFloat prints x exactly (shortest round-trip form), non-finite
+// values by name.
 func formatFloat(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case math.IsInf(x, 1):
-		return "+Inf"
-	case math.IsInf(x, -1):
-		return "-Inf"
+	if s, ok := nonFinite(x); ok {
+		return s
 	}
 	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// nonFinite names NaN and the infinities.
+func nonFinite(x float64) (string, bool) {
+	switch {
+	case math.IsNaN(x):
+		return "NaN", true
+	case math.IsInf(x, 1):
+		return "+Inf", true
+	case math.IsInf(x, -1):
+		return "-Inf", true
+	}
+	return "", false
 }
 
 // AsFieldError returns the *FieldError in err's chain, or nil.

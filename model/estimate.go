@@ -724,13 +724,8 @@ func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
 // significant digits; NaN and infinities by name. Messages across the
 // project use it so a value reads the same everywhere.
 func ShortNum(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case math.IsInf(x, 1):
-		return "+Inf"
-	case math.IsInf(x, -1):
-		return "-Inf"
+	if s, ok := nonFinite(x); ok {
+		return s
 	}
 	if x == math.Trunc(x) && math.Abs(x) < 1e6 {
 		return strconv.FormatFloat(x, 'f', 0, 64)
