@@ -17,6 +17,8 @@ func TestParseRequestErrors(t *testing.T) {
 		{"empty", ``, "(body)"},
 		{"malformed", `{"model": {`, "(body)"},
 		{"unknown field", `{"model": {"preset": "bert-base"}, "colour": 3}`, "colour"},
+		{"unknown nested field", `{"training": {"steps": 3}}`, "training.steps"},
+		{"nested type error", `{"hardware": {"count": "four"}}`, "hardware.count"},
 		{"letters in a number", `{"training": {"tokens": "lots"}}`, "training.tokens"},
 		{"trailing data", `{} {}`, "(body)"},
 		{"bad strategy object", `{"strategy": {"tensor": 2, "pipeline": 4}}`, "strategy.pipeline"},

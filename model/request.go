@@ -162,11 +162,92 @@ func DecodeStrict(r io.Reader, v any) error {
 	return nil
 }
 
-// ParseRequest decodes a request strictly.
+// ParseRequest decodes a request strictly; an unknown field anywhere in it
+// is reported with its full path ("training.steps").
 func ParseRequest(r io.Reader) (Request, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	if err != nil {
+		return Request{}, &FieldError{Field: "(body)", Message: "could not be read: " + err.Error()}
+	}
+	return DecodeRequest(raw, "")
+}
+
+// DecodeRequest decodes a request held in raw one object at a time, so that
+// every error names its full field path, prefixed by path (for a request
+// nested in a larger document, e.g. "options[0].student"; "" at the top).
+func DecodeRequest(raw []byte, path string) (Request, error) {
+	var j struct {
+		Model       json.RawMessage `json:"model"`
+		Training    json.RawMessage `json:"training"`
+		Hardware    json.RawMessage `json:"hardware"`
+		Strategy    json.RawMessage `json:"strategy"`
+		Site        json.RawMessage `json:"site"`
+		Calibration string          `json:"calibration"`
+	}
 	var req Request
-	err := DecodeStrict(r, &req)
-	return req, err
+	if err := DecodeStrict(bytes.NewReader(raw), &j); err != nil {
+		return req, PrefixField(path, err)
+	}
+	req.Calibration = j.Calibration
+	for _, part := range []struct {
+		raw  json.RawMessage
+		v    any
+		name string
+	}{
+		{j.Model, &req.Model, "model"}, {j.Training, &req.Training, "training"},
+		{j.Hardware, &req.Hardware, "hardware"}, {j.Site, &req.Site, "site"},
+	} {
+		if isNull(part.raw) {
+			continue
+		}
+		if err := DecodeStrict(bytes.NewReader(part.raw), part.v); err != nil {
+			return req, PrefixField(joinPath(path, part.name), err)
+		}
+	}
+	// Strategy names its own fields ("strategy", "strategy.tensor").
+	if !isNull(j.Strategy) {
+		if err := DecodeStrict(bytes.NewReader(j.Strategy), &req.Strategy); err != nil {
+			fe := AsFieldError(err)
+			if fe != nil && fe.Field == "(body)" {
+				fe.Field = "strategy"
+			}
+			return req, PrefixField(path, err)
+		}
+	}
+	return req, nil
+}
+
+func isNull(raw []byte) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || string(t) == "null"
+}
+
+func joinPath(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+// PrefixField returns err as a *FieldError whose field is prefixed by path
+// ("" leaves it as it is; a body-level error takes path itself).
+func PrefixField(path string, err error) error {
+	fe := AsFieldError(err)
+	if fe == nil {
+		if path == "" {
+			path = "(body)"
+		}
+		return &FieldError{Field: path, Message: err.Error()}
+	}
+	f := fe.Field
+	switch {
+	case path == "":
+	case f == "" || f == "(body)":
+		f = path
+	default:
+		f = path + "." + f
+	}
+	return &FieldError{Field: f, Value: fe.Value, Message: fe.Message}
 }
 
 func jsonError(err error) error {

@@ -283,45 +283,10 @@ func parseOption(raw json.RawMessage, o *Option, path string) error {
 	return nil
 }
 
-// parseRequest decodes a fine-tuning request one level at a time, so that an
-// unknown field deep inside it is reported with its full path.
+// parseRequest decodes a fine-tuning request nested at path, with full
+// field paths in its errors (model.DecodeRequest).
 func parseRequest(raw json.RawMessage, path string) (model.Request, error) {
-	var j struct {
-		Model       json.RawMessage `json:"model"`
-		Training    json.RawMessage `json:"training"`
-		Hardware    json.RawMessage `json:"hardware"`
-		Strategy    json.RawMessage `json:"strategy"`
-		Site        json.RawMessage `json:"site"`
-		Calibration string          `json:"calibration"`
-	}
-	var req model.Request
-	if err := decodeAt(raw, &j, path); err != nil {
-		return req, err
-	}
-	req.Calibration = j.Calibration
-	for _, part := range []struct {
-		raw  json.RawMessage
-		v    any
-		name string
-	}{
-		{j.Model, &req.Model, "model"}, {j.Training, &req.Training, "training"},
-		{j.Hardware, &req.Hardware, "hardware"}, {j.Site, &req.Site, "site"},
-	} {
-		if err := decodeAt(part.raw, part.v, path+"."+part.name); err != nil {
-			return req, err
-		}
-	}
-	// Strategy reports its own field paths ("strategy.tensor").
-	if !isNull(j.Strategy) {
-		if err := decodeAt(j.Strategy, &req.Strategy, path); err != nil {
-			fe := model.AsFieldError(err)
-			if fe != nil && fe.Field == path {
-				fe.Field = path + ".strategy"
-			}
-			return req, err
-		}
-	}
-	return req, nil
+	return model.DecodeRequest(raw, path)
 }
 
 func isNull(raw json.RawMessage) bool {
@@ -354,18 +319,4 @@ func decodeAt(raw json.RawMessage, v any, path string) error {
 }
 
 // atPath returns err as a *model.FieldError whose field is prefixed by path.
-func atPath(path string, err error) error {
-	fe := model.AsFieldError(err)
-	if fe == nil {
-		return &model.FieldError{Field: path, Message: err.Error()}
-	}
-	f := fe.Field
-	switch {
-	case path == "":
-	case f == "" || f == "(body)":
-		f = path
-	default:
-		f = path + "." + f
-	}
-	return &model.FieldError{Field: f, Value: fe.Value, Message: fe.Message}
-}
+func atPath(path string, err error) error { return model.PrefixField(path, err) }
