@@ -197,6 +197,7 @@ type resolved struct {
 	tokens   float64
 	seq, bat int
 	prec     Precision
+	state    float64 // bytes per parameter of weights, gradients and optimizer state
 	gpu      *GPU
 	peak     float64
 	count    int
@@ -295,6 +296,13 @@ func (c *Catalog) resolve(req Request) (*resolved, error) {
 	if r.tokens < float64(r.seq) {
 		return nil, fieldErr("training.tokens", r.tokens, "must cover at least one sequence (%d tokens)", r.seq)
 	}
+	r.state = DefaultStateBytesPerParam
+	if t.StateBytesPerParam != 0 {
+		if err := checkRange("training.state_bytes_per_param", t.StateBytesPerParam, 2, 64); err != nil {
+			return nil, err
+		}
+		r.state = t.StateBytesPerParam
+	}
 	r.prec = Precision(strings.ToLower(string(t.Precision)))
 	if r.prec == "" {
 		return nil, fieldErr("training.precision", nil, "is required: one of %s", joinPrecisions(Precisions))
@@ -358,12 +366,13 @@ func (c *Catalog) resolve(req Request) (*resolved, error) {
 		r.timeCal, _ = c.Calibration("")
 	}
 
-	// Memory feasibility: 16 bytes/param for weights, gradients and Adam state
-	// in mixed precision (Rajbhandari et al. 2020, ZeRO, section 3.1).
+	// Memory feasibility: by default 16 bytes/param for weights, gradients
+	// and Adam state in mixed precision (Rajbhandari et al. 2020, ZeRO,
+	// section 3.1); training.state_bytes_per_param overrides it.
 	state := r.stateBytesPerGPU()
 	if capB := g.MemoryGB * 1e9; state > capB {
-		return nil, fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (16 bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, or a larger GPU",
-			state/1e9, r.params, r.layoutString(), g.MemoryGB, g.ID)
+		return nil, fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, a larger GPU, or a leaner optimizer (training.state_bytes_per_param)",
+			state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID)
 	}
 	return r, nil
 }
@@ -435,13 +444,14 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 	return nil
 }
 
-// stateBytesPerGPU is 16 bytes per parameter divided by the ranks that shard it.
+// stateBytesPerGPU is the state bytes per parameter times the parameters,
+// divided by the ranks that shard them.
 func (r *resolved) stateBytesPerGPU() float64 {
 	shards := float64(r.plan.Tensor)
 	if r.plan.DataMode == FSDP {
 		shards *= float64(r.plan.Data)
 	}
-	return 16 * r.params / shards
+	return r.state * r.params / shards
 }
 
 // activationBytesPerTokenLayer is 34·d bytes at 16-bit activations
@@ -459,14 +469,15 @@ func (r *resolved) actBytesPerTokenLayer() float64 {
 // step: weights read in the forward and backward passes and gradients
 // written and read (8 bytes in mixed precision, 16 in fp32), and the AdamW
 // update reading and writing master weights and two moments in fp32
-// (24 bytes). Under fsdp each rank updates only its shard (ZeRO, Rajbhandari
-// et al. 2020), so the update's share is divided by the data-parallel degree.
+// (24 bytes; scaled by state_bytes_per_param/16 for other optimizers). Under
+// fsdp each rank updates only its shard (ZeRO, Rajbhandari et al. 2020), so
+// the update's share is divided by the data-parallel degree.
 func (r *resolved) paramTrafficBytes() float64 {
 	pass := 8.0
 	if r.prec == FP32 || r.prec == TF32 {
 		pass = 16
 	}
-	update := 24.0
+	update := 24.0 * r.state / DefaultStateBytesPerParam
 	if r.plan.DataMode == FSDP && r.plan.Data > 1 {
 		update /= float64(r.plan.Data)
 	}

@@ -182,6 +182,8 @@ func TestBadRequests(t *testing.T) {
 			r.Strategy = model.Strategy{Name: model.DDP}
 		}, "hardware.count"},
 		{"pue below 1", func(r *model.Request) { r.Site.PUE = 0.5 }, "site.pue"},
+		{"state bytes too small", func(r *model.Request) { r.Training.StateBytesPerParam = 1 }, "training.state_bytes_per_param"},
+		{"NaN state bytes", func(r *model.Request) { r.Training.StateBytesPerParam = math.NaN() }, "training.state_bytes_per_param"},
 		{"unknown calibration", func(r *model.Request) { r.Calibration = "nope" }, "calibration"},
 		{"missing precision", func(r *model.Request) { r.Training.Precision = "" }, "training.precision"},
 	}
@@ -197,7 +199,7 @@ func TestBadRequests(t *testing.T) {
 			if fe.Field != tt.field {
 				t.Errorf("error field = %q (%v), want %q", fe.Field, err, tt.field)
 			}
-			if strings.Contains(err.Error(), "NaN") && tt.name != "NaN tokens" {
+			if strings.Contains(err.Error(), "NaN") && !strings.HasPrefix(tt.name, "NaN") {
 				t.Errorf("error mentions NaN: %v", err)
 			}
 		})
@@ -322,5 +324,38 @@ func TestLawPowerConsistency(t *testing.T) {
 	}
 	if r.AvgPowerW >= 46 || !found {
 		t.Errorf("avg power %.1f W with warnings %q; want below the 46 W idle draw and a warning saying so", r.AvgPowerW, r.Warnings)
+	}
+}
+
+// TestStateBytesPerParam: a leaner optimizer (Adafactor on bf16 weights,
+// 4 bytes per parameter) lets a 13B model train on one 80 GB GPU that AdamW
+// in mixed precision (16 bytes) cannot, with less optimizer traffic and the
+// same FLOPs; 16 given explicitly equals the default.
+func TestStateBytesPerParam(t *testing.T) {
+	c := catalog(t)
+	req := model.Request{Model: model.ModelSpec{Preset: "olmo-2-13b"},
+		Training: model.TrainingSpec{Tokens: 3e7, SeqLen: 1024, BatchPerGPU: 4, Precision: model.BF16},
+		Hardware: model.HardwareSpec{GPU: "h100-sxm5", Count: 1}, Strategy: model.Strategy{Name: model.Single}}
+	if _, err := c.Estimate(req); model.AsFieldError(err) == nil || model.AsFieldError(err).Field != "hardware.count" {
+		t.Fatalf("13B with AdamW on one H100: error %v, want hardware.count too small", err)
+	}
+	lean := req
+	lean.Training.StateBytesPerParam = 4
+	r := estimate(t, c, lean)
+	if got, want := r.Memory.StateGBPerGPU, 4*r.Proxies.Params/1e9; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("state %.3f GB per GPU, want %.3f", got, want)
+	}
+	small := baseRequest()
+	a := estimate(t, c, small)
+	small.Training.StateBytesPerParam = 16
+	b := estimate(t, c, small)
+	if a.EnergyKWh != b.EnergyKWh {
+		t.Errorf("explicit 16 bytes gives %g kWh, default %g", b.EnergyKWh, a.EnergyKWh)
+	}
+	small.Training.StateBytesPerParam = 4
+	d := estimate(t, c, small)
+	if !(d.Roofline.Bytes < a.Roofline.Bytes) || d.Roofline.FLOPs != a.Roofline.FLOPs || !(d.EnergyKWh < a.EnergyKWh) {
+		t.Errorf("4 bytes: %g bytes, %g FLOPs, %g kWh; 16 bytes: %g, %g, %g; want less traffic and energy, same FLOPs",
+			d.Roofline.Bytes, d.Roofline.FLOPs, d.EnergyKWh, a.Roofline.Bytes, a.Roofline.FLOPs, a.EnergyKWh)
 	}
 }

@@ -50,7 +50,16 @@ type TrainingSpec struct {
 	SeqLen        float64   `json:"seq_len"`                  // tokens per sequence
 	BatchPerGPU   float64   `json:"batch_per_gpu"`            // sequences per GPU per step (micro-batch)
 	Precision     Precision `json:"precision"`                // fp32, tf32, fp16, bf16 or fp8
+	// StateBytesPerParam is the device memory per parameter for weights,
+	// gradients and optimizer state; 0 = 16, AdamW in mixed precision
+	// (ZeRO, Rajbhandari et al. 2020). Typical values: 8 for Adafactor with
+	// fp32 master weights, 4 for Adafactor or plain SGD on pure bf16 weights.
+	StateBytesPerParam float64 `json:"state_bytes_per_param,omitempty"`
 }
+
+// DefaultStateBytesPerParam is AdamW's footprint in mixed precision: bf16
+// weights and gradients plus fp32 master weights and two moments.
+const DefaultStateBytesPerParam = 16
 
 // HardwareSpec names the accelerator and how many.
 type HardwareSpec struct {
