@@ -52,17 +52,7 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	isZeus := fit.IsZeus(firstLine(raw))
-	dataName := filepath.Base(*data)
-	prefix := *name
-	if isZeus {
-		dataName = "Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md)"
-		if prefix == "" {
-			prefix = "wattscale"
-		}
-	} else if prefix == "" {
-		prefix = "user"
-	}
+	dataName, prefix, lawName := fit.Naming(raw, filepath.Base(*data), *name)
 	in := fit.Inputs{Rows: rows, DataName: dataName, Scaling: scaling, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: presets}
 
 	var cals []model.Calibration
@@ -78,10 +68,6 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		cals = append(cals, c)
 	}
 	if *kind == "law" || *kind == "both" || *out != "" {
-		lawName := prefix + "-law"
-		if isZeus {
-			lawName = "wattscale-zeus-law"
-		}
 		c, _, err := fit.Law(in, lawName, "1.0.0")
 		if err != nil {
 			return err
@@ -115,17 +101,6 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return writeJSON(stdout, printed[0])
 	}
 	return writeJSON(stdout, printed)
-}
-
-func firstLine(b []byte) []string {
-	if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
-		b = b[:i]
-	}
-	var out []string
-	for _, f := range bytes.Split(b, []byte(",")) {
-		out = append(out, string(f))
-	}
-	return out
 }
 
 // writeDiagnostics prints a calibration's coefficient table and fit statistics.

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -112,12 +113,40 @@ func ReadMeasurements(r io.Reader, presets []model.Preset) ([]model.Measurement,
 	if err != nil {
 		return nil, err
 	}
-	first := string(b)
-	if i := strings.IndexAny(first, "\r\n"); i >= 0 {
-		first = first[:i]
+	if IsZeusCSV(b) {
+		return ReadZeus(bytes.NewReader(b))
 	}
-	if IsZeus(strings.Split(first, ",")) {
-		return ReadZeus(strings.NewReader(string(b)))
+	return model.ParseMeasurements(bytes.NewReader(b), presets)
+}
+
+// IsZeusCSV reports whether raw's first line is the Zeus power-trace header.
+func IsZeusCSV(raw []byte) bool {
+	if i := bytes.IndexAny(raw, "\r\n"); i >= 0 {
+		raw = raw[:i]
 	}
-	return model.ParseMeasurements(strings.NewReader(string(b)), presets)
+	return IsZeus(strings.Split(string(raw), ","))
+}
+
+// ZeusDataName is how calibrations fitted on the Zeus trace cite it.
+const ZeusDataName = "Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md)"
+
+// Naming returns how a fit of raw (read from a file called fileName) cites
+// its data and names its calibrations: the Zeus trace gets ZeusDataName,
+// the prefix "wattscale" and the law name "wattscale-zeus-law"; other data
+// the file name, the prefix "user" and "<prefix>-law". A non-empty prefix
+// overrides the default one.
+func Naming(raw []byte, fileName, prefix string) (dataName, calPrefix, lawName string) {
+	dataName, calPrefix = fileName, "user"
+	zeus := IsZeusCSV(raw)
+	if zeus {
+		dataName, calPrefix = ZeusDataName, "wattscale"
+	}
+	if prefix != "" {
+		calPrefix = prefix
+	}
+	lawName = calPrefix + "-law"
+	if zeus {
+		lawName = "wattscale-zeus-law"
+	}
+	return
 }

@@ -87,25 +87,12 @@ func fitCSV(in Input) (model.Calibration, int, error) {
 	if name == "" || name == "." || name == "/" {
 		name = "measurements.csv"
 	}
-	prefix := "user"
-	first := string(raw)
-	if i := strings.IndexAny(first, "\r\n"); i >= 0 {
-		first = first[:i]
-	}
-	isZeus := fit.IsZeus(strings.Split(first, ","))
-	if isZeus {
-		name = "Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md)"
-		prefix = "wattscale"
-	}
+	name, prefix, lawName := fit.Naming(raw, name, "")
 	fin := fit.Inputs{Rows: rows, DataName: name, Scaling: scaling, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: presets}
 	if in.Kind == "roofline" {
 		// The same stages as `site fit -kind roofline` (table stage included).
 		c, err := fit.RooflineWithTable(fin, prefix+"-roofline", "1.0.0", content.ValidationRuns)
 		return c, len(rows), err
-	}
-	lawName := prefix + "-law"
-	if isZeus {
-		lawName = "wattscale-zeus-law"
 	}
 	c, _, err := fit.Law(fin, lawName, "1.0.0")
 	return c, len(rows), err
