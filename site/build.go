@@ -116,7 +116,7 @@ func compute(s *Site, o buildOptions) (*Computed, error) {
 			scores <- r
 		}()
 	}
-	in := reportInputs{cals: s.Calibrations, scaling: s.Scaling}
+	in := reportInputs{cals: s.Calibrations, scaling: s.Scaling, runs: s.RunsRaw}
 	for _, f := range s.DataFiles {
 		if f.Path == "data/published-scaling.csv" {
 			ci, err := scalingIntervals(f.Data)

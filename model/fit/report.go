@@ -26,27 +26,33 @@ type Prediction struct {
 // the ln predictions behind the calibration's cross-validated statistics
 // (CVPooledRMSELn is their RMSE); NaN when no split held it out.
 func LawPredictions(in Inputs) ([]Prediction, error) {
-	_, lf, err := Law(in, "law-predictions", "0")
+	_, ps, err := LawWithPredictions(in, "law-predictions", "0")
+	return ps, err
+}
+
+// LawWithPredictions is Law together with LawPredictions, from one fit.
+func LawWithPredictions(in Inputs, name, version string) (model.Calibration, []Prediction, error) {
+	cal, lf, err := Law(in, name, version)
 	if err != nil {
-		return nil, err
+		return cal, nil, err
 	}
 	cat, err := unitCatalog(&in)
 	if err != nil {
-		return nil, err
+		return cal, nil, err
 	}
 	rows, _, err := lawRows(in, cat)
 	if err != nil {
-		return nil, err
+		return cal, nil, err
 	}
 	if len(rows) != len(lf.Y) || len(lf.CV.HeldOut) != len(lf.Y) {
-		return nil, fmt.Errorf("fit: law predictions: %d rows, fit used %d", len(rows), len(lf.Y))
+		return cal, nil, fmt.Errorf("fit: law predictions: %d rows, fit used %d", len(rows), len(lf.Y))
 	}
 	out := make([]Prediction, len(rows))
 	for i, r := range rows {
 		fitted, _ := lf.Full.Predict(lf.X[i])
 		out[i] = Prediction{GPU: r.gpu, Group: r.group, MeasuredKWh: math.Exp(lf.Y[i]), FittedKWh: math.Exp(fitted), HeldOutKWh: math.Exp(lf.CV.HeldOut[i])}
 	}
-	return out, nil
+	return cal, out, nil
 }
 
 // RooflinePredictions fits the roofline calibration as Roofline does and
@@ -54,19 +60,29 @@ func LawPredictions(in Inputs) ([]Prediction, error) {
 // (single GPU at default power): in sample, and held out as in
 // LawPredictions.
 func RooflinePredictions(in Inputs) ([]Prediction, error) {
-	res, err := rooflineFit(in, "roofline-predictions", "0")
+	_, ps, err := RooflineWithPredictions(in, "roofline-predictions", "0", nil)
+	return ps, err
+}
+
+// RooflineWithPredictions is RooflineWithTable together with
+// RooflinePredictions, from one fit: the predictions are those of the rows
+// in, before the table stage (which does not change them: it sets the
+// tensor-precision and communication constants).
+func RooflineWithPredictions(in Inputs, name, version string, runsCSV []byte) (model.Calibration, []Prediction, error) {
+	res, err := rooflineFit(in, name, version)
 	if err != nil {
-		return nil, err
+		return res.cal, nil, err
 	}
 	out := make([]Prediction, len(res.rows))
 	for i, r := range res.rows {
 		g, err := in.Hardware.Lookup(r.m.GPU)
 		if err != nil {
-			return nil, err
+			return res.cal, nil, err
 		}
 		out[i] = Prediction{GPU: g.ID, Group: r.group, MeasuredKWh: r.m.EnergyKWh, FittedKWh: math.Exp(res.lnPred[i]), HeldOutKWh: math.Exp(res.cv.HeldOut[i])}
 	}
-	return out, nil
+	cal, err := tableFromCSV(res.cal, in, runsCSV)
+	return cal, out, err
 }
 
 // unitRoofline is the placeholder time model Law and Roofline resolve rows

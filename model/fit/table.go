@@ -436,8 +436,16 @@ func ScoreHoldout(cat *model.Catalog, base model.Calibration, runs []validate.Ru
 // (AddTable) on the validation runs it holds.
 func RooflineWithTable(in Inputs, name, version string, runsCSV []byte) (model.Calibration, error) {
 	c, err := Roofline(in, name, version)
-	if err != nil || len(runsCSV) == 0 {
+	if err != nil {
 		return c, err
+	}
+	return tableFromCSV(c, in, runsCSV)
+}
+
+// tableFromCSV adds the table stage on the runs in runsCSV; none leaves c as it is.
+func tableFromCSV(c model.Calibration, in Inputs, runsCSV []byte) (model.Calibration, error) {
+	if len(runsCSV) == 0 {
+		return c, nil
 	}
 	runs, err := validate.ReadRuns(bytes.NewReader(runsCSV))
 	if err != nil {
