@@ -69,8 +69,7 @@ func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 	if err != nil {
 		return res, err
 	}
-	unit := model.RooflineParams{UCompute: model.Coefficient{Value: 1}, UMemory: model.Coefficient{Value: 1}, Activity: model.Coefficient{Value: 1}}
-	cat, _, err := bootstrap(&in, sp, alpha, unit)
+	cat, _, err := bootstrap(&in, sp, alpha, unitRoofline)
 	if err != nil {
 		return res, err
 	}
@@ -84,21 +83,26 @@ func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 	}
 	notes = append(notes, rf.Notes...)
 
-	// In-sample and cross-validated energy errors.
-	predict := func(p model.RooflineParams, r rooflineRow) (float64, error) {
+	// In-sample and cross-validated energy errors: one catalog per set of
+	// constants, then an estimate per row.
+	catalogFor := func(p model.RooflineParams) (*model.Catalog, error) {
 		c, _, err := bootstrap(&in, sp, alpha, p)
-		if err != nil {
-			return 0, err
-		}
+		return c, err
+	}
+	predict := func(c *model.Catalog, r rooflineRow) (float64, error) {
 		resp, err := c.Estimate(r.m.Request())
 		if err != nil {
 			return 0, err
 		}
 		return resp.EnergyKWh, nil
 	}
+	fitted, err := catalogFor(rf.Params)
+	if err != nil {
+		return res, err
+	}
 	var lnMeas, lnPred []float64
 	for _, r := range rows {
-		e, err := predict(rf.Params, r)
+		e, err := predict(fitted, r)
 		if err != nil {
 			return res, err
 		}
@@ -118,9 +122,13 @@ func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		fc, err := catalogFor(f.Params)
+		if err != nil {
+			return nil, 0, err
+		}
 		var sq float64
 		for _, r := range sub {
-			e, err := predict(f.Params, r)
+			e, err := predict(fc, r)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -128,7 +136,7 @@ func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 			sq += d * d
 		}
 		for _, j := range test {
-			e, err := predict(f.Params, rows[j])
+			e, err := predict(fc, rows[j])
 			if err != nil {
 				return nil, 0, err
 			}

@@ -21,7 +21,8 @@ type LawFit struct {
 	RefTokens  float64
 	X          [][]float64
 	Y          []float64
-	Groups     []string
+	Groups     []string // workload group of each row
+	GPUs       []string // canonical accelerator id of each row
 }
 
 // lawRow holds one row's regressors.
@@ -150,16 +151,7 @@ func b2f(b bool) float64 {
 // group), the same law without η, and grouped cross-validation of both; and
 // returns the loglinear calibration it implies.
 func Law(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
-	sp, err := FitSpeedups(in.Scaling)
-	if err != nil {
-		return model.Calibration{}, nil, err
-	}
-	alpha, err := FitAlphaEta(in.Scaling)
-	if err != nil {
-		return model.Calibration{}, nil, err
-	}
-	unit := model.RooflineParams{UCompute: model.Coefficient{Value: 1}, UMemory: model.Coefficient{Value: 1}, Activity: model.Coefficient{Value: 1}}
-	cat, _, err := bootstrap(&in, sp, alpha, unit)
+	cat, err := unitCatalog(&in)
 	if err != nil {
 		return model.Calibration{}, nil, err
 	}
@@ -170,14 +162,15 @@ func Law(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
 	X, cols, dropped, refGPU := design(rows, true)
 	y := make([]float64, len(rows))
 	groups := make([]string, len(rows))
+	gpus := make([]string, len(rows))
 	var lnT float64
 	for i, r := range rows {
-		y[i], groups[i] = r.lnE, r.group
+		y[i], groups[i], gpus[i] = r.lnE, r.group, r.gpu
 	}
 	for _, m := range in.Rows {
 		lnT += math.Log(m.Tokens)
 	}
-	lf := &LawFit{Columns: cols, Dropped: dropped, X: X, Y: y, Groups: groups, RefTokens: math.Exp(lnT / float64(len(in.Rows)))}
+	lf := &LawFit{Columns: cols, Dropped: dropped, X: X, Y: y, Groups: groups, GPUs: gpus, RefTokens: math.Exp(lnT / float64(len(in.Rows)))}
 	if lf.Full, err = OLS(X, y, cols, groups); err != nil {
 		return model.Calibration{}, nil, err
 	}

@@ -36,21 +36,13 @@ func LawWithPredictions(in Inputs, name, version string) (model.Calibration, []P
 	if err != nil {
 		return cal, nil, err
 	}
-	cat, err := unitCatalog(&in)
-	if err != nil {
-		return cal, nil, err
+	if len(lf.CV.HeldOut) != len(lf.Y) {
+		return cal, nil, fmt.Errorf("fit: law predictions: %d held-out predictions for %d rows", len(lf.CV.HeldOut), len(lf.Y))
 	}
-	rows, _, err := lawRows(in, cat)
-	if err != nil {
-		return cal, nil, err
-	}
-	if len(rows) != len(lf.Y) || len(lf.CV.HeldOut) != len(lf.Y) {
-		return cal, nil, fmt.Errorf("fit: law predictions: %d rows, fit used %d", len(rows), len(lf.Y))
-	}
-	out := make([]Prediction, len(rows))
-	for i, r := range rows {
+	out := make([]Prediction, len(lf.Y))
+	for i := range lf.Y {
 		fitted, _ := lf.Full.Predict(lf.X[i])
-		out[i] = Prediction{GPU: r.gpu, Group: r.group, MeasuredKWh: math.Exp(lf.Y[i]), FittedKWh: math.Exp(fitted), HeldOutKWh: math.Exp(lf.CV.HeldOut[i])}
+		out[i] = Prediction{GPU: lf.GPUs[i], Group: lf.Groups[i], MeasuredKWh: math.Exp(lf.Y[i]), FittedKWh: math.Exp(fitted), HeldOutKWh: math.Exp(lf.CV.HeldOut[i])}
 	}
 	return cal, out, nil
 }
