@@ -369,12 +369,21 @@ func (c *Catalog) resolve(req Request) (*resolved, error) {
 	// Memory feasibility: by default 16 bytes/param for weights, gradients
 	// and Adam state in mixed precision (Rajbhandari et al. 2020, ZeRO,
 	// section 3.1); training.state_bytes_per_param overrides it.
-	state := r.stateBytesPerGPU()
-	if capB := g.MemoryGB * 1e9; state > capB {
-		return nil, fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, a larger GPU, or a leaner optimizer (training.state_bytes_per_param)",
-			state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID)
+	if err := r.checkState(); err != nil {
+		return nil, err
 	}
 	return r, nil
+}
+
+// checkState refuses a layout whose weights, gradients and optimizer state
+// do not fit in the memory of one GPU.
+func (r *resolved) checkState() error {
+	g := r.gpu
+	if state := r.stateBytesPerGPU(); state > g.MemoryGB*1e9 {
+		return fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, a larger GPU, or a leaner optimizer (training.state_bytes_per_param)",
+			state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID)
+	}
+	return nil
 }
 
 func (r *resolved) layoutString() string {

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -58,21 +57,14 @@ type GPU struct {
 // PeakFLOPS returns the peak rate in FLOP/s for precision p, or an error that
 // names the field and the precisions the GPU supports.
 func (g *GPU) PeakFLOPS(p Precision) (float64, error) {
-	var t float64
-	switch p {
-	case FP32:
-		t = g.FP32TFLOPS
-	case TF32:
-		t = g.TF32TFLOPS
-	case FP16:
-		t = g.FP16TFLOPS
-	case BF16:
-		t = g.BF16TFLOPS
-	case FP8:
-		t = g.FP8TFLOPS
-	default:
+	known := false
+	for _, q := range Precisions {
+		known = known || q == p
+	}
+	if !known {
 		return 0, fieldErr("training.precision", string(p), "must be one of %s", joinPrecisions(Precisions))
 	}
+	t := g.peakTFLOPS(p)
 	if t <= 0 {
 		return 0, fieldErr("training.precision", string(p), "is not supported in hardware by %s; it supports %s", g.ID, joinPrecisions(g.Supported()))
 	}
@@ -83,19 +75,28 @@ func (g *GPU) PeakFLOPS(p Precision) (float64, error) {
 func (g *GPU) Supported() []Precision {
 	var out []Precision
 	for _, p := range Precisions {
-		if _, err := g.peak(p); err == nil {
+		if g.peakTFLOPS(p) > 0 {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-func (g *GPU) peak(p Precision) (float64, error) {
-	v := map[Precision]float64{FP32: g.FP32TFLOPS, TF32: g.TF32TFLOPS, FP16: g.FP16TFLOPS, BF16: g.BF16TFLOPS, FP8: g.FP8TFLOPS}[p]
-	if v <= 0 {
-		return 0, fmt.Errorf("unsupported")
+// peakTFLOPS is the table's peak for p in TFLOP/s; 0 = not supported.
+func (g *GPU) peakTFLOPS(p Precision) float64 {
+	switch p {
+	case FP32:
+		return g.FP32TFLOPS
+	case TF32:
+		return g.TF32TFLOPS
+	case FP16:
+		return g.FP16TFLOPS
+	case BF16:
+		return g.BF16TFLOPS
+	case FP8:
+		return g.FP8TFLOPS
 	}
-	return v, nil
+	return 0
 }
 
 func joinPrecisions(ps []Precision) string {

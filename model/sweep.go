@@ -1,10 +1,5 @@
 package model
 
-import (
-	"fmt"
-	"math"
-)
-
 // SweepRequest varies a base request over GPU counts, strategies and
 // per-GPU batch sizes: the data behind the energy-and-time-against-GPUs
 // charts, computed in one call.
@@ -79,8 +74,8 @@ func (c *Catalog) Sweep(s SweepRequest) ([]SweepPoint, error) {
 					out = append(out, p)
 					continue
 				}
-				if state := r.stateBytesPerGPU(); state > r.gpu.MemoryGB*1e9 {
-					p.Error = fmt.Sprintf("optimizer state needs %.1f GB per GPU, more than %.0f GB", state/1e9, r.gpu.MemoryGB)
+				if err := r.checkState(); err != nil {
+					p.Error = errText(err)
 					out = append(out, p)
 					continue
 				}
@@ -117,9 +112,6 @@ func (c *Catalog) core(r *resolved) (coreResult, error) {
 	resp, err := c.estimate(r)
 	if err != nil {
 		return coreResult{}, err
-	}
-	if math.IsNaN(resp.EnergyKWh) {
-		return coreResult{}, fmt.Errorf("non-finite result")
 	}
 	return coreResult{kwh: resp.EnergyKWh, timeS: resp.TimeS, eta: resp.Parallel.Efficiency, interval: resp.EnergyIntervalKWh}, nil
 }
