@@ -272,17 +272,23 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return buildInto(o, *out, stderr)
+}
+
+// buildInto builds the site into dir and reports the notes, the file count
+// and the time on stderr: what build and serve both do first.
+func buildInto(o buildOptions, dir string, stderr io.Writer) error {
 	start := time.Now()
 	files, notes, err := build(o)
 	if err != nil {
 		return err
 	}
-	if err := write(*out, files); err != nil {
+	if err := write(dir, files); err != nil {
 		return err
 	}
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "note: %s\n", n)
 	}
-	fmt.Fprintf(stderr, "built %d files into %s in %.2f s\n", len(files), *out, time.Since(start).Seconds())
+	fmt.Fprintf(stderr, "built %d files into %s in %.2f s\n", len(files), dir, time.Since(start).Seconds())
 	return nil
 }

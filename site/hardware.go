@@ -2,6 +2,7 @@ package main
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/wattscale/wattscale/model"
 )
@@ -47,12 +48,7 @@ func hardwareTable(gpus []model.GPU, presets []model.Preset) HardwareTable {
 		if peak16 > 0 && g.BandwidthGBs > 0 {
 			row.Balance = grouped(peak16 * 1e12 / (g.BandwidthGBs * 1e9))
 		}
-		for i, a := range g.Aliases {
-			if i > 0 {
-				row.Aliases += ", "
-			}
-			row.Aliases += a
-		}
+		row.Aliases = strings.Join(g.Aliases, ", ")
 		t.GPUs = append(t.GPUs, row)
 	}
 	for _, p := range presets {

@@ -95,7 +95,7 @@ type CompareRow struct {
 
 // ScalingRow is one published scaling point, formatted.
 type ScalingRow struct {
-	GPU, Interconnect, Workload, Strategy, N, Speedup, CI, Eta, EnergyRatio, Pairs, Source string
+	GPU, Interconnect, Strategy, N, Speedup, CI, Eta, EnergyRatio, Source string
 }
 
 // SpeedupRow is one fitted speedup curve, formatted.

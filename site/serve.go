@@ -98,18 +98,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // serve builds the site into dir, serves it on addr (or a free port) and
 // prints the URL on stdout, until ctx is done.
 func serve(ctx context.Context, o buildOptions, dir, addr string, stdout, stderr io.Writer) error {
-	start := time.Now()
-	files, notes, err := build(o)
-	if err != nil {
+	if err := buildInto(o, dir, stderr); err != nil {
 		return err
 	}
-	if err := write(dir, files); err != nil {
-		return err
-	}
-	for _, n := range notes {
-		fmt.Fprintf(stderr, "note: %s\n", n)
-	}
-	fmt.Fprintf(stderr, "built %d files into %s in %.2f s\n", len(files), dir, time.Since(start).Seconds())
 	ln, err := listen(addr)
 	if err != nil {
 		return err

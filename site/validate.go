@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -32,7 +33,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		}
 		raw = b
 	}
-	runs, err := validate.ReadRuns(strings.NewReader(string(raw)))
+	runs, err := validate.ReadRuns(bytes.NewReader(raw))
 	if err != nil {
 		return err
 	}
