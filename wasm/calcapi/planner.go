@@ -70,6 +70,7 @@ type PlanOutput struct {
 
 // Plan converts the form into a distillation plan.
 func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
+	presets := distill.Presets() // once per interaction, not per row
 	var p distill.Plan
 	num := func(key, field string, required bool) (*float64, *Error) {
 		raw := strings.TrimSpace(f[key])
@@ -143,7 +144,7 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 		regime := o.Regime
 		var pr *distill.Preset
 		if o.Preset != "" {
-			pr, _ = distill.FindPreset(distill.Presets(), o.Preset, path+".preset")
+			pr, _ = distill.FindPreset(presets, o.Preset, path+".preset")
 			if pr != nil {
 				regime = pr.Regime
 			}
@@ -152,7 +153,7 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 			o.Students = *n
 			o.Baseline = strings.TrimSpace(f[k("baseline")])
 			if o.Baseline == "" && pr != nil {
-				o.Baseline = f.sameStudentSFT(int(rows), pr.StudentKey)
+				o.Baseline = f.sameStudentSFT(presets, int(rows), pr.StudentKey)
 			}
 			if jref != nil {
 				o.Serving = &distill.Serving{JRef: *jref, JStudent: *jstu}
@@ -187,12 +188,13 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 
 // sameStudentSFT names the preset sft row that trains the same student, when
 // the plan has more than one sft row (with one, distill picks it itself).
-func (f PlanForm) sameStudentSFT(rows int, student string) string {
+func (f PlanForm) sameStudentSFT(presets []distill.Preset, rows int, student string) string {
 	var sft []*distill.Preset
 	for i := 1; i <= rows; i++ {
-		if pr, err := distill.FindPreset(distill.Presets(), f[fmt.Sprintf("o%d.preset", i)], ""); err == nil && pr.Regime == distill.RegimeSFT {
+		name := f[fmt.Sprintf("o%d.preset", i)]
+		if pr, err := distill.FindPreset(presets, name, ""); err == nil && pr.Regime == distill.RegimeSFT {
 			sft = append(sft, pr)
-		} else if f[fmt.Sprintf("o%d.preset", i)] == "" && strings.TrimSpace(f[fmt.Sprintf("o%d.regime", i)]) == distill.RegimeSFT {
+		} else if name == "" && strings.TrimSpace(f[fmt.Sprintf("o%d.regime", i)]) == distill.RegimeSFT {
 			sft = append(sft, nil)
 		}
 	}
