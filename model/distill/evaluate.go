@@ -13,7 +13,6 @@ var stageOrder = [...]string{StagePrerun, StagePreprocess, StageTeacher, StageSt
 
 // opt is an option being resolved.
 type opt struct {
-	idx      int
 	path     string
 	in       *Option
 	name     string
@@ -202,7 +201,7 @@ func (ev *evaluation) resolveSite(s model.SiteSpec) error {
 
 // resolveOption checks an option's own fields (not yet its links to others).
 func (ev *evaluation) resolveOption(i int, in *Option) (*opt, error) {
-	o := &opt{idx: i, path: fmt.Sprintf("options[%d]", i), in: in}
+	o := &opt{path: fmt.Sprintf("options[%d]", i), in: in}
 	if in.Preset != "" {
 		if ev.presets == nil {
 			ev.presets = Presets()

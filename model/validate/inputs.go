@@ -100,7 +100,7 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 		in.Assumed = append(in.Assumed, fmt.Sprintf("GPU count not reported: %d (multi-node; the estimate barely depends on it)", NominalCount))
 	}
 	n := int(req.Hardware.Count)
-	state := 16 * arch.Params()
+	state := model.DefaultStateBytesPerParam * arch.Params()
 	fits := func(shards int) bool { return state/float64(shards) <= g.MemoryGB*1e9 }
 	switch r.Strategy {
 	case model.Hybrid:
