@@ -230,6 +230,22 @@ func (c *Catalog) Estimate(req Request) (Response, error) {
 }
 
 func (c *Catalog) resolve(req Request) (*resolved, error) {
+	r, err := c.resolveInputs(req)
+	if err != nil {
+		return nil, err
+	}
+	// Memory feasibility: by default 16 bytes/param for weights, gradients
+	// and Adam state in mixed precision (Rajbhandari et al. 2020, ZeRO,
+	// section 3.1); training.state_bytes_per_param overrides it.
+	if err := r.checkState(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// resolveInputs validates a request without the memory check (the
+// recommender checks memory per layout).
+func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 	r := &resolved{}
 	m := req.Model
 	hasShape := m.Layers != 0 || m.Hidden != 0 || m.Heads != 0 || m.FFN != 0 || m.Vocab != 0 || m.KVHeads != 0
@@ -379,12 +395,6 @@ func (c *Catalog) resolve(req Request) (*resolved, error) {
 		r.timeCal, _ = c.Calibration("")
 	}
 
-	// Memory feasibility: by default 16 bytes/param for weights, gradients
-	// and Adam state in mixed precision (Rajbhandari et al. 2020, ZeRO,
-	// section 3.1); training.state_bytes_per_param overrides it.
-	if err := r.checkState(); err != nil {
-		return nil, err
-	}
 	return r, nil
 }
 
