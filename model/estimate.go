@@ -99,15 +99,15 @@ type Response struct {
 	EmbodiedCO2eKg float64        `json:"embodied_co2e_kg"`
 	Embodied       Embodied       `json:"embodied"`
 	PowerLimit     PowerLimitInfo `json:"power_limit"`
-	Breakdown         Breakdown  `json:"breakdown_kwh"`
-	Roofline          Roofline   `json:"roofline"`
-	Proxies           Proxies    `json:"proxies"`
-	Parallel          Parallel   `json:"parallel"`
-	Memory            MemoryUse  `json:"memory"`
-	Calibration       CalUsed    `json:"calibration"`
-	Inputs            Inputs     `json:"inputs"`
-	Assumptions       []string   `json:"assumptions"`
-	Warnings          []string   `json:"warnings"`
+	Breakdown      Breakdown      `json:"breakdown_kwh"`
+	Roofline       Roofline       `json:"roofline"`
+	Proxies        Proxies        `json:"proxies"`
+	Parallel       Parallel       `json:"parallel"`
+	Memory         MemoryUse      `json:"memory"`
+	Calibration    CalUsed        `json:"calibration"`
+	Inputs         Inputs         `json:"inputs"`
+	Assumptions    []string       `json:"assumptions"`
+	Warnings       []string       `json:"warnings"`
 }
 
 // Breakdown splits EnergyKWh: compute and memory terms of the single-GPU
