@@ -94,20 +94,21 @@ type Response struct {
 	CO2eKg            float64    `json:"co2e_kg"`
 	CO2eIntervalKg    [2]float64 `json:"co2e_interval_kg"`
 	CostUSD           float64    `json:"cost_usd"`
+	Breakdown         Breakdown  `json:"breakdown_kwh"`
+	Roofline          Roofline   `json:"roofline"`
+	Proxies           Proxies    `json:"proxies"`
+	Parallel          Parallel   `json:"parallel"`
+	Memory            MemoryUse  `json:"memory"`
+	Calibration       CalUsed    `json:"calibration"`
+	Inputs            Inputs     `json:"inputs"`
+	Assumptions       []string   `json:"assumptions"`
+	Warnings          []string   `json:"warnings"`
+
 	// EmbodiedCO2eKg is the manufacturing emissions of the hardware charged
 	// to the run's GPU-hours (Embodied says how); beside CO2eKg, not in it.
 	EmbodiedCO2eKg float64        `json:"embodied_co2e_kg"`
 	Embodied       Embodied       `json:"embodied"`
 	PowerLimit     PowerLimitInfo `json:"power_limit"`
-	Breakdown      Breakdown      `json:"breakdown_kwh"`
-	Roofline       Roofline       `json:"roofline"`
-	Proxies        Proxies        `json:"proxies"`
-	Parallel       Parallel       `json:"parallel"`
-	Memory         MemoryUse      `json:"memory"`
-	Calibration    CalUsed        `json:"calibration"`
-	Inputs         Inputs         `json:"inputs"`
-	Assumptions    []string       `json:"assumptions"`
-	Warnings       []string       `json:"warnings"`
 }
 
 // Breakdown splits EnergyKWh: compute and memory terms of the single-GPU
