@@ -251,7 +251,9 @@ func calReport(c model.Calibration) CalReport {
 		stat("R² (in sample, ln energy)", f.R2, func(s *model.FitSummary) float64 { return s.R2 }, d4)
 		stat("adjusted R²", f.AdjR2, func(s *model.FitSummary) float64 { return s.AdjR2 }, d4)
 		stat("RMSE (in sample, ln energy)", f.RMSELn, func(s *model.FitSummary) float64 { return s.RMSELn }, d4)
-		stat("residual SD (in sample, ln energy)", f.ResidualSDLn, func(s *model.FitSummary) float64 { return s.ResidualSDLn }, d4)
+		if f.ResidualSDLn != 0 {
+			stat("residual SD (in sample, ln energy)", f.ResidualSDLn, func(s *model.FitSummary) float64 { return s.ResidualSDLn }, d4)
+		}
 		stat("held-out R²", f.CVR2, func(s *model.FitSummary) float64 { return s.CVR2 }, d4)
 		stat("held-out RMSE (ln energy)", f.CVRMSELn, func(s *model.FitSummary) float64 { return s.CVRMSELn }, d4)
 		stat("held-out median fold error (×)", f.CVMedianFold, func(s *model.FitSummary) float64 { return s.CVMedianFold }, d3)
