@@ -20,6 +20,7 @@ import (
 type API struct {
 	Catalog *model.Catalog
 	Regions []Region
+	own     map[string]bool // the user's own calibrations (AddCalibration)
 }
 
 // New returns an API over cat with the built-in grid presets.
@@ -212,6 +213,7 @@ type CalInfo struct {
 	Citation string  `json:"citation"`
 	Level    float64 `json:"level"`
 	Default  bool    `json:"default"`
+	Own      bool    `json:"own,omitempty"` // fitted by the user in this browser (AddCalibration)
 }
 
 // SiteDefaults are the figures the model uses when the site fields are empty.
@@ -236,9 +238,7 @@ func (a *API) Meta() (out []byte) {
 		}
 		m.GPUs = append(m.GPUs, gi)
 	}
-	for _, c := range a.Catalog.Calibrations {
-		m.Calibrations = append(m.Calibrations, CalInfo{c.Name, c.Version, c.Kind, c.Title, c.Citation, c.Interval.Level, c.Name == a.Catalog.Default})
-	}
+	m.Calibrations = a.calInfos()
 	for _, p := range model.Precisions {
 		m.Precisions = append(m.Precisions, string(p))
 	}

@@ -191,3 +191,66 @@ func distillForm(t *testing.T, a *API, f PlanForm) PlanOutput {
 	}
 	return out
 }
+
+// TestOwnCalibrations checks AddCalibration: a user's calibration joins the
+// catalog marked as theirs and estimates with it work; a shipped name is
+// refused; a refit under the same name replaces the earlier one.
+func TestOwnCalibrations(t *testing.T) {
+	a := newAPI(t)
+	shipped, err := a.Catalog.Calibration(SampleLaw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := *shipped
+	mine.Name, mine.Title = "user-law", "my law"
+	b, _ := json.Marshal(mine)
+	var out OwnOutput
+	json.Unmarshal(a.AddCalibration([]byte(`{"calibrations":[`+string(b)+`]}`)), &out)
+	if out.Error != nil {
+		t.Fatal(out.Error.Text)
+	}
+	var found bool
+	for _, c := range out.Calibrations {
+		if c.Name == "user-law" {
+			found = c.Own
+		} else if c.Own {
+			t.Errorf("shipped calibration %s marked as the user's own", c.Name)
+		}
+	}
+	if !found {
+		t.Errorf("calibrations %+v lack user-law marked as own", out.Calibrations)
+	}
+	if e := estimate(t, a, EstimateInput{Form: form(map[string]string{"cal": "user-law"})}); e.Error != nil {
+		t.Errorf("estimate with the user's calibration: %s", e.Error.Text)
+	}
+	mine.Title = "refitted"
+	b, _ = json.Marshal(mine)
+	json.Unmarshal(a.AddCalibration([]byte(`{"calibrations":[`+string(b)+`]}`)), &out)
+	if out.Error != nil || len(out.Calibrations) != len(a.Catalog.Calibrations) {
+		t.Errorf("refit under the same name: %+v", out)
+	}
+	b, _ = json.Marshal(shipped)
+	json.Unmarshal(a.AddCalibration([]byte(`{"calibrations":[`+string(b)+`]}`)), &out)
+	if out.Error == nil || !strings.Contains(out.Error.Say, "another name") {
+		t.Errorf("taking the shipped name %s: %+v, want an error", SampleLaw, out.Error)
+	}
+}
+
+// TestSampleCSVIsLabelledSynthetic checks that every row of the sample says
+// it is synthetic and that the file is the same on every call.
+func TestSampleCSVIsLabelledSynthetic(t *testing.T) {
+	a := newAPI(t)
+	csv := string(a.SampleCSV())
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if len(lines) < 20 {
+		t.Fatalf("sample has %d lines", len(lines))
+	}
+	for i, l := range lines[1:] {
+		if !strings.HasSuffix(l, "not a measurement") {
+			t.Errorf("row %d %q does not say it is synthetic", i+1, l)
+		}
+	}
+	if again := string(a.SampleCSV()); again != csv {
+		t.Error("SampleCSV differs between calls")
+	}
+}
