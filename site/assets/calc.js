@@ -100,30 +100,135 @@
     return JSON.parse(out);
   }
 
-  /* ---------- formatting ---------- */
+  /* ---------- formatting: Go's rules (model.ShortNum, site/format.go) ----------
+   * The numbers on this page read as the generated pages and the command
+   * line print them: the same thresholds, the same significant digits,
+   * rounding half to even on the exact binary value (as strconv does), a
+   * true minus sign. site/numbers_browser_test.go compares the two on a table. */
 
-  function sig(x, digits) {
-    digits = digits || 3;
-    if (!isFinite(x)) return '—';
+  var DASH = '—', MINUS = '−';
+
+  // exactDec returns the exact decimal expansion of a > 0 as
+  // {d: digits without leading or trailing zeros, e} with a = 0.d × 10^e, or
+  // null below 1e-6, where Number.prototype.toFixed would lose digits (no
+  // rounding tie can occur there at the precisions used here).
+  function exactDec(a) {
+    if (a < 1e-6) return null;
+    var s = Number.isInteger(a) ? BigInt(a).toString() : a.toFixed(100);
+    var dot = s.indexOf('.'), ip = dot < 0 ? s : s.slice(0, dot), fp = dot < 0 ? '' : s.slice(dot + 1);
+    var all = (ip === '0' ? '' : ip) + fp, e = ip === '0' ? 0 : ip.length, i = 0;
+    while (i < all.length && all[i] === '0') i++;
+    return { d: all.slice(i).replace(/0+$/, ''), e: e - i };
+  }
+  // roundDec keeps the first k digits of x, rounding half to even.
+  function roundDec(x, k) {
+    if (k >= x.d.length) return x;
+    if (k < 0) return { d: '', e: x.e };
+    var keep = x.d.slice(0, k), rest = x.d.slice(k);
+    var odd = keep.length > 0 && (+keep[keep.length - 1]) % 2 === 1;
+    var up = rest[0] > '5' || (rest[0] === '5' && (/[1-9]/.test(rest.slice(1)) || odd));
+    if (!up) return { d: keep.replace(/0+$/, ''), e: x.e };
+    var arr = keep.split(''), i = arr.length - 1;
+    while (i >= 0 && arr[i] === '9') { arr[i] = '0'; i--; }
+    if (i < 0) return { d: ('1' + arr.join('')).replace(/0+$/, ''), e: x.e + 1 };
+    arr[i] = String(+arr[i] + 1);
+    return { d: arr.join('').replace(/0+$/, ''), e: x.e };
+  }
+  // fmtF is strconv.FormatFloat(a, 'f', dec, 64) for a ≥ 0.
+  function fmtF(a, dec) {
+    var x = a === 0 ? { d: '', e: 0 } : exactDec(a);
+    if (!x) return a.toFixed(dec);
+    var r = roundDec(x, x.e + dec), ip, fp;
+    if (r.d === '') { ip = '0'; fp = ''; }
+    else if (r.e <= 0) { ip = '0'; fp = '0'.repeat(-r.e) + r.d; }
+    else if (r.d.length <= r.e) { ip = r.d + '0'.repeat(r.e - r.d.length); fp = ''; }
+    else { ip = r.d.slice(0, r.e); fp = r.d.slice(r.e); }
+    return dec > 0 ? ip + '.' + (fp + '0'.repeat(dec)).slice(0, dec) : ip;
+  }
+  // digitsOf rounds a > 0 to n significant digits: {d (trailing zeros
+  // trimmed), e} with a ≈ 0.d × 10^e.
+  function digitsOf(a, n) {
+    var x = exactDec(a);
+    if (!x) {
+      var t = a.toExponential(n - 1).split('e');
+      return { d: t[0].replace('.', '').replace(/0+$/, ''), e: +t[1] + 1 };
+    }
+    return roundDec(x, n);
+  }
+  // fmtE is the mantissa and exponent of strconv.FormatFloat(a, 'e', n-1, 64).
+  function fmtE(a, n) {
+    var r = digitsOf(a, n), d = (r.d + '0'.repeat(n)).slice(0, n);
+    return [d[0] + (n > 1 ? '.' + d.slice(1) : ''), r.e - 1];
+  }
+  function sup(e) {
+    var m = { '-': '⁻', '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹' };
+    return String(e).split('').map(function (c) { return m[c] || c; }).join('');
+  }
+  function signed(x, s) { return x < 0 || Object.is(x, -0) ? MINUS + s : s; }
+
+  // sig is site/format.go's sig: n significant digits, without an exponent
+  // for magnitudes from 1e-4 to below 1e6, else "1.23 × 10⁷".
+  function sig(x, n) {
+    n = n || 3;
+    if (!isFinite(x)) return DASH;
     if (x === 0) return '0';
     var a = Math.abs(x);
-    if (a >= 1e-3 && a < 1e7) {
-      var d = Math.max(0, digits - 1 - Math.floor(Math.log10(a)));
-      return fixed(d).format(x);
+    if (a >= 1e-4 && a < 1e6) return signed(x, fmtF(a, Math.max(0, n - 1 - Math.floor(Math.log10(a)))));
+    var m = fmtE(a, n);
+    return signed(x, m[0] + ' × 10' + sup(m[1]));
+  }
+  // fixedDec is site/format.go's fixed: d decimals, a true minus sign.
+  function fixedDec(x, d) { return isFinite(x) ? signed(x, fmtF(Math.abs(x), d)) : DASH; }
+  // trimZeros drops trailing decimal zeros ("2.00" → "2").
+  function trimZeros(s) {
+    if (s.indexOf('.') < 0 || s.indexOf('×') >= 0) return s;
+    return s.replace(/0+$/, '').replace(/\.$/, '');
+  }
+  // groupInt writes the digits of a whole number with thousands commas.
+  function groupInt(s) { return s.replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
+  // grouped is site/format.go's grouped: a whole number (half away from
+  // zero), thousands separated.
+  function grouped(x) {
+    var s = groupInt(fmtF(Math.floor(Math.abs(x) + 0.5), 0));
+    return x < 0 ? MINUS + s : s;
+  }
+  // fmtKWh, fmtCount, fmtDuration are site/format.go's functions of the same name.
+  function fmtKWh(x) {
+    if (!isFinite(x)) return DASH;
+    return Math.abs(x) >= 100 ? grouped(x) + ' kWh' : sig(x, 4) + ' kWh';
+  }
+  function fmtCount(x) {
+    if (!isFinite(x)) return DASH;
+    var us = [[1e12, ' T'], [1e9, ' B'], [1e6, ' M'], [1e3, ' k']];
+    for (var i = 0; i < us.length; i++) if (Math.abs(x) >= us[i][0]) return trimZeros(sig(x / us[i][0], 3)) + us[i][1];
+    return trimZeros(sig(x, 3));
+  }
+  function fmtDuration(s) {
+    if (!isFinite(s)) return DASH;
+    if (s < 120) return trimZeros(sig(s, 3)) + ' s';
+    if (s < 2 * 3600) return trimZeros(sig(s / 60, 3)) + ' min';
+    if (s < 72 * 3600) return trimZeros(sig(s / 3600, 3)) + ' h';
+    return trimZeros(sig(s / 86400, 3)) + ' days';
+  }
+  // shortNum is model.ShortNum, the form of numbers inside messages: whole
+  // numbers below a million exactly, others as strconv's %.3g.
+  function shortNum(x) {
+    if (isNaN(x)) return 'NaN';
+    if (!isFinite(x)) return x > 0 ? '+Inf' : '-Inf';
+    var neg = x < 0 || Object.is(x, -0) ? '-' : '', a = Math.abs(x);
+    if (Number.isInteger(x) && a < 1e6) return neg + fmtF(a, 0);
+    if (a === 0) return neg + '0';
+    var r = digitsOf(a, 3), nd = r.d.length, dp = r.e, eprec = 3;
+    if (eprec > nd && nd >= dp) eprec = nd;
+    var exp = dp - 1;
+    if (exp < -4 || exp >= eprec) {
+      var m = r.d[0] + (nd > 1 ? '.' + r.d.slice(1) : ''), ae = Math.abs(exp);
+      return neg + m + 'e' + (exp < 0 ? '-' : '+') + (ae < 10 ? '0' : '') + ae;
     }
-    var e = x.toExponential(digits - 1).split('e');
-    return e[0] + '×10' + sup(e[1].replace('+', ''));
+    return neg + fmtF(a, Math.max((3 > dp ? nd : 3) - dp, 0));
   }
-  // fixed returns a cached en-US formatter with d decimals: building one
-  // per call (toLocaleString with options) costs tens of microseconds.
-  var formatters = {};
-  function fixed(d) {
-    return formatters[d] || (formatters[d] = new Intl.NumberFormat('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
-  }
-  function sup(s) {
-    var m = { '-': '⁻', '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹' };
-    return s.split('').map(function (c) { return m[c] || c; }).join('');
-  }
+  var fmt = { sig: sig, fixed: fixedDec, trimZeros: trimZeros, grouped: grouped, fmtKWh: fmtKWh, fmtCount: fmtCount, fmtDuration: fmtDuration, shortNum: shortNum };
+
   // energy in kWh -> [number, unit]
   function energyParts(kwh) {
     var a = Math.abs(kwh);
@@ -140,18 +245,13 @@
     return [sig(kg / 1000), 't CO₂e'];
   }
   function massText(kg) { var p = massParts(kg); return p[0] + ' ' + p[1]; }
-  function timeParts(s) {
-    if (s < 120) return [sig(s), 's'];
-    if (s < 2 * 3600) return [sig(s / 60), 'min'];
-    if (s < 3 * 86400) return [sig(s / 3600), 'h'];
-    return [sig(s / 86400), 'days'];
-  }
-  function timeText(s) { var p = timeParts(s); return p[0] + ' ' + p[1]; }
+  function timeText(s) { return fmtDuration(s); }
   function powerText(w) { return w < 1e4 ? sig(w) + ' W' : sig(w / 1000) + ' kW'; }
   function usd(x) {
-    if (x < 1) return '$' + sig(x);
-    if (x < 1e6) return '$' + fixed(2).format(x);
-    return '$' + sig(x);
+    if (!isFinite(x)) return DASH;
+    if (Math.abs(x) < 1 || Math.abs(x) >= 1e6) return '$' + sig(x);
+    var s = fmtF(Math.abs(x), 2).split('.');
+    return signed(x, '$' + groupInt(s[0]) + '.' + s[1]);
   }
   function pct(x) { return Math.round(x * 100) + ' %'; }
   function paramsText(n) {
@@ -1312,7 +1412,7 @@
     window.wattscaleApp = app;
   }
 
-  window.WattscaleInternals = { el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd };
+  window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd };
 
   function boot() {
     var root = document.getElementById('calc-root');
