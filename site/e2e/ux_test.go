@@ -2,8 +2,8 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"math"
 	"os"
