@@ -309,15 +309,29 @@ func configs(cs ...*model.Config) []model.Config {
 }
 
 // BenchmarkRecommendAll times the whole default search: every GPU of the
-// table (21) × 12 counts up to 64 × up to 6 layouts × 8 power limits
-// (issue goal: under 5 ms natively, under 20 ms in wasm).
+// table that runs fp16 × 12 counts up to 64 × up to 6 layouts (single at
+// one GPU; ddp, fsdp, tp, tensor 2/4/8 × fsdp) × 8 power limits (issue
+// goal: under 5 ms natively, under 20 ms in wasm). cpu-ns/op is the
+// process's CPU time per search, which a loaded machine does not inflate.
 func BenchmarkRecommendAll(b *testing.B) {
 	c := catalog(b)
-	req := parseRec(b, `{"workload": {"model": {"preset": "llama-3-8b"}, "training": {"tokens": 1e9, "seq_len": 4096, "batch_per_gpu": 2, "precision": "bf16"}}, "deadline_s": 36000}`)
+	req := parseRec(b, `{"workload": {"model": {"preset": "llama-3-8b"}, "training": {"tokens": 1e9, "seq_len": 4096, "batch_per_gpu": 2, "precision": "fp16"}}, "deadline_s": 36000}`)
+	types := 0
+	for i := range c.Hardware.GPUs {
+		if _, err := c.Hardware.GPUs[i].PeakFLOPS(model.FP16); err == nil {
+			types++
+		}
+	}
 	b.ReportAllocs()
 	var r model.RecommendResponse
+	c0, n := cpuNanos(), 0
 	for b.Loop() {
 		r = recommend(b, c, req)
+		n++
+	}
+	if c1 := cpuNanos(); c0 >= 0 && c1 >= 0 {
+		b.ReportMetric(float64(c1-c0)/float64(n), "cpu-ns/op")
 	}
 	b.ReportMetric(float64(r.Searched), "configs")
+	b.ReportMetric(float64(types), "gpu-types")
 }
