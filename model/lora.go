@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -53,23 +54,25 @@ type LoRASpec struct {
 	ComputeDtype Precision `json:"compute_dtype,omitempty"`
 }
 
-// UnmarshalJSON decodes the options strictly so that an unknown or
-// mistyped field is named with its path ("lora.rnak").
-func (l *LoRASpec) UnmarshalJSON(b []byte) error {
-	type plain LoRASpec
-	var p struct {
-		plain
-		Rank *float64 `json:"rank"` // to tell an explicit 0 from an absent rank
+// checkLoRAJSON decodes training.lora of a raw training object on its own
+// first, so that an unknown or mistyped option is named with its path
+// ("lora.rnak") and an explicit rank 0 is told from an absent one.
+func checkLoRAJSON(training []byte) error {
+	var t struct {
+		LoRA json.RawMessage `json:"lora"`
 	}
-	if err := DecodeStrict(bytes.NewReader(b), &p); err != nil {
+	if json.Unmarshal(training, &t) != nil || isNull(t.LoRA) {
+		return nil // the strict decode of training reports it
+	}
+	var l struct {
+		LoRASpec
+		Rank *float64 `json:"rank"`
+	}
+	if err := DecodeStrict(bytes.NewReader(t.LoRA), &l); err != nil {
 		return PrefixField("lora", err)
 	}
-	*l = LoRASpec(p.plain)
-	if p.Rank != nil {
-		if *p.Rank == 0 {
-			return fieldErr("lora.rank", 0.0, "must be a whole number from 1 to the model's hidden size; leave it out for the method's default")
-		}
-		l.Rank = *p.Rank
+	if l.Rank != nil && *l.Rank == 0 {
+		return fieldErr("lora.rank", 0.0, "must be a whole number from 1 to the model's hidden size; leave it out for the method's default")
 	}
 	return nil
 }

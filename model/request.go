@@ -220,6 +220,11 @@ func DecodeRequest(raw []byte, path string) (Request, error) {
 		if isNull(part.raw) {
 			continue
 		}
+		if part.name == "training" {
+			if err := checkLoRAJSON(part.raw); err != nil {
+				return req, PrefixField(joinPath(path, part.name), err)
+			}
+		}
 		if err := DecodeStrict(bytes.NewReader(part.raw), part.v); err != nil {
 			return req, PrefixField(joinPath(path, part.name), err)
 		}
