@@ -23,7 +23,10 @@ var formLabels = map[string]string{
 	"training.tokens": "Tokens processed", "training.dataset_tokens": "Tokens per epoch", "training.epochs": "Epochs",
 	"training.seq_len": "Sequence", "training.batch_per_gpu": "Batch / GPU", "training.precision": "Precision",
 	"training.state_bytes_per_param": "optimizer state per parameter",
-	"hardware.gpu":                   "GPU", "hardware.count": "GPUs", "strategy": "Strategy", "strategy.tensor": "Tensor-parallel degree",
+	"training.method":                "Method", "training.lora.rank": "LoRA rank", "training.lora.targets": "Adapted modules",
+	"training.lora.train_embeddings": "Train embeddings", "training.lora.base_format": "Base weights",
+	"training.lora.compute_dtype": "Compute dtype", "training.gradient_checkpointing": "Gradient checkpointing",
+	"hardware.gpu": "GPU", "hardware.count": "GPUs", "strategy": "Strategy", "strategy.tensor": "Tensor-parallel degree",
 	"strategy.data_mode": "Data parallel as", "site.pue": "PUE", "site.carbon_g_per_kwh": "g CO₂e/kWh",
 	"site.usd_per_kwh": "USD/kWh", "calibration": "Coefficients",
 }
