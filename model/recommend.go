@@ -539,8 +539,7 @@ func tensorOf(st Strategy, n int) int {
 // state fit in one GPU's memory: the condition under which the estimate
 // warns that the run needs checkpointing (it implies checkState).
 func (r *resolved) activationsFit() bool {
-	act := float64(r.bat) * float64(r.seq) * float64(r.arch.Layers) * r.actBytesPerTokenLayer() / float64(r.plan.Tensor)
-	return r.stateBytesPerGPU()+act <= r.gpu.MemoryGB*1e9
+	return r.stateBytesPerGPU()+r.actMemPerGPU() <= r.gpu.MemoryGB*1e9
 }
 
 // leanPre holds what does not change with the power limit.

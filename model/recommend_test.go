@@ -148,6 +148,28 @@ func TestRecommendMatchesEstimate(t *testing.T) {
 	}
 }
 
+// TestRecommendPEFT: a qlora workload with gradient checkpointing is
+// searched with its own memory and compute, and the front's figures equal
+// Estimate's.
+func TestRecommendPEFT(t *testing.T) {
+	c := catalog(t)
+	req := parseRec(t, `{"workload": {"model": {"preset": "llama-3-8b"}, "training": {"tokens": 2e8, "seq_len": 2048, "batch_per_gpu": 4, "precision": "bf16", "method": "qlora", "gradient_checkpointing": true}},
+	 "candidates": [{"gpu": "a10g", "max_count": 8}, {"gpu": "h100-sxm5", "max_count": 8}], "current": {"hardware": {"gpu": "a10g", "count": 1}, "strategy": "single"}}`)
+	r := recommend(t, c, req)
+	if r.Best == nil || len(r.Pareto) == 0 {
+		t.Fatalf("no recommendation for qlora: %v", r.Warnings)
+	}
+	for _, p := range append(r.Pareto, *r.Best, *r.Current) {
+		e := estimate(t, c, p.Request)
+		if e.EnergyKWh != p.EnergyKWh || e.TimeS != p.TimeS {
+			t.Errorf("%s×%d %v at %g W: recommender %.10g kWh %.10g s, Estimate %.10g kWh %.10g s", p.Hardware.GPU, p.Hardware.Count, p.Strategy, p.Hardware.PowerLimitW, p.EnergyKWh, p.TimeS, e.EnergyKWh, e.TimeS)
+		}
+		if e.Memory.StateGBPerGPU+e.Memory.ActivationGBPerGPU > e.Memory.CapacityGB && p.Hardware != r.Current.Hardware {
+			t.Errorf("%s×%d: %.1f + %.1f GB exceed %.0f GB", p.Hardware.GPU, p.Hardware.Count, e.Memory.StateGBPerGPU, e.Memory.ActivationGBPerGPU, e.Memory.CapacityGB)
+		}
+	}
+}
+
 // TestRecommendDeadlineMonotone: tightening the deadline never lowers the
 // optimum's energy; a deadline nothing meets gives the fastest option and
 // says so.
