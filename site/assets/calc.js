@@ -1211,11 +1211,11 @@
     }
     sec.innerHTML =
       '<h2 id="refit-h">Refit the law to your own measurements</h2>' +
-      '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>; the Zeus power trace also works). ' +
+      '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>, and for the paper\'s specification <code>eta</code>, each multi-GPU run\'s measured efficiency T₁/(N·T<sub>N</sub>), and <code>group</code>; the Zeus power trace also works). ' +
       'The fit runs in this page (a separate 1 MB module loaded only now); nothing is uploaded anywhere.</p>' +
       '<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>' +
       '<div class="field"><label for="refit-text">or paste the CSV</label><textarea id="refit-text" rows="4" spellcheck="false"></textarea></div>' +
-      '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law (with hardware terms)</option><option value="paper">the paper\'s specification exactly (needs eta on multi-GPU rows)</option><option value="roofline">the roofline model</option></select></div>' +
+      '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law (with hardware terms)</option><option value="paper">the paper\'s specification (measured η)</option><option value="roofline">the roofline model</option></select></div>' +
       '<button type="button" class="btn primary" id="refit-go">Fit</button></div>' +
       '<div class="refit-status" role="status" aria-live="polite"></div><div class="refit-out"></div>';
     this.root.appendChild(sec);
