@@ -170,6 +170,9 @@ func TestRefitMatchesCLI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
 			if err := os.WriteFile(filepath.Join(dir, "refit-"+kind+".png"), png, 0o644); err != nil {
 				t.Fatal(err)
 			}
