@@ -332,7 +332,7 @@ func (c *calcView) markup() (string, error) {
 func (c *calcView) results(r *model.Response) {
 	p := r.Inputs
 	ev, eu := jsEnergyParts(r.EnergyKWh)
-	kwh := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	kwh := jsNum
 	c.w(`<div class="headline"><p class="kicker">Accelerator energy</p>`,
 		`<p class="big"><output id="energy" data-kwh="`, kwh(r.EnergyKWh), `" elementtiming="estimate">`, esc(ev), ` <span class="unit">`, esc(eu), `</span></output></p>`,
 		`<p class="interval">`, esc(jsPct(r.IntervalLevel)), ` interval `,
@@ -401,7 +401,7 @@ func (c *calcView) breakdown(r *model.Response) {
 	var rects, desc, rows []string
 	for _, p := range parts {
 		w := max(0, p.kwh/total*W)
-		rects = append(rects, `<rect class="b-`+p.key+`" x="`+strconv.FormatFloat(x, 'f', 2, 64)+`" y="0" width="`+strconv.FormatFloat(w, 'f', 2, 64)+`" height="28"/>`)
+		rects = append(rects, `<rect class="b-`+p.key+`" x="`+jsToFixed(x, 2)+`" y="0" width="`+jsToFixed(w, 2)+`" height="28"/>`)
 		x += w
 		desc = append(desc, p.name+" "+jsEnergyText(p.kwh)+" ("+jsPct(p.kwh/total)+")")
 		rows = append(rows, `<tr><th scope="row"><span class="swatch b-`+p.key+`" aria-hidden="true"></span>`+esc(p.name)+`</th><td>`+esc(jsEnergyText(p.kwh))+`</td><td>`+esc(jsPct(p.kwh/total))+`</td></tr>`)

@@ -10,6 +10,7 @@ package main
 import (
 	"html"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 )
@@ -28,21 +29,17 @@ func jsSig(x float64, digits int) string {
 		d := max(0, digits-1-int(math.Floor(math.Log10(a))))
 		return jsFixed(x, d)
 	}
-	s := strconv.FormatFloat(x, 'e', digits-1, 64)
-	mant, exp, _ := strings.Cut(s, "e")
-	e, _ := strconv.Atoi(exp)
-	return mant + "×10" + jsSup(strconv.Itoa(e))
+	return jsExponential(x, digits-1)
 }
 
-// jsFixed is Intl.NumberFormat('en-US') with d decimals: thousands
-// separated by commas, a hyphen-minus.
+// jsFixed is Intl.NumberFormat('en-US') with d decimals: the shortest
+// decimal that reads back as x, rounded half away from zero, thousands
+// separated by commas.
 func jsFixed(x float64, d int) string {
-	s := strconv.FormatFloat(x, 'f', d, 64)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
+	s := roundHalfUp(strconv.FormatFloat(math.Abs(x), 'f', -1, 64), d)
 	whole, frac, hasFrac := strings.Cut(s, ".")
 	var b strings.Builder
-	if neg && strings.Trim(s, "0.") != "" {
+	if x < 0 {
 		b.WriteByte('-')
 	}
 	for i, c := range whole {
@@ -55,6 +52,78 @@ func jsFixed(x float64, d int) string {
 		b.WriteString("." + frac)
 	}
 	return b.String()
+}
+
+// jsToFixed is Number.prototype.toFixed: the exact value of x rounded to
+// d decimals, a tie going away from zero.
+func jsToFixed(x float64, d int) string {
+	s := roundHalfUp(exactDecimal(math.Abs(x)), d)
+	if x < 0 && strings.Trim(s, "0.") != "" {
+		return "-" + s
+	}
+	return s
+}
+
+// jsExponential is calc.js's exponent form: Number.prototype.toExponential
+// with d decimals (exact value, ties away from zero), the exponent in
+// superscript digits after "×10".
+func jsExponential(x float64, d int) string {
+	s := exactDecimal(math.Abs(x))
+	digits := strings.Replace(s, ".", "", 1)
+	point := strings.IndexByte(s, '.')
+	if point < 0 {
+		point = len(s)
+	}
+	first := strings.IndexFunc(digits, func(r rune) bool { return r != '0' })
+	exp := point - first - 1
+	m := roundHalfUp(digits[first:first+1]+"."+digits[first+1:], d)
+	if strings.HasPrefix(m, "10") { // 9.99… rounded up
+		m = roundHalfUp("1."+strings.Repeat("0", d+1), d)
+		exp++
+	}
+	if x < 0 {
+		m = "-" + m
+	}
+	return m + "×10" + jsSup(strconv.Itoa(exp))
+}
+
+// exactDecimal is the exact decimal value of a non-negative float64.
+func exactDecimal(x float64) string {
+	return new(big.Float).SetFloat64(x).Text('f', 1080)
+}
+
+// roundHalfUp rounds a non-negative decimal string to d decimals, a tie
+// going up.
+func roundHalfUp(s string, d int) string {
+	whole, frac, _ := strings.Cut(s, ".")
+	for len(frac) <= d {
+		frac += "0"
+	}
+	keep := []byte(whole + frac[:d])
+	if frac[d] >= '5' {
+		i := len(keep) - 1
+		for ; i >= 0; i-- {
+			if keep[i] == '9' {
+				keep[i] = '0'
+				continue
+			}
+			keep[i]++
+			break
+		}
+		if i < 0 {
+			keep = append([]byte{'1'}, keep...)
+		}
+	}
+	w := len(keep) - d
+	out := string(keep[:w])
+	out = strings.TrimLeft(out, "0")
+	if out == "" {
+		out = "0"
+	}
+	if d > 0 {
+		out += "." + string(keep[w:])
+	}
+	return out
 }
 
 func jsSup(s string) string {
@@ -73,13 +142,21 @@ func jsSup(s string) string {
 	return b.String()
 }
 
-// jsNum is JavaScript's String(x) for the plain numbers the script prints
-// unformatted (GPU memory, board power, tick values of a base-2 axis).
+// jsNum is JavaScript's String(x) for the numbers the script prints
+// unformatted (GPU memory, board power, tick values of a base-2 axis,
+// data-kwh attributes): the shortest decimal that reads back as x, with an
+// exponent ("1e-7", "1e+21") outside 1e-6 to 1e21.
 func jsNum(x float64) string {
-	if x == math.Trunc(x) && math.Abs(x) < 1e21 {
+	if a := math.Abs(x); x == 0 || a >= 1e-6 && a < 1e21 {
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
+	s := strconv.FormatFloat(x, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	e, _ := strconv.Atoi(exp)
+	if e > 0 {
+		return mant + "e+" + strconv.Itoa(e)
+	}
+	return mant + "e" + strconv.Itoa(e)
 }
 
 func jsEnergyParts(kwh float64) (string, string) {
@@ -150,7 +227,7 @@ func jsParamsText(n float64) string {
 // esc escapes text for HTML as calc.js's esc does.
 func esc(s string) string { return html.EscapeString(s) }
 
-func fx1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+func fx1(x float64) string { return jsToFixed(x, 1) }
 
 /* ---------- charts: calc.js's axis and lineChart ---------- */
 
