@@ -2,8 +2,7 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
+	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
 // The expected strings are what node 20 prints for the same calls of
@@ -83,18 +83,19 @@ func slicesEqual(a, b []int) bool {
 }
 
 // TestPrerenderedCalculator checks the markup against the estimate the
-// command line makes for the default request (content/examples/request.json
-// is the calculator's default form): the headline's energy, the cards, and
+// model makes for the calculator's default form as a request: the
+// headline's energy, the cards, and
 // a chart line per strategy with the configuration marked.
 func TestPrerenderedCalculator(t *testing.T) {
 	p, err := prerenderCalculator()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join("..", "content", "examples", "request.json"))
-	if err != nil {
-		t.Fatal(err)
+	fr, ferr := calcapi.DefaultForm().Request(calcapi.DefaultRegions())
+	if ferr != nil {
+		t.Fatal(ferr.Text)
 	}
+	b, _ := json.Marshal(fr)
 	req, err := model.ParseRequest(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +115,7 @@ func TestPrerenderedCalculator(t *testing.T) {
 		}
 		got, err := strconv.ParseFloat(m[1], 64)
 		if err != nil || got != resp.EnergyKWh {
-			t.Errorf("%s: data-kwh = %s, want %v (the command line's estimate of request.json)", name, m[1], resp.EnergyKWh)
+			t.Errorf("%s: data-kwh = %s, want %v (the model's estimate of the default form)", name, m[1], resp.EnergyKWh)
 		}
 		v, u := jsEnergyParts(resp.EnergyKWh)
 		if !strings.Contains(h, esc(v)+` <span class="unit">`+u+`</span>`) {

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
 // The prerendered calculator (site/prerender.go), its takeover by the
@@ -80,13 +81,14 @@ func TestPrerenderedWithoutJavaScript(t *testing.T) {
 			ctx := browser(t)
 			noScript(t, ctx)
 			do(t, ctx, "open "+page, chromedp.Navigate(srv.URL+page))
-			req, err := os.ReadFile(filepath.Join(repoRoot(t), "content", "examples", "request.json"))
-			if err != nil {
-				t.Fatal(err)
+			req, ferr := calcapi.DefaultForm().Request(calcapi.DefaultRegions())
+			if ferr != nil {
+				t.Fatal(ferr.Text)
 			}
-			want := estimateCLI(t, string(req))
+			b, _ := json.Marshal(req)
+			want := estimateCLI(t, string(b))
 			if got := pageEnergy(t, ctx); relDiff(got, want) > 1e-12 {
-				t.Errorf("prerendered energy = %.6g kWh, want %.6g (go run ./site estimate < content/examples/request.json)", got, want)
+				t.Errorf("prerendered energy = %.6g kWh, want %.6g (go run ./site estimate with the calculator's default form as a request)", got, want)
 			}
 			type shape struct {
 				Energy, Unit       string
@@ -202,8 +204,14 @@ func TestPrerenderLinkedAndTyped(t *testing.T) {
 	// Type a GPU count while the WebAssembly is loading.
 	typeInto(t, ctx, "count", "8")
 	waitFor(t, ctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
-	want := estimateCLI(t, `{"model": {"preset": "gpt2"}, "training": {"tokens": 2e8, "seq_len": 128, "batch_per_gpu": 32, "precision": "fp16"},
- "hardware": {"gpu": "a100-sxm4-80gb", "count": 8}, "strategy": "ddp", "site": {"pue": 1.56, "carbon_g_per_kwh": 475, "usd_per_kwh": 0.15}}`)
+	form := calcapi.DefaultForm()
+	form["model"], form["count"], form["strategy"] = "gpt2", "8", "ddp"
+	req, ferr := form.Request(calcapi.DefaultRegions())
+	if ferr != nil {
+		t.Fatal(ferr.Text)
+	}
+	b, _ := json.Marshal(req)
+	want := estimateCLI(t, string(b))
 	if got := pageEnergy(t, ctx); relDiff(got, want) > 1e-9 {
 		t.Errorf("after the takeover: energy %.6g kWh, want %.6g (the link's gpt2 with DDP and the 8 GPUs typed while loading)", got, want)
 	}
