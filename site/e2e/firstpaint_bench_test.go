@@ -135,7 +135,9 @@ const recomputedMs = `new Promise(function(res){
 func firstPaintReport(t *testing.T, dir string, add func(what, value, goal string)) {
 	const runs = 5
 	cs := serveCompressed(t, dir)
-	ms := func(xs []float64) string { return fmt.Sprintf("%.0f ms (median of %d; min %.0f, max %.0f)", median(xs), len(xs), minOfF(xs), maxOf(xs)) }
+	ms := func(xs []float64) string {
+		return fmt.Sprintf("%.0f ms (median of %d; min %.0f, max %.0f)", median(xs), len(xs), minOfF(xs), maxOf(xs))
+	}
 
 	var local, localWasm, file, slow, slowInput []float64
 	var transfer, transferEnc string
