@@ -536,7 +536,7 @@ const refitMarkup = `<section class="refit" aria-labelledby="refit-h"><h2 id="re
 	`The fit runs in this page (a separate 1 MB module loaded only now); nothing is uploaded anywhere.</p>` +
 	`<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>` +
 	`<div class="field"><label for="refit-text">or paste the CSV</label><textarea id="refit-text" rows="4" spellcheck="false"></textarea></div>` +
-	`<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper's log-linear law</option><option value="roofline">the roofline model</option></select></div>` +
+	`<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper's log-linear law (with hardware terms)</option><option value="paper">the paper's specification exactly (needs eta on multi-GPU rows)</option><option value="roofline">the roofline model</option></select></div>` +
 	`<button type="button" class="btn primary" id="refit-go">Fit</button></div>` +
 	`<div class="refit-status" role="status" aria-live="polite"></div><div class="refit-out"></div></section>`
 

@@ -61,6 +61,12 @@ const layoutProbe = `(function(){
     return {S: s, X: Math.round(r.left - o.left), Y: Math.round(r.top - o.top), W: Math.round(r.width), H: Math.round(r.height), Text: (e.innerText || e.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 400)}; });
 })()`
 
+// controlsProbe lists every control of the calculator with its value and
+// choices: the prerendered form must be the form calc.js builds.
+const controlsProbe = `Array.prototype.map.call(document.querySelectorAll('#calc-root input, #calc-root select, #calc-root textarea, #calc-root button'), function(c){
+  return [c.tagName, c.id, c.name, c.type, c.type === 'file' || c.id === 'share-url' ? '' : c.value, String(c.checked), c.options ? Array.prototype.map.call(c.options, function(o){ return o.value + '=' + o.text; }).join('|') : '', c.getAttribute('aria-describedby') || '', (c.textContent || '').trim()].join(' · ');
+})`
+
 type probed struct {
 	S          string
 	Missing    bool
@@ -142,12 +148,25 @@ func TestPrerenderTakeover(t *testing.T) {
 			noScript(t, static)
 			do(t, static, "open without JavaScript", chromedp.Navigate(srv.URL+"/index.html"))
 			before := eval[[]probed](t, static, layoutProbe)
+			beforeCtl := eval[[]string](t, static, controlsProbe)
 
 			ctx := browser(t)
 			do(t, ctx, "viewport", chromedp.EmulateViewport(width, 900))
 			throttle(t, ctx)
-			openCalc(t, ctx, srv.URL+"/index.html")
+			openCalc(t, ctx, srv.URL+"/")
 			after := eval[[]probed](t, ctx, layoutProbe)
+			afterCtl := eval[[]string](t, ctx, controlsProbe)
+			// (The share link's value is the page's own address, which
+			// only the browser knows.)
+			if len(beforeCtl) != len(afterCtl) {
+				t.Errorf("%d prerendered controls, %d after the takeover:\nprerendered:\n%s\nWebAssembly:\n%s", len(beforeCtl), len(afterCtl), strings.Join(beforeCtl, "\n"), strings.Join(afterCtl, "\n"))
+			} else {
+				for i := range beforeCtl {
+					if beforeCtl[i] != afterCtl[i] {
+						t.Errorf("control %d differs:\nprerendered %s\nWebAssembly %s", i, beforeCtl[i], afterCtl[i])
+					}
+				}
+			}
 			for i := range before {
 				b, a := before[i], after[i]
 				if b.Missing || a.Missing {
@@ -189,7 +208,7 @@ func TestPrerenderLinkedAndTyped(t *testing.T) {
 	// Slow enough that the WebAssembly (4 MB, uncompressed here) takes
 	// seconds to arrive.
 	netConditions(t, ctx, false, 40, 1e6)
-	do(t, ctx, "open a link", chromedp.Navigate(srv.URL+"/index.html?model=gpt2&count=2&strategy=ddp"))
+	do(t, ctx, "open a link", chromedp.Navigate(srv.URL+"/?model=gpt2&count=2&strategy=ddp"))
 	type early struct {
 		Linked, Ready, Status string
 	}
