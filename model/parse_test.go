@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -23,6 +24,11 @@ func TestParseRequestErrors(t *testing.T) {
 		{"trailing data", `{} {}`, "(body)"},
 		{"bad strategy object", `{"strategy": {"tensor": 2, "pipeline": 4}}`, "strategy.pipeline"},
 		{"strategy of wrong type", `{"strategy": 4}`, "strategy"},
+		{"unknown lora field", `{"training": {"lora": {"rnak": 8}}}`, "training.lora.rnak"},
+		{"lora of wrong type", `{"training": {"lora": 8}}`, "training.lora"},
+		{"lora rank of wrong type", `{"training": {"lora": {"rank": "eight"}}}`, "training.lora.rank"},
+		{"lora rank 0", `{"training": {"lora": {"rank": 0}}}`, "training.lora.rank"},
+		{"checkpointing not a boolean", `{"training": {"gradient_checkpointing": "yes"}}`, "training.gradient_checkpointing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,6 +66,31 @@ func TestHardwareLookup(t *testing.T) {
 		g, err := hw.Lookup(in)
 		if err != nil || g.ID != want {
 			t.Errorf("Lookup(%q) = %v, %v; want %s", in, g, err, want)
+		}
+	}
+	// A near miss names another product (a size or form factor the part
+	// does not come in): an error with suggestions, never a substitution.
+	for in, suggest := range map[string]string{
+		"a100-sxm4-8gb": "a100-sxm4-80gb", "v100-pcie-99gb": "v100-pcie", "h100-nvl-94gb": "h100",
+		"h100-pcie-94gb": "h100-pcie", "a100-pcie-48gb": "a100-pcie", "v100-sxm2-99gb": "v100-sxm2",
+	} {
+		g, err := hw.Lookup(in)
+		if err == nil {
+			t.Errorf("Lookup(%q) = %s, want an error: it is not that accelerator", in, g.ID)
+			continue
+		}
+		if fe := model.AsFieldError(err); fe == nil || fe.Field != "hardware.gpu" || !strings.Contains(err.Error(), suggest) {
+			t.Errorf("Lookup(%q) error %v should name hardware.gpu and suggest %s", in, err, suggest)
+		}
+	}
+	// Every part's id followed by its own memory size is that part.
+	for _, g := range hw.GPUs {
+		in := fmt.Sprintf("%s-%dgb", g.ID, int(math.Round(g.MemoryGB)))
+		if strings.HasSuffix(g.ID, "gb") {
+			in = g.ID
+		}
+		if got, err := hw.Lookup(in); err != nil || got.ID != g.ID {
+			t.Errorf("Lookup(%q) = %v, %v; want %s", in, got, err, g.ID)
 		}
 	}
 	_, err := hw.Lookup("h1000")
@@ -160,6 +191,9 @@ func FuzzParseRequest(f *testing.F) {
 	}
 	f.Add([]byte(`{"model":{"preset":"bert-base"},"training":{"tokens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"a100","count":4},"strategy":"fsdp"}`))
 	f.Add([]byte(`{"model":{"layers":2,"hidden":64,"heads":2,"ffn":256,"vocab":100},"training":{"dataset_tokens":1e5,"epochs":0.5,"seq_len":16,"batch_per_gpu":1,"precision":"fp32"},"hardware":{"gpu":"t4","count":2},"strategy":{"tensor":2,"data":1}}`))
+	f.Add([]byte(`{"model":{"preset":"llama-2-70b"},"training":{"tokens":1e8,"seq_len":2048,"batch_per_gpu":4,"precision":"bf16","method":"lora","lora":{"rank":16,"targets":"attention_mlp","train_embeddings":true},"gradient_checkpointing":true},"hardware":{"gpu":"h100","count":8},"strategy":"fsdp"}`))
+	f.Add([]byte(`{"model":{"preset":"llama-3-8b"},"training":{"tokens":1e7,"seq_len":1024,"batch_per_gpu":1,"precision":"bf16","method":"qlora","lora":{"rank":64,"targets":"q,k,v,o,gate,up,down","base_format":"int8","compute_dtype":"fp16"},"gradient_checkpointing":false},"hardware":{"gpu":"rtx-4090","count":1},"strategy":"single"}`))
+	f.Add([]byte(`{"model":{"layers":2,"hidden":64,"heads":2,"ffn":256,"vocab":100},"training":{"tokens":1e5,"seq_len":16,"batch_per_gpu":1,"precision":"fp32","method":"qlora","lora":{"rank":0}},"hardware":{"gpu":"t4","count":1},"strategy":"single"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := model.ParseRequest(bytes.NewReader(body))
 		if err != nil {
