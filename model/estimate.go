@@ -18,6 +18,9 @@ type Catalog struct {
 	// Default is the calibration used when a request names none; it must be
 	// of kind roofline (loglinear calibrations borrow its time model).
 	Default string
+	// Power is the power-limit response (content/calibrations/power); nil
+	// = power limits below a run's draw are refused.
+	Power   *PowerCalibration
 	byName  map[string]int
 	presets map[string]int // normalised preset name -> index
 }
@@ -96,10 +99,17 @@ type Response struct {
 	Proxies           Proxies    `json:"proxies"`
 	Parallel          Parallel   `json:"parallel"`
 	Memory            MemoryUse  `json:"memory"`
+	Training          MethodUse  `json:"training"`
 	Calibration       CalUsed    `json:"calibration"`
 	Inputs            Inputs     `json:"inputs"`
 	Assumptions       []string   `json:"assumptions"`
 	Warnings          []string   `json:"warnings"`
+
+	// EmbodiedCO2eKg is the manufacturing emissions of the hardware charged
+	// to the run's GPU-hours (Embodied says how); beside CO2eKg, not in it.
+	EmbodiedCO2eKg float64        `json:"embodied_co2e_kg"`
+	Embodied       Embodied       `json:"embodied"`
+	PowerLimit     PowerLimitInfo `json:"power_limit"`
 }
 
 // Breakdown splits EnergyKWh: compute and memory terms of the single-GPU
@@ -153,9 +163,15 @@ type Parallel struct {
 
 // MemoryUse reports per-GPU memory.
 type MemoryUse struct {
-	StateGBPerGPU      float64 `json:"state_gb_per_gpu"`      // weights, gradients, Adam state (16 bytes/param)
-	ActivationGBPerGPU float64 `json:"activation_gb_per_gpu"` // without recomputation
+	StateGBPerGPU      float64 `json:"state_gb_per_gpu"`      // weights, gradients, optimizer state (frozen weights included)
+	ActivationGBPerGPU float64 `json:"activation_gb_per_gpu"` // stored activations (layer inputs only under checkpointing)
 	CapacityGB         float64 `json:"capacity_gb"`
+	// FrozenGBPerGPU is the frozen base weights of lora and qlora at their
+	// storage format (0 for full fine-tuning); TrainedGBPerGPU the trained
+	// parameters' weights, gradients and optimizer state. They sum to
+	// StateGBPerGPU.
+	FrozenGBPerGPU  float64 `json:"frozen_gb_per_gpu"`
+	TrainedGBPerGPU float64 `json:"trained_gb_per_gpu"`
 }
 
 // CalUsed identifies the calibration behind an estimate.
@@ -182,6 +198,7 @@ type Inputs struct {
 	GPUName       string    `json:"gpu_name"`
 	Interconnect  string    `json:"interconnect"`
 	Count         int       `json:"count"`
+	PowerLimitW   float64   `json:"power_limit_w"`
 	PUE           float64   `json:"pue"`
 	CarbonGPerKWh float64   `json:"carbon_g_per_kwh"`
 	USDPerKWh     float64   `json:"usd_per_kwh"`
@@ -199,6 +216,7 @@ type resolved struct {
 	prec     Precision
 	state    float64 // bytes per parameter of weights, gradients and optimizer state
 	gpu      *GPU
+	limitW   float64 // power limit per GPU, W (the board's default when not given)
 	peak     float64
 	count    int
 	strategy string
@@ -206,7 +224,9 @@ type resolved struct {
 	site     SiteSpec
 	cal      *Calibration
 	timeCal  *Calibration
+	method   method
 	assume   []string
+	warn     []string
 }
 
 // Estimate turns a request into a response, or returns a *FieldError that
@@ -220,6 +240,22 @@ func (c *Catalog) Estimate(req Request) (Response, error) {
 }
 
 func (c *Catalog) resolve(req Request) (*resolved, error) {
+	r, err := c.resolveInputs(req)
+	if err != nil {
+		return nil, err
+	}
+	// Memory feasibility: by default 16 bytes/param for weights, gradients
+	// and Adam state in mixed precision (Rajbhandari et al. 2020, ZeRO,
+	// section 3.1); training.state_bytes_per_param overrides it.
+	if err := r.checkState(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// resolveInputs validates a request without the memory check (the
+// recommender checks memory per layout).
+func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 	r := &resolved{}
 	m := req.Model
 	hasShape := m.Layers != 0 || m.Hidden != 0 || m.Heads != 0 || m.FFN != 0 || m.Vocab != 0 || m.KVHeads != 0
@@ -319,10 +355,16 @@ func (c *Catalog) resolve(req Request) (*resolved, error) {
 	if r.peak, err = g.PeakFLOPS(r.prec); err != nil {
 		return nil, err
 	}
+	if r.limitW, err = checkPowerLimit("hardware.power_limit_w", req.Hardware.PowerLimitW, g); err != nil {
+		return nil, err
+	}
 	if err := checkCount("hardware.count", req.Hardware.Count, 1, 1<<20); err != nil {
 		return nil, err
 	}
 	r.count = int(req.Hardware.Count)
+	if err := r.resolveMethod(t); err != nil {
+		return nil, err
+	}
 
 	if err := r.resolveStrategy(req.Strategy); err != nil {
 		return nil, err
@@ -366,22 +408,30 @@ func (c *Catalog) resolve(req Request) (*resolved, error) {
 		r.timeCal, _ = c.Calibration("")
 	}
 
-	// Memory feasibility: by default 16 bytes/param for weights, gradients
-	// and Adam state in mixed precision (Rajbhandari et al. 2020, ZeRO,
-	// section 3.1); training.state_bytes_per_param overrides it.
-	if err := r.checkState(); err != nil {
-		return nil, err
-	}
 	return r, nil
 }
 
 // checkState refuses a layout whose weights, gradients and optimizer state
-// do not fit in the memory of one GPU.
+// (for lora and qlora: the frozen base at its storage format plus the
+// trained adapters' state) do not fit in the memory of one GPU.
 func (r *resolved) checkState() error {
 	g := r.gpu
-	if state := r.stateBytesPerGPU(); state > g.MemoryGB*1e9 {
-		return fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, a larger GPU, or a leaner optimizer (training.state_bytes_per_param)",
-			state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID)
+	frozen, trained := r.stateParts()
+	if state := frozen + trained; state > g.MemoryGB*1e9 {
+		if r.method.name == MethodFull {
+			return fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, a larger GPU, lora or qlora (training.method), or a leaner optimizer (training.state_bytes_per_param)",
+				state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID)
+		}
+		m := &r.method
+		format := map[string]string{MethodLoRA: "16-bit", MethodQLoRA: m.format}[m.name]
+		hint := "use fsdp or tensor parallelism, more GPUs, a larger GPU"
+		if m.name == MethodLoRA {
+			hint += ", or qlora (training.method)"
+		} else if m.format == FormatInt8 {
+			hint += ", or nf4 (training.lora.base_format)"
+		}
+		return fieldErr("hardware.count", r.count, "is too small for %s: the frozen base weights at %s need %.1f GB per GPU (%.3g parameters, %s) and the trained parameters' weights, gradients and optimizer state %.2f GB (%.3g parameters at %s bytes), %.1f GB in all, more than the %.0f GB of a %s; %s",
+			m.name, format, frozen/1e9, r.params, r.layoutString(), trained/1e9, m.trainable, ShortNum(r.state), state/1e9, g.MemoryGB, g.ID, hint)
 	}
 	return nil
 }
@@ -453,14 +503,11 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 	return nil
 }
 
-// stateBytesPerGPU is the state bytes per parameter times the parameters,
-// divided by the ranks that shard them.
+// stateBytesPerGPU is the per-GPU memory of weights, gradients and
+// optimizer state (frozen weights included), after sharding.
 func (r *resolved) stateBytesPerGPU() float64 {
-	shards := float64(r.plan.Tensor)
-	if r.plan.DataMode == FSDP {
-		shards *= float64(r.plan.Data)
-	}
-	return r.state * r.params / shards
+	f, t := r.stateParts()
+	return f + t
 }
 
 // activationBytesPerTokenLayer is 34·d bytes at 16-bit activations
@@ -493,22 +540,28 @@ func (r *resolved) paramTrafficBytes() float64 {
 	return pass + update
 }
 
-// Counts returns the physical per-token FLOPs and bytes of a resolved request.
+// counts returns the physical per-token FLOPs and bytes of a resolved request.
 func (r *resolved) counts() (flopsTok, bytesTok float64) {
-	a := r.arch
-	L, d, S := float64(a.Layers), float64(a.Hidden), float64(r.seq)
-	flopsTok = 6*a.NonEmbeddingParams() + 6*L*S*d
-	if r.head == "lm" {
-		flopsTok += 6 * d * float64(a.Vocab)
+	if r.method.name != MethodFull {
+		return r.countsPEFT()
 	}
-	bytesTok = 2*L*r.actBytesPerTokenLayer() + r.params*r.paramTrafficBytes()/(float64(r.bat)*S)
+	flopsTok = r.fullFLOPsPerToken(r.method.ckpt)
+	pass := r.paramTrafficBytes()
+	if r.method.ckpt {
+		// the recomputed forward pass reads the weights once more
+		pass += 2
+		if r.prec == FP32 || r.prec == TF32 {
+			pass += 2
+		}
+	}
+	bytesTok = r.actTrafficPerToken() + r.params*pass/(float64(r.bat)*float64(r.seq))
 	return
 }
 
 func (c *Catalog) estimate(r *resolved) (Response, error) {
 	g, cal, tc := r.gpu, r.cal, r.timeCal
 	rp := tc.Roofline
-	warn := []string{}
+	warn := append([]string{}, r.warn...)
 	assume := append([]string{}, r.assume...)
 
 	flopsTok, bytesTok := r.counts()
@@ -525,6 +578,14 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	tStep := rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq))
 	t1 := tComp + tMem + tStep
 	pAvg := g.IdlePowerW + activity*(g.BoardPowerW-g.IdlePowerW)
+	// A power limit below the uncapped draw slows the clock (power.go).
+	p0 := pAvg
+	limTime, limPower, limSigma, err := c.powerFactors(g, r.limitW, p0)
+	if err != nil {
+		return Response{}, err
+	}
+	tComp, tMem, tStep, pAvg = tComp*limTime, tMem*limTime, tStep*limTime, pAvg*limPower
+	t1 = tComp + tMem + tStep
 
 	sp, eta, commModel, err := r.parallel(tc, t1)
 	if err != nil {
@@ -533,9 +594,14 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	alpha := 0.0
 	if a, ok := tc.AlphaEta[g.Interconnect]; ok {
 		alpha = a.Value
-	} else if r.count > 1 {
+	} else if r.count > 1 && cal.Kind != KindLogLinear {
 		alpha = -1
 		assume = append(assume, "α_η = −1 (no fitted value for this interconnect)")
+	}
+	if cal.Kind == KindLogLinear && cal.Law != nil {
+		// The law carries its own α_η: the parallel share and the reported
+		// exponent are the calibration's, not the time model's.
+		alpha = cal.Law.AlphaEta.Value
 	}
 	factor := 1.0
 	if r.count > 1 {
@@ -567,7 +633,17 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 			assume = append(assume, fmt.Sprintf("the law has no %s dummy; Ψ = 1 used", strat))
 		}
 		perTokKWh := l.LawEnergyKWh(lawC, lawM, eta, strat, g.ID) / l.RefTokens
-		lawJ := perTokKWh * r.tokens * 3.6e6
+		lawJ := perTokKWh * r.tokens * 3.6e6 * limTime * limPower
+		if r.method.name != MethodFull || r.method.ckpt {
+			// The law is fitted to full fine-tuning: scale it by the
+			// roofline's time ratio of this method to full fine-tuning.
+			full := *r
+			full.method = method{name: MethodFull, trainable: r.params}
+			ff, fb := full.counts()
+			tFull := (ff*r.tokens/(r.peak*uComp)+fb*r.tokens/(bw*uMem))*limTime + tStep
+			lawJ *= t1 / tFull
+			assume = append(assume, fmt.Sprintf("the %s law is fitted to full fine-tuning; its energy is scaled by the roofline time of %s over that of full fine-tuning (%.3g)", cal.Name, r.methodLabel(), t1/tFull))
+		}
 		if lawJ < boundJ {
 			warn = append(warn, fmt.Sprintf("the %s law gives %.3g kWh, below the roofline energy bound of %.3g kWh for this configuration; the bound is reported", cal.Name, lawJ/3.6e6, boundJ/3.6e6))
 			lawJ = boundJ
@@ -593,6 +669,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 
 	// Envelope and interval.
 	outside, sigma := r.envelope(cal)
+	sigma = math.Hypot(sigma, limSigma)
 	z := normalQuantile(0.5 + cal.Interval.Level/2)
 	lo, hi := math.Exp(-z*sigma), math.Exp(z*sigma)
 	if len(outside) > 0 {
@@ -600,10 +677,15 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	}
 
 	// Memory warnings.
-	act := float64(r.bat) * float64(r.seq) * float64(r.arch.Layers) * r.actBytesPerTokenLayer() / float64(r.plan.Tensor)
-	state := r.stateBytesPerGPU()
+	act := r.actMemPerGPU()
+	frozen, trained := r.stateParts()
+	state := frozen + trained
 	if state+act > g.MemoryGB*1e9 {
-		warn = append(warn, fmt.Sprintf("activations (%.1f GB) plus state (%.1f GB) exceed the %.0f GB of a %s without activation checkpointing; checkpointing, packing or fused kernels may still make it fit, and recomputation adds about a third to compute", act/1e9, state/1e9, g.MemoryGB, g.ID))
+		if r.method.ckpt {
+			warn = append(warn, fmt.Sprintf("activations (%.1f GB, with checkpointing) plus state (%.1f GB) exceed the %.0f GB of a %s; a smaller batch_per_gpu, packing or fused kernels may still make it fit", act/1e9, state/1e9, g.MemoryGB, g.ID))
+		} else {
+			warn = append(warn, fmt.Sprintf("activations (%.1f GB) plus state (%.1f GB) exceed the %.0f GB of a %s without activation checkpointing; checkpointing (training.gradient_checkpointing), packing or fused kernels may still make it fit, and recomputation adds about a third to compute", act/1e9, state/1e9, g.MemoryGB, g.ID))
+		}
 	}
 	if r.count > 1 && eta < 0.5 {
 		warn = append(warn, fmt.Sprintf("parallel efficiency η = %.2f: more GPUs make this run faster but raise its energy by %.0f%%", eta, (factor-1)*100))
@@ -623,6 +705,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	resp.CO2eKg = eKWh * pue * r.site.CarbonGPerKWh / 1000
 	resp.CO2eIntervalKg = [2]float64{resp.CO2eKg * lo, resp.CO2eKg * hi}
 	resp.CostUSD = eKWh * pue * r.site.USDPerKWh
+	resp.Embodied = embodiedFor(resp.GPUHours)
+	resp.EmbodiedCO2eKg = resp.Embodied.CO2eKg
+	resp.PowerLimit = r.powerInfo(c.Power, p0, limTime, limPower, limSigma)
 	resp.Breakdown = Breakdown{ComputeKWh: compJ / 3.6e6, MemoryKWh: memJ / 3.6e6, ParallelKWh: parJ / 3.6e6, FixedKWh: e0J / 3.6e6}
 	bound := "compute"
 	if M/bw > C/r.peak {
@@ -654,10 +739,11 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		lawName = string(g.Interconnect) + " curves of " + tc.Name
 	}
 	resp.Parallel = Parallel{GPUs: r.count, Strategy: r.strategy, Tensor: r.plan.Tensor, Data: r.plan.Data, DataMode: r.plan.DataMode, Speedup: sp, Efficiency: eta, Law: lawName, AlphaEta: alpha}
-	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB}
+	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB, FrozenGBPerGPU: frozen / 1e9, TrainedGBPerGPU: trained / 1e9}
+	resp.Training = r.methodUse(flopsTok)
 	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: outside, SigmaLn: sigma}
 	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, Precision: r.prec,
-		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region}
+		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PowerLimitW: r.limitW, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region}
 	resp.Assumptions = assume
 	resp.Warnings = warn
 	if !finiteResponse(&resp) {
@@ -680,6 +766,7 @@ func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, 
 		speedup, eta, _ = tc.Comm.Efficiency(r.plan, CommStep{
 			ComputeS: t1 / steps, Params: r.params, Layers: float64(r.arch.Layers), Hidden: float64(r.arch.Hidden),
 			Tokens: float64(r.bat) * float64(r.seq), GradBytes: bytes, ActBytes: bytes, Links: LinksFor(r.gpu),
+			Trainable: r.method.trainable, GatherBytes: r.gatherBytesPerParam(bytes),
 		})
 		return speedup, eta, true, nil
 	}

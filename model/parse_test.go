@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -23,6 +24,11 @@ func TestParseRequestErrors(t *testing.T) {
 		{"trailing data", `{} {}`, "(body)"},
 		{"bad strategy object", `{"strategy": {"tensor": 2, "pipeline": 4}}`, "strategy.pipeline"},
 		{"strategy of wrong type", `{"strategy": 4}`, "strategy"},
+		{"unknown lora field", `{"training": {"lora": {"rnak": 8}}}`, "training.lora.rnak"},
+		{"lora of wrong type", `{"training": {"lora": 8}}`, "training.lora"},
+		{"lora rank of wrong type", `{"training": {"lora": {"rank": "eight"}}}`, "training.lora.rank"},
+		{"lora rank 0", `{"training": {"lora": {"rank": 0}}}`, "training.lora.rank"},
+		{"checkpointing not a boolean", `{"training": {"gradient_checkpointing": "yes"}}`, "training.gradient_checkpointing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,6 +66,31 @@ func TestHardwareLookup(t *testing.T) {
 		g, err := hw.Lookup(in)
 		if err != nil || g.ID != want {
 			t.Errorf("Lookup(%q) = %v, %v; want %s", in, g, err, want)
+		}
+	}
+	// A near miss names another product (a size or form factor the part
+	// does not come in): an error with suggestions, never a substitution.
+	for in, suggest := range map[string]string{
+		"a100-sxm4-8gb": "a100-sxm4-80gb", "v100-pcie-99gb": "v100-pcie", "h100-nvl-94gb": "h100",
+		"h100-pcie-94gb": "h100-pcie", "a100-pcie-48gb": "a100-pcie", "v100-sxm2-99gb": "v100-sxm2",
+	} {
+		g, err := hw.Lookup(in)
+		if err == nil {
+			t.Errorf("Lookup(%q) = %s, want an error: it is not that accelerator", in, g.ID)
+			continue
+		}
+		if fe := model.AsFieldError(err); fe == nil || fe.Field != "hardware.gpu" || !strings.Contains(err.Error(), suggest) {
+			t.Errorf("Lookup(%q) error %v should name hardware.gpu and suggest %s", in, err, suggest)
+		}
+	}
+	// Every part's id followed by its own memory size is that part.
+	for _, g := range hw.GPUs {
+		in := fmt.Sprintf("%s-%dgb", g.ID, int(math.Round(g.MemoryGB)))
+		if strings.HasSuffix(g.ID, "gb") {
+			in = g.ID
+		}
+		if got, err := hw.Lookup(in); err != nil || got.ID != g.ID {
+			t.Errorf("Lookup(%q) = %v, %v; want %s", in, got, err, g.ID)
 		}
 	}
 	_, err := hw.Lookup("h1000")
@@ -104,7 +135,7 @@ func TestProxies(t *testing.T) {
 func TestMeasurementsRoundTrip(t *testing.T) {
 	rows := []model.Measurement{
 		{Model: "bert-base", GPU: "a40", Count: 1, Strategy: "single", SeqLen: 384, BatchPerGPU: 32, Tokens: 3.4e7, Precision: "tf32", EnergyKWh: 0.0675, DurationS: 909.5, Source: "x"},
-		{Arch: model.Arch{Layers: 4, Hidden: 256, Heads: 4, FFN: 1024, Vocab: 1000}, GPU: "h100", Count: 8, Strategy: "hybrid", Tensor: 2, DataMode: "fsdp", SeqLen: 128, BatchPerGPU: 8, Tokens: 1e6, Precision: "bf16", PowerLimitW: 500, EnergyKWh: 1, DurationS: 60, Stage: "student"},
+		{Arch: model.Arch{Layers: 4, Hidden: 256, Heads: 4, FFN: 1024, Vocab: 1000}, GPU: "h100", Count: 8, Strategy: "hybrid", Tensor: 2, DataMode: "fsdp", SeqLen: 128, BatchPerGPU: 8, Tokens: 1e6, Precision: "bf16", PowerLimitW: 500, EnergyKWh: 1, DurationS: 60, Stage: "student", Eta: 0.4375},
 	}
 	var buf bytes.Buffer
 	if err := model.WriteMeasurements(&buf, rows); err != nil {
@@ -114,7 +145,7 @@ func TestMeasurementsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ParseMeasurements(WriteMeasurements(rows)): %v", err)
 	}
-	if len(got) != 2 || got[0].Arch.Hidden != 768 || got[1].Tensor != 2 || got[1].PowerLimitW != 500 || got[1].Stage != "student" || got[0].EnergyKWh != 0.0675 {
+	if len(got) != 2 || got[0].Arch.Hidden != 768 || got[1].Tensor != 2 || got[1].PowerLimitW != 500 || got[1].Stage != "student" || got[0].EnergyKWh != 0.0675 || got[0].Eta != 0 || got[1].Eta != 0.4375 {
 		t.Errorf("round trip = %+v", got)
 	}
 }
@@ -129,6 +160,20 @@ func TestParseMeasurementsErrors(t *testing.T) {
 		"unknown preset":  head + "bert-huge,a40,1,single,128,8,1e6,fp16,1,10\n",
 		"no rows":         head,
 		"nan":             head + "bert-base,a40,1,single,128,8,NaN,fp16,1,10\n",
+	}
+	etaHead := strings.TrimSuffix(head, "\n") + ",eta\n"
+	for name, row := range map[string]string{
+		"eta zero":       "bert-base,a40,2,fsdp,128,8,1e6,fp16,1,10,0\n",
+		"eta negative":   "bert-base,a40,2,fsdp,128,8,1e6,fp16,1,10,-0.5\n",
+		"eta above 2":    "bert-base,a40,2,fsdp,128,8,1e6,fp16,1,10,2.5\n",
+		"eta nan":        "bert-base,a40,2,fsdp,128,8,1e6,fp16,1,10,NaN\n",
+		"eta letters":    "bert-base,a40,2,fsdp,128,8,1e6,fp16,1,10,half\n",
+		"eta single gpu": "bert-base,a40,1,single,128,8,1e6,fp16,1,10,0.5\n",
+	} {
+		_, err := model.ParseMeasurements(strings.NewReader(etaHead+row), model.DefaultPresets())
+		if err == nil || !strings.Contains(err.Error(), "line 2: column eta: ") {
+			t.Errorf("%s: error %v, want one naming line 2 and column eta", name, err)
+		}
 	}
 	for name, body := range tests {
 		if _, err := model.ParseMeasurements(strings.NewReader(body), model.DefaultPresets()); err == nil {
@@ -146,6 +191,9 @@ func FuzzParseRequest(f *testing.F) {
 	}
 	f.Add([]byte(`{"model":{"preset":"bert-base"},"training":{"tokens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"a100","count":4},"strategy":"fsdp"}`))
 	f.Add([]byte(`{"model":{"layers":2,"hidden":64,"heads":2,"ffn":256,"vocab":100},"training":{"dataset_tokens":1e5,"epochs":0.5,"seq_len":16,"batch_per_gpu":1,"precision":"fp32"},"hardware":{"gpu":"t4","count":2},"strategy":{"tensor":2,"data":1}}`))
+	f.Add([]byte(`{"model":{"preset":"llama-2-70b"},"training":{"tokens":1e8,"seq_len":2048,"batch_per_gpu":4,"precision":"bf16","method":"lora","lora":{"rank":16,"targets":"attention_mlp","train_embeddings":true},"gradient_checkpointing":true},"hardware":{"gpu":"h100","count":8},"strategy":"fsdp"}`))
+	f.Add([]byte(`{"model":{"preset":"llama-3-8b"},"training":{"tokens":1e7,"seq_len":1024,"batch_per_gpu":1,"precision":"bf16","method":"qlora","lora":{"rank":64,"targets":"q,k,v,o,gate,up,down","base_format":"int8","compute_dtype":"fp16"},"gradient_checkpointing":false},"hardware":{"gpu":"rtx-4090","count":1},"strategy":"single"}`))
+	f.Add([]byte(`{"model":{"layers":2,"hidden":64,"heads":2,"ffn":256,"vocab":100},"training":{"tokens":1e5,"seq_len":16,"batch_per_gpu":1,"precision":"fp32","method":"qlora","lora":{"rank":0}},"hardware":{"gpu":"t4","count":1},"strategy":"single"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := model.ParseRequest(bytes.NewReader(body))
 		if err != nil {
@@ -173,6 +221,7 @@ func FuzzParseRequest(f *testing.F) {
 func FuzzParseMeasurements(f *testing.F) {
 	f.Add("model,gpu,count,strategy,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s\nbert-base,a40,1,single,128,8,1e6,fp16,1,10\n")
 	f.Add("layers,hidden,heads,ffn,vocab,gpu,count,strategy,tensor,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s\n2,64,2,256,100,h100,4,hybrid,2,16,1,1e4,bf16,0.1,5\n")
+	f.Add("model,gpu,count,strategy,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s,eta,group\nbert-base,rtx-2080-ti,4,tp,66,32,8.2e6,fp16,0.3,900,0.108,bert-L12\nbert-base,rtx-2080-ti,1,single,66,32,8.2e6,fp16,0.1,300,,bert-L12\n")
 	presets := model.DefaultPresets()
 	f.Fuzz(func(t *testing.T, body string) {
 		rows, err := model.ParseMeasurements(strings.NewReader(body), presets)
@@ -180,7 +229,7 @@ func FuzzParseMeasurements(f *testing.F) {
 			return
 		}
 		for _, m := range rows {
-			if !(m.EnergyKWh > 0) || !(m.DurationS > 0) || !(m.Tokens > 0) || m.Count < 1 {
+			if !(m.EnergyKWh > 0) || !(m.DurationS > 0) || !(m.Tokens > 0) || m.Count < 1 || !(m.Eta >= 0 && m.Eta <= 2) || (m.Count == 1 && m.Eta != 0 && m.Eta != 1) {
 				t.Fatalf("accepted a bad row %+v", m)
 			}
 		}
@@ -191,6 +240,11 @@ func FuzzParseMeasurements(f *testing.F) {
 		again, err := model.ParseMeasurements(&buf, presets)
 		if err != nil || len(again) != len(rows) {
 			t.Fatalf("rewritten rows do not parse: %v", err)
+		}
+		for i := range rows {
+			if again[i].Eta != rows[i].Eta {
+				t.Fatalf("row %d: eta %v rewritten as %v", i+1, rows[i].Eta, again[i].Eta)
+			}
 		}
 	})
 }

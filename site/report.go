@@ -49,6 +49,7 @@ type CalReport struct {
 	HasWithout                                        bool // the fit was also run without the efficiency term
 	CVMethod                                          string
 	Interval                                          string
+	Plain                                             string // the held-out statistics in one plain sentence for users
 	Envelope                                          []KV
 	Notes                                             []string
 	Charts                                            []template.HTML
@@ -125,21 +126,20 @@ func computeReport(in reportInputs) (Report, error) {
 			roof = &in.cals[i]
 		}
 	}
-	var fitIn fit.Inputs
 	var lawPred, roofPred []fit.Prediction
 	var refitLaw, refitRoof model.Calibration
 	if in.zeus != nil {
-		fitIn = fit.Inputs{Rows: in.zeus, DataName: "Zeus", Scaling: in.scaling, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: model.DefaultPresets()}
-		// One fit each gives the refitted calibration (compared with the
-		// shipped file, table stage included, as make fit builds it) and the
-		// per-row predictions for the charts.
-		var err error
-		if refitLaw, lawPred, err = fit.LawWithPredictions(fitIn, "wattscale-zeus-law", "refit"); err != nil {
-			return r, fmt.Errorf("report: law predictions on the Zeus trace: %w", err)
+		// One run of the calibration pipeline gives the refitted
+		// calibrations (compared with the shipped files, table stage
+		// included, as make fit builds them) and the per-row predictions
+		// for the charts.
+		res, err := fit.Calibrate(fit.Job{Rows: in.zeus, ZeusRows: true, Kinds: []string{fit.KindLaw, fit.KindRoofline}, ScalingPoints: in.scaling,
+			Runs: in.runs, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: model.DefaultPresets(), Version: "refit", Predictions: true})
+		if err != nil {
+			return r, fmt.Errorf("report: refitting the Zeus trace: %w", err)
 		}
-		if refitRoof, roofPred, err = fit.RooflineWithPredictions(fitIn, content.DefaultCalibration, "refit", in.runs); err != nil {
-			return r, fmt.Errorf("report: roofline predictions on the Zeus trace: %w", err)
-		}
+		refitLaw, refitRoof = res.Calibrations[0], res.Calibrations[1]
+		lawPred, roofPred = res.Predictions[0], res.Predictions[1]
 	}
 	for _, c := range in.cals {
 		cr := calReport(c)
@@ -251,12 +251,19 @@ func calReport(c model.Calibration) CalReport {
 		stat("R² (in sample, ln energy)", f.R2, func(s *model.FitSummary) float64 { return s.R2 }, d4)
 		stat("adjusted R²", f.AdjR2, func(s *model.FitSummary) float64 { return s.AdjR2 }, d4)
 		stat("RMSE (in sample, ln energy)", f.RMSELn, func(s *model.FitSummary) float64 { return s.RMSELn }, d4)
+		if f.ResidualSDLn != 0 {
+			stat("residual SD (in sample, ln energy)", f.ResidualSDLn, func(s *model.FitSummary) float64 { return s.ResidualSDLn }, d4)
+		}
 		stat("held-out R²", f.CVR2, func(s *model.FitSummary) float64 { return s.CVR2 }, d4)
 		stat("held-out RMSE (ln energy)", f.CVRMSELn, func(s *model.FitSummary) float64 { return s.CVRMSELn }, d4)
 		stat("held-out median fold error (×)", f.CVMedianFold, func(s *model.FitSummary) float64 { return s.CVMedianFold }, d3)
 		stat(fmt.Sprintf("held-out coverage of the %s interval", pct(c.Interval.Level)), f.CVCoverage, func(s *model.FitSummary) float64 { return s.CVCoverage }, d3)
 		cr.CVMethod = f.CVMethod
 		cr.Notes = append(cr.Notes, f.Notes...)
+		cr.Plain = plainFit(f.CVR2, f.CVCoverage, c.Interval.Level)
+	}
+	if c.Law != nil {
+		cr.Notes = append([]string{fmt.Sprintf("Token reference: %s tokens (%s). The law is applied per token at this reference, so an estimate's energy is proportional to its tokens.", grouped(c.Law.RefTokens), c.Law.RefNote)}, cr.Notes...)
 	}
 	if c.Provenance.Notes != "" {
 		cr.Notes = append(cr.Notes, c.Provenance.Notes)
@@ -644,3 +651,30 @@ func pct(x float64) string {
 
 // normalQuantile is the standard normal quantile.
 func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+
+// plainFit says what a calibration's held-out R² and interval coverage mean
+// for someone reading an estimate ("" when neither was measured).
+func plainFit(cvR2, coverage, level float64) string {
+	var parts []string
+	switch {
+	case cvR2 == 0:
+	case cvR2 < 0:
+		parts = append(parts, fmt.Sprintf("on workloads it was not fitted on, this calibration predicted energy less well than the plain average of those runs would have (held-out R² %s, below 0), so read its central figure there as a rough order of magnitude", fixed(cvR2, 2)))
+	case cvR2 < 0.5:
+		parts = append(parts, fmt.Sprintf("on workloads it was not fitted on, this calibration explained only part of the differences between runs (held-out R² %s)", fixed(cvR2, 2)))
+	default:
+		parts = append(parts, fmt.Sprintf("on workloads it was not fitted on, this calibration explained most of the differences between runs (held-out R² %s)", fixed(cvR2, 2)))
+	}
+	switch {
+	case coverage == 0:
+	case coverage < level-0.05:
+		parts = append(parts, fmt.Sprintf("its %s interval held only %s %% of those runs instead of %s, so the real uncertainty is wider than the interval shown and a run outside it would not be unusual", pct(level), fixed(coverage*100, 1), pct(level)))
+	default:
+		parts = append(parts, fmt.Sprintf("its %s interval held %s %% of those runs, about as many as it promises", pct(level), fixed(coverage*100, 1)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := strings.Join(parts, "; ") + "."
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -6,8 +6,11 @@
 //
 //	wattscale.meta()             presets, GPUs, calibrations, grid presets, default form
 //	wattscale.estimate(json)     {"form"|"request", "sweep"} -> {"request","response","sweep","snippets","error"}
+//	wattscale.recommend(json)    {"form"} -> {"request","result","error"}: cheaper ways to run this
 //	wattscale.distill(json)      {"form"|"plan"} -> {"plan","result","error"}
 //	wattscale.plannerMeta()      the paper's presets and ready-made plans
+//	wattscale.addCalibration(json) {"calibrations": [...]} the user fitted -> {"calibrations"|"error"}
+//	wattscale.sampleCSV()        a synthetic measurement CSV for trying the refit
 //
 // Build: GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o calc.wasm ./wasm/calc
 package main
@@ -29,8 +32,11 @@ func main() {
 	obj := js.Global().Get("Object").New()
 	obj.Set("meta", js.FuncOf(func(js.Value, []js.Value) any { return string(api.Meta()) }))
 	obj.Set("estimate", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Estimate(arg(args))) }))
+	obj.Set("recommend", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Recommend(arg(args))) }))
 	obj.Set("distill", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Distill(arg(args))) }))
 	obj.Set("plannerMeta", js.FuncOf(func(js.Value, []js.Value) any { return string(api.PlannerMeta()) }))
+	obj.Set("addCalibration", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.AddCalibration(arg(args))) }))
+	obj.Set("sampleCSV", js.FuncOf(func(js.Value, []js.Value) any { return string(api.SampleCSV()) }))
 	js.Global().Set("wattscale", obj)
 	if ready := js.Global().Get("wattscaleReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()
