@@ -791,8 +791,8 @@
     var all = pts.concat(cur ? [cur] : []);
     var xs = all.map(function (c) { return c.time_s / 3600; }), ys = all.map(function (c) { return c.energy_kwh; });
     if (r.deadline_s) xs.push(r.deadline_s / 3600);
-    var xa = axis(Math.min.apply(null, xs) / 1.15, Math.max.apply(null, xs) * 1.15, L, W - R, { log: true });
-    var ya = axis(Math.min.apply(null, ys) / 1.15, Math.max.apply(null, ys) * 1.15, H - B, T, { log: true });
+    var xa = scale(Math.min.apply(null, xs) / 1.15, Math.max.apply(null, xs) * 1.15, L, W - R, { log: true });
+    var ya = scale(Math.min.apply(null, ys) / 1.15, Math.max.apply(null, ys) * 1.15, H - B, T, { log: true });
     var o = [];
     o.push('<svg viewBox="0 0 ' + W + ' ' + H + '" role="group" aria-labelledby="chart-pareto-t" class="chart pareto" id="chart-pareto">');
     o.push('<title id="chart-pareto-t">Energy against wall-clock time of the least-energy configurations (' + pts.length + ' on the front)</title>');
