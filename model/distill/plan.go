@@ -40,6 +40,7 @@ const (
 	MaxStudents = 1e6  // students sharing one teacher stage
 	CurveMax    = 50   // the amortisation curve runs over N = 1…CurveMax
 	maxKWh      = 1e9  // a sanity bound on any energy, kWh
+	minKWh      = 1e-6 // the smallest positive measured stage energy, kWh (3.6 J)
 	maxName     = 100  // characters in an option name
 	maxJToken   = 1e6  // J per served token
 	maxTokens   = 1e16 // tokens in any stage
