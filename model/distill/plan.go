@@ -206,7 +206,11 @@ func ParsePlan(r io.Reader) (Plan, error) {
 		Site        json.RawMessage   `json:"site"`
 		Calibration string            `json:"calibration"`
 	}
-	if err := model.DecodeStrict(r, &top); err != nil {
+	raw, err := model.ReadBody(r)
+	if err != nil {
+		return Plan{}, err
+	}
+	if err := model.DecodeStrict(bytes.NewReader(raw), &top); err != nil {
 		return Plan{}, err
 	}
 	p := Plan{Baseline: top.Baseline, Calibration: top.Calibration}
