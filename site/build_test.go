@@ -87,6 +87,18 @@ func TestBuildRealContent(t *testing.T) {
 		if !strings.Contains(report, `<h2 id="`+c.Name+`">`) {
 			t.Errorf("report has no section for calibration %s", c.Name)
 		}
+		// A calibration with held-out statistics says in one plain
+		// sentence what they mean for a user's estimate.
+		if f := c.Fit; f != nil && f.CVR2 != 0 {
+			sec := report[strings.Index(report, `<h2 id="`+c.Name+`">`):]
+			if i := strings.Index(sec[1:], "<h2 "); i > 0 {
+				sec = sec[:i]
+			}
+			want := "held-out R² " + fixed(f.CVR2, 2)
+			if !strings.Contains(sec, "What this means for your estimate:") || !strings.Contains(sec, want) {
+				t.Errorf("report section %s lacks the plain sentence with %q", c.Name, want)
+			}
+		}
 	}
 	hw := string(files["hardware/index.html"])
 	for _, g := range model.DefaultGPUs() {
@@ -270,11 +282,11 @@ $$\eta = \frac{S(N)}{N}$$
 Back [home](index.md), the [runs](files/validation/runs.csv) and [here](#first-part).
 -- validation/runs.csv --
 `+runsHeader+`
-r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `)
 }
 
-const runsHeader = "id,phase,model,params,layers,hidden,heads,kv_heads,ffn,glu,encdec,moe_top_k,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,host,pue,power_w,time_s,source_kind,stage,duplicate_of,exclude,source,citation,notes"
+const runsHeader = "id,phase,method,model,params,layers,hidden,heads,kv_heads,ffn,glu,encdec,moe_top_k,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,host,pue,power_w,time_s,source_kind,stage,duplicate_of,exclude,source,citation,notes"
 
 func TestBuildMinimalSite(t *testing.T) {
 	files, _, err := build(buildOptions{Content: minimalSite(t)})
@@ -384,29 +396,29 @@ Bad $\operatorname{ln} x$.
 		{"runs.csv bad number", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
-r2,finetune,bert-base,1.1e8,,,,,,,,,,128,32,lots,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r2,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,lots,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:3", "column tokens", `"lots"`}},
 		{"runs.csv unknown scope", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,rack,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,rack,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:2", "energy_scope", `"rack"`}},
 		{"runs.csv unknown GPU", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,z9000,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,z9000,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:2", "column gpu"}},
 		{"runs.csv repeated id", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
-r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:3", `"r1" already used on line 2`}},
 		{"runs.csv unknown column", `
 -- validation/runs.csv --
 ` + runsHeader + `,colour
-r1,finetune,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,,red
+r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,,red
 `, []string{"validation/runs.csv:1", `unknown column "colour"`}},
 		{"validation page without its findings", `
 -- pages/validation.md --
