@@ -626,16 +626,16 @@
     // Fine-tuning method (LoRA, QLoRA; issue 12)
     var fsMethod = el('fieldset', {}, [el('legend', { text: 'Fine-tuning method' })]);
     fsMethod.appendChild(el('div', { class: 'grid2' }, [
-      this.field('method', 'Method', select([{ value: 'full', text: 'Full fine-tuning' }, { value: 'lora', text: 'LoRA (frozen 16-bit base)' }, { value: 'qlora', text: 'QLoRA (frozen 4-bit base)' }]), null),
-      this.field('ckpt', 'Gradient checkpointing', select([{ value: '', text: 'Method default' }, { value: 'on', text: 'On (recompute)' }, { value: 'off', text: 'Off' }]), null)]));
+      this.field('method', 'Method', select([{ value: 'full', text: 'Full' }, { value: 'lora', text: 'LoRA' }, { value: 'qlora', text: 'QLoRA' }]), 'LoRA and QLoRA train adapters on a frozen base'),
+      this.field('ckpt', 'Checkpointing', select([{ value: '', text: 'Default' }, { value: 'on', text: 'On' }, { value: 'off', text: 'Off' }]), 'recomputes activations; default on for QLoRA')]));
     var peft = el('div', { 'data-show': 'peft' });
     peft.appendChild(el('div', { class: 'grid2' }, [
       this.field('rank', 'LoRA rank', textInput('numeric'), 'empty = 8 (LoRA), 64 (QLoRA)'),
-      this.field('targets', 'Adapted modules', select([{ value: '', text: 'Method default' }, { value: 'qv', text: 'q and v projections' },
-        { value: 'attention', text: 'Attention (q, k, v, o)' }, { value: 'attention_mlp', text: 'Attention and MLP (all linear)' }]), null)]));
+      this.field('targets', 'Adapted modules', select([{ value: '', text: 'Default' }, { value: 'qv', text: 'q, v' },
+        { value: 'attention', text: 'q, k, v, o' }, { value: 'attention_mlp', text: 'All linear' }]), 'default: q, v (LoRA), all linear (QLoRA)')]));
     var q4 = el('div', { class: 'grid2', 'data-show': 'qlora' }, [
-      this.field('base_format', 'Base weights', select([{ value: '', text: 'NF4, double quantised (default)' }, { value: 'nf4', text: 'NF4, double quantised' }, { value: 'int8', text: 'int8 (LLM.int8)' }]), null),
-      this.field('compute_dtype', 'Compute dtype', select([{ value: '', text: 'Same as precision' }, { value: 'bf16', text: 'bf16' }, { value: 'fp16', text: 'fp16' }, { value: 'fp32', text: 'fp32 (slow)' }]), null)]);
+      this.field('base_format', 'Base weights', select([{ value: '', text: 'Default (NF4)' }, { value: 'nf4', text: 'NF4' }, { value: 'int8', text: 'int8' }]), 'NF4 with double quantisation: 4.127 bits'),
+      this.field('compute_dtype', 'Compute dtype', select([{ value: '', text: 'As precision' }, { value: 'bf16', text: 'bf16' }, { value: 'fp16', text: 'fp16' }, { value: 'fp32', text: 'fp32 (slow)' }]), null)]);
     peft.appendChild(q4);
     [['train_emb', 'Train embeddings and LM head in full'], ['compare', 'Compare with full fine-tuning']].forEach(function (c) {
       var box = el('input', { type: 'checkbox', value: '1' });
@@ -1027,7 +1027,7 @@
     var tr = r.training;
     if (tr && tr.method !== 'full') {
       cards.push(['Method', tr.method === 'qlora' ? 'QLoRA' : 'LoRA', paramsText(tr.trainable_params) + ' trainable parameters (' + (tr.trainable_share < 0.01 ? sig(tr.trainable_share * 100, 2) + ' %' : pct(tr.trainable_share)) + '), rank ' + tr.rank + ' on ' + (tr.targets || []).join(', ') +
-        (tr.base_format ? '; base in ' + tr.base_format + ', ' + sig(r.memory.frozen_gb_per_gpu) + ' GB per GPU' : '') + '; ' + sig(tr.flops_per_token_vs_full, 2) + '× the FLOPs per token of full fine-tuning' + (tr.gradient_checkpointing ? ' (with recomputation)' : '') + ' (Hu et al. 2021; Dettmers et al. 2023)', 'method']);
+        (tr.base_format ? '; base in ' + tr.base_format + ', ' + sig(r.memory.frozen_gb_per_gpu) + ' GB per GPU' : '') + '; ' + sig(tr.flops_per_token_vs_full, 2) + '× the FLOPs per token of full fine-tuning' + (tr.gradient_checkpointing ? ' (with recomputation)' : '') + (tr.method === 'qlora' ? ' (Dettmers et al. 2023)' : ' (Hu et al. 2021)'), 'method']);
       if (out.full) {
         var f = out.full;
         cards.push(['Full fine-tuning', energyText(f.energy_kwh), 'same configuration: ' + sig(f.energy_kwh / r.energy_kwh, 2) + '× the energy, ' + timeText(f.time_s) + ', ' + sig(f.memory.state_gb_per_gpu) + ' GB of state per GPU against ' + sig(r.memory.state_gb_per_gpu) + ' GB', 'full']);

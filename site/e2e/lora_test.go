@@ -17,7 +17,7 @@ func TestLoRAFormAndURLState(t *testing.T) {
 	ctx := browser(t)
 	openCalc(t, ctx, srv.URL+"/index.html")
 	hidden := func(key string) bool {
-		return eval[bool](t, ctx, `(function(){var e=document.getElementById('f-`+key+`'); while (e && !e.hidden) e = e.parentElement; return !!e})()`)
+		return eval[bool](t, ctx, `document.getElementById('f-`+key+`').getClientRects().length === 0`)
 	}
 	if !hidden("rank") || !hidden("base_format") || hidden("method") {
 		t.Fatalf("full fine-tuning: rank hidden %v, base_format hidden %v, method hidden %v; want the LoRA options hidden, the method shown", hidden("rank"), hidden("base_format"), hidden("method"))
@@ -81,7 +81,7 @@ func TestLoRAFormAndURLState(t *testing.T) {
 
 	// QLoRA shows its base format; a bad rank is shown beside its field.
 	choose(t, ctx2, "method", "qlora")
-	if hidden2 := eval[bool](t, ctx2, `(function(){var e=document.getElementById('f-base_format'); while (e && !e.hidden) e = e.parentElement; return !!e})()`); hidden2 {
+	if hidden2 := eval[bool](t, ctx2, `document.getElementById('f-base_format').getClientRects().length === 0`); hidden2 {
 		t.Errorf("qlora: base_format hidden")
 	}
 	typeInto(t, ctx2, "rank", "0")
