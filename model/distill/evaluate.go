@@ -637,6 +637,11 @@ func (ev *evaluation) estimateStage(o *opt, s string, studentModel *model.ModelS
 		for _, w := range resp.Warnings {
 			ev.warn = append(ev.warn, o.name+" student: "+w)
 		}
+		if o.regime == RegimeKD {
+			if w := inputBoundWarning("a logit-KD student", r.tokens, r.timeS, resp.Inputs.Count); w != "" {
+				ev.warn = append(ev.warn, o.name+" student: "+w)
+			}
+		}
 		ev.assumeOnce("estimated student stages come from the fine-tuning estimate (its calibration, AdamW state of 16 bytes per parameter); the step cost of KD's extra loss term over the cached top-k log-probs is not added")
 		return r, nil
 	case StageEval:
