@@ -176,7 +176,8 @@ func (c *calcView) sel(key string, opts []option) string {
 // hidden is the attribute calc.js's toggle sets on a data-show group.
 func (c *calcView) hidden(show string) string {
 	s := c.state
-	on := map[string]bool{"custom": s["model"] == "custom", "tokens": s["length"] != "epochs", "epochs": s["length"] == "epochs", "hybrid": s["strategy"] == model.Hybrid}[show]
+	on := map[string]bool{"custom": s["model"] == "custom", "tokens": s["length"] != "epochs", "epochs": s["length"] == "epochs", "hybrid": s["strategy"] == model.Hybrid,
+		"peft": s["method"] == "lora" || s["method"] == "qlora", "qlora": s["method"] == "qlora"}[show]
 	if on {
 		return ""
 	}
@@ -265,6 +266,25 @@ func (c *calcView) markup() (string, error) {
 		c.field("batch", "Batch / GPU", c.textInput("batch", "numeric", ""), nil),
 		c.field("precision", "Precision", c.sel("precision", precs), nil), `</div>`)
 	c.w(`</fieldset>`)
+
+	// Fine-tuning method (LoRA, QLoRA)
+	c.w(`<fieldset><legend>Fine-tuning method</legend><div class="grid2">`,
+		c.field("method", "Method", c.sel("method", []option{{"full", "Full"}, {"lora", "LoRA"}, {"qlora", "QLoRA"}}), str("LoRA and QLoRA train adapters on a frozen base")),
+		c.field("ckpt", "Checkpointing", c.sel("ckpt", []option{{"", "Default"}, {"on", "On"}, {"off", "Off"}}), str("recomputes activations; default on for QLoRA")), `</div>`)
+	c.w(`<div data-show="peft"`, c.hidden("peft"), `><div class="grid2">`,
+		c.field("rank", "LoRA rank", c.textInput("rank", "numeric", ""), str("empty = 8 (LoRA), 64 (QLoRA)")),
+		c.field("targets", "Adapted modules", c.sel("targets", []option{{"", "Default"}, {"qv", "q, v"}, {"attention", "q, k, v, o"}, {"attention_mlp", "All linear"}}), str("default: q, v (LoRA), all linear (QLoRA)")), `</div>`)
+	c.w(`<div class="grid2" data-show="qlora"`, c.hidden("qlora"), `>`,
+		c.field("base_format", "Base weights", c.sel("base_format", []option{{"", "Default (NF4)"}, {"nf4", "NF4"}, {"int8", "int8"}}), str("NF4 with double quantisation: 4.127 bits")),
+		c.field("compute_dtype", "Compute dtype", c.sel("compute_dtype", []option{{"", "As precision"}, {"bf16", "bf16"}, {"fp16", "fp16"}, {"fp32", "fp32 (slow)"}}), nil), `</div>`)
+	for _, cb := range [][2]string{{"train_emb", "Train embeddings and LM head in full"}, {"compare", "Compare with full fine-tuning"}} {
+		chk := ""
+		if v := s[cb[0]]; v == "1" || v == "true" || v == "on" {
+			chk = " checked"
+		}
+		c.w(`<div class="field check" data-key="`, cb[0], `"><input type="checkbox" value="1" id="f-`, cb[0], `" name="`, cb[0], `" aria-describedby="f-`, cb[0], `-err"`, chk, `><label for="f-`, cb[0], `">`, esc(cb[1]), `</label><p class="err" id="f-`, cb[0], `-err"></p></div>`)
+	}
+	c.w(`</div></fieldset>`)
 
 	// Hardware
 	var strats []option
