@@ -964,7 +964,7 @@
   // sweep: the memory check's words ("does not fit in 80 GB: …"), or the
   // model's message.
   function absentReason(err, memGB) {
-    var m = String(err).replace(/^[a-z_.]+: /, '').replace(/, got \S+$/, '');
+    var m = String(err).replace(/^hardware\.count: must/, 'the GPU count must').replace(/^[a-z_.]+: /, '').replace(/, got \S+$/, '').replace(/ \([^)]*\)/g, '');
     var fit = /need ([\d.]+ GB per GPU)/.exec(m);
     if (fit) return 'does not fit in ' + memGB + ' GB: ' + m.replace(/^is too small: /, '').split(';')[0];
     return 'not possible here: ' + m;
@@ -1015,7 +1015,7 @@
         var fits = s.e.map(function (p) { return p[0]; }), bad = s.bad.map(function (p) { return p.gpus; });
         var below = Math.min.apply(null, fits) > Math.max.apply(null, bad);
         name += below ? ' (from ' + Math.min.apply(null, fits) + ' GPUs; fewer ' + absentReason(s.bad[0].error, memGB).replace(/^does not fit/, 'do not fit').split(':')[0] + ')' :
-          ' (' + bad.length + ' of ' + (bad.length + fits.length) + ' GPU counts not possible)';
+          ' (not possible at ' + bad.length + ' of ' + (bad.length + fits.length) + ' GPU counts: ' + absentReason(s.bad[0].error, memGB).replace(/^not possible here: /, '') + ')';
       }
       return { key: s.key, name: name };
     }));
