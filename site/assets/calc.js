@@ -443,6 +443,9 @@
     this.own = {}; // names of the user's own calibrations (fitted in this browser)
     this.loadOwn();
     this.readURL();
+    // What the visitor typed into the prerendered form before the
+    // WebAssembly was ready (see start).
+    if (opts.carry) Object.assign(this.state, opts.carry);
     this.build();
     this.fill();
   }
@@ -630,6 +633,7 @@
     fsHw.appendChild(el('div', { class: 'grid2', 'data-show': 'hybrid' }, [
       this.field('tensor', 'Tensor-parallel degree', textInput('numeric'), 'data ranks = GPUs ÷ this'),
       this.field('data_mode', 'Data parallel as', select([{ value: 'fsdp', text: 'FSDP' }, { value: 'ddp', text: 'DDP' }]), null)]));
+    fsHw.appendChild(this.field('power', 'Power limit (W)', textInput('numeric'), 'per GPU; empty = the board’s default limit'));
     form.appendChild(fsHw);
 
     // Site
@@ -665,7 +669,7 @@
       '<div class="status" role="status" aria-live="polite"></div>' +
       '<div class="headline">' +
       '<p class="kicker">Accelerator energy</p>' +
-      '<p class="big"><output id="energy" data-kwh=""></output></p>' +
+      '<p class="big"><output id="energy" data-kwh="" elementtiming="estimate"></output></p>' +
       '<p class="interval"></p>' +
       '<p class="calline muted small"></p>' +
       '</div>' +
@@ -677,6 +681,10 @@
       '<p class="muted small chart-note">Same model, tokens and batch per GPU; each line is a strategy, the ring is your configuration. More GPUs finish sooner but parallel overhead costs energy.</p>' +
       '<div class="charts"><figure class="chart-e"></figure><figure class="chart-t"></figure></div>' +
       '<div class="legend-wrap"></div>' +
+      (this.embed ? '' : '<section class="cheaper" aria-labelledby="cheaper-h"><h2 class="h" id="cheaper-h">Cheaper ways to run this</h2>' +
+        '<p class="muted small">The same model, tokens and batch per GPU on every GPU type of the table (up to 64 each), every layout and eight power limits: ' +
+        'each marker is a configuration no other beats on both energy and time. Select one (click, or Tab then Enter) to load it into the form.</p>' +
+        '<div class="cheaper-ctl grid2"></div><div class="cheaper-out"></div></section>') +
       (this.embed ? '' : '<h2 class="h">Share and cite</h2><div class="share"></div>');
     // On a phone the form comes first: this summary (energy with its
     // interval, time, CO₂e) stays at the top of the screen, one tap from the
@@ -703,7 +711,125 @@
       this.root.appendChild(el('p', { class: 'embed-foot' }, [
         el('a', { href: '#', class: 'open-full', target: '_blank', rel: 'noopener', text: 'Open in the full wattscale calculator' })]));
     }
-    if (!this.embed) this.buildRefit();
+    if (!this.embed) {
+      var ctl = res.querySelector('.cheaper-ctl');
+      ctl.appendChild(this.field('deadline', 'Deadline (hours)', textInput(), 'empty = no deadline'));
+      ctl.appendChild(this.field('minimise', 'Minimise', select([{ value: 'energy', text: 'Energy' }, { value: 'co2e', text: 'CO₂e (operational + embodied)' },
+        { value: 'cost', text: 'Electricity cost' }, { value: 'time', text: 'Time' }]), null));
+      ctl.addEventListener('input', onInput);
+      ctl.addEventListener('change', onInput);
+      var outEl = res.querySelector('.cheaper-out');
+      var pick = function (e) {
+        var g = e.target.closest && e.target.closest('[data-pareto]');
+        if (!g) return;
+        if (e.type === 'keydown' && e.key !== 'Enter' && e.key !== ' ') return;
+        e.preventDefault();
+        self.loadConfig(self.cheaperPoints[+g.getAttribute('data-pareto')]);
+      };
+      outEl.addEventListener('click', pick);
+      outEl.addEventListener('keydown', pick);
+      this.buildRefit();
+    }
+  };
+
+  // loadConfig puts a recommended configuration into the form, estimates
+  // it and records it in the address (so the chosen point round-trips
+  // through a shared link).
+  Calculator.prototype.loadConfig = function (c) {
+    if (!c) return;
+    var s = this.state;
+    s.gpu = c.hardware.gpu;
+    s.count = String(c.hardware.count);
+    s.power = String(c.hardware.power_limit_w);
+    if (typeof c.strategy === 'string') s.strategy = c.strategy;
+    else { s.strategy = 'hybrid'; s.tensor = String(c.strategy.tensor); s.data_mode = c.strategy.data_mode || 'fsdp'; }
+    this.fill();
+    this.update();
+    history.replaceState(null, '', '?' + this.query() + location.hash);
+    var st = this.results.querySelector('.status');
+    if (st) st.textContent = 'Loaded ' + c.hardware.count + ' × ' + c.hardware.gpu + ' at ' + c.hardware.power_limit_w + ' W.';
+    var e = this.root.querySelector('#energy');
+    if (e) e.closest('.results').scrollIntoView({ block: 'start' });
+  };
+
+  function strategyText(st) {
+    if (typeof st === 'string') return st === 'single' ? 'single GPU' : st.toUpperCase();
+    return 'tensor ' + st.tensor + ' × ' + (st.data_mode || 'fsdp').toUpperCase() + ' ' + st.data;
+  }
+  function configText(c) {
+    return c.hardware.count + ' × ' + c.hardware.gpu + ', ' + strategyText(c.strategy) + ', ' + c.hardware.power_limit_w + ' W limit';
+  }
+
+  // renderCheaper runs the recommender for the form and draws the Pareto
+  // chart (energy against wall-clock time): the user's configuration ringed,
+  // the best filled, the deadline a dashed line.
+  Calculator.prototype.renderCheaper = function () {
+    var el0 = this.results.querySelector('.cheaper-out');
+    if (!el0 || !this.api.recommend) return;
+    var t0 = performance.now();
+    var out = call(this.api.recommend, { form: this.state });
+    perf.lastRecommendMs = performance.now() - t0;
+    if (out.error) {
+      if (out.error.input === 'deadline' || out.error.input === 'minimise') this.showError(out.error);
+      el0.innerHTML = '<p class="muted">' + esc(out.error.say || out.error.text || out.error.message) + '</p>';
+      this.cheaperPoints = [];
+      return;
+    }
+    var r = out.result, pts = r.pareto || [];
+    this.cheaperPoints = pts;
+    if (!r.best) { el0.innerHTML = '<p class="muted">' + esc((r.warnings || []).join(' ')) + '</p>'; return; }
+    var b = r.best, cur = r.current, obj = { energy: 'energy', co2e: 'CO₂e', cost: 'electricity cost', time: 'time' }[r.minimise];
+    var head = '<p class="cheaper-best"><strong>' + (r.meets_deadline ? 'Least ' + esc(obj) + (r.deadline_s ? ' within the deadline' : '') : 'Nothing meets the deadline; fastest') + ':</strong> ' +
+      esc(configText(b)) + ' — ' + esc(energyText(b.energy_kwh)) + ', ' + esc(timeText(b.time_s)) + ', ' + esc(massText(b.co2e_kg)) + ' operational + ' + esc(massText(b.embodied_co2e_kg)) + ' embodied, ' + esc(usd(b.cost_usd)) + '.</p>';
+    if (cur && r.saving) {
+      var sv = r.saving;
+      head += '<p class="cheaper-saving">' + (sv.energy_kwh > 0 ? 'Switching from yours (' + esc(configText(cur)) + ') saves ' + esc(energyText(sv.energy_kwh)) + ' (' + esc(Math.round(sv.energy_pct) + ' %') + ')' +
+        (sv.time_s < 0 ? ' and takes ' + esc(timeText(-sv.time_s)) + ' longer' : ' and finishes ' + esc(timeText(sv.time_s)) + ' sooner') : 'Your configuration is already the least ' + esc(obj) + ' of those searched') + '.</p>';
+    }
+    // Chart.
+    var W = 560, H = 320, L = 64, R = 16, T = 16, B = 46;
+    var all = pts.concat(cur ? [cur] : []);
+    var xs = all.map(function (c) { return c.time_s / 3600; }), ys = all.map(function (c) { return c.energy_kwh; });
+    if (r.deadline_s) xs.push(r.deadline_s / 3600);
+    var xa = axis(Math.min.apply(null, xs) / 1.15, Math.max.apply(null, xs) * 1.15, L, W - R, { log: true });
+    var ya = axis(Math.min.apply(null, ys) / 1.15, Math.max.apply(null, ys) * 1.15, H - B, T, { log: true });
+    var o = [];
+    o.push('<svg viewBox="0 0 ' + W + ' ' + H + '" role="group" aria-labelledby="chart-pareto-t" class="chart pareto" id="chart-pareto">');
+    o.push('<title id="chart-pareto-t">Energy against wall-clock time of the least-energy configurations (' + pts.length + ' on the front)</title>');
+    ya.ticks.forEach(function (t) {
+      var y = ya.map(t).toFixed(1);
+      o.push('<line class="grid" x1="' + L + '" x2="' + (W - R) + '" y1="' + y + '" y2="' + y + '"/><text class="tick" x="' + (L - 6) + '" y="' + y + '" dy="0.32em" text-anchor="end">' + esc(sig(t, 2)) + '</text>');
+    });
+    xa.ticks.forEach(function (t) {
+      var x = xa.map(t).toFixed(1);
+      o.push('<line class="grid" y1="' + T + '" y2="' + (H - B) + '" x1="' + x + '" x2="' + x + '"/><text class="tick" y="' + (H - B + 16) + '" x="' + x + '" text-anchor="middle">' + esc(sig(t, 2)) + '</text>');
+    });
+    o.push('<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (H - B) + '" y2="' + (H - B) + '"/><line class="axis" x1="' + L + '" x2="' + L + '" y1="' + T + '" y2="' + (H - B) + '"/>');
+    o.push('<text class="label" x="' + ((L + W - R) / 2) + '" y="' + (H - 8) + '" text-anchor="middle">Wall-clock time (hours, log scale)</text>');
+    o.push('<text class="label" transform="translate(14 ' + ((T + H - B) / 2) + ') rotate(-90)" text-anchor="middle">Accelerator energy (kWh, log scale)</text>');
+    if (r.deadline_s) {
+      var dx = xa.map(r.deadline_s / 3600).toFixed(1);
+      o.push('<line class="deadline" x1="' + dx + '" x2="' + dx + '" y1="' + T + '" y2="' + (H - B) + '"/><text class="mark-label" x="' + dx + '" y="' + (T + 12) + '" dx="-4" text-anchor="end">deadline</text>');
+    }
+    o.push('<path class="line s-fsdp" d="' + pts.map(function (c, i) { return (i ? 'L' : 'M') + xa.map(c.time_s / 3600).toFixed(1) + ' ' + ya.map(c.energy_kwh).toFixed(1); }).join('') + '"/>');
+    pts.forEach(function (c, i) {
+      var isBest = c.hardware.gpu === b.hardware.gpu && c.hardware.count === b.hardware.count && c.hardware.power_limit_w === b.hardware.power_limit_w && JSON.stringify(c.strategy) === JSON.stringify(b.strategy);
+      var label = configText(c) + ': ' + energyText(c.energy_kwh) + ', ' + timeText(c.time_s) + (isBest ? ' (recommended)' : '') + (c.meets_deadline ? '' : ' (misses the deadline)') + '. Load into the form.';
+      o.push('<g class="pt' + (isBest ? ' best' : '') + (c.meets_deadline ? '' : ' late') + '" data-pareto="' + i + '" data-kwh="' + c.energy_kwh + '" tabindex="0" role="button" aria-label="' + esc(label) + '">' +
+        '<title>' + esc(label) + '</title><circle r="' + (isBest ? 7 : 5) + '" cx="' + xa.map(c.time_s / 3600).toFixed(1) + '" cy="' + ya.map(c.energy_kwh).toFixed(1) + '"/></g>');
+    });
+    if (cur) {
+      var cx = xa.map(cur.time_s / 3600), cy = ya.map(cur.energy_kwh);
+      o.push('<circle class="mark" r="8" cx="' + cx.toFixed(1) + '" cy="' + cy.toFixed(1) + '"/>');
+      var anc = cx > W - 150 ? 'end' : 'start';
+      o.push('<text class="mark-label" x="' + (cx + (anc === 'end' ? -12 : 12)).toFixed(1) + '" y="' + (cy - 10).toFixed(1) + '" text-anchor="' + anc + '">yours</text>');
+    }
+    o.push('</svg>');
+    el0.innerHTML = head + '<figure class="pareto-fig">' + o.join('') +
+      '<figcaption>Ring: your configuration. Large dot: the recommendation. ' + (r.deadline_s ? 'Dashed line: the deadline. ' : '') +
+      esc(r.searched) + ' configurations searched, ' + esc(r.feasible) + ' fit in memory. Embodied CO₂e: ' + esc(sig(b.embodied_co2e_kg / b.gpu_hours * 1000, 3)) + ' g per GPU-hour (Luccioni et al. 2023). ' +
+      'Power-limit response fitted on the Zeus power-capped runs (You et al., NSDI 2023).</figcaption></figure>' +
+      (r.warnings && r.warnings.length ? '<ul class="muted small">' + r.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul>' : '');
   };
 
   Calculator.prototype.fill = function () {
@@ -869,7 +995,8 @@
       ['Time', timeText(r.time_s), pct(r.interval_level) + ' interval ' + timeText(r.time_interval_s[0]) + ' – ' + timeText(r.time_interval_s[1]), 'time'],
       ['Average power', powerText(r.avg_power_w), 'all ' + p.count + ' GPU' + (p.count > 1 ? 's' : '') + ' together', 'power'],
       ['GPU-hours', sig(r.gpu_hours), p.count + ' × ' + p.gpu_name, 'gpuh'],
-      ['CO₂e', massText(r.co2e_kg), pct(r.interval_level) + ' interval ' + massText(r.co2e_interval_kg[0]) + ' – ' + massText(r.co2e_interval_kg[1]) + '; ' + sig(p.carbon_g_per_kwh) + ' g/kWh' + (p.region ? ' (' + p.region + ')' : ''), 'co2'],
+      ['CO₂e', massText(r.co2e_kg), pct(r.interval_level) + ' interval ' + massText(r.co2e_interval_kg[0]) + ' – ' + massText(r.co2e_interval_kg[1]) + '; ' + sig(p.carbon_g_per_kwh) + ' g/kWh' + (p.region ? ' (' + p.region + ')' : '') + '; plus ' + massText(r.embodied_co2e_kg) + ' embodied (manufacturing, ' + sig(r.embodied.kg_per_gpu_hour * 1000, 3) + ' g per GPU-hour, Luccioni et al. 2023), not in energy', 'co2'],
+      ['Power limit', r.power_limit.limit_w + ' W', r.power_limit.time_factor === 1 ? 'the default: the run draws about ' + sig(r.power_limit.uncapped_draw_w) + ' W per GPU' : 'per GPU: time ×' + sig(r.power_limit.time_factor, 3) + ', energy ×' + sig(r.power_limit.energy_factor, 3) + ' (fitted on the Zeus power-capped runs)', 'power-limit'],
       ['Cost of electricity', usd(r.cost_usd), 'at $' + sig(p.usd_per_kwh) + ' per kWh, PUE ' + sig(p.pue), 'cost'],
       ['Parallel efficiency η', r.parallel.gpus > 1 ? sig(r.parallel.efficiency, 2) : '1', r.parallel.gpus > 1 ? 'speedup ' + sig(r.parallel.speedup) + '× on ' + r.parallel.gpus + ' GPUs (' + r.parallel.law + ')' : 'one GPU: no parallel overhead', 'eta']
     ];
@@ -880,7 +1007,7 @@
     this.renderBreakdown(r);
     this.renderProvenance(r, out);
     this.renderCharts(out);
-    if (!this.embed) this.renderShare(out);
+    if (!this.embed) { this.renderShare(out); this.renderCheaper(); }
     else {
       var a = this.root.querySelector('.open-full');
       if (a) a.href = new URL('../index.html?' + this.query(), BASE).href;
@@ -1509,13 +1636,13 @@
     }
     sec.innerHTML =
       '<h2 id="refit-h">Refit the law to your own measurements</h2>' +
-      '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>; the Zeus power trace also works). ' +
+      '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>, and for the paper\'s specification <code>eta</code>, each multi-GPU run\'s measured efficiency T₁/(N·T<sub>N</sub>), and <code>group</code>; the Zeus power trace also works). ' +
       'The fit runs in this page, in the background, with a separate module loaded only now (<span class="fit-size" data-raw-mb="5.2" data-gzip-mb="1.4">fit.wasm: 5.2 MB, 1.4 MB compressed</span>); nothing is uploaded anywhere.</p>' +
       '<p class="small">No measurements yet? <a class="sample-dl" href="#" download="wattscale-sample-synthetic.csv">Download a sample CSV</a> or <button type="button" class="btn small" id="refit-sample">put it in the box</button>. ' +
       '<span class="muted">Its rows are synthetic, not measurements: BERT-base and BERT-large runs on V100s computed from the paper\'s published law (calibration ' + esc('zoubeirou2026-bert-pooled') + ', Zoubeirou a Mayaki 2026, arXiv 2606.23546) with 10 % noise, so a fit should find the law again.</span></p>' +
       '<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>' +
       '<div class="field"><label for="refit-text">or paste the CSV</label><textarea id="refit-text" rows="4" spellcheck="false"></textarea></div>' +
-      '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law (with hardware terms)</option><option value="paper">the paper\'s specification exactly (needs eta on multi-GPU rows)</option><option value="roofline">the roofline model</option></select></div>' +
+      '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law (with hardware terms)</option><option value="paper">the paper\'s specification (measured η)</option><option value="roofline">the roofline model</option></select></div>' +
       '<div class="refit-btns"><button type="button" class="btn primary" id="refit-go">Fit</button> <button type="button" class="btn" id="refit-cancel" hidden>Cancel</button></div></div>' +
       '<div class="refit-progress" hidden><progress aria-label="Fitting"></progress> <span class="refit-elapsed"></span></div>' +
       '<div class="refit-status" role="status" aria-live="polite"></div><div class="refit-out"></div>';
@@ -1660,15 +1787,34 @@
 
   /* ---------- start ---------- */
 
+  // typedValues returns the form values the visitor changed in the
+  // prerendered calculator (the generator writes the default estimate into
+  // the page; site/prerender.go) before the WebAssembly took over.
+  function typedValues(root) {
+    var out = {};
+    Array.prototype.forEach.call(root.querySelectorAll('.calc-form input[name], .calc-form select[name]'), function (c) {
+      if (c.type === 'radio') { if (c.checked && !c.defaultChecked) out[c.name] = c.value; }
+      else if (c.type === 'checkbox') { if (c.checked !== c.defaultChecked) out[c.name] = c.checked ? '1' : ''; }
+      else if (c.tagName === 'SELECT') { var o = c.options[c.selectedIndex]; if (o && !o.defaultSelected) out[c.name] = c.value; }
+      else if (c.value !== c.defaultValue) out[c.name] = c.value;
+    });
+    return out;
+  }
+
   async function start(root) {
     var mode = root.getAttribute('data-mode') || 'calculator';
+    // A prerendered calculator stays as it is (numbers, charts, a form
+    // that takes input) until the WebAssembly redraws it in place.
+    var pre = root.getAttribute('data-prerendered') === '1';
     root.setAttribute('aria-busy', 'true');
-    root.innerHTML = '<p class="loading">Loading the calculator…</p>';
+    if (!pre) root.innerHTML = '<p class="loading">Loading the calculator…</p>';
     var how;
     try {
       how = await loadGo({ wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
     } catch (e) {
-      root.innerHTML = '<p class="fatal" role="alert">The calculator could not start: ' + esc(e.message) + '</p>';
+      var msg = '<p class="fatal" role="alert">The calculator could not start: ' + esc(e.message) + (pre ? '. The numbers below are the default estimate, computed when the site was built.' : '') + '</p>';
+      if (pre) root.insertAdjacentHTML('afterbegin', msg);
+      else root.innerHTML = msg;
       root.removeAttribute('aria-busy');
       return;
     }
@@ -1677,13 +1823,40 @@
     var app;
     if (mode === 'planner') app = new Planner(root, window.wattscale, meta);
     else {
-      app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1' });
+      var carry = pre ? typedValues(root) : null;
+      var focused = pre && document.activeElement && root.contains(document.activeElement) ? document.activeElement : null;
+      var caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
+      app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
       app.update();
+      root.removeAttribute('data-linked');
+      if (carry && Object.keys(carry).length) history.replaceState(null, '', '?' + app.query() + location.hash);
+      var again = focused && focused.id && document.getElementById(focused.id);
+      if (again) {
+        again.focus();
+        if (caret) try { again.setSelectionRange(caret[0], caret[1]); } catch (e) { /* not a text input */ }
+      }
     }
     root.removeAttribute('aria-busy');
     root.dataset.ready = '1';
     perf.firstEstimateMs = performance.now();
     window.wattscaleApp = app;
+    if (mode !== 'embed') registerServiceWorker();
+  }
+
+  // registerServiceWorker installs sw.js (written by the generator next to
+  // the site's index.html), which keeps the calculator, the planner and
+  // their files for visits without a network. Not from file:// (no service
+  // workers there) and not in the embedded calculator, which lives in
+  // other sites' pages.
+  function registerServiceWorker() {
+    if (!('serviceWorker' in navigator) || !BASE || !/^https?:$/.test(location.protocol) || window.parent !== window) return;
+    var root = new URL('../', BASE);
+    navigator.serviceWorker.register(new URL('sw.js', root).href, { scope: root.href }).then(function (reg) {
+      perf.serviceWorker = 'registered';
+      return reg;
+    }, function (e) {
+      perf.serviceWorker = 'failed: ' + e.message;
+    });
   }
 
   window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd };
