@@ -791,7 +791,7 @@
     var all = pts.concat(cur ? [cur] : []);
     var xs = all.map(function (c) { return c.time_s / 3600; }), ys = all.map(function (c) { return c.energy_kwh; });
     if (r.deadline_s) xs.push(r.deadline_s / 3600);
-    var f = frame({ id: 'chart-pareto', role: 'group', cls: 'pareto', width: chartWidth(el0), height: 320,
+    var f = frame({ id: 'chart-pareto', role: 'group', cls: 'pareto', width: Math.min(640, chartWidth(el0)), height: 320, // .pareto-fig is at most 640 px wide
       title: 'Energy against wall-clock time of the least-energy configurations (' + pts.length + ' on the front)',
       x: { min: Math.min.apply(null, xs) / 1.15, max: Math.max.apply(null, xs) * 1.15, log: true, label: 'Wall-clock time (hours, log scale)' },
       y: { min: Math.min.apply(null, ys) / 1.15, max: Math.max.apply(null, ys) * 1.15, log: true, label: 'Accelerator energy (kWh, log scale)' } });
