@@ -526,6 +526,8 @@
       if (k === 'tokens') return s.length !== 'epochs';
       if (k === 'dataset_tokens' || k === 'epochs') return s.length === 'epochs';
       if (k === 'tensor' || k === 'data_mode') return s.strategy === 'hybrid';
+      if (['rank', 'targets', 'train_emb', 'compare'].indexOf(k) >= 0) return s.method === 'lora' || s.method === 'qlora';
+      if (k === 'base_format' || k === 'compute_dtype') return s.method === 'qlora';
       return true;
     });
   };
@@ -624,6 +626,30 @@
       this.field('batch', 'Batch / GPU', textInput('numeric'), null),
       this.field('precision', 'Precision', select(m.precisions.map(function (p) { return { value: p, text: p }; })), null)]));
     form.appendChild(fsTrain);
+
+    // Fine-tuning method (LoRA, QLoRA; issue 12)
+    var fsMethod = el('fieldset', {}, [el('legend', { text: 'Fine-tuning method' })]);
+    fsMethod.appendChild(el('div', { class: 'grid2' }, [
+      this.field('method', 'Method', select([{ value: 'full', text: 'Full' }, { value: 'lora', text: 'LoRA' }, { value: 'qlora', text: 'QLoRA' }]), 'LoRA and QLoRA train adapters on a frozen base'),
+      this.field('ckpt', 'Checkpointing', select([{ value: '', text: 'Default' }, { value: 'on', text: 'On' }, { value: 'off', text: 'Off' }]), 'recomputes activations; default on for QLoRA')]));
+    var peft = el('div', { 'data-show': 'peft' });
+    peft.appendChild(el('div', { class: 'grid2' }, [
+      this.field('rank', 'LoRA rank', textInput('numeric'), 'empty = 8 (LoRA), 64 (QLoRA)'),
+      this.field('targets', 'Adapted modules', select([{ value: '', text: 'Default' }, { value: 'qv', text: 'q, v' },
+        { value: 'attention', text: 'q, k, v, o' }, { value: 'attention_mlp', text: 'All linear' }]), 'default: q, v (LoRA), all linear (QLoRA)')]));
+    var q4 = el('div', { class: 'grid2', 'data-show': 'qlora' }, [
+      this.field('base_format', 'Base weights', select([{ value: '', text: 'Default (NF4)' }, { value: 'nf4', text: 'NF4' }, { value: 'int8', text: 'int8' }]), 'NF4 with double quantisation: 4.127 bits'),
+      this.field('compute_dtype', 'Compute dtype', select([{ value: '', text: 'As precision' }, { value: 'bf16', text: 'bf16' }, { value: 'fp16', text: 'fp16' }, { value: 'fp32', text: 'fp32 (slow)' }]), null)]);
+    peft.appendChild(q4);
+    [['train_emb', 'Train embeddings and LM head in full'], ['compare', 'Compare with full fine-tuning']].forEach(function (c) {
+      var box = el('input', { type: 'checkbox', value: '1' });
+      box.id = 'f-' + c[0]; box.name = c[0];
+      box.setAttribute('aria-describedby', 'f-' + c[0] + '-err');
+      self.inputs[c[0]] = box;
+      peft.appendChild(el('div', { class: 'field check', 'data-key': c[0] }, [box, el('label', { for: 'f-' + c[0], text: c[1] }), el('p', { class: 'err', id: 'f-' + c[0] + '-err' })]));
+    });
+    fsMethod.appendChild(peft);
+    form.appendChild(fsMethod);
 
     // Hardware
     var fsHw = el('fieldset', {}, [el('legend', { text: 'Hardware and parallelism' })]);
@@ -842,7 +868,8 @@
 
   Calculator.prototype.toggle = function () {
     var s = this.state;
-    var show = { custom: s.model === 'custom', tokens: s.length !== 'epochs', epochs: s.length === 'epochs', hybrid: s.strategy === 'hybrid' };
+    var show = { custom: s.model === 'custom', tokens: s.length !== 'epochs', epochs: s.length === 'epochs', hybrid: s.strategy === 'hybrid',
+      peft: s.method === 'lora' || s.method === 'qlora', qlora: s.method === 'qlora' };
     Array.prototype.forEach.call(this.root.querySelectorAll('[data-show]'), function (n) {
       n.hidden = !show[n.getAttribute('data-show')];
     });
@@ -989,6 +1016,19 @@
       ['Cost of electricity', usd(r.cost_usd), 'at $' + sig(p.usd_per_kwh) + ' per kWh, PUE ' + sig(p.pue), 'cost'],
       ['Parallel efficiency η', r.parallel.gpus > 1 ? sig(r.parallel.efficiency, 2) : '1', r.parallel.gpus > 1 ? 'speedup ' + sig(r.parallel.speedup) + '× on ' + r.parallel.gpus + ' GPUs (' + r.parallel.law + ')' : 'one GPU: no parallel overhead', 'eta']
     ];
+    var tr = r.training;
+    if (tr && tr.method !== 'full') {
+      cards.push(['Method', tr.method === 'qlora' ? 'QLoRA' : 'LoRA', paramsText(tr.trainable_params) + ' trainable parameters (' + (tr.trainable_share < 0.01 ? sig(tr.trainable_share * 100, 2) + ' %' : pct(tr.trainable_share)) + '), rank ' + tr.rank + ' on ' + (tr.targets || []).join(', ') +
+        (tr.base_format ? '; base in ' + tr.base_format + ', ' + sig(r.memory.frozen_gb_per_gpu) + ' GB per GPU' : '') + '; ' + sig(tr.flops_per_token_vs_full, 2) + '× the FLOPs per token of full fine-tuning' + (tr.gradient_checkpointing ? ' (with recomputation)' : '') + (tr.method === 'qlora' ? ' (Dettmers et al. 2023)' : ' (Hu et al. 2021)'), 'method']);
+      if (out.full) {
+        var f = out.full;
+        cards.push(['Full fine-tuning', energyText(f.energy_kwh), 'same configuration: ' + sig(f.energy_kwh / r.energy_kwh, 2) + '× the energy, ' + timeText(f.time_s) + ', ' + sig(f.memory.state_gb_per_gpu) + ' GB of state per GPU against ' + sig(r.memory.state_gb_per_gpu) + ' GB', 'full']);
+      } else if (out.full_error) {
+        cards.push(['Full fine-tuning', 'does not fit', out.full_error.say || out.full_error.message, 'full']);
+      }
+    } else if (tr && tr.gradient_checkpointing) {
+      cards.push(['Method', 'Full, recomputed', sig(tr.flops_per_token_vs_full, 2) + '× the FLOPs per token of full fine-tuning without checkpointing (Chen et al. 2016)', 'method']);
+    }
     res.querySelector('.cards').innerHTML = cards.map(function (c) {
       return '<div class="card" data-card="' + c[3] + '"><dt>' + esc(c[0]) + '</dt><dd><span class="v">' + esc(c[1]) + '</span><span class="sub">' + esc(c[2]) + '</span></dd></div>';
     }).join('');
