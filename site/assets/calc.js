@@ -1813,7 +1813,7 @@
         '<td class="num">' + esc(k.p ? (k.p < 1e-4 ? '< 0.0001' : sig(k.p, 2)) : '—') + '</td></tr>';
     }).join('');
     var stats = [
-      ['Runs (n)', f.n], ['Workload groups', f.groups], ['R²', f.r2 != null ? sig(f.r2, 4) : ''], ['Adjusted R²', f.adj_r2 != null ? sig(f.adj_r2, 4) : ''],
+      ['Runs (n)', f.n], ['Workload groups', f.groups], ['R²', f.r2 != null ? sig(f.r2, 4) : ''], ['Adjusted R²', f.adj_r2 != null ? sig(f.adj_r2, 4) : ''], ['Adjusted R² without η', f.without_eta && f.without_eta.adj_r2 != null ? sig(f.without_eta.adj_r2, 4) : ''], ['RMSE without η (ln)', f.without_eta && f.without_eta.rmse_ln != null ? sig(f.without_eta.rmse_ln, 3) : ''],
       ['RMSE (ln energy)', f.rmse_ln != null ? sig(f.rmse_ln, 3) : ''], ['Residual SD (ln)', f.residual_sd_ln != null ? sig(f.residual_sd_ln, 3) : ''], ['Held-out R²', f.cv_r2 != null ? sig(f.cv_r2, 4) : ''],
       ['Held-out RMSE (ln)', f.cv_rmse_ln != null ? sig(f.cv_rmse_ln, 3) : ''], ['Interval coverage held out', f.cv_coverage != null ? pct(f.cv_coverage) : ''],
       ['Cross-validation', f.cv_method || '']
