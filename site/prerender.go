@@ -639,12 +639,16 @@ var (
 	fieldPrefix = regexp.MustCompile(`^[a-z_.]+: `)
 	gotSuffix   = regexp.MustCompile(`, got \S+$`)
 	needGB      = regexp.MustCompile(`need ([\d.]+ GB per GPU)`)
+	parens      = regexp.MustCompile(` \([^)]*\)`)
 )
 
 // absentReason is calc.js's: why a strategy has no point at some GPU
 // counts of the sweep.
 func absentReason(err, memGB string) string {
-	m := gotSuffix.ReplaceAllString(fieldPrefix.ReplaceAllString(err, ""), "")
+	if strings.HasPrefix(err, "hardware.count: must") {
+		err = "the GPU count must" + strings.TrimPrefix(err, "hardware.count: must")
+	}
+	m := parens.ReplaceAllString(gotSuffix.ReplaceAllString(fieldPrefix.ReplaceAllString(err, ""), ""), "")
 	if needGB.MatchString(m) {
 		return "does not fit in " + memGB + " GB: " + strings.Split(strings.TrimPrefix(m, "is too small: "), ";")[0]
 	}
