@@ -19,7 +19,11 @@ package main
 //	                                      WebAssembly and assets
 //	render   → map[path][]byte            templates embedded in the binary,
 //	                                      deterministic SVG charts, maths as
-//	                                      MathML; then every link is checked
+//	                                      MathML; the calculator's scripts
+//	                                      and wasm under content-hashed
+//	                                      names; then every link is checked
+//	compress → NAME.br, NAME.gz           beside every text and wasm file
+//	                                      (cached by content; -compress)
 //	write    → DIR                        only changed files are rewritten
 //
 // The content tree (content/ in the repository):
@@ -66,10 +70,11 @@ import (
 
 // buildOptions configure a build.
 type buildOptions struct {
-	Content fs.FS       // the content tree
-	DataDir string      // third-party data (the Zeus trace); "" or a missing file: charts left out with a note
-	Assets  fs.FS       // the calculator's static assets (site/assets), copied to assets/; nil = none
-	Wasm    wasmOptions // how to build the WebAssembly
+	Content  fs.FS       // the content tree
+	DataDir  string      // third-party data (the Zeus trace); "" or a missing file: charts left out with a note
+	Assets   fs.FS       // the calculator's static assets (site/assets), copied to assets/; nil = none
+	Wasm     wasmOptions // how to build the WebAssembly
+	Compress compression // the .br and .gz copies buildInto writes beside the files (the zero value: none)
 }
 
 // build runs load, compute and render and checks the links: the files of
@@ -163,6 +168,11 @@ func compute(s *Site, o buildOptions) (*Computed, error) {
 		c.Assets[name] = b
 	}
 	c.Notes = append(c.Notes, notes...)
+	c.AssetNames = fingerprint(c.Assets)
+	if len(c.Assets) > 0 {
+		c.Assets[assetManifestName] = assetManifest(c.AssetNames)
+		c.Assets[hostHeadersName] = hostHeaders(c.AssetNames)
+	}
 	var vs *ValidationScores
 	if scores != nil {
 		r := <-scores
@@ -230,11 +240,13 @@ func defaultCacheDir() string {
 
 // siteFlags are the flags build and serve share.
 type siteFlags struct {
-	content, data, cache string
-	noWasm               bool
+	content, data, cache, compress string
+	noWasm                         bool
 }
 
-func (f *siteFlags) register(fs *flag.FlagSet) {
+// register adds the flags; compress is the -compress default.
+func (f *siteFlags) register(fs *flag.FlagSet, compress string) {
+	fs.StringVar(&f.compress, "compress", compress, "the .br and .gz copies written beside every text and wasm file: best (brotli 11, gzip -9; slow the first time, then cached), fast or none")
 	fs.StringVar(&f.content, "content", "", "content tree (default: content/ of the module)")
 	fs.StringVar(&f.data, "data", dataDir(), "folder with third-party data (the Zeus trace), default $DATA_DIR or ../shared/data")
 	fs.StringVar(&f.cache, "cache", defaultCacheDir(), "cache for compiled WebAssembly; empty = no cache")
@@ -251,8 +263,12 @@ func (f *siteFlags) options() (buildOptions, error) {
 	if content == "" {
 		content = filepath.Join(root, "content")
 	}
+	comp, err := parseCompression(f.compress)
+	if err != nil {
+		return buildOptions{}, err
+	}
 	o := buildOptions{Content: os.DirFS(content), DataDir: f.data, Assets: calcAssets(),
-		Wasm: wasmOptions{Root: root, CacheDir: f.cache}}
+		Wasm: wasmOptions{Root: root, CacheDir: f.cache}, Compress: comp}
 	if f.noWasm {
 		o.Wasm.Root = ""
 	}
@@ -264,7 +280,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fl.SetOutput(stderr)
 	out := fl.String("o", "public", "output folder")
 	var sf siteFlags
-	sf.register(fl)
+	sf.register(fl, compressBest.Name)
 	if err := fl.Parse(args); err != nil {
 		return errUsage
 	}
@@ -281,6 +297,9 @@ func buildInto(o buildOptions, dir string, stderr io.Writer) error {
 	start := time.Now()
 	files, notes, err := build(o)
 	if err != nil {
+		return err
+	}
+	if err := compressed(files, o.Compress, dirCache(o.Wasm.CacheDir)); err != nil {
 		return err
 	}
 	if err := write(dir, files); err != nil {

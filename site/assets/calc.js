@@ -3,7 +3,10 @@
  * Contract with the page (site/templates): a mount element
  *   <div id="calc-root" data-mode="calculator"></div>   (or "planner", "embed")
  * and, by relative URLs, assets/calc.css, assets/wasm_exec.js and
- * assets/calc.js. Everything else is found next to this script:
+ * assets/calc.js. Everything else is found next to this script, under the
+ * name the mount element's data-assets JSON maps it to (the build gives
+ * the wasm and scripts content-hashed names, calc.0123456789.wasm; without
+ * data-assets the plain names below are used):
  *   calc.wasm        the Go calculator (wasm/calc), loaded on start
  *   calc-embed.js    window.WATTSCALE_WASM_GZ_B64 = base64(gzip(calc.wasm)),
  *                    loaded only when fetching calc.wasm fails (file://)
@@ -22,6 +25,12 @@
   var BASE = script && script.src ? new URL('.', script.src).href : '';
   var SVGNS = 'http://www.w3.org/2000/svg';
   var perf = (window.wattscalePerf = window.wattscalePerf || {});
+  var ASSETS = {};
+
+  // asset is the name a file next to this script was written under.
+  function asset(name) {
+    return ASSETS[name] || name;
+  }
 
   /* ---------- loading Go WebAssembly ---------- */
 
@@ -53,8 +62,8 @@
   // fetch is blocked). It resolves with the name of the path that worked
   // once the program has set window[o.global].
   async function loadGo(o) {
-    if (typeof Go === 'undefined') await loadScript(BASE + 'wasm_exec.js');
-    var url = BASE + o.wasm;
+    if (typeof Go === 'undefined') await loadScript(BASE + asset('wasm_exec.js'));
+    var url = BASE + asset(o.wasm);
     var go = new Go();
     var inst = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
@@ -77,7 +86,7 @@
     }
     if (!inst) {
       try {
-        if (!window[o.embedGlobal]) await loadScript(BASE + o.embedScript);
+        if (!window[o.embedGlobal]) await loadScript(BASE + asset(o.embedScript));
         var bytes = await gunzip(b64ToBytes(window[o.embedGlobal]));
         inst = (await WebAssembly.instantiate(bytes, go.importObject)).instance;
         how = 'embedded';
@@ -1316,7 +1325,13 @@
 
   function boot() {
     var root = document.getElementById('calc-root');
-    if (root) start(root);
+    if (!root) return;
+    try {
+      ASSETS = JSON.parse(root.getAttribute('data-assets') || '{}');
+    } catch (e) {
+      ASSETS = {};
+    }
+    start(root);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
   else boot();

@@ -133,7 +133,7 @@ func TestRefitMatchesCLI(t *testing.T) {
 	}
 	ctx := browser(t)
 	openCalc(t, ctx, srv.URL+"/index.html")
-	if loaded := eval[bool](t, ctx, `performance.getEntriesByType('resource').some(function(e){return /fit\.wasm$/.test(e.name)})`); loaded {
+	if loaded := eval[bool](t, ctx, `performance.getEntriesByType('resource').some(function(e){return /\/fit\.[0-9a-f]{10}\.wasm$/.test(e.name)})`); loaded {
 		t.Error("fit.wasm was fetched before a refit was asked for")
 	}
 	do(t, ctx, "upload the CSV", chromedp.SetUploadFiles(chromedp.ID("refit-file"), []string{file}))
@@ -142,6 +142,9 @@ func TestRefitMatchesCLI(t *testing.T) {
 	waitFor(t, ctx, "the fit", `['done','error'].indexOf(document.querySelector('.refit').dataset.state) >= 0`)
 	if st := eval[string](t, ctx, `document.querySelector('.refit').dataset.state`); st != "done" {
 		t.Fatalf("refit state %q: %s", st, eval[string](t, ctx, `document.querySelector('.refit-status').textContent`))
+	}
+	if loaded := eval[bool](t, ctx, `performance.getEntriesByType('resource').some(function(e){return /\/fit\.[0-9a-f]{10}\.wasm$/.test(e.name)})`); !loaded {
+		t.Error("the refit ran without fetching its content-hashed fit.wasm")
 	}
 	if cal.Fit == nil || len(cal.Fit.Coefficients) == 0 {
 		t.Fatal("site fit printed no coefficients")
