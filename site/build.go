@@ -121,16 +121,7 @@ func compute(s *Site, o buildOptions) (*Computed, error) {
 			scores <- r
 		}()
 	}
-	in := reportInputs{cals: s.Calibrations, scaling: s.Scaling, runs: s.RunsRaw}
-	for _, f := range s.DataFiles {
-		if f.Path == "data/published-scaling.csv" {
-			ci, err := scalingIntervals(f.Data)
-			if err != nil {
-				return nil, fmt.Errorf("data/%w", err)
-			}
-			in.ci = ci
-		}
-	}
+	in := reportInputs{cals: s.Calibrations, scaling: s.Scaling, runs: s.RunsRaw, ci: scalingIntervals(s.Scaling)}
 	zeus, st, err := loadZeus(o.DataDir)
 	if err != nil {
 		return nil, err

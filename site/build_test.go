@@ -448,12 +448,12 @@ a,b,c
 -- data/extra.csv --
 a,b,a
 1,2,3
-`, []string{"data/extra.csv:1", `repeated column name "a"`}},
+`, []string{"data/extra.csv:1", `column "a" appears twice`}},
 		{"scaling table bad value", `
 -- data/published-scaling.csv --
 gpu,interconnect,workload,strategy,n,speedup,speedup_ci_low,speedup_ci_high,energy_per_token_ratio,pairs,source
 rtx-2080-ti,pcie,bert-sst2,fsdp,2,fast,,,2.09,12,x
-`, []string{"data/published-scaling.csv", "line 2", "speedup"}},
+`, []string{"data/published-scaling.csv:2", "column speedup", `"fast"`}},
 		{"calibration JSON syntax", `
 -- calibrations/broken.json --
 {"name": "broken",

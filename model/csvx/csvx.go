@@ -53,6 +53,7 @@ type Reader struct {
 	cr   *csv.Reader
 	cols []string
 	col  map[string]int
+	last int // the line the last row started on
 }
 
 // NewReader reads and checks the header: names are trimmed (and a UTF-8
@@ -67,7 +68,7 @@ func NewReader(r io.Reader, h Header) (*Reader, error) {
 	if err != nil {
 		return nil, parseError(err, 1)
 	}
-	rd := &Reader{cr: cr, col: map[string]int{}}
+	rd := &Reader{cr: cr, col: map[string]int{}, last: 1}
 	known := map[string]bool{}
 	for _, c := range h.Known {
 		known[c] = true
@@ -121,10 +122,13 @@ func (r *Reader) Next() (Row, error) {
 	if err == io.EOF {
 		return Row{}, io.EOF
 	}
-	line, _ := r.cr.FieldPos(0)
 	if err != nil {
-		return Row{}, parseError(err, line)
+		// FieldPos is only defined after a successful Read; an error that
+		// is not a *csv.ParseError (an I/O error) is put after the last row.
+		return Row{}, parseError(err, r.last+1)
 	}
+	line, _ := r.cr.FieldPos(0)
+	r.last = line
 	return Row{Line: line, rec: rec, col: r.col}, nil
 }
 
