@@ -131,7 +131,7 @@ func TestFormErrorsNameTheInput(t *testing.T) {
 	}{
 		{"negative tokens", map[string]string{"tokens": "-5"}, "training.tokens", "tokens", "greater than 0"},
 		{"letters in tokens", map[string]string{"tokens": "12abc"}, "training.tokens", "tokens", "must be a number"},
-		{"NaN spelled out", map[string]string{"batch": "NaN"}, "training.batch_per_gpu", "batch", "must be a number"},
+		{"NaN spelled out", map[string]string{"batch": "NaN"}, "training.batch_per_gpu", "batch", "must be a whole number, for example 32"},
 		{"empty seq", map[string]string{"seq": " "}, "training.seq_len", "seq", "is required"},
 		{"unknown gpu", map[string]string{"gpu": "h900"}, "hardware.gpu", "gpu", "h"},
 		{"unknown preset", map[string]string{"model": "bert-huge"}, "model.preset", "model", "close matches"},

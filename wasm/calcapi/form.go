@@ -34,10 +34,13 @@ var FormKeys = []string{"model", "layers", "hidden", "heads", "kv_heads", "ffn",
 	"gpu", "count", "strategy", "tensor", "data_mode", "region", "carbon", "pue", "price", "cal"}
 
 // DefaultForm is the configuration the calculator opens with: fine-tuning
-// BERT-base on 200 M tokens with FSDP over four A100s (content/examples/request.json).
+// BERT-base on 200 M tokens with FSDP over four A100s, as
+// content/examples/request.json but with 512-token sequences, so that a
+// first visit lands inside the default calibration's fitted range (its
+// envelope starts at 512 tokens).
 func DefaultForm() Form {
 	return Form{"model": "bert-base", "length": "tokens", "tokens": "2e8", "dataset_tokens": "1e8", "epochs": "2",
-		"seq": "128", "batch": "32", "precision": "fp16", "gpu": "a100-sxm4-80gb", "count": "4", "strategy": "fsdp",
+		"seq": "512", "batch": "32", "precision": "fp16", "gpu": "a100-sxm4-80gb", "count": "4", "strategy": "fsdp",
 		"tensor": "2", "data_mode": "fsdp", "region": "world", "carbon": "475", "pue": "", "price": "0.15",
 		"layers": "12", "hidden": "768", "heads": "12", "kv_heads": "", "ffn": "3072", "vocab": "30522", "glu": "", "head": "", "cal": ""}
 }
@@ -79,6 +82,9 @@ type Error struct {
 	Value   string `json:"value,omitempty"`
 	Message string `json:"message"`
 	Text    string `json:"text"` // the whole error as one line, as the command line prints it
+	// Say is Message in the form's words, for the page: inputs by their
+	// labels, no request paths or API routes.
+	Say string `json:"say"`
 }
 
 func formErr(field, input, value, msg string) *Error {
@@ -86,7 +92,7 @@ func formErr(field, input, value, msg string) *Error {
 	if value != "" {
 		e.Value = strconv.Quote(value)
 	}
-	return &Error{Field: field, Input: input, Value: e.Value, Message: msg, Text: e.Error()}
+	return &Error{Field: field, Input: input, Value: e.Value, Message: msg, Text: e.Error(), Say: plain(field, input, msg, nil)}
 }
 
 // ParseNumber reads a number as people type one: "2e8", "200M", "2.5B",
@@ -177,7 +183,7 @@ func (f Form) number(key string, required bool) (float64, *Error) {
 	}
 	x, ok := ParseNumber(raw)
 	if !ok {
-		return 0, formErr(formFields[key], key, f[key], "must be a number, for example 2e8, 200M or 0.15")
+		return 0, formErr(formFields[key], key, f[key], numberProblem(key, raw))
 	}
 	return x, nil
 }
