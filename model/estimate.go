@@ -533,9 +533,14 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	alpha := 0.0
 	if a, ok := tc.AlphaEta[g.Interconnect]; ok {
 		alpha = a.Value
-	} else if r.count > 1 {
+	} else if r.count > 1 && cal.Kind != KindLogLinear {
 		alpha = -1
 		assume = append(assume, "α_η = −1 (no fitted value for this interconnect)")
+	}
+	if cal.Kind == KindLogLinear && cal.Law != nil {
+		// The law carries its own α_η: the parallel share and the reported
+		// exponent are the calibration's, not the time model's.
+		alpha = cal.Law.AlphaEta.Value
 	}
 	factor := 1.0
 	if r.count > 1 {
