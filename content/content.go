@@ -21,6 +21,22 @@ import (
 //go:embed calibrations/*.json
 var Calibrations embed.FS
 
+// PowerCalibrationJSON is content/calibrations/power/wattscale-power-limit.json:
+// the power-limit response fitted on the Zeus power-capped runs (kept out
+// of calibrations/*.json: it is not an energy calibration a request names).
+//
+//go:embed calibrations/power/wattscale-power-limit.json
+var PowerCalibrationJSON []byte
+
+// PowerCalibration parses the embedded power-limit calibration.
+func PowerCalibration() (*model.PowerCalibration, error) {
+	c, err := model.ParsePowerCalibration(PowerCalibrationJSON)
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
 // PublishedScaling is content/data/published-scaling.csv: the roofline
 // paper's published speedup and energy-per-token figures.
 //
@@ -131,9 +147,10 @@ func LoadCalibrations(fsys fs.FS) ([]model.Calibration, error) {
 }
 
 // NewCatalog is the one catalog constructor: the built-in hardware table
-// and presets, the calibrations, DefaultCalibration as the default.
+// and presets, the calibrations, DefaultCalibration as the default, and
+// the embedded power-limit calibration.
 func NewCatalog(cals []model.Calibration) (*model.Catalog, error) {
-	return model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, DefaultCalibration)
+	return WithPower(model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, DefaultCalibration))
 }
 
 // Catalog builds the catalog of the embedded calibrations.
@@ -143,4 +160,16 @@ func Catalog() (*model.Catalog, error) {
 		return nil, err
 	}
 	return NewCatalog(cals)
+}
+
+// WithPower sets the embedded power-limit calibration on a catalog just
+// built (pass NewCatalog's results straight through).
+func WithPower(cat *model.Catalog, err error) (*model.Catalog, error) {
+	if err != nil {
+		return nil, err
+	}
+	if cat.Power, err = PowerCalibration(); err != nil {
+		return nil, err
+	}
+	return cat, nil
 }

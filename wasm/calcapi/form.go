@@ -26,12 +26,14 @@ import (
 //	tensor data_mode       hybrid: tensor-parallel degree, ddp|fsdp over the rest
 //	region carbon pue price  grid preset id, g CO2e/kWh, PUE, USD/kWh ("" = model defaults)
 //	cal                    calibration name ("" = the catalog default)
+//	power                  power limit per GPU, W ("" = the board's default)
+//	deadline minimise      the recommender panel: deadline in hours ("" = none), energy|co2e|cost|time
 type Form map[string]string
 
 // FormKeys lists every key a Form may hold, in the order the page shows them.
 var FormKeys = []string{"model", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "glu", "head",
 	"length", "tokens", "dataset_tokens", "epochs", "seq", "batch", "precision",
-	"gpu", "count", "strategy", "tensor", "data_mode", "region", "carbon", "pue", "price", "cal"}
+	"gpu", "count", "strategy", "tensor", "data_mode", "region", "carbon", "pue", "price", "cal", "power", "deadline", "minimise"}
 
 // DefaultForm is the configuration the calculator opens with: fine-tuning
 // BERT-base on 200 M tokens with FSDP over four A100s, as
@@ -42,7 +44,7 @@ func DefaultForm() Form {
 	return Form{"model": "bert-base", "length": "tokens", "tokens": "2e8", "dataset_tokens": "1e8", "epochs": "2",
 		"seq": "512", "batch": "32", "precision": "fp16", "gpu": "a100-sxm4-80gb", "count": "4", "strategy": "fsdp",
 		"tensor": "2", "data_mode": "fsdp", "region": "world", "carbon": "475", "pue": "", "price": "0.15",
-		"layers": "12", "hidden": "768", "heads": "12", "kv_heads": "", "ffn": "3072", "vocab": "30522", "glu": "", "head": "", "cal": ""}
+		"layers": "12", "hidden": "768", "heads": "12", "kv_heads": "", "ffn": "3072", "vocab": "30522", "glu": "", "head": "", "cal": "", "power": "", "deadline": "", "minimise": "energy"}
 }
 
 // Active lists the keys that matter for this form (the custom shape only
@@ -143,7 +145,8 @@ var formFields = map[string]string{
 	"seq": "training.seq_len", "batch": "training.batch_per_gpu", "precision": "training.precision",
 	"gpu": "hardware.gpu", "count": "hardware.count", "strategy": "strategy", "tensor": "strategy.tensor",
 	"data_mode": "strategy.data_mode", "carbon": "site.carbon_g_per_kwh", "pue": "site.pue", "price": "site.usd_per_kwh",
-	"region": "site.region", "cal": "calibration",
+	"region": "site.region", "cal": "calibration", "power": "hardware.power_limit_w",
+	"deadline": "deadline_s", "minimise": "minimise",
 }
 
 // InputFor names the form key whose input shows an error on the request
@@ -227,6 +230,7 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 	req.Training.Precision = model.Precision(strings.TrimSpace(f["precision"]))
 	req.Hardware.GPU = strings.TrimSpace(f["gpu"])
 	req.Hardware.Count = num("count", true)
+	req.Hardware.PowerLimitW = num("power", false)
 	switch st := strings.TrimSpace(f["strategy"]); st {
 	case model.Hybrid:
 		t := num("tensor", true)
