@@ -111,6 +111,9 @@ func build(o buildOptions) (map[string][]byte, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if _, ok := c.AssetNames["assets/calc.js"]; ok {
+		files["sw.js"] = serviceWorker(files, calcPages(s.Pages))
+	}
 	if err := checkLinks(files); err != nil {
 		return nil, nil, fmt.Errorf("broken links:\n%w", err)
 	}
@@ -172,6 +175,9 @@ func compute(s *Site, wasm map[string][]byte) (*Computed, error) {
 		return nil, err
 	}
 	c.Hardware = hardwareTable(model.DefaultGPUs(), model.DefaultPresets())
+	if c.Prerender, err = prerenderCalculator(); err != nil {
+		return nil, err
+	}
 
 	for name, b := range s.Assets {
 		c.Assets[name] = b

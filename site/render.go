@@ -30,6 +30,7 @@ type Computed struct {
 	Validation ValidationTable
 	Assets     map[string][]byte // assets/…: the calculator's files and WebAssembly, under their written names
 	AssetNames map[string]string // plain asset name (assets/calc.js) → the name it is written under (fingerprint)
+	Prerender  *prerendered      // the calculator's default estimate as markup (site/prerender.go)
 	Notes      []string          // what the build left out and why
 }
 
@@ -78,10 +79,12 @@ type navItem struct {
 // element's data-assets maps them to (site/assets/calc.js states the
 // contract).
 type calcShell struct {
-	Mode    string // calculator, planner or embed
-	CSS     string // the stylesheet's path (assets/calc.HASH.css); "" when the build has none
-	Scripts []string
-	Assets  string // JSON object: file name in assets/ → the name it is written under
+	Mode        string // calculator, planner or embed
+	CSS         string // the stylesheet's path (assets/calc.HASH.css); "" when the build has none
+	Scripts     []string
+	Assets      string        // JSON object: file name in assets/ → the name it is written under
+	Prerendered template.HTML // the calculator with its default estimate; "" = none (the planner)
+	FormKeys    []string      // URL keys of the calculator's state
 }
 
 // fileLink is a published data file.
@@ -143,7 +146,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 		}
 		switch p.Meta.Template {
 		case "calculator", "planner":
-			d.Calc = shell(p.Meta.Template, c.AssetNames)
+			d.Calc = shell(p.Meta.Template, c.AssetNames).with(c.Prerender)
 		case "report":
 			d.Report, d.Files = &c.Report, files
 		case "hardware":
@@ -170,7 +173,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 	// embed.html: the calculator alone, for an iframe in another site.
 	var buf bytes.Buffer
 	d := pageData{Title: "Energy calculator", Description: "wattscale's energy calculator for transformer fine-tuning, for embedding.",
-		Path: "embed.html", Template: "embed", Calc: shell("embed", c.AssetNames), hrefs: hrefs(s.Pages, "")}
+		Path: "embed.html", Template: "embed", Calc: shell("embed", c.AssetNames).with(c.Prerender), hrefs: hrefs(s.Pages, "")}
 	for _, q := range nav {
 		if q.Slug == "" {
 			d.Nav = []navItem{{Title: q.Meta.NavTitle, Href: q.OutPath()}}

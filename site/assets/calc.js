@@ -452,6 +452,9 @@
     this.own = {}; // names of the user's own calibrations (fitted in this browser)
     this.loadOwn();
     this.readURL();
+    // What the visitor typed into the prerendered form before the
+    // WebAssembly was ready (see start).
+    if (opts.carry) Object.assign(this.state, opts.carry);
     this.build();
     this.fill();
   }
@@ -675,7 +678,7 @@
       '<div class="status" role="status" aria-live="polite"></div>' +
       '<div class="headline">' +
       '<p class="kicker">Accelerator energy</p>' +
-      '<p class="big"><output id="energy" data-kwh=""></output></p>' +
+      '<p class="big"><output id="energy" data-kwh="" elementtiming="estimate"></output></p>' +
       '<p class="interval"></p>' +
       '<p class="calline muted small"></p>' +
       '</div>' +
@@ -1642,13 +1645,13 @@
     }
     sec.innerHTML =
       '<h2 id="refit-h">Refit the law to your own measurements</h2>' +
-      '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>; the Zeus power trace also works). ' +
+      '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>, and for the paper\'s specification <code>eta</code>, each multi-GPU run\'s measured efficiency T₁/(N·T<sub>N</sub>), and <code>group</code>; the Zeus power trace also works). ' +
       'The fit runs in this page, in the background, with a separate module loaded only now (<span class="fit-size" data-raw-mb="5.2" data-gzip-mb="1.4">fit.wasm: 5.2 MB, 1.4 MB compressed</span>); nothing is uploaded anywhere.</p>' +
       '<p class="small">No measurements yet? <a class="sample-dl" href="#" download="wattscale-sample-synthetic.csv">Download a sample CSV</a> or <button type="button" class="btn small" id="refit-sample">put it in the box</button>. ' +
       '<span class="muted">Its rows are synthetic, not measurements: BERT-base and BERT-large runs on V100s computed from the paper\'s published law (calibration ' + esc('zoubeirou2026-bert-pooled') + ', Zoubeirou a Mayaki 2026, arXiv 2606.23546) with 10 % noise, so a fit should find the law again.</span></p>' +
       '<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>' +
       '<div class="field"><label for="refit-text">or paste the CSV</label><textarea id="refit-text" rows="4" spellcheck="false"></textarea></div>' +
-      '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law (with hardware terms)</option><option value="paper">the paper\'s specification exactly (needs eta on multi-GPU rows)</option><option value="roofline">the roofline model</option></select></div>' +
+      '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law (with hardware terms)</option><option value="paper">the paper\'s specification (measured η)</option><option value="roofline">the roofline model</option></select></div>' +
       '<div class="refit-btns"><button type="button" class="btn primary" id="refit-go">Fit</button> <button type="button" class="btn" id="refit-cancel" hidden>Cancel</button></div></div>' +
       '<div class="refit-progress" hidden><progress aria-label="Fitting"></progress> <span class="refit-elapsed"></span></div>' +
       '<div class="refit-status" role="status" aria-live="polite"></div><div class="refit-out"></div>';
@@ -1793,15 +1796,34 @@
 
   /* ---------- start ---------- */
 
+  // typedValues returns the form values the visitor changed in the
+  // prerendered calculator (the generator writes the default estimate into
+  // the page; site/prerender.go) before the WebAssembly took over.
+  function typedValues(root) {
+    var out = {};
+    Array.prototype.forEach.call(root.querySelectorAll('.calc-form input[name], .calc-form select[name]'), function (c) {
+      if (c.type === 'radio') { if (c.checked && !c.defaultChecked) out[c.name] = c.value; }
+      else if (c.type === 'checkbox') { if (c.checked !== c.defaultChecked) out[c.name] = c.checked ? '1' : ''; }
+      else if (c.tagName === 'SELECT') { var o = c.options[c.selectedIndex]; if (o && !o.defaultSelected) out[c.name] = c.value; }
+      else if (c.value !== c.defaultValue) out[c.name] = c.value;
+    });
+    return out;
+  }
+
   async function start(root) {
     var mode = root.getAttribute('data-mode') || 'calculator';
+    // A prerendered calculator stays as it is (numbers, charts, a form
+    // that takes input) until the WebAssembly redraws it in place.
+    var pre = root.getAttribute('data-prerendered') === '1';
     root.setAttribute('aria-busy', 'true');
-    root.innerHTML = '<p class="loading">Loading the calculator…</p>';
+    if (!pre) root.innerHTML = '<p class="loading">Loading the calculator…</p>';
     var how;
     try {
       how = await loadGo({ wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
     } catch (e) {
-      root.innerHTML = '<p class="fatal" role="alert">The calculator could not start: ' + esc(e.message) + '</p>';
+      var msg = '<p class="fatal" role="alert">The calculator could not start: ' + esc(e.message) + (pre ? '. The numbers below are the default estimate, computed when the site was built.' : '') + '</p>';
+      if (pre) root.insertAdjacentHTML('afterbegin', msg);
+      else root.innerHTML = msg;
       root.removeAttribute('aria-busy');
       return;
     }
@@ -1810,13 +1832,40 @@
     var app;
     if (mode === 'planner') app = new Planner(root, window.wattscale, meta);
     else {
-      app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1' });
+      var carry = pre ? typedValues(root) : null;
+      var focused = pre && document.activeElement && root.contains(document.activeElement) ? document.activeElement : null;
+      var caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
+      app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
       app.update();
+      root.removeAttribute('data-linked');
+      if (carry && Object.keys(carry).length) history.replaceState(null, '', '?' + app.query() + location.hash);
+      var again = focused && focused.id && document.getElementById(focused.id);
+      if (again) {
+        again.focus();
+        if (caret) try { again.setSelectionRange(caret[0], caret[1]); } catch (e) { /* not a text input */ }
+      }
     }
     root.removeAttribute('aria-busy');
     root.dataset.ready = '1';
     perf.firstEstimateMs = performance.now();
     window.wattscaleApp = app;
+    if (mode !== 'embed') registerServiceWorker();
+  }
+
+  // registerServiceWorker installs sw.js (written by the generator next to
+  // the site's index.html), which keeps the calculator, the planner and
+  // their files for visits without a network. Not from file:// (no service
+  // workers there) and not in the embedded calculator, which lives in
+  // other sites' pages.
+  function registerServiceWorker() {
+    if (!('serviceWorker' in navigator) || !BASE || !/^https?:$/.test(location.protocol) || window.parent !== window) return;
+    var root = new URL('../', BASE);
+    navigator.serviceWorker.register(new URL('sw.js', root).href, { scope: root.href }).then(function (reg) {
+      perf.serviceWorker = 'registered';
+      return reg;
+    }, function (e) {
+      perf.serviceWorker = 'failed: ' + e.message;
+    });
   }
 
   window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd };
