@@ -27,6 +27,7 @@ type Report struct {
 	Points  []ScalingRow    // the published scaling points
 	Laws    []SpeedupRow    // the speedup curves' parameters
 	Zeus    ZeusStatus
+	Power   PowerReport // the power-limit response (power.go)
 }
 
 // ZeusStatus says whether the Zeus trace was read for the charts.
@@ -156,6 +157,10 @@ func computeReport(in reportInputs) (Report, error) {
 		r.Cals = append(r.Cals, cr)
 	}
 	r.Compare = compareLaws(in.cals)
+	var err error
+	if r.Power, err = powerReport(in.zeus, in.zeusSt); err != nil {
+		return r, err
+	}
 	if roof != nil {
 		r.Speedup = speedupCharts(*roof, in.scaling, in.ci)
 		r.Energy = energyChart(*roof, in.cals, in.scaling)
