@@ -1650,11 +1650,11 @@
     '  var d = e.data;',
     '  try {',
     '    if (!self.wattscale_fit) {',
-    '      importScripts(d.base + "wasm_exec.js");',
+    '      importScripts(d.base + d.exec);',
     '      var go = new Go(), inst;',
     '      var ready = new Promise(function (r) { self.wattscaleFitReady = r; });',
-    '      try { inst = (await WebAssembly.instantiateStreaming(fetch(d.base + "fit.wasm"), go.importObject)).instance; }',
-    '      catch (x) { var r = await fetch(d.base + "fit.wasm"); if (!r.ok) throw new Error("HTTP " + r.status); inst = (await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject)).instance; }',
+    '      try { inst = (await WebAssembly.instantiateStreaming(fetch(d.base + d.wasm), go.importObject)).instance; }',
+    '      catch (x) { var r = await fetch(d.base + d.wasm); if (!r.ok) throw new Error("HTTP " + r.status); inst = (await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject)).instance; }',
     '      go.run(inst);',
     '      if (!self.wattscale_fit) await ready;',
     '    }',
@@ -1740,7 +1740,7 @@
         else resolve(JSON.parse(e.data.out));
       };
       w.onerror = function (e) { reject(new Error(e.message || 'the fitting worker failed')); };
-      w.postMessage({ base: BASE, arg: JSON.stringify(arg) });
+      w.postMessage({ base: BASE, exec: asset('wasm_exec.js'), wasm: asset('fit.wasm'), arg: JSON.stringify(arg) });
     });
   };
 

@@ -81,7 +81,11 @@ func TestCompressedResponses(t *testing.T) {
 				what, resp.StatusCode, h.Get("Content-Encoding"), c.enc, h.Get("Content-Type"), c.ctype, h.Get("Cache-Control"), c.cache, h.Get("Vary"))
 		}
 		if c.enc != "" {
-			fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(c.path, "/"))))
+			name := strings.TrimPrefix(c.path, "/")
+			if name == "" || strings.HasSuffix(name, "/") {
+				name += "index.html"
+			}
+			fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name)))
 			if err == nil && n >= fi.Size() {
 				t.Errorf("%s: %d bytes sent, not fewer than the file's %d", what, n, fi.Size())
 			}
