@@ -205,17 +205,30 @@ func packageOf(sym string) string {
 	if i := strings.IndexByte(sym, '['); i >= 0 {
 		sym = sym[:i]
 	}
-	if i := strings.Index(sym, ":"); i >= 0 && !strings.Contains(sym[:i], ".") {
-		return sym[:i+1]
+	for _, gen := range []string{"type", "go"} { // compiler-made: type:.eq.T, go:buildid
+		if strings.HasPrefix(sym, gen+":") || strings.HasPrefix(sym, gen+"_.") {
+			return gen + ":"
+		}
 	}
 	from := 0
-	if u := strings.IndexByte(sym, '_'); u >= 0 && strings.Contains(sym[:u], ".") {
-		from = u // a module path: its first element is a domain with dots
+	if d, u := strings.IndexByte(sym, '.'), strings.IndexByte(sym, '_'); d >= 0 && u > d+1 && isDomain(sym[d+1:u]) {
+		from = u // a module path: its first element is a domain (github.com_…)
 	}
 	if i := strings.IndexByte(sym[from:], '.'); i >= 0 {
 		sym = sym[:from+i]
 	}
 	return strings.ReplaceAll(sym, "_", "/")
+}
+
+// isDomain says whether s can be the rest of a domain name after its
+// first dot ("com", "abhg.dev").
+func isDomain(s string) bool {
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func printTable(w io.Writer, s Sizes, top int) {

@@ -178,7 +178,4 @@ func TestRefitMatchesCLI(t *testing.T) {
 			}
 		}
 	}
-	if loaded := eval[bool](t, ctx, `performance.getEntriesByType('resource').some(function(e){return /\/fit\.[0-9a-f]{10}\.wasm$/.test(e.name)})`); !loaded {
-		t.Error("the refit ran without fetching its content-hashed fit.wasm")
-	}
 }
