@@ -683,7 +683,7 @@
       '<div class="legend-wrap"></div>' +
       (this.embed ? '' : '<section class="cheaper" aria-labelledby="cheaper-h"><h2 class="h" id="cheaper-h">Cheaper ways to run this</h2>' +
         '<p class="muted small">The same model, tokens and batch per GPU on every GPU type of the table (up to 64 each), every layout and eight power limits: ' +
-        'each marker is a configuration no other beats on both energy and time. Select one (click, or Tab then Enter) to load it into the form.</p>' +
+        'each marker is a configuration no other beats on both energy and time. Select one (click, or Tab to the chart, arrow keys along it, Enter) to load it into the form.</p>' +
         '<div class="cheaper-ctl grid2"></div><div class="cheaper-out"></div></section>') +
       (this.embed ? '' : '<h2 class="h">Share and cite</h2><div class="share"></div>');
     // On a phone the form comes first: this summary (energy with its
@@ -722,6 +722,17 @@
       var pick = function (e) {
         var g = e.target.closest && e.target.closest('[data-pareto]');
         if (!g) return;
+        if (e.type === 'keydown' && /^Arrow/.test(e.key)) {
+          var step = e.key === 'ArrowLeft' || e.key === 'ArrowDown' ? -1 : 1;
+          var next = outEl.querySelector('[data-pareto="' + (+g.getAttribute('data-pareto') + step) + '"]');
+          if (next) {
+            e.preventDefault();
+            g.setAttribute('tabindex', '-1');
+            next.setAttribute('tabindex', '0');
+            next.focus();
+          }
+          return;
+        }
         if (e.type === 'keydown' && e.key !== 'Enter' && e.key !== ' ') return;
         e.preventDefault();
         self.loadConfig(self.cheaperPoints[+g.getAttribute('data-pareto')]);
@@ -786,36 +797,31 @@
       head += '<p class="cheaper-saving">' + (sv.energy_kwh > 0 ? 'Switching from yours (' + esc(configText(cur)) + ') saves ' + esc(energyText(sv.energy_kwh)) + ' (' + esc(Math.round(sv.energy_pct) + ' %') + ')' +
         (sv.time_s < 0 ? ' and takes ' + esc(timeText(-sv.time_s)) + ' longer' : ' and finishes ' + esc(timeText(sv.time_s)) + ' sooner') : 'Your configuration is already the least ' + esc(obj) + ' of those searched') + '.</p>';
     }
-    // Chart.
-    var W = 560, H = 320, L = 64, R = 16, T = 16, B = 46;
+    // Chart: the shared frame, as a group (its points are buttons).
     var all = pts.concat(cur ? [cur] : []);
     var xs = all.map(function (c) { return c.time_s / 3600; }), ys = all.map(function (c) { return c.energy_kwh; });
     if (r.deadline_s) xs.push(r.deadline_s / 3600);
-    var xa = axis(Math.min.apply(null, xs) / 1.15, Math.max.apply(null, xs) * 1.15, L, W - R, { log: true });
-    var ya = axis(Math.min.apply(null, ys) / 1.15, Math.max.apply(null, ys) * 1.15, H - B, T, { log: true });
-    var o = [];
-    o.push('<svg viewBox="0 0 ' + W + ' ' + H + '" role="group" aria-labelledby="chart-pareto-t" class="chart pareto" id="chart-pareto">');
-    o.push('<title id="chart-pareto-t">Energy against wall-clock time of the least-energy configurations (' + pts.length + ' on the front)</title>');
-    ya.ticks.forEach(function (t) {
-      var y = ya.map(t).toFixed(1);
-      o.push('<line class="grid" x1="' + L + '" x2="' + (W - R) + '" y1="' + y + '" y2="' + y + '"/><text class="tick" x="' + (L - 6) + '" y="' + y + '" dy="0.32em" text-anchor="end">' + esc(sig(t, 2)) + '</text>');
-    });
-    xa.ticks.forEach(function (t) {
-      var x = xa.map(t).toFixed(1);
-      o.push('<line class="grid" y1="' + T + '" y2="' + (H - B) + '" x1="' + x + '" x2="' + x + '"/><text class="tick" y="' + (H - B + 16) + '" x="' + x + '" text-anchor="middle">' + esc(sig(t, 2)) + '</text>');
-    });
-    o.push('<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (H - B) + '" y2="' + (H - B) + '"/><line class="axis" x1="' + L + '" x2="' + L + '" y1="' + T + '" y2="' + (H - B) + '"/>');
-    o.push('<text class="label" x="' + ((L + W - R) / 2) + '" y="' + (H - 8) + '" text-anchor="middle">Wall-clock time (hours, log scale)</text>');
-    o.push('<text class="label" transform="translate(14 ' + ((T + H - B) / 2) + ') rotate(-90)" text-anchor="middle">Accelerator energy (kWh, log scale)</text>');
+    var fr = frame({ id: 'chart-pareto', width: chartWidth(el0), height: 320,
+      title: 'Energy against wall-clock time of the least-energy configurations (' + pts.length + ' on the front)',
+      x: { min: Math.min.apply(null, xs) / 1.15, max: Math.max.apply(null, xs) * 1.15, log: true, label: 'Wall-clock time (hours, log scale)' },
+      y: { min: Math.min.apply(null, ys) / 1.15, max: Math.max.apply(null, ys) * 1.15, log: true, label: 'Accelerator energy (kWh, log scale)' } });
+    var o = fr.out, xa = fr.xa, ya = fr.ya, W = fr.W, T = fr.T, H = fr.H, B = fr.B;
+    o[0] = o[0].replace('role="img"', 'role="group"').replace('class="chart"', 'class="chart pareto"');
     if (r.deadline_s) {
       var dx = xa.map(r.deadline_s / 3600).toFixed(1);
       o.push('<line class="deadline" x1="' + dx + '" x2="' + dx + '" y1="' + T + '" y2="' + (H - B) + '"/><text class="mark-label" x="' + dx + '" y="' + (T + 12) + '" dx="-4" text-anchor="end">deadline</text>');
     }
     o.push('<path class="line s-fsdp" d="' + pts.map(function (c, i) { return (i ? 'L' : 'M') + xa.map(c.time_s / 3600).toFixed(1) + ' ' + ya.map(c.energy_kwh).toFixed(1); }).join('') + '"/>');
+    // One tab stop for the whole front (the recommendation); the arrow
+    // keys move along it.
+    var focusAt = 0;
+    pts.forEach(function (c, i) {
+      if (c.hardware.gpu === b.hardware.gpu && c.hardware.count === b.hardware.count && c.hardware.power_limit_w === b.hardware.power_limit_w && JSON.stringify(c.strategy) === JSON.stringify(b.strategy)) focusAt = i;
+    });
     pts.forEach(function (c, i) {
       var isBest = c.hardware.gpu === b.hardware.gpu && c.hardware.count === b.hardware.count && c.hardware.power_limit_w === b.hardware.power_limit_w && JSON.stringify(c.strategy) === JSON.stringify(b.strategy);
       var label = configText(c) + ': ' + energyText(c.energy_kwh) + ', ' + timeText(c.time_s) + (isBest ? ' (recommended)' : '') + (c.meets_deadline ? '' : ' (misses the deadline)') + '. Load into the form.';
-      o.push('<g class="pt' + (isBest ? ' best' : '') + (c.meets_deadline ? '' : ' late') + '" data-pareto="' + i + '" data-kwh="' + c.energy_kwh + '" tabindex="0" role="button" aria-label="' + esc(label) + '">' +
+      o.push('<g class="pt' + (isBest ? ' best' : '') + (c.meets_deadline ? '' : ' late') + '" data-pareto="' + i + '" data-kwh="' + c.energy_kwh + '" tabindex="' + (i === focusAt ? 0 : -1) + '" role="button" aria-label="' + esc(label) + '">' +
         '<title>' + esc(label) + '</title><circle r="' + (isBest ? 7 : 5) + '" cx="' + xa.map(c.time_s / 3600).toFixed(1) + '" cy="' + ya.map(c.energy_kwh).toFixed(1) + '"/></g>');
     });
     if (cur) {
@@ -1007,7 +1013,14 @@
     this.renderBreakdown(r);
     this.renderProvenance(r, out);
     this.renderCharts(out);
-    if (!this.embed) { this.renderShare(out); this.renderCheaper(); }
+    if (!this.embed) {
+      this.renderShare(out);
+      // The panel must never stop the estimate from showing.
+      try { this.renderCheaper(); } catch (e) {
+        var co = this.results.querySelector('.cheaper-out');
+        if (co) co.innerHTML = '<p class="err">Could not search cheaper configurations: ' + esc(e.message) + '</p>';
+      }
+    }
     else {
       var a = this.root.querySelector('.open-full');
       if (a) a.href = new URL('../index.html?' + this.query(), BASE).href;
