@@ -135,12 +135,9 @@ type RecommendResponse struct {
 // ParseRecommendRequest decodes a recommend request strictly; errors name
 // the field's full path ("workload.training.tokens", "candidates[1].gpu").
 func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	raw, err := ReadBody(r)
 	if err != nil {
-		return RecommendRequest{}, &FieldError{Field: "(body)", Message: "could not be read: " + err.Error()}
-	}
-	if len(raw) > MaxRequestBytes {
-		return RecommendRequest{}, &FieldError{Field: "(body)", Message: fmt.Sprintf("is larger than %d bytes", MaxRequestBytes)}
+		return RecommendRequest{}, err
 	}
 	var j struct {
 		Workload   json.RawMessage   `json:"workload"`

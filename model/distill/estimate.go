@@ -638,4 +638,18 @@ func checkRange(field string, x, lo, hi float64, openLo bool) error {
 	return &model.FieldError{Field: field, Value: model.ShortNum(x), Message: fmt.Sprintf("must be a finite number %s %s", l, model.ShortNum(hi))}
 }
 
+// checkKWh checks a measured energy: 0 (nothing spent) or from minKWh to
+// maxKWh. A positive energy below minKWh (3.6 J, a 4 W device for one
+// second) is no measurement of a training or inference stage, and would
+// make every ratio built on it (N*, the Pareto set) meaningless.
+func checkKWh(field string, x float64) error {
+	if err := checkRange(field, x, 0, maxKWh, false); err != nil {
+		return err
+	}
+	if x > 0 && x < minKWh {
+		return &model.FieldError{Field: field, Value: model.ShortNum(x), Message: fmt.Sprintf("must be 0 or from %s to %s kWh: a stage that used less than 3.6 J was not measured", model.ShortNum(minKWh), model.ShortNum(maxKWh))}
+	}
+	return nil
+}
+
 func quote(s string) string { return strconv.Quote(s) }

@@ -305,7 +305,7 @@ func (ev *evaluation) checkStageSources(o *opt) error {
 			return &model.FieldError{Field: o.path + ".share_teacher_with", Message: "needs a stage split: this option gives only a total"}
 		}
 		if in.TotalKWh != nil {
-			if err := checkRange(o.path+".total_kwh", *in.TotalKWh, 0, maxKWh, false); err != nil {
+			if err := checkKWh(o.path+".total_kwh", *in.TotalKWh); err != nil {
 				return err
 			}
 		}
@@ -537,7 +537,7 @@ func (ev *evaluation) fillStages(o *opt) error {
 			o.sources.add(SourceShared)
 		case in.StagesKWh.get(s) != nil:
 			e := *in.StagesKWh.get(s)
-			if err := checkRange(o.path+".stages_kwh."+s, e, 0, maxKWh, false); err != nil {
+			if err := checkKWh(o.path+".stages_kwh."+s, e); err != nil {
 				return err
 			}
 			st = ev.stage(s, SourceMeasured, e, 0, ev.stageTokens(o, s), "")

@@ -349,12 +349,13 @@
 
   // frame draws a chart's grid, ticks, axes and axis labels and returns the
   // SVG parts with the two scales. o: {id, title, desc, width, height,
-  // left, x: {min, max, log, base2, ticks, fmt, label}, y: {...}}.
+  // left, role (default img; group when the chart holds controls), cls,
+  // x: {min, max, log, base2, ticks, fmt, label}, y: {...}}.
   function frame(o) {
     var W = o.width || 560, H = o.height || 300, L = o.left || 64, R = 16, T = 16, B = 50;
     var xa = scale(o.x.min, o.x.max, L, W - R, o.x), ya = scale(o.y.min, o.y.max, H - B, T, o.y);
     var fx = o.x.fmt || function (v) { return sig(v, 2); }, fy = o.y.fmt || function (v) { return sig(v, 2); };
-    var out = ['<svg viewBox="0 0 ' + W + ' ' + H + '" width="' + W + '" height="' + H + '" role="img" aria-labelledby="' + o.id + '-t' + (o.desc ? ' ' + o.id + '-d' : '') + '" class="chart" id="' + o.id + '">',
+    var out = ['<svg viewBox="0 0 ' + W + ' ' + H + '" width="' + W + '" height="' + H + '" role="' + (o.role || 'img') + '" aria-labelledby="' + o.id + '-t' + (o.desc ? ' ' + o.id + '-d' : '') + '" class="chart' + (o.cls ? ' ' + o.cls : '') + '" id="' + o.id + '">',
       '<title id="' + o.id + '-t">' + esc(o.title) + '</title>' + (o.desc ? '<desc id="' + o.id + '-d">' + esc(o.desc) + '</desc>' : '')];
     ya.ticks.forEach(function (t) {
       var y = ya.map(t).toFixed(1);
@@ -525,6 +526,8 @@
       if (k === 'tokens') return s.length !== 'epochs';
       if (k === 'dataset_tokens' || k === 'epochs') return s.length === 'epochs';
       if (k === 'tensor' || k === 'data_mode') return s.strategy === 'hybrid';
+      if (['rank', 'targets', 'train_emb', 'compare'].indexOf(k) >= 0) return s.method === 'lora' || s.method === 'qlora';
+      if (k === 'base_format' || k === 'compute_dtype') return s.method === 'qlora';
       return true;
     });
   };
@@ -623,6 +626,30 @@
       this.field('batch', 'Batch / GPU', textInput('numeric'), null),
       this.field('precision', 'Precision', select(m.precisions.map(function (p) { return { value: p, text: p }; })), null)]));
     form.appendChild(fsTrain);
+
+    // Fine-tuning method (LoRA, QLoRA; issue 12)
+    var fsMethod = el('fieldset', {}, [el('legend', { text: 'Fine-tuning method' })]);
+    fsMethod.appendChild(el('div', { class: 'grid2' }, [
+      this.field('method', 'Method', select([{ value: 'full', text: 'Full' }, { value: 'lora', text: 'LoRA' }, { value: 'qlora', text: 'QLoRA' }]), 'LoRA and QLoRA train adapters on a frozen base'),
+      this.field('ckpt', 'Checkpointing', select([{ value: '', text: 'Default' }, { value: 'on', text: 'On' }, { value: 'off', text: 'Off' }]), 'recomputes activations; default on for QLoRA')]));
+    var peft = el('div', { 'data-show': 'peft' });
+    peft.appendChild(el('div', { class: 'grid2' }, [
+      this.field('rank', 'LoRA rank', textInput('numeric'), 'empty = 8 (LoRA), 64 (QLoRA)'),
+      this.field('targets', 'Adapted modules', select([{ value: '', text: 'Default' }, { value: 'qv', text: 'q, v' },
+        { value: 'attention', text: 'q, k, v, o' }, { value: 'attention_mlp', text: 'All linear' }]), 'default: q, v (LoRA), all linear (QLoRA)')]));
+    var q4 = el('div', { class: 'grid2', 'data-show': 'qlora' }, [
+      this.field('base_format', 'Base weights', select([{ value: '', text: 'Default (NF4)' }, { value: 'nf4', text: 'NF4' }, { value: 'int8', text: 'int8' }]), 'NF4 with double quantisation: 4.127 bits'),
+      this.field('compute_dtype', 'Compute dtype', select([{ value: '', text: 'As precision' }, { value: 'bf16', text: 'bf16' }, { value: 'fp16', text: 'fp16' }, { value: 'fp32', text: 'fp32 (slow)' }]), null)]);
+    peft.appendChild(q4);
+    [['train_emb', 'Train embeddings and LM head in full'], ['compare', 'Compare with full fine-tuning']].forEach(function (c) {
+      var box = el('input', { type: 'checkbox', value: '1' });
+      box.id = 'f-' + c[0]; box.name = c[0];
+      box.setAttribute('aria-describedby', 'f-' + c[0] + '-err');
+      self.inputs[c[0]] = box;
+      peft.appendChild(el('div', { class: 'field check', 'data-key': c[0] }, [box, el('label', { for: 'f-' + c[0], text: c[1] }), el('p', { class: 'err', id: 'f-' + c[0] + '-err' })]));
+    });
+    fsMethod.appendChild(peft);
+    form.appendChild(fsMethod);
 
     // Hardware
     var fsHw = el('fieldset', {}, [el('legend', { text: 'Hardware and parallelism' })]);
@@ -797,16 +824,15 @@
       head += '<p class="cheaper-saving">' + (sv.energy_kwh > 0 ? 'Switching from yours (' + esc(configText(cur)) + ') saves ' + esc(energyText(sv.energy_kwh)) + ' (' + esc(Math.round(sv.energy_pct) + ' %') + ')' +
         (sv.time_s < 0 ? ' and takes ' + esc(timeText(-sv.time_s)) + ' longer' : ' and finishes ' + esc(timeText(sv.time_s)) + ' sooner') : 'Your configuration is already the least ' + esc(obj) + ' of those searched') + '.</p>';
     }
-    // Chart: the shared frame, as a group (its points are buttons).
+    // Chart.
     var all = pts.concat(cur ? [cur] : []);
     var xs = all.map(function (c) { return c.time_s / 3600; }), ys = all.map(function (c) { return c.energy_kwh; });
     if (r.deadline_s) xs.push(r.deadline_s / 3600);
-    var fr = frame({ id: 'chart-pareto', width: chartWidth(el0), height: 320,
+    var f = frame({ id: 'chart-pareto', role: 'group', cls: 'pareto', width: Math.min(640, chartWidth(el0)), height: 320, // .pareto-fig is at most 640 px wide
       title: 'Energy against wall-clock time of the least-energy configurations (' + pts.length + ' on the front)',
       x: { min: Math.min.apply(null, xs) / 1.15, max: Math.max.apply(null, xs) * 1.15, log: true, label: 'Wall-clock time (hours, log scale)' },
       y: { min: Math.min.apply(null, ys) / 1.15, max: Math.max.apply(null, ys) * 1.15, log: true, label: 'Accelerator energy (kWh, log scale)' } });
-    var o = fr.out, xa = fr.xa, ya = fr.ya, W = fr.W, T = fr.T, H = fr.H, B = fr.B;
-    o[0] = o[0].replace('role="img"', 'role="group"').replace('class="chart"', 'class="chart pareto"');
+    var o = f.out, xa = f.xa, ya = f.ya, W = f.W, T = f.T, H = f.H, B = f.B;
     if (r.deadline_s) {
       var dx = xa.map(r.deadline_s / 3600).toFixed(1);
       o.push('<line class="deadline" x1="' + dx + '" x2="' + dx + '" y1="' + T + '" y2="' + (H - B) + '"/><text class="mark-label" x="' + dx + '" y="' + (T + 12) + '" dx="-4" text-anchor="end">deadline</text>');
@@ -859,7 +885,8 @@
 
   Calculator.prototype.toggle = function () {
     var s = this.state;
-    var show = { custom: s.model === 'custom', tokens: s.length !== 'epochs', epochs: s.length === 'epochs', hybrid: s.strategy === 'hybrid' };
+    var show = { custom: s.model === 'custom', tokens: s.length !== 'epochs', epochs: s.length === 'epochs', hybrid: s.strategy === 'hybrid',
+      peft: s.method === 'lora' || s.method === 'qlora', qlora: s.method === 'qlora' };
     Array.prototype.forEach.call(this.root.querySelectorAll('[data-show]'), function (n) {
       n.hidden = !show[n.getAttribute('data-show')];
     });
@@ -1006,6 +1033,19 @@
       ['Cost of electricity', usd(r.cost_usd), 'at $' + sig(p.usd_per_kwh) + ' per kWh, PUE ' + sig(p.pue), 'cost'],
       ['Parallel efficiency η', r.parallel.gpus > 1 ? sig(r.parallel.efficiency, 2) : '1', r.parallel.gpus > 1 ? 'speedup ' + sig(r.parallel.speedup) + '× on ' + r.parallel.gpus + ' GPUs (' + r.parallel.law + ')' : 'one GPU: no parallel overhead', 'eta']
     ];
+    var tr = r.training;
+    if (tr && tr.method !== 'full') {
+      cards.push(['Method', tr.method === 'qlora' ? 'QLoRA' : 'LoRA', paramsText(tr.trainable_params) + ' trainable parameters (' + (tr.trainable_share < 0.01 ? sig(tr.trainable_share * 100, 2) + ' %' : pct(tr.trainable_share)) + '), rank ' + tr.rank + ' on ' + (tr.targets || []).join(', ') +
+        (tr.base_format ? '; base in ' + tr.base_format + ', ' + sig(r.memory.frozen_gb_per_gpu) + ' GB per GPU' : '') + '; ' + sig(tr.flops_per_token_vs_full, 2) + '× the FLOPs per token of full fine-tuning' + (tr.gradient_checkpointing ? ' (with recomputation)' : '') + (tr.method === 'qlora' ? ' (Dettmers et al. 2023)' : ' (Hu et al. 2021)'), 'method']);
+      if (out.full) {
+        var f = out.full;
+        cards.push(['Full fine-tuning', energyText(f.energy_kwh), 'same configuration: ' + sig(f.energy_kwh / r.energy_kwh, 2) + '× the energy, ' + timeText(f.time_s) + ', ' + sig(f.memory.state_gb_per_gpu) + ' GB of state per GPU against ' + sig(r.memory.state_gb_per_gpu) + ' GB', 'full']);
+      } else if (out.full_error) {
+        cards.push(['Full fine-tuning', 'does not fit', out.full_error.say || out.full_error.message, 'full']);
+      }
+    } else if (tr && tr.gradient_checkpointing) {
+      cards.push(['Method', 'Full, recomputed', sig(tr.flops_per_token_vs_full, 2) + '× the FLOPs per token of full fine-tuning without checkpointing (Chen et al. 2016)', 'method']);
+    }
     res.querySelector('.cards').innerHTML = cards.map(function (c) {
       return '<div class="card" data-card="' + c[3] + '"><dt>' + esc(c[0]) + '</dt><dd><span class="v">' + esc(c[1]) + '</span><span class="sub">' + esc(c[2]) + '</span></dd></div>';
     }).join('');
@@ -1104,7 +1144,7 @@
   // sweep: the memory check's words ("does not fit in 80 GB: …"), or the
   // model's message.
   function absentReason(err, memGB) {
-    var m = String(err).replace(/^[a-z_.]+: /, '').replace(/, got \S+$/, '');
+    var m = String(err).replace(/^hardware\.count: must/, 'the GPU count must').replace(/^[a-z_.]+: /, '').replace(/, got \S+$/, '').replace(/ \([^)]*\)/g, '');
     var fit = /need ([\d.]+ GB per GPU)/.exec(m);
     if (fit) return 'does not fit in ' + memGB + ' GB: ' + m.replace(/^is too small: /, '').split(';')[0];
     return 'not possible here: ' + m;
@@ -1155,7 +1195,7 @@
         var fits = s.e.map(function (p) { return p[0]; }), bad = s.bad.map(function (p) { return p.gpus; });
         var below = Math.min.apply(null, fits) > Math.max.apply(null, bad);
         name += below ? ' (from ' + Math.min.apply(null, fits) + ' GPUs; fewer ' + absentReason(s.bad[0].error, memGB).replace(/^does not fit/, 'do not fit').split(':')[0] + ')' :
-          ' (' + bad.length + ' of ' + (bad.length + fits.length) + ' GPU counts not possible)';
+          ' (not possible at ' + bad.length + ' of ' + (bad.length + fits.length) + ' GPU counts: ' + absentReason(s.bad[0].error, memGB).replace(/^not possible here: /, '') + ')';
       }
       return { key: s.key, name: name };
     }));
@@ -1786,7 +1826,7 @@
         '<td class="num">' + esc(k.p ? (k.p < 1e-4 ? '< 0.0001' : sig(k.p, 2)) : '—') + '</td></tr>';
     }).join('');
     var stats = [
-      ['Runs (n)', f.n], ['Workload groups', f.groups], ['R²', f.r2 != null ? sig(f.r2, 4) : ''], ['Adjusted R²', f.adj_r2 != null ? sig(f.adj_r2, 4) : ''],
+      ['Runs (n)', f.n], ['Workload groups', f.groups], ['R²', f.r2 != null ? sig(f.r2, 4) : ''], ['Adjusted R²', f.adj_r2 != null ? sig(f.adj_r2, 4) : ''], ['Adjusted R² without η', f.without_eta && f.without_eta.adj_r2 != null ? sig(f.without_eta.adj_r2, 4) : ''], ['RMSE without η (ln)', f.without_eta && f.without_eta.rmse_ln != null ? sig(f.without_eta.rmse_ln, 3) : ''],
       ['RMSE (ln energy)', f.rmse_ln != null ? sig(f.rmse_ln, 3) : ''], ['Residual SD (ln)', f.residual_sd_ln != null ? sig(f.residual_sd_ln, 3) : ''], ['Held-out R²', f.cv_r2 != null ? sig(f.cv_r2, 4) : ''],
       ['Held-out RMSE (ln)', f.cv_rmse_ln != null ? sig(f.cv_rmse_ln, 3) : ''], ['Interval coverage held out', f.cv_coverage != null ? pct(f.cv_coverage) : ''],
       ['Cross-validation', f.cv_method || '']

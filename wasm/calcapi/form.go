@@ -28,11 +28,17 @@ import (
 //	cal                    calibration name ("" = the catalog default)
 //	power                  power limit per GPU, W ("" = the board's default)
 //	deadline minimise      the recommender panel: deadline in hours ("" = none), energy|co2e|cost|time
+//	method                 full (default), lora or qlora
+//	rank targets train_emb lora and qlora: adapter rank, adapted modules, "1" to train embeddings ("" = the method's default)
+//	base_format compute_dtype  qlora: nf4|int8 and fp16|bf16|fp32 ("" = the defaults)
+//	ckpt                   gradient checkpointing: "on", "off" or "" (the method's default)
+//	compare                "1": also estimate full fine-tuning of the same configuration (lora and qlora)
 type Form map[string]string
 
 // FormKeys lists every key a Form may hold, in the order the page shows them.
 var FormKeys = []string{"model", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "glu", "head",
 	"length", "tokens", "dataset_tokens", "epochs", "seq", "batch", "precision",
+	"method", "rank", "targets", "train_emb", "base_format", "compute_dtype", "ckpt", "compare",
 	"gpu", "count", "strategy", "tensor", "data_mode", "region", "carbon", "pue", "price", "cal", "power", "deadline", "minimise"}
 
 // DefaultForm is the configuration the calculator opens with: fine-tuning
@@ -44,7 +50,14 @@ func DefaultForm() Form {
 	return Form{"model": "bert-base", "length": "tokens", "tokens": "2e8", "dataset_tokens": "1e8", "epochs": "2",
 		"seq": "512", "batch": "32", "precision": "fp16", "gpu": "a100-sxm4-80gb", "count": "4", "strategy": "fsdp",
 		"tensor": "2", "data_mode": "fsdp", "region": "world", "carbon": "475", "pue": "", "price": "0.15",
-		"layers": "12", "hidden": "768", "heads": "12", "kv_heads": "", "ffn": "3072", "vocab": "30522", "glu": "", "head": "", "cal": "", "power": "", "deadline": "", "minimise": "energy"}
+		"layers": "12", "hidden": "768", "heads": "12", "kv_heads": "", "ffn": "3072", "vocab": "30522", "glu": "", "head": "", "cal": "", "power": "", "deadline": "", "minimise": "energy",
+		"method": "full", "rank": "", "targets": "", "train_emb": "", "base_format": "", "compute_dtype": "", "ckpt": "", "compare": ""}
+}
+
+// peft reports whether the form's method trains adapters (lora or qlora).
+func (f Form) peft() bool {
+	m := strings.TrimSpace(f["method"])
+	return m == model.MethodLoRA || m == model.MethodQLoRA
 }
 
 // Active lists the keys that matter for this form (the custom shape only
@@ -67,6 +80,14 @@ func (f Form) Active() []string {
 			}
 		case "tensor", "data_mode":
 			if f["strategy"] != model.Hybrid {
+				continue
+			}
+		case "rank", "targets", "train_emb", "compare":
+			if !f.peft() {
+				continue
+			}
+		case "base_format", "compute_dtype":
+			if strings.TrimSpace(f["method"]) != model.MethodQLoRA {
 				continue
 			}
 		}
@@ -147,6 +168,9 @@ var formFields = map[string]string{
 	"data_mode": "strategy.data_mode", "carbon": "site.carbon_g_per_kwh", "pue": "site.pue", "price": "site.usd_per_kwh",
 	"region": "site.region", "cal": "calibration", "power": "hardware.power_limit_w",
 	"deadline": "deadline_s", "minimise": "minimise",
+	"method": "training.method", "rank": "training.lora.rank", "targets": "training.lora.targets",
+	"train_emb": "training.lora.train_embeddings", "base_format": "training.lora.base_format",
+	"compute_dtype": "training.lora.compute_dtype", "ckpt": "training.gradient_checkpointing",
 }
 
 // InputFor names the form key whose input shows an error on the request
@@ -228,6 +252,34 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 	req.Training.SeqLen = num("seq", true)
 	req.Training.BatchPerGPU = num("batch", true)
 	req.Training.Precision = model.Precision(strings.TrimSpace(f["precision"]))
+	if m := strings.TrimSpace(f["method"]); m != "" && m != model.MethodFull {
+		req.Training.Method = m
+	}
+	if f.peft() {
+		l := &model.LoRASpec{Rank: num("rank", false), Targets: strings.TrimSpace(f["targets"]),
+			TrainEmbeddings: on(f["train_emb"])}
+		if strings.TrimSpace(f["method"]) == model.MethodQLoRA {
+			l.BaseFormat = strings.TrimSpace(f["base_format"])
+			l.ComputeDtype = model.Precision(strings.TrimSpace(f["compute_dtype"]))
+		}
+		if err == nil && l.Rank == 0 && strings.TrimSpace(f["rank"]) != "" {
+			return req, formErr("training.lora.rank", "rank", f["rank"], "must be a whole number from 1 to the model's hidden size; leave it empty for the method's default")
+		}
+		if *l != (model.LoRASpec{}) {
+			req.Training.LoRA = l
+		}
+	}
+	switch c := strings.TrimSpace(f["ckpt"]); c {
+	case "":
+	case "on", "1", "true":
+		t := true
+		req.Training.GradientCheckpointing = &t
+	case "off", "0", "false":
+		t := false
+		req.Training.GradientCheckpointing = &t
+	default:
+		return req, formErr("training.gradient_checkpointing", "ckpt", c, "must be on, off or empty (the method's default)")
+	}
 	req.Hardware.GPU = strings.TrimSpace(f["gpu"])
 	req.Hardware.Count = num("count", true)
 	req.Hardware.PowerLimitW = num("power", false)
@@ -258,6 +310,12 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 	}
 	req.Calibration = strings.TrimSpace(f["cal"])
 	return req, nil
+}
+
+// on reads a checkbox's text.
+func on(s string) bool {
+	s = strings.TrimSpace(s)
+	return s == "1" || s == "true" || s == "on"
 }
 
 func findRegion(regions []Region, id string) *Region {
