@@ -51,6 +51,7 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRuns$$' -fuzztime $(FUZZTIME) ./model/validate
 	$(GO) test -run '^$$' -fuzz '^FuzzEstimateForm$$' -fuzztime $(FUZZTIME) ./wasm/calcapi
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./wasm/api
+	$(GO) test -run '^$$' -fuzz '^FuzzRecommendRequest$$' -fuzztime $(FUZZTIME) ./model
 
 ## bench: benchmarks as a table (after the Worker's load test under workerd)
 bench: bench-worker

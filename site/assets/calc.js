@@ -710,7 +710,7 @@
       '<div class="legend-wrap"></div>' +
       (this.embed ? '' : '<section class="cheaper" aria-labelledby="cheaper-h"><h2 class="h" id="cheaper-h">Cheaper ways to run this</h2>' +
         '<p class="muted small">The same model, tokens and batch per GPU on every GPU type of the table (up to 64 each), every layout and eight power limits: ' +
-        'each marker is a configuration no other beats on both energy and time. Select one (click, or Tab then Enter) to load it into the form.</p>' +
+        'each marker is a configuration no other beats on both energy and time. Select one (click, or Tab to the chart, arrow keys along it, Enter) to load it into the form.</p>' +
         '<div class="cheaper-ctl grid2"></div><div class="cheaper-out"></div></section>') +
       (this.embed ? '' : '<h2 class="h">Share and cite</h2><div class="share"></div>');
     // On a phone the form comes first: this summary (energy with its
@@ -749,6 +749,17 @@
       var pick = function (e) {
         var g = e.target.closest && e.target.closest('[data-pareto]');
         if (!g) return;
+        if (e.type === 'keydown' && /^Arrow/.test(e.key)) {
+          var step = e.key === 'ArrowLeft' || e.key === 'ArrowDown' ? -1 : 1;
+          var next = outEl.querySelector('[data-pareto="' + (+g.getAttribute('data-pareto') + step) + '"]');
+          if (next) {
+            e.preventDefault();
+            g.setAttribute('tabindex', '-1');
+            next.setAttribute('tabindex', '0');
+            next.focus();
+          }
+          return;
+        }
         if (e.type === 'keydown' && e.key !== 'Enter' && e.key !== ' ') return;
         e.preventDefault();
         self.loadConfig(self.cheaperPoints[+g.getAttribute('data-pareto')]);
@@ -827,10 +838,16 @@
       o.push('<line class="deadline" x1="' + dx + '" x2="' + dx + '" y1="' + T + '" y2="' + (H - B) + '"/><text class="mark-label" x="' + dx + '" y="' + (T + 12) + '" dx="-4" text-anchor="end">deadline</text>');
     }
     o.push('<path class="line s-fsdp" d="' + pts.map(function (c, i) { return (i ? 'L' : 'M') + xa.map(c.time_s / 3600).toFixed(1) + ' ' + ya.map(c.energy_kwh).toFixed(1); }).join('') + '"/>');
+    // One tab stop for the whole front (the recommendation); the arrow
+    // keys move along it.
+    var focusAt = 0;
+    pts.forEach(function (c, i) {
+      if (c.hardware.gpu === b.hardware.gpu && c.hardware.count === b.hardware.count && c.hardware.power_limit_w === b.hardware.power_limit_w && JSON.stringify(c.strategy) === JSON.stringify(b.strategy)) focusAt = i;
+    });
     pts.forEach(function (c, i) {
       var isBest = c.hardware.gpu === b.hardware.gpu && c.hardware.count === b.hardware.count && c.hardware.power_limit_w === b.hardware.power_limit_w && JSON.stringify(c.strategy) === JSON.stringify(b.strategy);
       var label = configText(c) + ': ' + energyText(c.energy_kwh) + ', ' + timeText(c.time_s) + (isBest ? ' (recommended)' : '') + (c.meets_deadline ? '' : ' (misses the deadline)') + '. Load into the form.';
-      o.push('<g class="pt' + (isBest ? ' best' : '') + (c.meets_deadline ? '' : ' late') + '" data-pareto="' + i + '" data-kwh="' + c.energy_kwh + '" tabindex="0" role="button" aria-label="' + esc(label) + '">' +
+      o.push('<g class="pt' + (isBest ? ' best' : '') + (c.meets_deadline ? '' : ' late') + '" data-pareto="' + i + '" data-kwh="' + c.energy_kwh + '" tabindex="' + (i === focusAt ? 0 : -1) + '" role="button" aria-label="' + esc(label) + '">' +
         '<title>' + esc(label) + '</title><circle r="' + (isBest ? 7 : 5) + '" cx="' + xa.map(c.time_s / 3600).toFixed(1) + '" cy="' + ya.map(c.energy_kwh).toFixed(1) + '"/></g>');
     });
     if (cur) {
@@ -1036,7 +1053,14 @@
     this.renderBreakdown(r);
     this.renderProvenance(r, out);
     this.renderCharts(out);
-    if (!this.embed) { this.renderShare(out); this.renderCheaper(); }
+    if (!this.embed) {
+      this.renderShare(out);
+      // The panel must never stop the estimate from showing.
+      try { this.renderCheaper(); } catch (e) {
+        var co = this.results.querySelector('.cheaper-out');
+        if (co) co.innerHTML = '<p class="err">Could not search cheaper configurations: ' + esc(e.message) + '</p>';
+      }
+    }
     else {
       var a = this.root.querySelector('.open-full');
       if (a) a.href = new URL('../index.html?' + this.query(), BASE).href;
