@@ -1,7 +1,7 @@
 package model
 
 // The paper's lightweight proxies (Zoubeirou a Mayaki 2026, section 3 of
-// shared/reference/energy-scaling.md). They are descriptors for the scaling
+// arXiv 2606.23546). They are descriptors for the scaling
 // law, not physical counts; the physical counts used by the roofline are in
 // roofline.go.
 

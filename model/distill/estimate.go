@@ -132,7 +132,7 @@ func inputBoundWarning(what string, tokens, timeS float64, gpus int) string {
 
 // plausibleUCompute is the highest achieved fraction of peak FLOP/s taken as
 // usual for large transformer workloads (0.3–0.5 model-FLOPs utilisation in
-// large-scale training; shared/reference/hardware-and-grid.md).
+// large-scale training; public hardware rules of thumb).
 const plausibleUCompute = 0.6
 
 func bytesPerElement(p model.Precision) float64 {

@@ -10,8 +10,8 @@ type Region struct {
 }
 
 const (
-	srcOWID = "Our World in Data 2023 (CC-BY), as used by CodeCarbon; shared/reference/hardware-and-grid.md"
-	srcGA   = "Green Algorithms 2022 (CC-BY-4.0); shared/reference/hardware-and-grid.md"
+	srcOWID = "Our World in Data 2023 (CC-BY), as used by CodeCarbon (github.com/mlco2/codecarbon)"
+	srcGA   = "Green Algorithms 2022 (CC-BY-4.0; Lannelongue et al., Advanced Science 2021)"
 )
 
 // DefaultRegions returns the built-in grid presets, world average first.
@@ -19,7 +19,7 @@ const (
 // Green Algorithms 2022.
 func DefaultRegions() []Region {
 	return []Region{
-		{"world", "World average", 475, "IEA world average (the CodeCarbon and Green Algorithms default); shared/reference/hardware-and-grid.md"},
+		{"world", "World average", 475, "IEA world average (the CodeCarbon and Green Algorithms default)"},
 		{"us", "United States", 369.5, srcOWID},
 		{"us-va", "US, Virginia (PJM)", 308, srcGA},
 		{"us-ca", "US, California", 216.4, srcGA},
