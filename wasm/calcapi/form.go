@@ -13,33 +13,49 @@ import (
 // show the message beside it; the conversion to a model.Request happens
 // here, where it is tested natively.
 //
-// Keys:
-//
-//	model                  preset name, or "custom" for a shape
-//	layers hidden heads kv_heads ffn vocab glu   custom shape (glu: "1" or "")
-//	head                   "", "lm" or "classifier"
-//	length                 "tokens" (default) or "epochs"
-//	tokens                 tokens processed, all epochs (length=tokens)
-//	dataset_tokens epochs  tokens per epoch and passes (length=epochs)
-//	seq batch precision    sequence length, sequences per GPU per step, numeric format
-//	gpu count strategy     accelerator id or alias, how many, single|ddp|fsdp|tp|hybrid
-//	tensor data_mode       hybrid: tensor-parallel degree, ddp|fsdp over the rest
-//	region carbon pue price  grid preset id, g CO2e/kWh, PUE, USD/kWh ("" = model defaults)
-//	cal                    calibration name ("" = the catalog default)
+// The keys, their request paths, kinds, ranges, opening values and when
+// each applies are the rows of model.RequestFields; the page receives the
+// same table (Meta.Fields). Besides the request's own fields the form has
+// length ("tokens" or "epochs": which training-length inputs apply), model
+// "custom" (give the shape instead of a preset) and region (a grid preset
+// id that also fills the carbon intensity, see Region.Apply).
 type Form map[string]string
 
 // FormKeys lists every key a Form may hold, in the order the page shows them.
-var FormKeys = []string{"model", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "glu", "head",
-	"length", "tokens", "dataset_tokens", "epochs", "seq", "batch", "precision",
-	"gpu", "count", "strategy", "tensor", "data_mode", "region", "carbon", "pue", "price", "cal"}
+var FormKeys = func() []string {
+	var out []string
+	for _, f := range model.RequestFields {
+		if f.Key != "" {
+			out = append(out, f.Key)
+		}
+	}
+	return out
+}()
+
+// formFields maps form keys to their rows of model.RequestFields.
+var formFields = func() map[string]*model.Field {
+	m := map[string]*model.Field{}
+	for i, f := range model.RequestFields {
+		if f.Key != "" {
+			m[f.Key] = &model.RequestFields[i]
+		}
+	}
+	return m
+}()
 
 // DefaultForm is the configuration the calculator opens with: fine-tuning
 // BERT-base on 200 M tokens with FSDP over four A100s (content/examples/request.json).
 func DefaultForm() Form {
-	return Form{"model": "bert-base", "length": "tokens", "tokens": "2e8", "dataset_tokens": "1e8", "epochs": "2",
-		"seq": "128", "batch": "32", "precision": "fp16", "gpu": "a100-sxm4-80gb", "count": "4", "strategy": "fsdp",
-		"tensor": "2", "data_mode": "fsdp", "region": "world", "carbon": "475", "pue": "", "price": "0.15",
-		"layers": "12", "hidden": "768", "heads": "12", "kv_heads": "", "ffn": "3072", "vocab": "30522", "glu": "", "head": "", "cal": ""}
+	f := Form{}
+	for _, k := range FormKeys {
+		f[k] = formFields[k].Form
+	}
+	return f
+}
+
+// applies reports whether the field's input matters for this form.
+func (f Form) applies(fd *model.Field) bool {
+	return fd.When.Holds(func(k string) string { return f[k] })
 }
 
 // Active lists the keys that matter for this form (the custom shape only
@@ -47,25 +63,9 @@ func DefaultForm() Form {
 func (f Form) Active() []string {
 	var out []string
 	for _, k := range FormKeys {
-		switch k {
-		case "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "glu":
-			if f["model"] != "custom" {
-				continue
-			}
-		case "tokens":
-			if f["length"] == "epochs" {
-				continue
-			}
-		case "dataset_tokens", "epochs":
-			if f["length"] != "epochs" {
-				continue
-			}
-		case "tensor", "data_mode":
-			if f["strategy"] != model.Hybrid {
-				continue
-			}
+		if f.applies(formFields[k]) {
+			out = append(out, k)
 		}
-		out = append(out, k)
 	}
 	return out
 }
@@ -128,18 +128,6 @@ func ParseNumber(s string) (float64, bool) {
 	return x * mult, true
 }
 
-// formFields maps form keys to request paths (for inputs that hold one
-// request field).
-var formFields = map[string]string{
-	"model": "model.preset", "layers": "model.layers", "hidden": "model.hidden", "heads": "model.heads",
-	"kv_heads": "model.kv_heads", "ffn": "model.ffn", "vocab": "model.vocab", "head": "model.head",
-	"tokens": "training.tokens", "dataset_tokens": "training.dataset_tokens", "epochs": "training.epochs",
-	"seq": "training.seq_len", "batch": "training.batch_per_gpu", "precision": "training.precision",
-	"gpu": "hardware.gpu", "count": "hardware.count", "strategy": "strategy", "tensor": "strategy.tensor",
-	"data_mode": "strategy.data_mode", "carbon": "site.carbon_g_per_kwh", "pue": "site.pue", "price": "site.usd_per_kwh",
-	"region": "site.region", "cal": "calibration",
-}
-
 // InputFor names the form key whose input shows an error on the request
 // field path ("" when the error concerns the whole request).
 func (f Form) InputFor(path string) string {
@@ -157,96 +145,62 @@ func (f Form) InputFor(path string) string {
 	case "strategy.data":
 		return "tensor"
 	}
-	for k, p := range formFields {
-		if p == path {
-			return k
-		}
+	if fd := model.RequestField(path); fd != nil {
+		return fd.Key
 	}
 	return ""
-}
-
-// number reads the key's text as a number. Empty text is an error when
-// required, else (0, nil): the model's stated default applies.
-func (f Form) number(key string, required bool) (float64, *Error) {
-	raw := strings.TrimSpace(f[key])
-	if raw == "" {
-		if required {
-			return 0, formErr(formFields[key], key, "", "is required")
-		}
-		return 0, nil
-	}
-	x, ok := ParseNumber(raw)
-	if !ok {
-		return 0, formErr(formFields[key], key, f[key], "must be a number, for example 2e8, 200M or 0.15")
-	}
-	return x, nil
 }
 
 // Request converts the form into a fine-tuning request. Only the form's own
 // syntax is checked here (numbers, choices); ranges are the model's to check.
 func (f Form) Request(regions []Region) (model.Request, *Error) {
 	var req model.Request
-	var err *Error
-	num := func(key string, required bool) float64 {
-		if err != nil {
-			return 0
-		}
-		var x float64
-		x, err = f.number(key, required)
-		return x
-	}
-	switch m := strings.TrimSpace(f["model"]); m {
-	case "":
+	if strings.TrimSpace(f["model"]) == "" {
 		return req, formErr("model.preset", "model", "", "is required: a preset such as bert-base, or custom")
-	case "custom":
-		req.Model.Layers = num("layers", true)
-		req.Model.Hidden = num("hidden", true)
-		req.Model.Heads = num("heads", true)
-		req.Model.KVHeads = num("kv_heads", false)
-		req.Model.FFN = num("ffn", true)
-		req.Model.Vocab = num("vocab", true)
-		req.Model.GLU = f["glu"] == "1" || f["glu"] == "true" || f["glu"] == "on"
-	default:
-		req.Model.Preset = m
 	}
-	req.Model.Head = strings.TrimSpace(f["head"])
-	if f["length"] == "epochs" {
-		req.Training.DatasetTokens = num("dataset_tokens", true)
-		req.Training.Epochs = num("epochs", true)
-	} else {
-		req.Training.Tokens = num("tokens", true)
-	}
-	req.Training.SeqLen = num("seq", true)
-	req.Training.BatchPerGPU = num("batch", true)
-	req.Training.Precision = model.Precision(strings.TrimSpace(f["precision"]))
-	req.Hardware.GPU = strings.TrimSpace(f["gpu"])
-	req.Hardware.Count = num("count", true)
-	switch st := strings.TrimSpace(f["strategy"]); st {
-	case model.Hybrid:
-		t := num("tensor", true)
-		if err == nil {
-			n := req.Hardware.Count
-			if t < 1 || t != float64(int64(t)) || n != float64(int64(n)) || int64(n)%int64(t) != 0 {
-				return req, formErr("strategy.tensor", "tensor", f["tensor"], "must be a whole number that divides the GPU count ("+f["count"]+")")
-			}
-			req.Strategy = model.Strategy{Name: model.Hybrid, Tensor: t, Data: n / t, DataMode: strings.TrimSpace(f["data_mode"])}
+	for _, k := range FormKeys {
+		fd := formFields[k]
+		if fd.Path == "" || !f.applies(fd) {
+			continue
 		}
-	default:
-		req.Strategy = model.Strategy{Name: st}
+		raw := strings.TrimSpace(f[k])
+		var v any
+		switch fd.Kind {
+		case model.KindNumber, model.KindInt:
+			if raw == "" {
+				if !fd.Optional {
+					return req, formErr(fd.Path, k, "", "is required")
+				}
+				continue
+			}
+			x, ok := ParseNumber(raw)
+			if !ok {
+				return req, formErr(fd.Path, k, f[k], "must be a number, for example 2e8, 200M or 0.15")
+			}
+			v = x
+		case model.KindBool:
+			v = raw == "1" || raw == "true" || raw == "on"
+		default:
+			if k == "model" && raw == "custom" || k == "region" {
+				continue
+			}
+			v = raw
+		}
+		if err := fd.Set(&req, v); err != nil {
+			panic(err) // the table and the request type disagree: a programming error
+		}
 	}
-	req.Site.PUE = num("pue", false)
-	req.Site.CarbonGPerKWh = num("carbon", false)
-	req.Site.USDPerKWh = num("price", false)
-	if err != nil {
-		return req, err
+	if req.Strategy.Name == model.Hybrid {
+		// The form asks for the tensor degree; the data degree is the rest.
+		t, n := req.Strategy.Tensor, req.Hardware.Count
+		if t < 1 || t != float64(int64(t)) || n != float64(int64(n)) || int64(n)%int64(t) != 0 {
+			return req, formErr("strategy.tensor", "tensor", f["tensor"], "must be a whole number that divides the GPU count ("+f["count"]+")")
+		}
+		req.Strategy.Data = n / t
 	}
-	// A grid preset names the region in reports only while the carbon
-	// figure is the preset's own (or left empty, when the preset supplies it).
-	if r := findRegion(regions, f["region"]); r != nil && (req.Site.CarbonGPerKWh == 0 || req.Site.CarbonGPerKWh == r.CarbonGPerKWh) {
-		req.Site.Region = r.Name
-		req.Site.CarbonGPerKWh = r.CarbonGPerKWh
+	if r := findRegion(regions, f["region"]); r != nil {
+		r.Apply(&req.Site)
 	}
-	req.Calibration = strings.TrimSpace(f["cal"])
 	return req, nil
 }
 

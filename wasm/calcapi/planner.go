@@ -180,8 +180,8 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 		return *x
 	}
 	p.Site = model.SiteSpec{PUE: deref(pue), CarbonGPerKWh: deref(carbon), USDPerKWh: deref(price)}
-	if r := findRegion(regions, f["region"]); r != nil && (p.Site.CarbonGPerKWh == 0 || p.Site.CarbonGPerKWh == r.CarbonGPerKWh) {
-		p.Site.Region, p.Site.CarbonGPerKWh = r.Name, r.CarbonGPerKWh
+	if r := findRegion(regions, f["region"]); r != nil {
+		r.Apply(&p.Site)
 	}
 	return p, nil
 }
