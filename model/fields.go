@@ -83,10 +83,11 @@ type Field struct {
 	Unit  string    `json:"unit,omitempty"`
 	*Bounds
 	Choices []string `json:"choices,omitempty"` // KindEnum: the accepted values ("" when it may be left empty)
-	// Optional numbers may be left empty (zero in JSON): the model then
-	// uses its stated default, Default says which.
+	// Optional fields may be left out (zero in JSON, empty in the form):
+	// the model then uses its stated default, Default says which.
 	Optional bool   `json:"optional,omitempty"`
-	Default  string `json:"default,omitempty"` // the model's default in words, when left out
+	Default  string `json:"default,omitempty"` // what leaving it out means, in words
+	Hint     string `json:"hint,omitempty"`    // the form's hint under the input
 	Form     string `json:"form"`              // the form's opening text
 	When     *When  `json:"when,omitempty"`
 }
@@ -112,19 +113,19 @@ var RequestFields = []Field{
 	{Key: "heads", Path: "model.heads", Kind: KindInt, Group: "model", Label: "Attention heads", Form: "12", Bounds: intBounds(1, 1<<22),
 		Help: "attention heads; they must divide the hidden size", When: &When{Key: "model", Value: "custom"}},
 	{Key: "kv_heads", Path: "model.kv_heads", Kind: KindInt, Group: "model", Label: "KV heads (GQA)", Bounds: intBounds(0, 1<<22), Optional: true,
-		Default: "empty = heads", Help: "key/value heads for grouped-query attention; 0 or empty = as many as the attention heads", When: &When{Key: "model", Value: "custom"}},
+		Default: "as many as the attention heads", Hint: "empty = heads", Help: "key/value heads for grouped-query attention", When: &When{Key: "model", Value: "custom"}},
 	{Key: "ffn", Path: "model.ffn", Kind: KindInt, Group: "model", Label: "FFN size", Form: "3072", Bounds: intBounds(1, 1<<22),
 		Help: "inner width of the feed-forward block", When: &When{Key: "model", Value: "custom"}},
 	{Key: "vocab", Path: "model.vocab", Kind: KindInt, Group: "model", Label: "Vocabulary", Form: "30522", Bounds: intBounds(1, 1<<22),
 		Help: "vocabulary size", When: &When{Key: "model", Value: "custom"}},
-	{Key: "glu", Path: "model.glu", Kind: KindBool, Group: "model", Label: "Gated MLP (SwiGLU)",
+	{Key: "glu", Path: "model.glu", Kind: KindBool, Group: "model", Label: "Gated MLP (SwiGLU)", Optional: true, Default: "false",
 		Help: "a gated feed-forward block (SwiGLU, three matrices)", When: &When{Key: "model", Value: "custom"}},
-	{Key: "head", Path: "model.head", Kind: KindEnum, Group: "model", Label: "Trained head", Choices: []string{"", "lm", "classifier"},
-		Help: "lm (a vocabulary projection is trained) or classifier (a small task head); empty = the model's usual head"},
+	{Key: "head", Path: "model.head", Kind: KindEnum, Group: "model", Label: "Trained head", Choices: []string{"", "lm", "classifier"}, Optional: true,
+		Default: "lm, or classifier for encoder presets (BERT, RoBERTa, DistilBERT)", Help: "lm (a vocabulary projection is trained) or classifier (a small task head)"},
 	{Key: "length", Kind: KindEnum, Group: "training", Label: "Training length given as", Choices: []string{"tokens", "epochs"}, Form: "tokens",
 		Help: "total tokens, or tokens per epoch × epochs"},
 	{Key: "tokens", Path: "training.tokens", Kind: KindNumber, Group: "training", Label: "Tokens processed (all epochs)", Unit: "tokens", Form: "2e8",
-		Bounds: &Bounds{Min: 0, Max: 1e16, MinOpen: true}, Help: "tokens processed over the whole run, all epochs (2e8, 200M, 1.5B)", When: &When{Key: "length", Value: "epochs", Not: true}},
+		Bounds: &Bounds{Min: 0, Max: 1e16, MinOpen: true}, Hint: "e.g. 2e8, 200M, 1.5B", Help: "tokens processed over the whole run, all epochs", When: &When{Key: "length", Value: "epochs", Not: true}},
 	{Key: "dataset_tokens", Path: "training.dataset_tokens", Kind: KindNumber, Group: "training", Label: "Tokens per epoch", Unit: "tokens", Form: "1e8",
 		Bounds: &Bounds{Min: 0, Max: 1e16, MinOpen: true}, Help: "tokens in one pass over the dataset", When: &When{Key: "length", Value: "epochs"}},
 	{Key: "epochs", Path: "training.epochs", Kind: KindNumber, Group: "training", Label: "Epochs", Form: "2",
@@ -136,7 +137,8 @@ var RequestFields = []Field{
 	{Key: "precision", Path: "training.precision", Kind: KindEnum, Group: "training", Label: "Precision", Form: "fp16", Choices: precisionNames(),
 		Help: "numeric format of the matrix multiplications"},
 	{Key: "state_bytes", Path: "training.state_bytes_per_param", Kind: KindNumber, Group: "training", Label: "State bytes / parameter", Unit: "bytes",
-		Bounds: &Bounds{Min: 2, Max: 64}, Optional: true, Default: fmt.Sprintf("empty = %d (AdamW, mixed precision)", DefaultStateBytesPerParam),
+		Bounds: &Bounds{Min: 2, Max: 64}, Optional: true,
+		Default: fmt.Sprintf("%d (AdamW in mixed precision)", DefaultStateBytesPerParam), Hint: fmt.Sprintf("empty = %d (AdamW)", DefaultStateBytesPerParam),
 		Help: "device memory per parameter for weights, gradients and optimizer state: 16 for AdamW in mixed precision, about 8 for Adafactor with fp32 master weights, 4 on pure bf16 weights; sets the memory check and the optimizer's memory traffic"},
 	{Key: "gpu", Path: "hardware.gpu", Kind: KindString, Group: "hardware", Label: "GPU", Form: "a100-sxm4-80gb",
 		Help: "accelerator id or alias (a100-sxm4-80gb, h100, …)"},
@@ -145,23 +147,23 @@ var RequestFields = []Field{
 	{Key: "strategy", Path: "strategy", Kind: KindEnum, Group: "hardware", Label: "Strategy", Form: FSDP, Choices: Strategies,
 		Help: "parallel layout: single, ddp, fsdp, tp, or hybrid tensor × data parallelism"},
 	{Key: "tensor", Path: "strategy.tensor", Kind: KindInt, Group: "hardware", Label: "Tensor-parallel degree", Form: "2", Bounds: intBounds(1, 1<<20),
-		Default: "data ranks = GPUs ÷ this", Help: "hybrid: tensor-parallel ranks; the data-parallel ranks are the GPUs divided by this", When: &When{Key: "strategy", Value: Hybrid}},
+		Hint: "data ranks = GPUs ÷ this", Help: "hybrid: tensor-parallel ranks; the data-parallel ranks are the GPUs divided by this", When: &When{Key: "strategy", Value: Hybrid}},
 	{Key: "", Path: "strategy.data", Kind: KindInt, Group: "hardware", Label: "Data-parallel degree", Bounds: intBounds(1, 1<<20),
 		Help: "hybrid: data-parallel ranks (the form derives it: GPUs ÷ tensor-parallel degree)", When: &When{Key: "strategy", Value: Hybrid}},
 	{Key: "data_mode", Path: "strategy.data_mode", Kind: KindEnum, Group: "hardware", Label: "Data parallel as", Form: FSDP, Choices: []string{FSDP, DDP},
-		Default: "ddp", Help: "hybrid: how the data-parallel ranks hold the model, fsdp (sharded) or ddp (replicated)", When: &When{Key: "strategy", Value: Hybrid}},
-	{Key: "region", Path: "site.region", Kind: KindString, Group: "site", Label: "Grid region", Form: "world",
+		Optional: true, Default: "ddp", Help: "hybrid: how the data-parallel ranks hold the model, fsdp (sharded) or ddp (replicated)", When: &When{Key: "strategy", Value: Hybrid}},
+	{Key: "region", Path: "site.region", Kind: KindString, Group: "site", Label: "Grid region", Form: "world", Optional: true,
 		Help: "where the run draws power; echoed in reports (the form's grid presets also fill the carbon intensity)"},
 	{Key: "carbon", Path: "site.carbon_g_per_kwh", Kind: KindNumber, Group: "site", Label: "g CO₂e/kWh", Unit: "g CO2e/kWh", Form: "475",
-		Bounds: &Bounds{Min: 0, Max: 2000}, Optional: true, Default: fmt.Sprintf("empty = %g (IEA world average)", float64(DefaultCarbonGPerKWh)),
+		Bounds: &Bounds{Min: 0, Max: 2000}, Optional: true, Default: fmt.Sprintf("%g (IEA world average)", float64(DefaultCarbonGPerKWh)),
 		Help: "carbon intensity of the electricity"},
 	{Key: "pue", Path: "site.pue", Kind: KindNumber, Group: "site", Label: "PUE", Bounds: &Bounds{Min: 1, Max: 3}, Optional: true,
-		Default: fmt.Sprintf("empty = %g", DefaultPUE), Help: "the facility's power usage effectiveness (facility energy ÷ IT energy)"},
+		Default: fmt.Sprintf("%g (Uptime Institute 2024 global average)", DefaultPUE), Hint: fmt.Sprintf("empty = %g", DefaultPUE), Help: "the facility's power usage effectiveness (facility energy ÷ IT energy)"},
 	{Key: "price", Path: "site.usd_per_kwh", Kind: KindNumber, Group: "site", Label: "USD/kWh", Unit: "USD/kWh", Form: "0.15",
-		Bounds: &Bounds{Min: 0, Max: 10}, Optional: true, Default: fmt.Sprintf("empty = %g (an assumed tariff)", DefaultUSDPerKWh),
+		Bounds: &Bounds{Min: 0, Max: 10}, Optional: true, Default: fmt.Sprintf("%g (an assumed tariff)", DefaultUSDPerKWh),
 		Help: "electricity price"},
-	{Key: "cal", Path: "calibration", Kind: KindString, Group: "calibration", Label: "Coefficients",
-		Help: "the calibration to use, by name; empty = the catalog default"},
+	{Key: "cal", Path: "calibration", Kind: KindString, Group: "calibration", Label: "Coefficients", Optional: true,
+		Default: "the catalog's default calibration", Help: "the calibration to use, by name"},
 }
 
 func precisionNames() []string {
