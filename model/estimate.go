@@ -147,13 +147,13 @@ type Parallel struct {
 	DataMode   string  `json:"data_mode,omitempty"`
 	Speedup    float64 `json:"speedup"`
 	Efficiency float64 `json:"efficiency"` // η = S/N
-	Law        string  `json:"law"`        // which curves gave S
+	Law        string  `json:"law"`        // what gave S: the communication-aware model or the speedup curves
 	AlphaEta   float64 `json:"alpha_eta"`
 }
 
 // MemoryUse reports per-GPU memory.
 type MemoryUse struct {
-	StateGBPerGPU      float64 `json:"state_gb_per_gpu"`      // weights, gradients, Adam state (16 bytes/param)
+	StateGBPerGPU      float64 `json:"state_gb_per_gpu"`      // weights, gradients, optimizer state (training.state_bytes_per_param, 16 by default)
 	ActivationGBPerGPU float64 `json:"activation_gb_per_gpu"` // without recomputation
 	CapacityGB         float64 `json:"capacity_gb"`
 }
@@ -400,7 +400,7 @@ func (r *resolved) stateBytesPerGPU() float64 {
 	return r.state * r.params / shards
 }
 
-// activationBytesPerTokenLayer is 34·d bytes at 16-bit activations
+// actBytesPerTokenLayer is 34·d bytes at 16-bit activations
 // (Korthikanti et al. 2022, eq. 1 without the attention-score term, which
 // flash attention and selective recomputation remove); doubled for fp32/tf32.
 func (r *resolved) actBytesPerTokenLayer() float64 {
@@ -430,7 +430,7 @@ func (r *resolved) paramTrafficBytes() float64 {
 	return pass + update
 }
 
-// Counts returns the physical per-token FLOPs and bytes of a resolved request.
+// counts returns the physical per-token FLOPs and bytes of a resolved request.
 func (r *resolved) counts() (flopsTok, bytesTok float64) {
 	a := r.arch
 	L, d, S := float64(a.Layers), float64(a.Hidden), float64(r.seq)
@@ -626,8 +626,7 @@ func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, 
 // envelope lists the dimensions outside the calibration's envelope and the
 // widened ln-space SD. Model size is judged by the parameter count alone
 // (layers and hidden are reported in the envelope but not counted twice).
-// The
-// widened ln-space SD: each numeric dimension outside its range adds
+// Each numeric dimension outside its range adds
 // (WidenPerEFold·|ln(x/edge)|)² to the variance, and hardware the
 // calibration was not fitted on adds WidenHardware².
 func (r *resolved) envelope(cal *Calibration) ([]string, float64) {

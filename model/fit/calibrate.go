@@ -344,7 +344,7 @@ func median(sorted []float64) float64 {
 }
 
 // normalQuantile is the standard normal quantile (via the inverse error function).
-func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+func normalQuantile(p float64) float64 { return model.NormalQuantile(p) }
 
 // names joins for messages.
 func names(xs []string) string { return strings.Join(xs, ", ") }
