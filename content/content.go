@@ -16,6 +16,22 @@ import (
 //go:embed calibrations/*.json
 var Calibrations embed.FS
 
+// PowerCalibrationJSON is content/calibrations/power/wattscale-power-limit.json:
+// the power-limit response fitted on the Zeus power-capped runs (kept out
+// of calibrations/*.json: it is not an energy calibration a request names).
+//
+//go:embed calibrations/power/wattscale-power-limit.json
+var PowerCalibrationJSON []byte
+
+// PowerCalibration parses the embedded power-limit calibration.
+func PowerCalibration() (*model.PowerCalibration, error) {
+	c, err := model.ParsePowerCalibration(PowerCalibrationJSON)
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
 // PublishedScaling is content/data/published-scaling.csv: the roofline
 // paper's published speedup and energy-per-token figures.
 //
@@ -63,5 +79,17 @@ func Catalog() (*model.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, DefaultCalibration)
+	return WithPower(model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, DefaultCalibration))
+}
+
+// WithPower sets the embedded power-limit calibration on a catalog just
+// built (pass NewCatalog's results straight through).
+func WithPower(cat *model.Catalog, err error) (*model.Catalog, error) {
+	if err != nil {
+		return nil, err
+	}
+	if cat.Power, err = PowerCalibration(); err != nil {
+		return nil, err
+	}
+	return cat, nil
 }

@@ -178,14 +178,17 @@ type Envelope struct {
 
 // FitSummary is the diagnostics of a fit, as model/fit reports them.
 type FitSummary struct {
-	N        int     `json:"n"`
-	Groups   int     `json:"groups,omitempty"`
-	R2       float64 `json:"r2"`
-	AdjR2    float64 `json:"adj_r2"`
-	RMSELn   float64 `json:"rmse_ln"`
-	RMSEKWh  float64 `json:"rmse_kwh,omitempty"`
-	CVR2     float64 `json:"cv_r2,omitempty"`
-	CVRMSELn float64 `json:"cv_rmse_ln,omitempty"`
+	N      int     `json:"n"`
+	Groups int     `json:"groups,omitempty"`
+	R2     float64 `json:"r2"`
+	AdjR2  float64 `json:"adj_r2"`
+	RMSELn float64 `json:"rmse_ln"`
+	// ResidualSDLn is the residual standard deviation sqrt(SSE/(n−k)) in
+	// ln units, the figure the roofline paper reports; 0 when not computed.
+	ResidualSDLn float64 `json:"residual_sd_ln,omitempty"`
+	RMSEKWh      float64 `json:"rmse_kwh,omitempty"`
+	CVR2         float64 `json:"cv_r2,omitempty"`
+	CVRMSELn     float64 `json:"cv_rmse_ln,omitempty"`
 	// CVPooledRMSELn is the RMSE of each row's held-out prediction (averaged
 	// over the splits that held it out), the figure behind held-out charts.
 	CVPooledRMSELn float64     `json:"cv_pooled_rmse_ln,omitempty"`

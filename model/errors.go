@@ -69,3 +69,13 @@ func AsFieldError(err error) *FieldError {
 	}
 	return nil
 }
+
+// checkPositive and checkCount check numbers that are not request fields
+// (the recommender's) with Bounds, the one wording of a range error.
+func checkPositive(field string, x, hi float64) error {
+	return Bounds{Max: hi, MinOpen: true}.Check(field, x)
+}
+
+func checkCount(field string, x float64, lo, hi int) error {
+	return Bounds{Min: float64(lo), Max: float64(hi), Whole: true}.Check(field, x)
+}

@@ -18,6 +18,9 @@ type Catalog struct {
 	// Default is the calibration used when a request names none; it must be
 	// of kind roofline (loglinear calibrations borrow its time model).
 	Default string
+	// Power is the power-limit response (content/calibrations/power); nil
+	// = power limits below a run's draw are refused.
+	Power   *PowerCalibration
 	byName  map[string]int
 	presets map[string]int // normalised preset name -> index
 }
@@ -100,6 +103,12 @@ type Response struct {
 	Inputs            Inputs     `json:"inputs"`
 	Assumptions       []string   `json:"assumptions"`
 	Warnings          []string   `json:"warnings"`
+
+	// EmbodiedCO2eKg is the manufacturing emissions of the hardware charged
+	// to the run's GPU-hours (Embodied says how); beside CO2eKg, not in it.
+	EmbodiedCO2eKg float64        `json:"embodied_co2e_kg"`
+	Embodied       Embodied       `json:"embodied"`
+	PowerLimit     PowerLimitInfo `json:"power_limit"`
 }
 
 // Breakdown splits EnergyKWh: compute and memory terms of the single-GPU
@@ -182,6 +191,7 @@ type Inputs struct {
 	GPUName       string    `json:"gpu_name"`
 	Interconnect  string    `json:"interconnect"`
 	Count         int       `json:"count"`
+	PowerLimitW   float64   `json:"power_limit_w"`
 	PUE           float64   `json:"pue"`
 	CarbonGPerKWh float64   `json:"carbon_g_per_kwh"`
 	USDPerKWh     float64   `json:"usd_per_kwh"`
@@ -199,6 +209,7 @@ type resolved struct {
 	prec     Precision
 	state    float64 // bytes per parameter of weights, gradients and optimizer state
 	gpu      *GPU
+	limitW   float64 // power limit per GPU, W (the board's default when not given)
 	peak     float64
 	count    int
 	strategy string
@@ -220,6 +231,22 @@ func (c *Catalog) Estimate(req Request) (Response, error) {
 }
 
 func (c *Catalog) resolve(req Request) (*resolved, error) {
+	r, err := c.resolveInputs(req)
+	if err != nil {
+		return nil, err
+	}
+	// Memory feasibility: by default 16 bytes/param for weights, gradients
+	// and Adam state in mixed precision (Rajbhandari et al. 2020, ZeRO,
+	// section 3.1); training.state_bytes_per_param overrides it.
+	if err := r.checkState(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// resolveInputs validates a request without the memory check (the
+// recommender checks memory per layout).
+func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 	r := &resolved{}
 	var err error
 	if r.name, r.arch, r.head, err = c.resolveModel(req.Model); err != nil {
@@ -280,6 +307,9 @@ func (c *Catalog) resolve(req Request) (*resolved, error) {
 	if r.peak, err = g.PeakFLOPS(r.prec); err != nil {
 		return nil, err
 	}
+	if r.limitW, err = checkPowerLimit("hardware.power_limit_w", req.Hardware.PowerLimitW, g); err != nil {
+		return nil, err
+	}
 	if err := checkField("hardware.count", req.Hardware.Count); err != nil {
 		return nil, err
 	}
@@ -303,12 +333,6 @@ func (c *Catalog) resolve(req Request) (*resolved, error) {
 		r.timeCal, _ = c.Calibration("")
 	}
 
-	// Memory feasibility: by default 16 bytes/param for weights, gradients
-	// and Adam state in mixed precision (Rajbhandari et al. 2020, ZeRO,
-	// section 3.1); training.state_bytes_per_param overrides it.
-	if err := r.checkState(); err != nil {
-		return nil, err
-	}
 	return r, nil
 }
 
@@ -462,16 +486,31 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	tStep := rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq))
 	t1 := tComp + tMem + tStep
 	pAvg := g.BusyPowerW(activity)
+	// A power limit below the uncapped draw slows the clock (power.go).
+	p0 := pAvg
+	limTime, limPower, limSigma, err := c.powerFactors(g, r.limitW, p0)
+	if err != nil {
+		return Response{}, err
+	}
+	tComp, tMem, tStep, pAvg = tComp*limTime, tMem*limTime, tStep*limTime, pAvg*limPower
+	t1 = tComp + tMem + tStep
 
 	sp, eta, commModel, err := r.parallel(tc, t1)
 	if err != nil {
 		return Response{}, err
 	}
 	alpha, fitted := tc.AlphaEtaFor(g.Interconnect)
-	if !fitted && r.count > 1 {
-		assume = append(assume, AlphaEtaFallbackNote)
-	} else if !fitted {
+	if !fitted {
 		alpha = 0
+		if r.count > 1 && cal.Kind != KindLogLinear {
+			alpha = AlphaEtaFallback
+			assume = append(assume, AlphaEtaFallbackNote)
+		}
+	}
+	if cal.Kind == KindLogLinear && cal.Law != nil {
+		// The law carries its own α_η: the parallel share and the reported
+		// exponent are the calibration's, not the time model's.
+		alpha = cal.Law.AlphaEta.Value
 	}
 	factor := 1.0
 	if r.count > 1 {
@@ -503,7 +542,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 			assume = append(assume, fmt.Sprintf("the law has no %s dummy; Ψ = 1 used", strat))
 		}
 		perTokKWh := l.LawEnergyKWh(lawC, lawM, eta, strat, g.ID) / l.RefTokens
-		lawJ := perTokKWh * r.tokens * 3.6e6
+		lawJ := perTokKWh * r.tokens * 3.6e6 * limTime * limPower
 		if lawJ < boundJ {
 			warn = append(warn, fmt.Sprintf("the %s law gives %.3g kWh, below the roofline energy bound of %.3g kWh for this configuration; the bound is reported", cal.Name, lawJ/3.6e6, boundJ/3.6e6))
 			lawJ = boundJ
@@ -529,6 +568,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 
 	// Envelope and interval.
 	outside, sigma := r.envelope(cal)
+	sigma = math.Hypot(sigma, limSigma)
 	z := NormalQuantile(0.5 + cal.Interval.Level/2)
 	lo, hi := math.Exp(-z*sigma), math.Exp(z*sigma)
 	if len(outside) > 0 {
@@ -559,6 +599,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	resp.CO2eKg = eKWh * pue * r.site.CarbonGPerKWh / 1000
 	resp.CO2eIntervalKg = [2]float64{resp.CO2eKg * lo, resp.CO2eKg * hi}
 	resp.CostUSD = eKWh * pue * r.site.USDPerKWh
+	resp.Embodied = embodiedFor(resp.GPUHours)
+	resp.EmbodiedCO2eKg = resp.Embodied.CO2eKg
+	resp.PowerLimit = r.powerInfo(c.Power, p0, limTime, limPower, limSigma)
 	resp.Breakdown = Breakdown{ComputeKWh: compJ / 3.6e6, MemoryKWh: memJ / 3.6e6, ParallelKWh: parJ / 3.6e6, FixedKWh: e0J / 3.6e6}
 	bound := "compute"
 	if M/bw > C/r.peak {
@@ -593,7 +636,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB}
 	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: outside, SigmaLn: sigma}
 	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, Precision: r.prec,
-		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region}
+		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PowerLimitW: r.limitW, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region}
 	resp.Assumptions = assume
 	resp.Warnings = warn
 	if !finiteResponse(&resp) {

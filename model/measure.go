@@ -31,13 +31,16 @@ type Measurement struct {
 	Stage       string // pipeline stage, "" for a whole run
 	Source      string // citation or run id
 	Group       string // workload group for grouped cross-validation ("" = derived)
+	// Eta is the measured parallel efficiency T₁/(N·T_N) of the run, in
+	// (0, 2] (above 1 when a run scales super-linearly); 0 = not measured.
+	Eta float64
 }
 
 // MeasurementColumns is the header of the measurement CSV, in order. Columns
 // marked optional in the docs may be empty.
 var MeasurementColumns = []string{"model", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "glu", "head",
 	"gpu", "count", "strategy", "tensor", "data_mode", "seq_len", "batch_per_gpu", "tokens", "precision",
-	"power_limit_w", "energy_kwh", "duration_s", "stage", "group", "source"}
+	"power_limit_w", "energy_kwh", "duration_s", "stage", "group", "source", "eta"}
 
 var requiredColumns = []string{"gpu", "count", "strategy", "seq_len", "batch_per_gpu", "tokens", "precision", "energy_kwh", "duration_s"}
 
@@ -233,6 +236,16 @@ func parseMeasurement(rec []string, col map[string]int, presets []Preset) (Measu
 	if m.DurationS <= 0 {
 		return m, fmt.Errorf("column duration_s: must be greater than 0")
 	}
+	if s := get("eta"); s != "" {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(x > 0 && x <= 2) {
+			return m, fmt.Errorf("column eta: %q is not a number in (0, 2] (the measured parallel efficiency T₁/(N·T_N))", s)
+		}
+		m.Eta = x
+	}
+	if m.Count == 1 && m.Eta > 0 && m.Eta != 1 {
+		return m, fmt.Errorf("column eta: %s on one GPU; a single-GPU run has η = 1 by definition (leave it empty)", get("eta"))
+	}
 	m.Stage, m.Group, m.Source = get("stage"), get("group"), get("source")
 	return m, nil
 }
@@ -253,7 +266,7 @@ func WriteMeasurements(w io.Writer, rows []Measurement) error {
 	}
 	for _, m := range rows {
 		rec := []string{m.Model, "", "", "", "", "", "", "", m.Head, m.GPU, strconv.Itoa(m.Count), m.Strategy, i(m.Tensor), m.DataMode,
-			strconv.Itoa(m.SeqLen), strconv.Itoa(m.BatchPerGPU), f(m.Tokens), string(m.Precision), "", f(m.EnergyKWh), f(m.DurationS), m.Stage, m.Group, m.Source}
+			strconv.Itoa(m.SeqLen), strconv.Itoa(m.BatchPerGPU), f(m.Tokens), string(m.Precision), "", f(m.EnergyKWh), f(m.DurationS), m.Stage, m.Group, m.Source, ""}
 		if m.Model == "" {
 			a := m.Arch
 			rec[1], rec[2], rec[3], rec[4], rec[5], rec[6] = i(a.Layers), i(a.Hidden), i(a.Heads), i(a.KVHeads), i(a.FFN), i(a.Vocab)
@@ -263,6 +276,9 @@ func WriteMeasurements(w io.Writer, rows []Measurement) error {
 		}
 		if m.PowerLimitW > 0 {
 			rec[18] = f(m.PowerLimitW)
+		}
+		if m.Eta > 0 {
+			rec[24] = f(m.Eta)
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

@@ -104,7 +104,7 @@ func TestProxies(t *testing.T) {
 func TestMeasurementsRoundTrip(t *testing.T) {
 	rows := []model.Measurement{
 		{Model: "bert-base", GPU: "a40", Count: 1, Strategy: "single", SeqLen: 384, BatchPerGPU: 32, Tokens: 3.4e7, Precision: "tf32", EnergyKWh: 0.0675, DurationS: 909.5, Source: "x"},
-		{Arch: model.Arch{Layers: 4, Hidden: 256, Heads: 4, FFN: 1024, Vocab: 1000}, GPU: "h100", Count: 8, Strategy: "hybrid", Tensor: 2, DataMode: "fsdp", SeqLen: 128, BatchPerGPU: 8, Tokens: 1e6, Precision: "bf16", PowerLimitW: 500, EnergyKWh: 1, DurationS: 60, Stage: "student"},
+		{Arch: model.Arch{Layers: 4, Hidden: 256, Heads: 4, FFN: 1024, Vocab: 1000}, GPU: "h100", Count: 8, Strategy: "hybrid", Tensor: 2, DataMode: "fsdp", SeqLen: 128, BatchPerGPU: 8, Tokens: 1e6, Precision: "bf16", PowerLimitW: 500, EnergyKWh: 1, DurationS: 60, Stage: "student", Eta: 0.4375},
 	}
 	var buf bytes.Buffer
 	if err := model.WriteMeasurements(&buf, rows); err != nil {
@@ -114,7 +114,7 @@ func TestMeasurementsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ParseMeasurements(WriteMeasurements(rows)): %v", err)
 	}
-	if len(got) != 2 || got[0].Arch.Hidden != 768 || got[1].Tensor != 2 || got[1].PowerLimitW != 500 || got[1].Stage != "student" || got[0].EnergyKWh != 0.0675 {
+	if len(got) != 2 || got[0].Arch.Hidden != 768 || got[1].Tensor != 2 || got[1].PowerLimitW != 500 || got[1].Stage != "student" || got[0].EnergyKWh != 0.0675 || got[0].Eta != 0 || got[1].Eta != 0.4375 {
 		t.Errorf("round trip = %+v", got)
 	}
 }
@@ -129,6 +129,20 @@ func TestParseMeasurementsErrors(t *testing.T) {
 		"unknown preset":  head + "bert-huge,a40,1,single,128,8,1e6,fp16,1,10\n",
 		"no rows":         head,
 		"nan":             head + "bert-base,a40,1,single,128,8,NaN,fp16,1,10\n",
+	}
+	etaHead := strings.TrimSuffix(head, "\n") + ",eta\n"
+	for name, row := range map[string]string{
+		"eta zero":       "bert-base,a40,2,fsdp,128,8,1e6,fp16,1,10,0\n",
+		"eta negative":   "bert-base,a40,2,fsdp,128,8,1e6,fp16,1,10,-0.5\n",
+		"eta above 2":    "bert-base,a40,2,fsdp,128,8,1e6,fp16,1,10,2.5\n",
+		"eta nan":        "bert-base,a40,2,fsdp,128,8,1e6,fp16,1,10,NaN\n",
+		"eta letters":    "bert-base,a40,2,fsdp,128,8,1e6,fp16,1,10,half\n",
+		"eta single gpu": "bert-base,a40,1,single,128,8,1e6,fp16,1,10,0.5\n",
+	} {
+		_, err := model.ParseMeasurements(strings.NewReader(etaHead+row), model.DefaultPresets())
+		if err == nil || !strings.Contains(err.Error(), "line 2: column eta: ") {
+			t.Errorf("%s: error %v, want one naming line 2 and column eta", name, err)
+		}
 	}
 	for name, body := range tests {
 		if _, err := model.ParseMeasurements(strings.NewReader(body), model.DefaultPresets()); err == nil {
@@ -173,6 +187,7 @@ func FuzzParseRequest(f *testing.F) {
 func FuzzParseMeasurements(f *testing.F) {
 	f.Add("model,gpu,count,strategy,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s\nbert-base,a40,1,single,128,8,1e6,fp16,1,10\n")
 	f.Add("layers,hidden,heads,ffn,vocab,gpu,count,strategy,tensor,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s\n2,64,2,256,100,h100,4,hybrid,2,16,1,1e4,bf16,0.1,5\n")
+	f.Add("model,gpu,count,strategy,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s,eta,group\nbert-base,rtx-2080-ti,4,tp,66,32,8.2e6,fp16,0.3,900,0.108,bert-L12\nbert-base,rtx-2080-ti,1,single,66,32,8.2e6,fp16,0.1,300,,bert-L12\n")
 	presets := model.DefaultPresets()
 	f.Fuzz(func(t *testing.T, body string) {
 		rows, err := model.ParseMeasurements(strings.NewReader(body), presets)
@@ -180,7 +195,7 @@ func FuzzParseMeasurements(f *testing.F) {
 			return
 		}
 		for _, m := range rows {
-			if !(m.EnergyKWh > 0) || !(m.DurationS > 0) || !(m.Tokens > 0) || m.Count < 1 {
+			if !(m.EnergyKWh > 0) || !(m.DurationS > 0) || !(m.Tokens > 0) || m.Count < 1 || !(m.Eta >= 0 && m.Eta <= 2) || (m.Count == 1 && m.Eta != 0 && m.Eta != 1) {
 				t.Fatalf("accepted a bad row %+v", m)
 			}
 		}
@@ -191,6 +206,11 @@ func FuzzParseMeasurements(f *testing.F) {
 		again, err := model.ParseMeasurements(&buf, presets)
 		if err != nil || len(again) != len(rows) {
 			t.Fatalf("rewritten rows do not parse: %v", err)
+		}
+		for i := range rows {
+			if again[i].Eta != rows[i].Eta {
+				t.Fatalf("row %d: eta %v rewritten as %v", i+1, rows[i].Eta, again[i].Eta)
+			}
 		}
 	})
 }

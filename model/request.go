@@ -65,6 +65,9 @@ const DefaultStateBytesPerParam = 16
 type HardwareSpec struct {
 	GPU   string  `json:"gpu"`
 	Count float64 `json:"count"`
+	// PowerLimitW is the board power limit per GPU (nvidia-smi -pl), W;
+	// 0 = the board's default limit (its board power).
+	PowerLimitW float64 `json:"power_limit_w,omitempty"`
 }
 
 // SiteSpec holds the facility and grid figures; zero means "use the stated

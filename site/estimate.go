@@ -66,7 +66,7 @@ func catalog(dir string) (*model.Catalog, error) {
 		}
 		cals = append(cals, c)
 	}
-	return model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, content.DefaultCalibration)
+	return content.WithPower(model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, content.DefaultCalibration))
 }
 
 func writeJSON(w io.Writer, v any) error {

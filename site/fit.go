@@ -26,8 +26,8 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", filepath.Join(dataDir(), "zeus-bert-power.csv"), "measurement CSV (project schema or the Zeus power trace); - for stdin")
-	kind := fs.String("kind", "law", "what to print on stdout: law (the paper's law refitted), roofline, or both")
-	out := fs.String("o", "", "also write the calibration files into this directory")
+	kind := fs.String("kind", "law", "what to fit and print on stdout: law (the paper's law refitted, with hardware terms), paper (the paper's specification exactly: ln C, ln M, measured η, strategy, cluster-robust SEs by group), roofline, or both (law and roofline)")
+	out := fs.String("o", "", "also write the calibration files into this directory (law and roofline both, or the paper calibration with -kind paper)")
 	name := fs.String("name", "", "calibration name prefix (default: derived from the data file)")
 	table := fs.Bool("table", true, "add the table stage to the roofline calibration: tensor-precision constants and the communication model fitted on content/validation/runs.csv")
 	if err := fs.Parse(args); err != nil {
@@ -43,40 +43,31 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("reading data: %w (set -data or DATA_DIR)", err)
 	}
-	presets := model.DefaultPresets()
-	rows, err := fit.ReadMeasurements(bytes.NewReader(raw), presets)
+	var kinds []string
+	switch *kind {
+	case fit.KindPaper:
+		kinds = []string{fit.KindPaper}
+	case fit.KindLaw, fit.KindRoofline, "both":
+		// -o writes the project's pair (make fit), whatever is printed.
+		if *kind != fit.KindLaw || *out != "" {
+			kinds = append(kinds, fit.KindRoofline)
+		}
+		if *kind != fit.KindRoofline || *out != "" {
+			kinds = append(kinds, fit.KindLaw)
+		}
+	default:
+		return fmt.Errorf("-kind %q: want law, paper, roofline or both", *kind)
+	}
+	var runs []byte
+	if *table {
+		runs = content.ValidationRuns
+	}
+	res, err := fit.Calibrate(fit.Job{CSV: raw, FileName: filepath.Base(*data), Prefix: *name, Kinds: kinds,
+		Scaling: content.PublishedScaling, Runs: runs, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: model.DefaultPresets()})
 	if err != nil {
 		return err
 	}
-	scaling, err := fit.ReadScaling(bytes.NewReader(content.PublishedScaling))
-	if err != nil {
-		return err
-	}
-	dataName, prefix, lawName := fit.Naming(raw, filepath.Base(*data), *name)
-	in := fit.Inputs{Rows: rows, DataName: dataName, Scaling: scaling, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: presets}
-
-	var cals []model.Calibration
-	if *kind == "roofline" || *kind == "both" || *out != "" {
-		var runs []byte
-		if *table {
-			runs = content.ValidationRuns
-		}
-		c, err := fit.RooflineWithTable(in, prefix+"-roofline", "1.0.0", runs)
-		if err != nil {
-			return err
-		}
-		cals = append(cals, c)
-	}
-	if *kind == "law" || *kind == "both" || *out != "" {
-		c, _, err := fit.Law(in, lawName, "1.0.0")
-		if err != nil {
-			return err
-		}
-		cals = append(cals, c)
-	}
-	if len(cals) == 0 {
-		return fmt.Errorf("-kind %q: want law, roofline or both", *kind)
-	}
+	cals := res.Calibrations
 	for _, c := range cals {
 		writeDiagnostics(stderr, c)
 	}
@@ -93,7 +84,7 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	var printed []model.Calibration
 	for _, c := range cals {
-		if *kind == "both" || (*kind == "law" && c.Kind == model.KindLogLinear) || (*kind == "roofline" && c.Kind == model.KindRoofline) {
+		if *kind == "both" || *kind == fit.KindPaper || (*kind == fit.KindLaw && c.Kind == model.KindLogLinear) || (*kind == fit.KindRoofline && c.Kind == model.KindRoofline) {
 			printed = append(printed, c)
 		}
 	}
@@ -116,7 +107,11 @@ func writeDiagnostics(w io.Writer, c model.Calibration) {
 		fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%.4f\t%.4f\t\n", k.Name, k.Value, k.SE, k.CILow, k.CIHigh)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "n %d, groups %d, R² %.4f, adj R² %.4f, RMSE %.4f ln\n", f.N, f.Groups, f.R2, f.AdjR2, f.RMSELn)
+	fmt.Fprintf(w, "n %d, groups %d, R² %.4f, adj R² %.4f, RMSE %.4f ln", f.N, f.Groups, f.R2, f.AdjR2, f.RMSELn)
+	if f.ResidualSDLn > 0 {
+		fmt.Fprintf(w, ", residual SD %.4f ln", f.ResidualSDLn)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "held out (%s): R² %.4f, RMSE %.4f ln, median fold error %.3f, %.0f%% interval coverage %.3f\n",
 		f.CVMethod, f.CVR2, f.CVRMSELn, f.CVMedianFold, c.Interval.Level*100, f.CVCoverage)
 	if g := f.WithoutEta; g != nil {

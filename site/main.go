@@ -2,6 +2,7 @@
 //
 //	go run ./site estimate  < request.json    fine-tuning estimate (JSON in, JSON out)
 //	go run ./site distill   < plan.json       distillation pipeline planner (JSON in, JSON out)
+//	go run ./site recommend < req.json        least-energy configuration by a deadline (JSON in, JSON out)
 //	go run ./site fit -data FILE.csv          fit calibrations to measurements
 //	go run ./site build -o public             build the static site
 //	go run ./site serve                       build it and serve it on localhost
@@ -25,6 +26,7 @@ func commands() []command {
 	return []command{
 		{"estimate", "read a fine-tuning request JSON on stdin, write the estimate JSON", runEstimate},
 		{"distill", "read a distillation plan JSON on stdin, write stages, N*, T*, Pareto set and advice", runDistill},
+		{"recommend", "read a workload, candidates and a deadline on stdin, write the least-energy configuration and the Pareto front", runRecommend},
 		{"fit", "fit calibrations to a measurement CSV (or the Zeus trace); print JSON and diagnostics", runFit},
 		{"build", "build the static site (calculator, planner, report, methodology) into -o DIR", runBuild},
 		{"serve", "build the site and serve it on localhost, printing the URL", runServe},

@@ -251,12 +251,18 @@ func calReport(c model.Calibration) CalReport {
 		stat("R² (in sample, ln energy)", f.R2, func(s *model.FitSummary) float64 { return s.R2 }, d4)
 		stat("adjusted R²", f.AdjR2, func(s *model.FitSummary) float64 { return s.AdjR2 }, d4)
 		stat("RMSE (in sample, ln energy)", f.RMSELn, func(s *model.FitSummary) float64 { return s.RMSELn }, d4)
+		if f.ResidualSDLn != 0 {
+			stat("residual SD (in sample, ln energy)", f.ResidualSDLn, func(s *model.FitSummary) float64 { return s.ResidualSDLn }, d4)
+		}
 		stat("held-out R²", f.CVR2, func(s *model.FitSummary) float64 { return s.CVR2 }, d4)
 		stat("held-out RMSE (ln energy)", f.CVRMSELn, func(s *model.FitSummary) float64 { return s.CVRMSELn }, d4)
 		stat("held-out median fold error (×)", f.CVMedianFold, func(s *model.FitSummary) float64 { return s.CVMedianFold }, d3)
 		stat(fmt.Sprintf("held-out coverage of the %s interval", pct(c.Interval.Level)), f.CVCoverage, func(s *model.FitSummary) float64 { return s.CVCoverage }, d3)
 		cr.CVMethod = f.CVMethod
 		cr.Notes = append(cr.Notes, f.Notes...)
+	}
+	if c.Law != nil {
+		cr.Notes = append([]string{fmt.Sprintf("Token reference: %s tokens (%s). The law is applied per token at this reference, so an estimate's energy is proportional to its tokens.", grouped(c.Law.RefTokens), c.Law.RefNote)}, cr.Notes...)
 	}
 	if c.Provenance.Notes != "" {
 		cr.Notes = append(cr.Notes, c.Provenance.Notes)
@@ -641,4 +647,3 @@ func speedupRows(c model.Calibration) []SpeedupRow {
 func pct(x float64) string {
 	return trimZeros(fixed(100*x, 1)) + " %"
 }
-

@@ -161,6 +161,14 @@ func sourceHash(root, goversion string) (string, error) {
 			if d.IsDir() && filepath.ToSlash(p) == filepath.ToSlash(filepath.Join(root, "content", "pages")) {
 				return filepath.SkipDir // pages are not compiled into any binary
 			}
+			if d.Name() == "node_modules" || d.Type()&fs.ModeSymlink != 0 {
+				// npm's packages (a folder, or a link to one in a git
+				// worktree) are no input of any binary.
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
 			if d.IsDir() || strings.HasSuffix(p, "_test.go") || strings.Contains(p, string(filepath.Separator)+"testdata"+string(filepath.Separator)) {
 				return nil
 			}

@@ -230,8 +230,9 @@ func (ev *evaluation) resolveOption(i int, in *Option) (*opt, error) {
 		o.quality = o.preset.Quality
 	}
 	if q := o.quality; q != nil {
-		if err := checkRange(o.path+".quality", *q, -1e9, 1e9, false); err != nil {
-			return nil, err
+		if math.IsNaN(*q) || *q < 0 || *q > 1 {
+			return nil, &model.FieldError{Field: o.path + ".quality", Value: model.ShortNum(*q),
+				Message: "must be a score from 0 to 1 (the student's benchmark score ÷ the teacher's; 0.7 for 70 %)"}
 		}
 	}
 	o.tokens = in.Tokens

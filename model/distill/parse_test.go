@@ -110,6 +110,8 @@ func TestGoValues(t *testing.T) {
 	}{
 		{"NaN energy", distill.Plan{Options: []distill.Option{{Name: "s", Regime: "sft", StagesKWh: &distill.StageValues{Preprocess: f(0), Student: f(nan), Eval: f(0)}}}}, "options[0].stages_kwh.student"},
 		{"infinite quality", distill.Plan{Options: []distill.Option{{Preset: "sft-1b", Quality: f(math.Inf(1))}}}, "options[0].quality"},
+		{"quality 7 (a score runs from 0 to 1)", distill.Plan{Options: []distill.Option{{Preset: "sft-1b", Quality: f(7)}}}, "options[0].quality"},
+		{"negative quality", distill.Plan{Options: []distill.Option{{Preset: "sft-1b", Quality: f(-0.1)}}}, "options[0].quality"},
 		{"NaN students", distill.Plan{Options: []distill.Option{{Preset: "kd-1b", Students: nan}}}, "options[0].students"},
 		{"a fraction of a token", distill.Plan{Options: []distill.Option{{Preset: "kd-1b", Tokens: 1e-300}}}, "options[0].tokens"},
 		{"NaN serving", distill.Plan{Options: []distill.Option{{Preset: "kd-1b", Serving: &distill.Serving{JRef: nan}}}}, "options[0].serving.j_ref"},

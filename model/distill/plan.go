@@ -74,8 +74,9 @@ type Option struct {
 	// regime, the stages, the token count and the quality.
 	Preset   string `json:"preset,omitempty"`
 	Baseline string `json:"baseline,omitempty"` // overrides Plan.Baseline for this option
-	// Quality is the option's quality score Q (higher is better; the paper
-	// uses mean student score ÷ teacher score); nil = unknown, off the plane.
+	// Quality is the option's quality score Q from 0 to 1 (higher is better;
+	// the paper uses mean student score ÷ teacher score, so 0.7 means the
+	// student reaches 70 % of the teacher); nil = unknown, off the plane.
 	Quality *float64 `json:"quality,omitempty"`
 	// Tokens is the pipeline's training tokens; the whole-pipeline J/token is
 	// the one-off energy over Tokens. 0 = the estimated student stage's

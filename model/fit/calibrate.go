@@ -77,6 +77,9 @@ func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 	if err != nil {
 		return res, err
 	}
+	if err := distinctRows(rows); err != nil {
+		return res, err
+	}
 	rf, err := fitRooflineRows(rows)
 	if err != nil {
 		return res, err
@@ -162,7 +165,7 @@ func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 		},
 		Roofline: &p, AlphaEta: alpha, Speedup: sp,
 		Interval: model.Interval{SigmaLn: sigma, Level: in.level(), Method: "cross-validated RMSE of ln energy (" + cv.Method + ")"},
-		Envelope: envelopeOf(in, rows),
+		Envelope: envelopeOf(in, rows, true),
 		Fit: &model.FitSummary{
 			N: len(rows), Groups: cv.Groups, R2: r2, AdjR2: adjR2(r2, len(rows), 4), RMSELn: rmse,
 			CVR2: cv.R2, CVRMSELn: cv.RMSELn, CVPooledRMSELn: cv.PooledRMSELn, CVCoverage: cv.Coverage, CVMedianFold: cv.MedianFold, CVMethod: cv.Method,
@@ -179,7 +182,11 @@ func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 	return res, cal.Validate()
 }
 
-func envelopeOf(in Inputs, rows []rooflineRow) model.Envelope {
+// envelopeOf is the region rows cover: ranges of layers, hidden size,
+// sequence length, batch, parameters and GPU count, and the accelerators.
+// withScaling widens the GPU counts to the published scaling points (and
+// one GPU), which the roofline calibration's speedup curves were fitted on.
+func envelopeOf(in Inputs, rows []rooflineRow, withScaling bool) model.Envelope {
 	e := model.Envelope{WidenPerEFold: 0.1, WidenHardware: 0.35}
 	first := true
 	hw := map[string]bool{}
@@ -198,20 +205,38 @@ func envelopeOf(in Inputs, rows []rooflineRow) model.Envelope {
 		grow(&e.SeqLen, float64(r.m.SeqLen))
 		grow(&e.Batch, float64(r.m.BatchPerGPU))
 		grow(&e.Params, a.Params())
+		grow(&e.GPUs, float64(r.m.Count))
 		first = false
 		if g, err := in.Hardware.Lookup(r.m.GPU); err == nil {
 			hw[g.ID] = true
 		}
 	}
-	e.GPUs = [2]float64{1, 1}
-	for _, p := range in.Scaling {
-		e.GPUs[1] = math.Max(e.GPUs[1], p.N)
+	if withScaling {
+		e.GPUs[0] = math.Min(e.GPUs[0], 1)
+		for _, p := range in.Scaling {
+			e.GPUs[1] = math.Max(e.GPUs[1], p.N)
+		}
 	}
 	for h := range hw {
 		e.Hardware = append(e.Hardware, h)
 	}
 	sort.Strings(e.Hardware)
 	return e
+}
+
+// distinctRows refuses rows that are all one configuration with one
+// energy: there is nothing for the time and power model to separate.
+func distinctRows(rows []rooflineRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	r0 := rows[0]
+	for _, r := range rows[1:] {
+		if r.xComp != r0.xComp || r.xMem != r0.xMem || r.steps != r0.steps || r.m.EnergyKWh != r0.m.EnergyKWh || r.m.DurationS != r0.m.DurationS || r.m.GPU != r0.m.GPU {
+			return nil
+		}
+	}
+	return fmt.Errorf("fit: degenerate data: all %d single-GPU rows at default power are the same configuration with the same energy and time, so the roofline model has nothing to fit; give runs that differ in shape, tokens, batch, sequence length or GPU", len(rows))
 }
 
 // CVResult summarises held-out predictions in ln energy.
@@ -360,7 +385,7 @@ func sanitize(s *model.FitSummary) {
 			*x = 0
 		}
 	}
-	for _, x := range []*float64{&s.R2, &s.AdjR2, &s.RMSELn, &s.RMSEKWh, &s.CVR2, &s.CVRMSELn, &s.CVCoverage, &s.CVMedianFold} {
+	for _, x := range []*float64{&s.R2, &s.AdjR2, &s.RMSELn, &s.ResidualSDLn, &s.RMSEKWh, &s.CVR2, &s.CVRMSELn, &s.CVCoverage, &s.CVMedianFold} {
 		fix(x)
 	}
 	for i := range s.Coefficients {

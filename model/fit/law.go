@@ -29,24 +29,67 @@ type LawFit struct {
 type lawRow struct {
 	lnC, lnM, lnEta, lnE float64
 	strategy, gpu, group string
+	measuredEta          bool // η from the eta column (or 1 on one GPU) rather than modelled
 }
 
-func lawRows(in Inputs, cat *model.Catalog) ([]lawRow, []string, error) {
+// Spec names a specification of the log-linear law.
+type Spec string
+
+const (
+	// SpecLaw is the project's law fit: the paper's regressors plus hardware
+	// dummies, η measured where the eta column gives it and modelled from
+	// the speedup curves elsewhere.
+	SpecLaw Spec = "law"
+	// SpecPaper is the roofline paper's specification exactly: OLS of ln E
+	// on ln C, ln M, ln η (measured, T₁/(N·T_N)) and strategy indicators
+	// with single GPU the reference, no hardware terms, cluster-robust
+	// standard errors by workload group.
+	SpecPaper Spec = "paper"
+)
+
+// lawRows computes each row's regressors. SpecLaw resolves rows without a
+// measured η through cat (the estimate's modelled η, so the estimate-time
+// rules apply to them); SpecPaper needs only the shape, tokens, batch,
+// sequence length, strategy, energy and the measured η of multi-GPU rows.
+func lawRows(in Inputs, cat *model.Catalog, spec Spec) ([]lawRow, []string, error) {
 	var out []lawRow
 	var notes []string
-	skipped := 0
+	skipped, measured, modelled := 0, 0, 0
 	for i, m := range in.Rows {
 		g, err := cat.Hardware.Lookup(m.GPU)
-		if err != nil {
+		gpu := m.GPU
+		switch {
+		case err == nil:
+			gpu = g.ID
+			if m.PowerLimitW > 0 && m.PowerLimitW < g.BoardPowerW {
+				skipped++
+				continue
+			}
+		case spec == SpecLaw:
+			// The law's hardware dummies need a known accelerator.
 			return nil, nil, fmt.Errorf("row %d: %w", i+1, err)
 		}
-		if m.PowerLimitW > 0 && m.PowerLimitW < g.BoardPowerW {
-			skipped++
-			continue
+		eta := 1.0
+		fromColumn := true
+		switch {
+		case m.Count == 1:
+		case m.Eta > 0:
+			eta = m.Eta
+		case spec == SpecPaper:
+			return nil, nil, fmt.Errorf("row %d: %d GPUs and no eta: the paper's specification needs the measured parallel efficiency T₁/(N·T_N) of every multi-GPU run (column eta)", i+1, m.Count)
+		default:
+			resp, err := cat.Estimate(m.Request())
+			if err != nil {
+				return nil, nil, fmt.Errorf("row %d: %w", i+1, err)
+			}
+			eta, fromColumn = resp.Parallel.Efficiency, false
 		}
-		resp, err := cat.Estimate(m.Request())
-		if err != nil {
-			return nil, nil, fmt.Errorf("row %d: %w", i+1, err)
+		if m.Count > 1 {
+			if fromColumn {
+				measured++
+			} else {
+				modelled++
+			}
 		}
 		a := m.Arch
 		c := model.ComputeProxy(float64(a.Layers), float64(a.Hidden), m.Tokens)
@@ -55,18 +98,28 @@ func lawRows(in Inputs, cat *model.Catalog) ([]lawRow, []string, error) {
 		if m.Count == 1 {
 			st = model.Single
 		}
-		out = append(out, lawRow{lnC: math.Log(c), lnM: math.Log(mm), lnEta: math.Log(resp.Parallel.Efficiency), lnE: math.Log(m.EnergyKWh), strategy: st, gpu: g.ID, group: m.WorkloadGroup()})
+		out = append(out, lawRow{lnC: math.Log(c), lnM: math.Log(mm), lnEta: math.Log(eta), lnE: math.Log(m.EnergyKWh), strategy: st, gpu: gpu, group: m.WorkloadGroup(), measuredEta: fromColumn})
 	}
 	if skipped > 0 {
 		notes = append(notes, fmt.Sprintf("%d rows with a power limit below board power left out (the law has no power-limit term)", skipped))
+	}
+	switch {
+	case measured+modelled == 0:
+	case modelled == 0:
+		notes = append(notes, fmt.Sprintf("η: measured (column eta, T₁/(N·T_N)) for all %d multi-GPU rows; 1 on one GPU", measured))
+	case measured == 0:
+		notes = append(notes, fmt.Sprintf("η: modelled from the fitted speedup curves for all %d multi-GPU rows (no eta column); 1 on one GPU", modelled))
+	default:
+		notes = append(notes, fmt.Sprintf("η: measured (column eta) for %d multi-GPU rows, modelled from the fitted speedup curves for %d without it; 1 on one GPU", measured, modelled))
 	}
 	return out, notes, nil
 }
 
 // design builds the law's design matrix: intercept, ln C, ln M, ln η (when
-// withEta), strategy dummies against single GPU, and hardware dummies
-// against the most frequent GPU. Columns that do not vary are dropped and named.
-func design(rows []lawRow, withEta bool) (X [][]float64, names, dropped []string, refGPU string) {
+// withEta), strategy dummies against single GPU, and (when hardware)
+// hardware dummies against the most frequent GPU. Columns that do not vary
+// are dropped and named.
+func design(rows []lawRow, withEta, hardware bool) (X [][]float64, names, dropped []string, refGPU string) {
 	count := map[string]int{}
 	strats := map[string]bool{}
 	for _, r := range rows {
@@ -102,12 +155,16 @@ func design(rows []lawRow, withEta bool) (X [][]float64, names, dropped []string
 		s := s
 		cols = append(cols, col{"psi:" + s, func(r lawRow) float64 { return b2f(r.strategy == s) }})
 	}
-	for _, g := range gpus {
-		if g == refGPU {
-			continue
+	if hardware {
+		for _, g := range gpus {
+			if g == refGPU {
+				continue
+			}
+			g := g
+			cols = append(cols, col{"gpu:" + g, func(r lawRow) float64 { return b2f(r.gpu == g) }})
 		}
-		g := g
-		cols = append(cols, col{"gpu:" + g, func(r lawRow) float64 { return b2f(r.gpu == g) }})
+	} else {
+		refGPU = ""
 	}
 	var keep []col
 	for i, c := range cols {
@@ -149,17 +206,40 @@ func b2f(b bool) float64 {
 // Law fits the paper's law ln E = ln κ + α_C ln C + α_M ln M + α_η ln η +
 // strategy and hardware dummies by OLS (cluster-robust SEs by workload
 // group), the same law without η, and grouped cross-validation of both; and
-// returns the loglinear calibration it implies.
+// returns the loglinear calibration it implies. η is the measured one
+// (column eta) where a row gives it, else the one the speedup curves model.
 func Law(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
+	return logLinear(in, name, version, SpecLaw)
+}
+
+// Paper fits the roofline paper's specification exactly (SpecPaper):
+// ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + Σ ln Ψ_s·[strategy = s]
+// by OLS, single GPU the reference, no hardware terms, η the measured
+// efficiency of each run (column eta; 1 on one GPU), cluster-robust
+// standard errors grouped by the group column; with R², adjusted R², RMSE,
+// the residual SD, the centred intercept the paper tabulates, and the same
+// law without η. The calibration is in the same form as Law's.
+func Paper(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
+	return logLinear(in, name, version, SpecPaper)
+}
+
+func logLinear(in Inputs, name, version string, spec Spec) (model.Calibration, *LawFit, error) {
 	cat, err := unitCatalog(&in)
 	if err != nil {
 		return model.Calibration{}, nil, err
 	}
-	rows, notes, err := lawRows(in, cat)
+	rows, notes, err := lawRows(in, cat, spec)
 	if err != nil {
 		return model.Calibration{}, nil, err
 	}
-	X, cols, dropped, refGPU := design(rows, true)
+	if err := checkResponse(rows); err != nil {
+		return model.Calibration{}, nil, err
+	}
+	hardware := spec == SpecLaw
+	X, cols, dropped, refGPU := design(rows, true, hardware)
+	if len(cols) == 1 {
+		return model.Calibration{}, nil, fmt.Errorf("fit: degenerate data: none of ln C, ln M, ln η, the strategy or the hardware varies across the %d rows, so the law has nothing to fit (vary the model shape, tokens, batch or sequence length)", len(rows))
+	}
 	y := make([]float64, len(rows))
 	groups := make([]string, len(rows))
 	gpus := make([]string, len(rows))
@@ -196,7 +276,7 @@ func Law(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
 		hasEta = hasEta || c == "alpha_eta"
 	}
 	if hasEta {
-		X0, cols0, _, _ := design(rows, false)
+		X0, cols0, _, _ := design(rows, false, hardware)
 		if lf.WithoutEta, err = OLS(X0, y, cols0, groups); err != nil {
 			return model.Calibration{}, nil, err
 		}
@@ -221,20 +301,39 @@ func Law(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
 		return model.Coefficient{}
 	}
 	law := &model.LawParams{LnKappa: coef("ln_kappa"), AlphaC: coef("alpha_c"), AlphaM: coef("alpha_m"), AlphaEta: coef("alpha_eta"),
-		LnPsi: map[string]model.Coefficient{}, LnHardware: map[string]model.Coefficient{}, RefTokens: lf.RefTokens,
+		LnPsi: map[string]model.Coefficient{}, RefTokens: lf.RefTokens,
 		RefNote: "geometric mean of the fitted runs' tokens"}
+	if hardware {
+		law.LnHardware = map[string]model.Coefficient{}
+	}
 	for j, c := range cols {
 		switch {
-		case len(c) > 4 && c[:4] == "psi:":
+		case strings.HasPrefix(c, "psi:"):
 			law.LnPsi[c[4:]] = coefOf(lf.Full, j)
-		case len(c) > 4 && c[:4] == "gpu:":
+		case strings.HasPrefix(c, "gpu:"):
 			law.LnHardware[c[4:]] = coefOf(lf.Full, j)
 		}
 	}
 	summary := summaryOf(lf.Full, lf.CV, len(distinctStrings(groups)))
-	summary.Notes = append(notes, "reference hardware (dummy 0): "+refGPU, "standard errors: cluster-robust by workload group where there are at least 2 groups")
+	if hardware {
+		notes = append(notes, "reference hardware (dummy 0): "+refGPU)
+	}
+	summary.Notes = append(notes, "standard errors: cluster-robust by workload group where there are at least 2 groups")
 	if lf.WithoutEta != nil {
 		summary.WithoutEta = summaryOf(lf.WithoutEta, *lf.CVNoEta, summary.Groups)
+	}
+	title := "The paper's law refitted on " + in.DataName
+	desc := "ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + strategy and hardware dummies, by OLS on the measured runs (η measured where the data give it, else modelled from the speedup curves); applied per token at the reference token count."
+	method := "OLS on logs, cluster-robust SEs by workload group; "
+	generated := "make fit (go run ./site fit -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations)"
+	if spec == SpecPaper {
+		title = "The paper's specification fitted on " + in.DataName
+		desc = "ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + strategy dummies (single GPU the reference, no hardware terms), by OLS on the measured runs with η the measured T₁/(N·T_N); the roofline paper's specification exactly; applied per token at the reference token count."
+		method = "the paper's specification: OLS on logs, cluster-robust (CR1) SEs by the group column; "
+		generated = "go run ./site fit -kind paper -data " + in.DataName
+		if c, err := centredIntercept(X, y, cols, groups); err == nil {
+			summary.Coefficients = append([]model.NamedCoef{c}, summary.Coefficients...)
+		}
 	}
 	rr := make([]rooflineRow, 0, len(in.Rows))
 	for _, m := range in.Rows {
@@ -242,18 +341,60 @@ func Law(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
 	}
 	cal := model.Calibration{
 		Name: name, Version: version, Kind: model.KindLogLinear,
-		Title:       "The paper's law refitted on " + in.DataName,
-		Description: "ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + strategy and hardware dummies, by OLS on the measured runs; applied per token at the reference token count.",
+		Title:       title,
+		Description: desc,
 		Citation:    "law: Zoubeirou a Mayaki 2026 (arXiv 2606.23546); data: " + in.DataName,
-		Provenance: model.Provenance{Data: in.DataName, Method: "OLS on logs, cluster-robust SEs by workload group; " + lf.CV.Method,
-			Generated: "make fit (go run ./site fit -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations)"},
-		Law:      law,
-		Interval: model.Interval{SigmaLn: math.Max(lf.CV.RMSELn, 0.1), Level: in.level(), Method: "cross-validated RMSE of ln energy (" + lf.CV.Method + ")"},
-		Envelope: envelopeOf(in, rr),
-		Fit:      summary,
+		Provenance:  model.Provenance{Data: in.DataName, Method: method + lf.CV.Method, Generated: generated},
+		Law:         law,
+		Interval:    model.Interval{SigmaLn: math.Max(lf.CV.RMSELn, 0.1), Level: in.level(), Method: "cross-validated RMSE of ln energy (" + lf.CV.Method + ")"},
+		Envelope:    envelopeOf(in, rr, false),
+		Fit:         summary,
 	}
 	sanitize(cal.Fit)
 	return cal, lf, cal.Validate()
+}
+
+// checkResponse refuses a constant response: with every ln E equal there
+// is no variation to explain, R² is undefined and every standard error 0.
+func checkResponse(rows []lawRow) error {
+	if len(rows) == 0 {
+		return fmt.Errorf("fit: no rows left to fit")
+	}
+	for _, r := range rows[1:] {
+		if r.lnE != rows[0].lnE {
+			return nil
+		}
+	}
+	return fmt.Errorf("fit: degenerate data: all %d rows have the same energy (%.6g kWh), so there is no variation for the law to explain (R² undefined, standard errors 0); give runs whose energy differs", len(rows), math.Exp(rows[0].lnE))
+}
+
+// centredIntercept is the intercept of the same fit with ln C, ln M and
+// ln η centred on their sample means (the strategy dummies are not), as the
+// paper tabulates it: the single-GPU prediction at the sample means, with
+// its standard error.
+func centredIntercept(X [][]float64, y []float64, cols []string, groups []string) (model.NamedCoef, error) {
+	p := len(cols)
+	mean := make([]float64, p)
+	for _, x := range X {
+		for j := 1; j < p; j++ {
+			if strings.HasPrefix(cols[j], "alpha_") {
+				mean[j] += x[j] / float64(len(X))
+			}
+		}
+	}
+	Xc := make([][]float64, len(X))
+	for i, x := range X {
+		Xc[i] = make([]float64, p)
+		Xc[i][0] = 1
+		for j := 1; j < p; j++ {
+			Xc[i][j] = x[j] - mean[j]
+		}
+	}
+	r, err := OLS(Xc, y, cols, groups)
+	if err != nil {
+		return model.NamedCoef{}, err
+	}
+	return model.NamedCoef{Name: "intercept (centred)", Coefficient: coefOf(r, 0), T: r.T[0], P: r.P[0]}, nil
 }
 
 func coefOf(r *OLSResult, j int) model.Coefficient {
@@ -266,7 +407,7 @@ func coefOf(r *OLSResult, j int) model.Coefficient {
 }
 
 func summaryOf(r *OLSResult, cv CVResult, groups int) *model.FitSummary {
-	s := &model.FitSummary{N: r.N, Groups: groups, R2: r.R2, AdjR2: r.AdjR2, RMSELn: r.RMSE,
+	s := &model.FitSummary{N: r.N, Groups: groups, R2: r.R2, AdjR2: r.AdjR2, RMSELn: r.RMSE, ResidualSDLn: r.Sigma,
 		CVR2: cv.R2, CVRMSELn: cv.RMSELn, CVPooledRMSELn: cv.PooledRMSELn, CVCoverage: cv.Coverage, CVMedianFold: cv.MedianFold, CVMethod: cv.Method}
 	for j, n := range r.Names {
 		c := coefOf(r, j)

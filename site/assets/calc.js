@@ -1252,7 +1252,7 @@
       'The fit runs in this page (a separate 1 MB module loaded only now); nothing is uploaded anywhere.</p>' +
       '<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>' +
       '<div class="field"><label for="refit-text">or paste the CSV</label><textarea id="refit-text" rows="4" spellcheck="false"></textarea></div>' +
-      '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law</option><option value="roofline">the roofline model</option></select></div>' +
+      '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law (with hardware terms)</option><option value="paper">the paper\'s specification exactly (needs eta on multi-GPU rows)</option><option value="roofline">the roofline model</option></select></div>' +
       '<button type="button" class="btn primary" id="refit-go">Fit</button></div>' +
       '<div class="refit-status" role="status" aria-live="polite"></div><div class="refit-out"></div>';
     this.root.appendChild(sec);
@@ -1292,14 +1292,14 @@
       return;
     }
     st.textContent = 'Fitted ' + res.calibration.name + ' on ' + res.rows + ' rows.';
-    out.innerHTML = fitReport(res);
+    out.innerHTML = fitReport(res, kind);
     sec.dataset.state = 'done';
     var blob = new Blob([JSON.stringify(res.calibration, null, 2) + '\n'], { type: 'application/json' });
     var a = out.querySelector('.dl');
     a.href = URL.createObjectURL(blob);
   };
 
-  function fitReport(res) {
+  function fitReport(res, kind) {
     var c = res.calibration, f = c.fit || {};
     var rows = (f.coefficients || []).map(function (k) {
       return '<tr data-coef="' + esc(k.name) + '"><th scope="row"><code>' + esc(k.name) + '</code></th>' +
@@ -1310,7 +1310,7 @@
     }).join('');
     var stats = [
       ['Runs (n)', f.n], ['Workload groups', f.groups], ['R²', f.r2 != null ? sig(f.r2, 4) : ''], ['Adjusted R²', f.adj_r2 != null ? sig(f.adj_r2, 4) : ''],
-      ['RMSE (ln energy)', f.rmse_ln != null ? sig(f.rmse_ln, 3) : ''], ['Held-out R²', f.cv_r2 != null ? sig(f.cv_r2, 4) : ''],
+      ['RMSE (ln energy)', f.rmse_ln != null ? sig(f.rmse_ln, 3) : ''], ['Residual SD (ln)', f.residual_sd_ln != null ? sig(f.residual_sd_ln, 3) : ''], ['Held-out R²', f.cv_r2 != null ? sig(f.cv_r2, 4) : ''],
       ['Held-out RMSE (ln)', f.cv_rmse_ln != null ? sig(f.cv_rmse_ln, 3) : ''], ['Interval coverage held out', f.cv_coverage != null ? pct(f.cv_coverage) : ''],
       ['Cross-validation', f.cv_method || '']
     ].filter(function (s) { return s[1] !== '' && s[1] != null; });
@@ -1318,7 +1318,7 @@
       '<table class="coef"><caption>Coefficients of <code>' + esc(c.name) + '</code> (' + esc(c.kind) + ')</caption><thead><tr><th scope="col">term</th><th scope="col">estimate</th><th scope="col">SE</th><th scope="col">95 % CI</th><th scope="col">p</th></tr></thead><tbody>' + rows + '</tbody></table>' +
       '<dl class="fitstats">' + stats.map(function (s) { return '<div><dt>' + esc(s[0]) + '</dt><dd>' + esc(String(s[1])) + '</dd></div>'; }).join('') + '</dl>' +
       ((f.notes || []).length ? '<ul class="notes-list">' + f.notes.map(function (n) { return '<li>' + esc(n) + '</li>'; }).join('') + '</ul>' : '') +
-      '<p><a class="btn dl" download="' + esc(c.name) + '.json" href="#">Download the calibration JSON</a> <span class="muted small">Same JSON as <code>go run ./site fit -data FILE -kind ' + esc(c.kind === 'loglinear' ? 'law' : 'roofline') + '</code>.</span></p>';
+      '<p><a class="btn dl" download="' + esc(c.name) + '.json" href="#">Download the calibration JSON</a> <span class="muted small">Same JSON as <code>go run ./site fit -data FILE -kind ' + esc(kind) + '</code>.</span></p>';
   }
 
   /* ---------- start ---------- */

@@ -31,7 +31,7 @@ func TestEstimateMatchesCLI(t *testing.T) {
 	}{
 		{"default page",
 			nil, nil,
-			`{"model":{"preset":"bert-base"},"training":{"tokens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"a100-sxm4-80gb","count":4},"strategy":"fsdp","site":{"carbon_g_per_kwh":475,"usd_per_kwh":0.15,"region":"World average"}}`},
+			`{"model":{"preset":"bert-base"},"training":{"tokens":2e8,"seq_len":512,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"a100-sxm4-80gb","count":4},"strategy":"fsdp","site":{"carbon_g_per_kwh":475,"usd_per_kwh":0.15,"region":"World average"}}`},
 		{"llama on 8 H100 with tensor parallelism",
 			[][2]string{{"model", "llama-3-8b"}, {"tokens", "1.5B"}, {"seq", "4096"}, {"batch", "2"}, {"gpu", "h100"}, {"count", "8"}, {"pue", "1.1"}, {"price", "0.2"}},
 			[][2]string{{"precision", "bf16"}, {"strategy", "tp"}},
@@ -303,7 +303,7 @@ func TestWrongMIMETypeAndSubPath(t *testing.T) {
 	if how := eval[string](t, ctx, `document.getElementById('calc-root').dataset.wasmSource`); how != "arraybuffer" {
 		t.Errorf("with a wrong MIME type the wasm loaded by %q, want arraybuffer", how)
 	}
-	want := estimateCLI(t, `{"model":{"preset":"gpt2-large"},"training":{"tokens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"h100","count":8},"strategy":"fsdp","site":{"carbon_g_per_kwh":475,"usd_per_kwh":0.15}}`)
+	want := estimateCLI(t, `{"model":{"preset":"gpt2-large"},"training":{"tokens":2e8,"seq_len":512,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"h100","count":8},"strategy":"fsdp","site":{"carbon_g_per_kwh":475,"usd_per_kwh":0.15}}`)
 	if got := pageEnergy(t, ctx); relDiff(got, want) > 1e-9 {
 		t.Errorf("energy under a sub-path %.17g kWh, site estimate %.17g kWh", got, want)
 	}

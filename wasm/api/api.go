@@ -148,6 +148,19 @@ func NewHandler(cat *model.Catalog, opts Options) (http.Handler, error) {
 			},
 		},
 		{
+			path: Prefix + "recommend", method: http.MethodPost, opID: "recommend",
+			summary: "Find the least-energy (or CO2e, cost, time) configuration of a workload by a deadline: GPU type, count, layout and power limit",
+			doc:     "The same request and response as `go run ./site recommend`: best, the time–energy Pareto front sorted by time_s, current and saving.",
+			in:      reflect.TypeFor[model.RecommendRequest](), out: reflect.TypeFor[model.RecommendResponse](),
+			post: func(body []byte) (any, error) {
+				req, err := model.ParseRecommendRequest(bytes.NewReader(body))
+				if err != nil {
+					return nil, err
+				}
+				return cat.Recommend(req)
+			},
+		},
+		{
 			path: Prefix + "hardware", method: http.MethodGet, opID: "listHardware",
 			summary: "List the accelerators with their peak rates, power and sources",
 			out:     reflect.TypeFor[HardwareList](), cache: static,

@@ -246,6 +246,49 @@ func TestDistill(t *testing.T) {
 	}
 }
 
+func exampleRecommend(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "content", "examples", "recommend.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRecommend: the route answers what Catalog.Recommend gives, and names
+// the field of a bad request.
+func TestRecommend(t *testing.T) {
+	h, cat := newTestHandler(t)
+	body := exampleRecommend(t)
+	w := do(h, "POST", "/api/v1/recommend", body, nil)
+	if w.Code != http.StatusOK {
+		t.Fatalf("status = %d %s, want 200", w.Code, w.Body)
+	}
+	req, err := model.ParseRecommendRequest(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cat.Recommend(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := decodeAny(t, w.Body.Bytes()), decodeAny(t, mustMarshal(t, res)); !reflect.DeepEqual(got, want) {
+		t.Errorf("POST /api/v1/recommend differs from Catalog.Recommend")
+	}
+	for _, tc := range []struct{ body, field string }{
+		{`{"workload": {"model": {"preset": "bert-base"}, "training": {"tokens": 1e8, "seq_len": 128, "batch_per_gpu": 8, "precision": "fp16"}}, "candidates": [{"gpu": "h1000"}]}`, "candidates[0].gpu"},
+		{`{"workload": {"model": {"preset": "bert-base"}, "training": {"tokens": 1e8, "seq_len": 128, "batch_per_gpu": 8, "precision": "fp16"}}, "candidates": [{"gpu": "a100", "power_limits_w": [10]}]}`, "candidates[0].power_limits_w[0]"},
+	} {
+		w := do(h, "POST", "/api/v1/recommend", []byte(tc.body), nil)
+		var e struct {
+			Error struct{ Field string } `json:"error"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || w.Code != 400 || e.Error.Field != tc.field {
+			t.Errorf("POST %s: %d %s, want 400 naming %s", tc.body, w.Code, w.Body, tc.field)
+		}
+	}
+}
+
 func TestGetRoutes(t *testing.T) {
 	h, cat := newTestHandler(t)
 	t.Run("hardware", func(t *testing.T) {

@@ -8,6 +8,8 @@
 //	wattscale.estimate(json)     {"form"|"request", "sweep"} -> {"request","response","sweep","snippets","error"}
 //	wattscale.distill(json)      {"form"|"plan"} -> {"plan","result","error"}
 //	wattscale.plannerMeta()      the paper's presets and ready-made plans
+//	wattscale.addCalibration(json) {"calibrations": [...]} the user fitted -> {"calibrations"|"error"}
+//	wattscale.sampleCSV()        a synthetic measurement CSV for trying the refit
 //
 // Build: GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o calc.wasm ./wasm/calc
 package main
@@ -31,6 +33,8 @@ func main() {
 	obj.Set("estimate", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Estimate(arg(args))) }))
 	obj.Set("distill", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Distill(arg(args))) }))
 	obj.Set("plannerMeta", js.FuncOf(func(js.Value, []js.Value) any { return string(api.PlannerMeta()) }))
+	obj.Set("addCalibration", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.AddCalibration(arg(args))) }))
+	obj.Set("sampleCSV", js.FuncOf(func(js.Value, []js.Value) any { return string(api.SampleCSV()) }))
 	js.Global().Set("wattscale", obj)
 	if ready := js.Global().Get("wattscaleReady"); ready.Type() == js.TypeFunction {
 		ready.Invoke()

@@ -20,6 +20,7 @@ import (
 type API struct {
 	Catalog *model.Catalog
 	Regions []Region
+	own     map[string]bool // the user's own calibrations (AddCalibration)
 }
 
 // New returns an API over cat with the built-in grid presets.
@@ -55,6 +56,12 @@ type EstimateOutput struct {
 	SweepError *Error             `json:"sweep_error,omitempty"`
 	Snippets   *Snippets          `json:"snippets,omitempty"`
 	Error      *Error             `json:"error,omitempty"`
+	// Errors lists every input of the form that is wrong, Error first (a
+	// shared link can carry several); empty for a request JSON.
+	Errors []*Error `json:"errors,omitempty"`
+	// Envelope explains, in plain words, why the estimate lies outside its
+	// calibration's fitted range and what to change (EnvelopeNote).
+	Envelope []string `json:"envelope,omitempty"`
 }
 
 // Estimate runs one calculator interaction. A form becomes a model.Request
@@ -75,6 +82,7 @@ func (a *API) Estimate(input []byte) (out []byte) {
 		var ferr *Error
 		if req, ferr = in.Form.Request(a.Regions); ferr != nil {
 			o.Error = ferr
+			o.Errors = a.allErrors(in.Form, ferr)
 			return mustJSON(o)
 		}
 		if b, merr := json.Marshal(req); merr == nil {
@@ -92,8 +100,12 @@ func (a *API) Estimate(input []byte) (out []byte) {
 	}
 	if err != nil {
 		o.Error = a.errorOf(err, in.Form)
+		if in.Form != nil {
+			o.Errors = a.allErrors(in.Form, o.Error)
+		}
 		return mustJSON(o)
 	}
+	o.Envelope = EnvelopeNote(o.Response)
 	if in.Sweep != nil {
 		pts, err := a.Catalog.Sweep(model.SweepRequest{Base: req, Counts: in.Sweep.Counts, Strategies: in.Sweep.Strategies})
 		if err != nil {
@@ -105,17 +117,61 @@ func (a *API) Estimate(input []byte) (out []byte) {
 	return mustJSON(o)
 }
 
+// formError is the first problem of a form, or nil when it estimates.
+func (a *API) formError(f Form) *Error {
+	req, ferr := f.Request(a.Regions)
+	if ferr != nil {
+		return ferr
+	}
+	r, err := model.ParseRequest(bytes.NewReader(mustJSON(req)))
+	if err == nil {
+		_, err = a.Catalog.Estimate(r)
+	}
+	if err != nil {
+		return a.errorOf(err, f)
+	}
+	return nil
+}
+
+// allErrors finds every wrong input of a form: it puts the default value
+// into each input found wrong and checks again, so the model's own checks
+// decide (at most one pass per input).
+func (a *API) allErrors(f Form, first *Error) []*Error {
+	errs := []*Error{first}
+	g := Form{}
+	for k, v := range f {
+		g[k] = v
+	}
+	def := DefaultForm()
+	seen := map[string]bool{}
+	for range FormKeys {
+		last := errs[len(errs)-1]
+		if last.Input == "" || seen[last.Input] {
+			break
+		}
+		seen[last.Input] = true
+		g[last.Input] = def[last.Input]
+		e := a.formError(g)
+		if e == nil || seen[e.Input] {
+			break
+		}
+		errs = append(errs, e)
+	}
+	return errs
+}
+
 // errorOf places err: a *model.FieldError keeps its field path and gets the
 // form input that shows it.
 func (a *API) errorOf(err error, f Form) *Error {
 	fe := model.AsFieldError(err)
 	if fe == nil {
-		return &Error{Message: err.Error(), Text: err.Error()}
+		return &Error{Message: err.Error(), Text: err.Error(), Say: plain("", "", err.Error(), f)}
 	}
 	e := &Error{Field: fe.Field, Value: fe.Value, Message: fe.Message, Text: fe.Error()}
 	if f != nil {
 		e.Input = f.InputFor(fe.Field)
 	}
+	e.Say = plain(fe.Field, e.Input, fe.Message, f)
 	return e
 }
 
@@ -172,6 +228,7 @@ type CalInfo struct {
 	Citation string  `json:"citation"`
 	Level    float64 `json:"level"`
 	Default  bool    `json:"default"`
+	Own      bool    `json:"own,omitempty"` // fitted by the user in this browser (AddCalibration)
 }
 
 // SiteDefaults are the figures the model uses when the site fields are empty.
@@ -199,9 +256,7 @@ func (a *API) Meta() (out []byte) {
 		}
 		m.GPUs = append(m.GPUs, gi)
 	}
-	for _, c := range a.Catalog.Calibrations {
-		m.Calibrations = append(m.Calibrations, CalInfo{c.Name, c.Version, c.Kind, c.Title, c.Citation, c.Interval.Level, c.Name == a.Catalog.Default})
-	}
+	m.Calibrations = a.calInfos()
 	for _, p := range model.Precisions {
 		m.Precisions = append(m.Precisions, string(p))
 	}

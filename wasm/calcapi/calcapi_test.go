@@ -134,7 +134,7 @@ func TestFormErrorsNameTheInput(t *testing.T) {
 	}{
 		{"negative tokens", map[string]string{"tokens": "-5"}, "training.tokens", "tokens", "greater than 0"},
 		{"letters in tokens", map[string]string{"tokens": "12abc"}, "training.tokens", "tokens", "must be a number"},
-		{"NaN spelled out", map[string]string{"batch": "NaN"}, "training.batch_per_gpu", "batch", "must be a number"},
+		{"NaN spelled out", map[string]string{"batch": "NaN"}, "training.batch_per_gpu", "batch", "must be a whole number, for example 32"},
 		{"empty seq", map[string]string{"seq": " "}, "training.seq_len", "seq", "is required"},
 		{"unknown gpu", map[string]string{"gpu": "h900"}, "hardware.gpu", "gpu", "h"},
 		{"unknown preset", map[string]string{"model": "bert-huge"}, "model.preset", "model", "close matches"},
@@ -397,9 +397,21 @@ func TestEveryTableFieldInFormAndURL(t *testing.T) {
 			value := ""
 			switch fd.Kind {
 			case model.KindNumber, model.KindInt:
-				x := fd.Min + 1
-				if fd.Max < 10 {
+				var x float64
+				switch {
+				case fd.Bounds == nil && fd.Path == "hardware.power_limit_w":
+					g, err := a.Catalog.Hardware.Lookup(f["gpu"])
+					if err != nil {
+						t.Fatal(err)
+					}
+					pr := model.PowerLimits(g)
+					x = math.Round((pr.MinW + pr.DefaultW) / 2)
+				case fd.Bounds == nil:
+					t.Fatalf("no test value for %q, a number without bounds", fd.Key)
+				case fd.Max < 10:
 					x = fd.Max
+				default:
+					x = fd.Min + 1
 				}
 				if fd.Key == "tokens" || fd.Key == "dataset_tokens" {
 					x = 3e8

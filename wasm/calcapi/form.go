@@ -44,7 +44,10 @@ var formFields = func() map[string]*model.Field {
 }()
 
 // DefaultForm is the configuration the calculator opens with: fine-tuning
-// BERT-base on 200 M tokens with FSDP over four A100s (content/examples/request.json).
+// BERT-base on 200 M tokens with FSDP over four A100s, as
+// content/examples/request.json but with 512-token sequences, so that a
+// first visit lands inside the default calibration's fitted range (its
+// envelope starts at 512 tokens).
 func DefaultForm() Form {
 	f := Form{}
 	for _, k := range FormKeys {
@@ -79,6 +82,9 @@ type Error struct {
 	Value   string `json:"value,omitempty"`
 	Message string `json:"message"`
 	Text    string `json:"text"` // the whole error as one line, as the command line prints it
+	// Say is Message in the form's words, for the page: inputs by their
+	// labels, no request paths or API routes.
+	Say string `json:"say"`
 }
 
 func formErr(field, input, value, msg string) *Error {
@@ -86,7 +92,7 @@ func formErr(field, input, value, msg string) *Error {
 	if value != "" {
 		e.Value = strconv.Quote(value)
 	}
-	return &Error{Field: field, Input: input, Value: e.Value, Message: msg, Text: e.Error()}
+	return &Error{Field: field, Input: input, Value: e.Value, Message: msg, Text: e.Error(), Say: plain(field, input, msg, nil)}
 }
 
 // ParseNumber reads a number as people type one: "2e8", "200M", "2.5B",
@@ -175,7 +181,7 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 			}
 			x, ok := ParseNumber(raw)
 			if !ok {
-				return req, formErr(fd.Path, k, f[k], "must be a number, for example 2e8, 200M or 0.15")
+				return req, formErr(fd.Path, k, f[k], numberProblem(k, raw))
 			}
 			v = x
 		case model.KindBool:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -38,6 +39,51 @@ var PlanSets = map[string][]string{
 	"all": {"sft-1b", "sft-7b", "sft-13b", "kd-1b", "kd-13b", "synthetic-1b", "synthetic-13b"},
 }
 
+// CustomPlanForm is what "My own numbers" opens with: a valid plan to edit,
+// the paper's 1B direct-SFT and logit-KD pipelines (sft-1b, kd-1b) copied
+// as the user's own stage energies and quality.
+func CustomPlanForm() PlanForm {
+	f := PlanForm{"set": "custom", "rows": "2"}
+	presets := distill.Presets()
+	for i, name := range []string{"sft-1b", "kd-1b"} {
+		pr, err := distill.FindPreset(presets, name, "")
+		if err != nil {
+			panic("calcapi: preset " + name + " is gone: " + err.Error())
+		}
+		o := fmt.Sprintf("o%d.", i+1)
+		f[o+"name"] = "my " + map[string]string{distill.RegimeSFT: "direct SFT", distill.RegimeKD: "logit KD"}[pr.Regime]
+		f[o+"regime"] = pr.Regime
+		for key, x := range map[string]*float64{"pre": pr.StagesKWh.Preprocess, "teacher": pr.StagesKWh.Teacher, "student": pr.StagesKWh.Student, "eval": pr.StagesKWh.Eval} {
+			if x != nil {
+				f[o+key] = strconv.FormatFloat(*x, 'g', -1, 64)
+			}
+		}
+		if pr.Quality != nil {
+			f[o+"q"] = strconv.FormatFloat(*pr.Quality, 'g', -1, 64)
+		}
+	}
+	return f
+}
+
+// BestPerStudent names the option with the lowest energy per student among
+// those with a stage split: an option known only by its total (sft-7b in
+// the paper) has no per-student figure and never wins. "" when none has one.
+func BestPerStudent(r *distill.Result) string {
+	best, bestKWh := "", math.Inf(1)
+	for _, o := range r.Options {
+		split := len(o.Stages) > 0
+		for _, s := range o.Stages {
+			if s.Stage == distill.StageUnsplit {
+				split = false
+			}
+		}
+		if split && o.KWhPerStudent > 0 && o.KWhPerStudent < bestKWh {
+			best, bestKWh = o.Name, o.KWhPerStudent
+		}
+	}
+	return best
+}
+
 // DefaultPlanForm is the planner's opening state: the paper's 1B pipelines.
 func DefaultPlanForm() PlanForm {
 	f := PlanForm{"set": "1b", "n": "1", "region": "world", "carbon": "475", "pue": "", "price": "0.15", "jref": "", "jstu": ""}
@@ -66,6 +112,9 @@ type PlanOutput struct {
 	Plan   json.RawMessage `json:"plan,omitempty"`
 	Result *distill.Result `json:"result,omitempty"`
 	Error  *Error          `json:"error,omitempty"`
+	// BestPerStudent is the option the page marks "lowest energy per
+	// student" (BestPerStudent); "" when no option has a stage split.
+	BestPerStudent string `json:"best_per_student,omitempty"`
 }
 
 // Plan converts the form into a distillation plan.
@@ -82,7 +131,11 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 		}
 		x, ok := ParseNumber(raw)
 		if !ok {
-			return nil, formErr(field, key, f[key], "must be a number, for example 11 or 0.37")
+			msg := numberProblem(key, raw)
+			if _, ok := numberExamples[key]; !ok && !strings.Contains(msg, "too large") {
+				msg = "must be a number, for example 11 or 0.37"
+			}
+			return nil, formErr(field, key, f[key], msg)
 		}
 		return &x, nil
 	}
@@ -135,7 +188,22 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 				*s.dst = v
 			}
 			o.StagesKWh = sv
-			q, err := num(k("q"), path+".quality", false)
+			// Quality is a score from 0 to 1; "70 %" reads as 0.7.
+			qkey := k("q")
+			if raw, ok := strings.CutSuffix(strings.TrimSpace(f[qkey]), "%"); ok {
+				qkey = "\x00q"
+				f[qkey] = raw
+			}
+			q, err := num(qkey, path+".quality", false)
+			if qkey != k("q") {
+				delete(f, qkey)
+				if q != nil {
+					*q /= 100
+				}
+				if err != nil {
+					err.Input, err.Value = k("q"), strconv.Quote(f[k("q")])
+				}
+			}
 			if err != nil {
 				return p, err
 			}
@@ -294,12 +362,14 @@ func (a *API) Distill(input []byte) (out []byte) {
 		var res distill.Result
 		if res, err = distill.Evaluate(a.Catalog, plan); err == nil {
 			o.Result = &res
+			o.BestPerStudent = BestPerStudent(&res)
 		}
 	}
 	if err != nil {
 		e := a.errorOf(err, nil)
 		if in.Form != nil {
 			e.Input = in.Form.InputFor(e.Field)
+			e.Say = plain(e.Field, e.Input, e.Message, nil)
 		}
 		o.Error = e
 	}
@@ -313,6 +383,7 @@ type PlannerMeta struct {
 	Regimes  []string            `json:"regimes"`
 	Sets     map[string][]string `json:"sets"`
 	Default  PlanForm            `json:"default_form"`
+	Custom   PlanForm            `json:"custom_form"` // what "My own numbers" opens with
 	Citation string              `json:"citation"`
 	MaxRows  int                 `json:"max_rows"`
 }
@@ -320,5 +391,5 @@ type PlannerMeta struct {
 // PlannerMeta returns the planner's catalogue as JSON.
 func (a *API) PlannerMeta() (out []byte) {
 	defer recoverInto(&out)
-	return mustJSON(PlannerMeta{Presets: distill.Presets(), Regimes: distill.Regimes, Sets: PlanSets, Default: DefaultPlanForm(), Citation: distill.PaperCitation, MaxRows: MaxPlanRows})
+	return mustJSON(PlannerMeta{Presets: distill.Presets(), Regimes: distill.Regimes, Sets: PlanSets, Default: DefaultPlanForm(), Custom: CustomPlanForm(), Citation: distill.PaperCitation, MaxRows: MaxPlanRows})
 }

@@ -126,7 +126,7 @@ func TestPlannerErrorsNameTheInput(t *testing.T) {
 		{"letters in a stage", with(map[string]string{"o4.teacher": "8kwh"}), "o4.teacher", "must be a number"},
 		{"negative stage", with(map[string]string{"o4.student": "-1"}), "o4.student", ""},
 		{"zero students", with(map[string]string{"n": "0"}), "n", ""},
-		{"letters in students", with(map[string]string{"n": "many"}), "n", "must be a number"},
+		{"letters in students", with(map[string]string{"n": "many"}), "n", "must be a whole number, for example 4"},
 		{"serving half given", with(map[string]string{"jref": "0.5"}), "jstu", "T*"},
 		{"unknown preset", with(map[string]string{"o2.preset": "kd-2b"}), "o2.preset", "known"},
 		{"duplicate name", with(map[string]string{"o4.name": "kd-1b"}), "o4.name", "unique"},

@@ -7,7 +7,6 @@
 package fitapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -22,7 +21,7 @@ import (
 type Input struct {
 	CSV  string `json:"csv"`  // the measurement CSV (project schema or the Zeus trace)
 	Name string `json:"name"` // the file's name, cited in the calibration's provenance
-	Kind string `json:"kind"` // "law" (default) or "roofline"
+	Kind string `json:"kind"` // "law" (default), "paper" or "roofline"
 }
 
 // Output is Fit's result: the calibration (with its fit diagnostics in
@@ -42,10 +41,11 @@ type Error struct {
 const MaxCSVBytes = 64 << 20
 
 // Fit fits a calibration to a measurement CSV exactly as
-// `go run ./site fit -data NAME -kind KIND` does: the same reader
-// (fit.ReadMeasurements), the embedded published scaling figures, the
-// built-in hardware and presets, the same names ("user-law", or for the Zeus
-// trace "wattscale-zeus-law") and version "1.0.0".
+// `go run ./site fit -data NAME -kind KIND` does: the same pipeline
+// (fit.Calibrate) with the embedded published scaling figures and
+// validation runs, the built-in hardware and presets, the same names
+// ("user-law", "user-paper", "user-roofline", or for the Zeus trace
+// "wattscale-zeus-law") and version "1.0.0".
 func Fit(input []byte) (out []byte) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -67,35 +67,25 @@ func fitCSV(in Input) (model.Calibration, int, error) {
 	if len(in.CSV) > MaxCSVBytes {
 		return model.Calibration{}, 0, fmt.Errorf("the CSV is %d bytes, more than the %d allowed", len(in.CSV), MaxCSVBytes)
 	}
-	if in.Kind != "" && in.Kind != "law" && in.Kind != "roofline" {
-		return model.Calibration{}, 0, fmt.Errorf("kind %q: want law or roofline", in.Kind)
-	}
-	if strings.TrimSpace(in.CSV) == "" {
-		return model.Calibration{}, 0, fmt.Errorf("the CSV is empty")
-	}
-	presets := model.DefaultPresets()
-	raw := []byte(in.CSV)
-	rows, err := fit.ReadMeasurements(bytes.NewReader(raw), presets)
-	if err != nil {
-		return model.Calibration{}, 0, err
-	}
-	scaling, err := fit.ReadScaling(bytes.NewReader(content.PublishedScaling))
-	if err != nil {
-		return model.Calibration{}, 0, err
+	kind := in.Kind
+	switch kind {
+	case "":
+		kind = fit.KindLaw
+	case fit.KindLaw, fit.KindPaper, fit.KindRoofline:
+	default:
+		return model.Calibration{}, 0, fmt.Errorf("kind %q: want law, paper or roofline", in.Kind)
 	}
 	name := path.Base(strings.ReplaceAll(in.Name, "\\", "/"))
 	if name == "" || name == "." || name == "/" {
 		name = "measurements.csv"
 	}
-	name, prefix, lawName := fit.Naming(raw, name, "")
-	fin := fit.Inputs{Rows: rows, DataName: name, Scaling: scaling, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: presets}
-	if in.Kind == "roofline" {
-		// The same stages as `site fit -kind roofline` (table stage included).
-		c, err := fit.RooflineWithTable(fin, prefix+"-roofline", "1.0.0", content.ValidationRuns)
-		return c, len(rows), err
+	// The same pipeline as `site fit -kind KIND` (the roofline's table stage included).
+	res, err := fit.Calibrate(fit.Job{CSV: []byte(in.CSV), FileName: name, Kinds: []string{kind},
+		Scaling: content.PublishedScaling, Runs: content.ValidationRuns, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: model.DefaultPresets()})
+	if err != nil {
+		return model.Calibration{}, 0, err
 	}
-	c, _, err := fit.Law(fin, lawName, "1.0.0")
-	return c, len(rows), err
+	return res.Calibrations[0], res.Rows, nil
 }
 
 func mustJSON(v any) []byte {

@@ -130,6 +130,9 @@ func TestFitErrors(t *testing.T) {
 		{"bad number", strings.Join(model.MeasurementColumns, ",") + "\nbert-base,,,,,,,,,a100,x,single,,,128,8,1e7,fp16,,1,10,,,\n", "", "line 2"},
 		{"bad kind", "gpu\n", "both", "kind"},
 	}
+	// The paper's specification needs the measured η of multi-GPU rows:
+	// the synthetic file has none, so the refit says which row and column.
+	cases = append(cases, struct{ name, csv, kind, want string }{"paper without eta", syntheticCSV(t), "paper", "no eta"})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in, _ := json.Marshal(Input{CSV: c.csv, Kind: c.kind})

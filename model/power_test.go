@@ -1,0 +1,119 @@
+package model_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// TestPowerFactorsShape checks the shipped response: no effect at or above
+// the uncapped draw, time never shorter as the limit falls, and an energy
+// minimum below the default limit (Zeus: You et al. NSDI 2023 found the
+// least-energy limit below the default on every GPU they measured).
+func TestPowerFactorsShape(t *testing.T) {
+	c := catalog(t)
+	if c.Power == nil {
+		t.Fatal("content.Catalog() has no power calibration")
+	}
+	p := c.Power.Params
+	if tf, pf := p.Factors(1.2); tf != 1 || pf != 1 {
+		t.Errorf("Factors(1.2) = %.4g, %.4g, want 1, 1", tf, pf)
+	}
+	prevT := 1.0
+	minE, minU := math.Inf(1), 0.0
+	for u := 1.0; u >= 0.3; u -= 0.01 {
+		tf, pf := p.Factors(u)
+		if tf < prevT-1e-12 {
+			t.Errorf("Factors(%.2f) time factor %.4g, below %.4g at a higher limit", u, tf, prevT)
+		}
+		prevT = tf
+		if e := tf * pf; e < minE {
+			minE, minU = e, u
+		}
+	}
+	if !(minE < 0.95 && minU < 0.95 && minU > 0.35) {
+		t.Errorf("energy minimum %.3g at u = %.2f, want below 0.95 at a limit between 0.35 and 0.95 of the draw", minE, minU)
+	}
+	if tf, _ := p.Factors(0.3); tf < 2 {
+		t.Errorf("Factors(0.3) time factor %.3g, want at least 2 (throughput falls fast near the bottom)", tf)
+	}
+}
+
+// TestEstimatePowerLimit: leaving the limit out equals giving the default;
+// a binding limit lengthens the run, lowers the average power and widens
+// the interval; a modest one saves energy.
+func TestEstimatePowerLimit(t *testing.T) {
+	c := catalog(t)
+	req := baseRequest()
+	def := estimate(t, c, req)
+	req.Hardware.PowerLimitW = 400
+	same := estimate(t, c, req)
+	if same.EnergyKWh != def.EnergyKWh || same.TimeS != def.TimeS {
+		t.Errorf("limit 400 W = %.6g kWh %.6g s, default %.6g kWh %.6g s: want identical", same.EnergyKWh, same.TimeS, def.EnergyKWh, def.TimeS)
+	}
+	if def.PowerLimit.LimitW != 400 || def.Inputs.PowerLimitW != 400 {
+		t.Errorf("default limit reported %.4g W (inputs %.4g), want 400", def.PowerLimit.LimitW, def.Inputs.PowerLimitW)
+	}
+	req.Hardware.PowerLimitW = 280
+	capped := estimate(t, c, req)
+	if capped.TimeS <= def.TimeS || capped.AvgPowerW >= def.AvgPowerW {
+		t.Errorf("limit 280 W: %.4g s at %.4g W, default %.4g s at %.4g W: want longer and lower", capped.TimeS, capped.AvgPowerW, def.TimeS, def.AvgPowerW)
+	}
+	if capped.EnergyKWh >= def.EnergyKWh {
+		t.Errorf("limit 280 W: %.4g kWh, default %.4g kWh: want a saving", capped.EnergyKWh, def.EnergyKWh)
+	}
+	if w := capped.EnergyIntervalKWh[1] / capped.EnergyIntervalKWh[0]; w <= def.EnergyIntervalKWh[1]/def.EnergyIntervalKWh[0] {
+		t.Errorf("limit 280 W interval ratio %.4g, want wider than the default's", w)
+	}
+	if got := capped.EnergyKWh / def.EnergyKWh; math.Abs(got-capped.PowerLimit.EnergyFactor) > 0.02 {
+		t.Errorf("energy ratio %.4g, reported energy factor %.4g", got, capped.PowerLimit.EnergyFactor)
+	}
+}
+
+func TestPowerLimitErrors(t *testing.T) {
+	c := catalog(t)
+	for _, tc := range []struct {
+		name string
+		gpu  string
+		w    float64
+	}{
+		{"below range", "a100-sxm4-80gb", 50},
+		{"above default", "a100-sxm4-80gb", 500},
+		{"negative", "h100-sxm5", -10},
+		{"nan", "h100-sxm5", math.NaN()},
+		{"tpu has none", "tpu-v4", 150},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := baseRequest()
+			req.Model = model.ModelSpec{Preset: "bert-base"}
+			req.Training.Precision = model.BF16
+			req.Hardware.GPU, req.Hardware.PowerLimitW = tc.gpu, tc.w
+			_, err := c.Estimate(req)
+			var fe *model.FieldError
+			if !errors.As(err, &fe) || fe.Field != "hardware.power_limit_w" {
+				t.Fatalf("Estimate(%s at %v W) error = %v, want a field error on hardware.power_limit_w", tc.gpu, tc.w, err)
+			}
+		})
+	}
+}
+
+// TestEmbodiedBLOOM reproduces the published embodied emissions of BLOOM's
+// final training: 11.2 tCO2e for 1,082,990 A100-hours (Luccioni, Viguier &
+// Ligozat, JMLR 2023, table 2), from the stated per-GPU, server, life and
+// utilisation figures.
+func TestEmbodiedBLOOM(t *testing.T) {
+	got := model.EmbodiedKgPerGPUHour() * 1082990 / 1000
+	if math.Abs(got-11.2)/11.2 > 0.01 {
+		t.Errorf("embodied carbon of 1,082,990 GPU-hours = %.3g t, want 11.2 t ± 1%%", got)
+	}
+	c := catalog(t)
+	r := estimate(t, c, baseRequest())
+	if want := r.GPUHours * model.EmbodiedKgPerGPUHour(); math.Abs(r.EmbodiedCO2eKg-want) > 1e-12*want {
+		t.Errorf("embodied_co2e_kg = %.6g, want gpu_hours × %.6g = %.6g", r.EmbodiedCO2eKg, model.EmbodiedKgPerGPUHour(), want)
+	}
+	if op := r.EnergyKWh * r.Inputs.PUE * r.Inputs.CarbonGPerKWh / 1000; math.Abs(r.CO2eKg-op) > 1e-12*op {
+		t.Errorf("co2e_kg = %.6g, want the operational %.6g alone (embodied is reported beside it)", r.CO2eKg, op)
+	}
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// TestRecommendCommand runs `site recommend` on the shipped example and
+// sends its best configuration back through `site estimate`: the same
+// energy and time.
+func TestRecommendCommand(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "content", "examples", "recommend.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"recommend"}, bytes.NewReader(b), &out, &errOut); code != 0 {
+		t.Fatalf("site recommend exited %d: %s", code, errOut.String())
+	}
+	var res model.RecommendResponse
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Best == nil || len(res.Pareto) == 0 || res.Current == nil || res.Saving == nil {
+		t.Fatalf("site recommend: best %v, %d pareto points, current %v, saving %v", res.Best, len(res.Pareto), res.Current, res.Saving)
+	}
+	reqJSON, err := json.Marshal(res.Best.Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := run([]string{"estimate"}, bytes.NewReader(reqJSON), &out, &errOut); code != 0 {
+		t.Fatalf("site estimate of best exited %d: %s", code, errOut.String())
+	}
+	var e model.Response
+	if err := json.Unmarshal(out.Bytes(), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.EnergyKWh != res.Best.EnergyKWh || e.TimeS != res.Best.TimeS {
+		t.Errorf("best through site estimate: %.10g kWh %.10g s, recommend said %.10g kWh %.10g s", e.EnergyKWh, e.TimeS, res.Best.EnergyKWh, res.Best.TimeS)
+	}
+}
+
+func TestRecommendCommandErrors(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"recommend"}, strings.NewReader(`{"workload": {"model": {"preset": "bert-base"}, "training": {"tokens": 1e8, "seq_len": 128, "batch_per_gpu": 8, "precision": "fp16"}}, "candidates": []}`), &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), "candidates: is empty") || strings.Count(errOut.String(), "\n") != 1 {
+		t.Errorf("empty candidates: exit %d, stderr %q; want 1 and one line naming candidates", code, errOut.String())
+	}
+}

@@ -1,0 +1,130 @@
+package calcapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// OwnInput is the argument of AddCalibration: calibrations the user fitted
+// in this browser (the refit's output), kept by the page in local storage.
+type OwnInput struct {
+	Calibrations []json.RawMessage `json:"calibrations"`
+}
+
+// OwnOutput lists the calibrations as the form shows them after the call,
+// or an error naming the calibration that could not be used.
+type OwnOutput struct {
+	Calibrations []CalInfo `json:"calibrations,omitempty"`
+	Error        *Error    `json:"error,omitempty"`
+}
+
+// AddCalibration adds the user's own calibrations to the catalog, replacing
+// earlier ones of the same name (a refit under the same name). A name the
+// project ships cannot be taken: the user's calibration must not pass for
+// a published one. The calibrations are checked as the command line's
+// -calibrations DIR checks them (model.ParseCalibration, model.NewCatalog).
+func (a *API) AddCalibration(input []byte) (out []byte) {
+	defer recoverInto(&out)
+	var in OwnInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return mustJSON(OwnOutput{Error: &Error{Message: "is not valid JSON: " + err.Error(), Text: "(body): is not valid JSON: " + err.Error(), Say: "the calibration is not valid JSON"}})
+	}
+	cals := append([]model.Calibration(nil), a.Catalog.Calibrations...)
+	own := map[string]bool{}
+	for k := range a.own {
+		own[k] = true
+	}
+	for _, raw := range in.Calibrations {
+		c, err := model.ParseCalibration(raw)
+		if err != nil {
+			return mustJSON(OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Message: err.Error(), Text: err.Error(), Say: "your calibration could not be used: " + err.Error()}})
+		}
+		i := -1
+		for j := range cals {
+			if cals[j].Name == c.Name {
+				i = j
+			}
+		}
+		switch {
+		case i >= 0 && !own[c.Name]:
+			msg := fmt.Sprintf("is the name of a calibration wattscale ships (%s); give yours another name", c.Name)
+			return mustJSON(OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Value: strconv.Quote(c.Name), Message: msg, Text: "calibration: " + msg, Say: msg}})
+		case i >= 0:
+			cals[i] = c
+		default:
+			cals = append(cals, c)
+		}
+		own[c.Name] = true
+	}
+	cat, err := model.NewCatalog(a.Catalog.Hardware, a.Catalog.Presets, cals, a.Catalog.Default)
+	if err != nil {
+		return mustJSON(OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Message: err.Error(), Text: err.Error(), Say: "your calibration could not be used: " + err.Error()}})
+	}
+	a.Catalog, a.own = cat, own
+	return mustJSON(OwnOutput{Calibrations: a.calInfos()})
+}
+
+// calInfos lists the catalog's calibrations for the form, the user's own
+// marked as such.
+func (a *API) calInfos() []CalInfo {
+	var out []CalInfo
+	for _, c := range a.Catalog.Calibrations {
+		out = append(out, CalInfo{c.Name, c.Version, c.Kind, c.Title, c.Citation, c.Interval.Level, c.Name == a.Catalog.Default, a.own[c.Name]})
+	}
+	return out
+}
+
+// SampleLaw is the calibration the sample CSV is drawn from: the paper's
+// published law, pooled over its BERT runs.
+const SampleLaw = "zoubeirou2026-bert-pooled"
+
+// SampleCSV returns a small measurement CSV for trying the refit: synthetic
+// runs, not measurements. Each row is the estimate of calibration SampleLaw
+// (Zoubeirou a Mayaki 2026, arXiv 2606.23546) for BERT-base and BERT-large
+// over GPU counts, strategies, sequence lengths and batches inside that
+// calibration's envelope, times log-normal noise of 10 % (seeded, so the
+// file is the same every time); the source column says so on every row.
+func (a *API) SampleCSV() (out []byte) {
+	defer recoverInto(&out)
+	var b bytes.Buffer
+	b.WriteString("model,gpu,count,strategy,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s,source\n")
+	rng := rand.New(rand.NewPCG(14, 2026))
+	const src = "synthetic sample: the published law " + SampleLaw + " (arXiv 2606.23546) with 10 % noise; not a measurement"
+	for _, m := range []string{"bert-base", "bert-large"} {
+		for _, n := range []float64{1, 2, 4} {
+			for _, st := range []string{model.DDP, model.FSDP, model.TP} {
+				if n == 1 && st != model.DDP {
+					continue
+				}
+				for _, seq := range []float64{64, 128} {
+					for _, bat := range []float64{16, 32} {
+						req := model.Request{Calibration: SampleLaw}
+						req.Model.Preset = m
+						req.Training = model.TrainingSpec{Tokens: 5e7, SeqLen: seq, BatchPerGPU: bat, Precision: model.FP16}
+						req.Hardware = model.HardwareSpec{GPU: "v100-sxm2-32gb", Count: n}
+						name := st
+						if n == 1 {
+							name = model.Single
+						}
+						req.Strategy = model.Strategy{Name: name}
+						r, err := a.Catalog.Estimate(req)
+						if err != nil {
+							panic(fmt.Sprintf("calcapi: sample row %s %g×%s: %v", m, n, name, err))
+						}
+						noise := math.Exp(0.1 * rng.NormFloat64())
+						fmt.Fprintf(&b, "%s,%s,%g,%s,%g,%g,%g,%s,%.6g,%.6g,%s\n", m, req.Hardware.GPU, n, name, seq, bat, req.Training.Tokens, req.Training.Precision,
+							r.EnergyKWh*noise, r.TimeS*math.Sqrt(noise), strings.ReplaceAll(src, ",", ";"))
+					}
+				}
+			}
+		}
+	}
+	return b.Bytes()
+}

@@ -1,0 +1,175 @@
+package calcapi
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// The page speaks the form's language: it names inputs by their labels, not
+// by request paths, and never points at API routes. Error.Say carries that
+// wording; Error.Message and Error.Text keep the JSON paths the command line
+// and the API print.
+
+// formLabels are the calculator's input labels (site/assets/calc.js) for
+// the request fields a message may mention.
+var formLabels = map[string]string{
+	"model.preset": "Preset", "model.layers": "Layers", "model.hidden": "Hidden size", "model.heads": "Attention heads",
+	"model.kv_heads": "KV heads", "model.ffn": "FFN size", "model.vocab": "Vocabulary", "model.head": "Trained head",
+	"training.tokens": "Tokens processed", "training.dataset_tokens": "Tokens per epoch", "training.epochs": "Epochs",
+	"training.seq_len": "Sequence", "training.batch_per_gpu": "Batch / GPU", "training.precision": "Precision",
+	"training.state_bytes_per_param": "optimizer state per parameter",
+	"hardware.gpu":                   "GPU", "hardware.count": "GPUs", "strategy": "Strategy", "strategy.tensor": "Tensor-parallel degree",
+	"strategy.data_mode": "Data parallel as", "site.pue": "PUE", "site.carbon_g_per_kwh": "g CO₂e/kWh",
+	"site.usd_per_kwh": "USD/kWh", "calibration": "Coefficients",
+}
+
+// planLabels are the planner's labels for an option's fields and the plan's.
+var planLabels = map[string]string{
+	"stages_kwh.prerun": "Preprocess kWh", "stages_kwh.preprocess": "Preprocess kWh", "stages_kwh.teacher": "Teacher kWh",
+	"stages_kwh.student": "Student kWh", "stages_kwh.eval": "Evaluation kWh", "quality": "Quality Q", "name": "Name",
+	"regime": "Regime", "baseline": "Compared with", "preset": "Source", "total_kwh": "total kWh",
+	"students": "Students sharing each teacher stage (N)", "serving.j_ref": "Reference J/token", "serving.j_student": "Student J/token",
+	"options.students": "Students sharing each teacher stage (N)",
+}
+
+// numberExamples says what a number looks like in each input.
+var numberExamples = map[string]string{
+	"layers": "a whole number, for example 24", "hidden": "a whole number, for example 2048", "heads": "a whole number, for example 16",
+	"kv_heads": "a whole number, for example 8, or empty", "ffn": "a whole number, for example 8192", "vocab": "a whole number, for example 32000",
+	"tokens": "a number of tokens, for example 2e8, 200M or 1.5B", "dataset_tokens": "a number of tokens, for example 1e8 or 100M",
+	"epochs": "a number, for example 3", "seq": "a whole number of tokens, for example 512", "batch": "a whole number, for example 32",
+	"count": "a whole number, for example 8", "tensor": "a whole number, for example 2", "carbon": "a number, for example 400",
+	"pue": "a number from 1 to 3, for example 1.2, or empty", "price": "a number, for example 0.15",
+	"n": "a whole number, for example 4", "jref": "a number, for example 1.2", "jstu": "a number, for example 0.3",
+}
+
+var (
+	// pathRE matches a request path a message may quote: training.seq_len,
+	// options[2].stages_kwh.teacher.
+	pathRE = regexp.MustCompile(`options\[\d+\]\.[a-z_]+(?:\.[a-z_]+)*|\b(?:model|training|hardware|strategy|site|serving)\.[a-z_]+(?:\.[a-z_]+)?\b`)
+	// rangeRE matches "in [1, 3]".
+	rangeRE = regexp.MustCompile(`in \[([^\],]+), ([^\]]+)\]`)
+)
+
+// plain rewrites a model or form message in the form's words.
+func plain(field, input, msg string, f Form) string {
+	s := msg
+	s = strings.ReplaceAll(s, " (GET /api/v1/hardware lists all)", "; the list under the field shows every one")
+	s = strings.ReplaceAll(s, "GET /api/v1/hardware", "the hardware page")
+	if field == "training.tokens" && strings.HasPrefix(s, "is required") {
+		if x, ok := ParseNumber(f[input]); f != nil && ok && x <= 0 {
+			return "must be more than 0 tokens, for example 2e8 or 200M"
+		}
+		return "is needed: the tokens the run processes, for example 2e8 or 200M"
+	}
+	if field == "model.preset" && strings.HasPrefix(s, "is required") {
+		return "is needed: pick a model from the list, or type custom to give its shape"
+	}
+	s = rangeRE.ReplaceAllString(s, "from $1 to $2")
+	s = pathRE.ReplaceAllStringFunc(s, func(p string) string {
+		if l, ok := formLabels[p]; ok {
+			return "“" + l + "”"
+		}
+		if i := strings.Index(p, "]."); i > 0 {
+			if l, ok := planLabels[p[i+2:]]; ok {
+				n, _ := strconv.Atoi(p[len("options["):i])
+				return fmt.Sprintf("“%s” of option %d", l, n+1)
+			}
+		}
+		if l, ok := planLabels[p]; ok {
+			return "“" + l + "”"
+		}
+		return p
+	})
+	s = strings.ReplaceAll(s, "dataset_tokens with epochs", "tokens per epoch with epochs")
+	return s
+}
+
+// numberProblem says why text is not a number the input takes.
+func numberProblem(key, raw string) string {
+	t := strings.NewReplacer(",", "", "_", "", " ", "").Replace(strings.TrimSpace(raw))
+	t = strings.TrimRight(t, "kKmMbBgGtT")
+	if x, err := strconv.ParseFloat(t, 64); err != nil && math.IsInf(x, 0) {
+		return "is too large to be a number here"
+	}
+	if ex, ok := numberExamples[key]; ok {
+		return "must be " + ex
+	}
+	return "must be a number, for example 2e8, 200M or 0.15"
+}
+
+// EnvelopeNote explains in plain words why an estimate lies outside its
+// calibration's fitted range and what to change: one sentence per
+// dimension, from the response's Calibration.Outside entries
+// ("seq_len 128 not in [512, 8192]", "gpu a100 not among a40, v100").
+func EnvelopeNote(r *model.Response) []string {
+	if r == nil || r.Calibration.InEnvelope {
+		return nil
+	}
+	names := map[string][2]string{
+		"seq_len":       {"Sequence length", "a sequence length"},
+		"batch_per_gpu": {"Batch per GPU", "a batch per GPU"},
+		"gpus":          {"The GPU count", "a GPU count"},
+		"params":        {"The model size", "a model"},
+	}
+	var out []string
+	for _, o := range r.Calibration.Outside {
+		name, rest, _ := strings.Cut(o, " ")
+		if name == "gpu" {
+			id, among, ok := strings.Cut(rest, " not among ")
+			if ok {
+				out = append(out, fmt.Sprintf("%s is not one of the GPUs calibration %s was fitted on (%s): choose one of those, or a calibration fitted on your GPU (refit one from your own measurements below).", id, r.Calibration.Name, among))
+			}
+			continue
+		}
+		val, rng, ok := strings.Cut(rest, " not in [")
+		if !ok {
+			continue
+		}
+		lo, hi, _ := strings.Cut(strings.TrimSuffix(rng, "]"), ", ")
+		x, _ := strconv.ParseFloat(val, 64)
+		l, _ := strconv.ParseFloat(lo, 64)
+		n := names[name]
+		if n[0] == "" {
+			n = [2]string{name, name}
+		}
+		unit := ""
+		if name == "params" {
+			val, lo, hi = humanCount(val), humanCount(lo), humanCount(hi)
+			unit = " parameters"
+		}
+		side := "above"
+		if x < l {
+			side = "below"
+		}
+		what := fmt.Sprintf("%s %s%s is %s the range calibration %s was fitted on (%s to %s%s)", n[0], val, unit, side, r.Calibration.Name, lo, hi, unit)
+		if lo == hi {
+			what = fmt.Sprintf("%s %s%s differs from the only one calibration %s was fitted on (%s%s)", n[0], val, unit, r.Calibration.Name, lo, unit)
+		}
+		out = append(out, what+": choose "+n[1]+" inside that range to stay where the calibration was measured, or read this estimate as a rough guide.")
+	}
+	if len(out) > 0 {
+		out = append(out, "Outside its fitted range the calibration is extrapolating, so the interval above is widened; it is an assumption there, not a measured error.")
+	}
+	return out
+}
+
+// humanCount writes "108375552" as "108 M".
+func humanCount(s string) string {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return s
+	}
+	switch {
+	case x >= 1e9:
+		return model.ShortNum(x/1e9) + " B"
+	case x >= 1e6:
+		return model.ShortNum(math.Round(x/1e6)) + " M"
+	}
+	return model.ShortNum(x)
+}

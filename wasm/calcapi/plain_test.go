@@ -1,0 +1,256 @@
+package calcapi
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/wattscale/wattscale/model/distill"
+)
+
+// TestMessagesSpeakTheFormsWords checks Error.Say for the messages a first
+// visitor met (issue 14): no request paths, no API routes, an example that
+// fits the input, "too large" for an overflowing number.
+func TestMessagesSpeakTheFormsWords(t *testing.T) {
+	a := newAPI(t)
+	cases := []struct {
+		name     string
+		over     map[string]string
+		input    string
+		want     string
+		wantText string // Text keeps the command line's path
+	}{
+		{"unknown GPU", map[string]string{"gpu": "h999"}, "gpu", "the list under the field shows every one", "hardware.gpu: "},
+		{"letters in the GPU count", map[string]string{"count": "abc"}, "count", "must be a whole number, for example 8", "hardware.count: "},
+		{"1e400 tokens", map[string]string{"tokens": "1e400"}, "tokens", "is too large", "training.tokens: "},
+		{"0 tokens", map[string]string{"tokens": "0"}, "tokens", "must be more than 0 tokens", "training.tokens: "},
+		{"empty tokens", map[string]string{"tokens": ""}, "tokens", "is needed", "training.tokens: "},
+		{"empty model", map[string]string{"model": ""}, "model", "pick a model from the list", "model.preset: "},
+		{"PUE below 1", map[string]string{"pue": "0.5"}, "pue", "from 1 to 3", "site.pue: "},
+		{"memory names the optimizer state in words", map[string]string{"model": "llama-3-8b", "gpu": "h100", "count": "2", "strategy": "ddp"}, "count", "“optimizer state per parameter”", "training.state_bytes_per_param"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := estimate(t, a, EstimateInput{Form: form(c.over)})
+			e := out.Error
+			if e == nil {
+				t.Fatalf("Estimate(%v) gave no error", c.over)
+			}
+			if e.Input != c.input || !strings.Contains(e.Say, c.want) {
+				t.Errorf("Estimate(%v) error input %q say %q, want input %q and say containing %q", c.over, e.Input, e.Say, c.input, c.want)
+			}
+			for _, bad := range []string{"training.", "hardware.", "model.", "site.", "GET /api", "dataset_tokens", "state_bytes"} {
+				if strings.Contains(e.Say, bad) {
+					t.Errorf("say %q contains %q", e.Say, bad)
+				}
+			}
+			if !strings.Contains(e.Text, c.wantText) {
+				t.Errorf("text %q lost the path %q the command line prints", e.Text, c.wantText)
+			}
+		})
+	}
+}
+
+// TestLinkWithSeveralBadFieldsReportsAll checks that a form with three
+// wrong inputs gets three errors, each on its input.
+func TestLinkWithSeveralBadFieldsReportsAll(t *testing.T) {
+	a := newAPI(t)
+	out := estimate(t, a, EstimateInput{Form: form(map[string]string{"batch": "0", "count": "many", "pue": "9"})})
+	got := map[string]string{}
+	for _, e := range out.Errors {
+		got[e.Input] = e.Say
+	}
+	for _, k := range []string{"batch", "count", "pue"} {
+		if got[k] == "" {
+			t.Errorf("errors %v have none for %q", got, k)
+		}
+	}
+	if len(out.Errors) != 3 || out.Errors[0] != nil && out.Error != nil && out.Errors[0].Input != out.Error.Input {
+		t.Errorf("errors = %d (first %v), want 3 starting with Error (%v)", len(out.Errors), out.Errors[0], out.Error)
+	}
+	if ok := estimate(t, a, EstimateInput{Form: DefaultForm()}); len(ok.Errors) != 0 {
+		t.Errorf("default form has errors %v", ok.Errors)
+	}
+}
+
+// TestDefaultFormIsInsideTheEnvelope checks that the calculator opens
+// without an envelope warning, and that the command line's example (seq
+// 128) gets a plain explanation naming the range and what to change.
+func TestDefaultFormIsInsideTheEnvelope(t *testing.T) {
+	a := newAPI(t)
+	out := estimate(t, a, EstimateInput{Form: DefaultForm()})
+	if out.Error != nil {
+		t.Fatal(out.Error.Text)
+	}
+	if !out.Response.Calibration.InEnvelope || len(out.Envelope) != 0 {
+		t.Errorf("default form outside the envelope: %v; note %v", out.Response.Calibration.Outside, out.Envelope)
+	}
+	for _, w := range out.Response.Warnings {
+		if strings.Contains(w, "envelope") {
+			t.Errorf("default form warns %q", w)
+		}
+	}
+	req, err := os.ReadFile("../../content/examples/request.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli := estimate(t, a, EstimateInput{Request: json.RawMessage(req)})
+	if cli.Error != nil {
+		t.Fatal(cli.Error.Text)
+	}
+	if cli.Response.Calibration.InEnvelope {
+		t.Skip("content/examples/request.json is now inside the envelope: nothing to explain")
+	}
+	note := strings.Join(cli.Envelope, " ")
+	for _, want := range []string{"Sequence length 128 is below the range", "512 to 8192", "choose a sequence length inside that range", "widened"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("envelope note %q lacks %q", note, want)
+		}
+	}
+}
+
+// TestBestPerStudentNeedsAStageSplit checks the planner's badge on the
+// paper's seven pipelines: sft-7b, published as a total only, has no
+// per-student energy and must not win; sft-1b (6.30 kWh student stage, the
+// lowest of the split options at N = 1) does.
+func TestBestPerStudentNeedsAStageSplit(t *testing.T) {
+	a := newAPI(t)
+	f := PlanForm{"set": "all", "n": "1", "region": "world", "carbon": "475", "price": "0.15"}
+	f.setRows(PlanSets["all"])
+	out := distillForm(t, a, f)
+	if out.Error != nil {
+		t.Fatal(out.Error.Text)
+	}
+	if out.BestPerStudent != "sft-1b" {
+		t.Errorf("best per student = %q, want sft-1b (sft-7b has no stage split)", out.BestPerStudent)
+	}
+	only := PlanForm{"set": "custom", "n": "1", "rows": "1", "o1.preset": "sft-7b"}
+	if got := distillForm(t, a, only); got.Error != nil || got.BestPerStudent != "" {
+		t.Errorf("a plan of sft-7b alone: best %q error %v, want no best", got.BestPerStudent, got.Error)
+	}
+}
+
+// TestCustomPlanOpensValid checks that "My own numbers" opens on a plan
+// that evaluates, with the paper's 1B stage energies as editable numbers.
+func TestCustomPlanOpensValid(t *testing.T) {
+	a := newAPI(t)
+	f := CustomPlanForm()
+	for k, v := range DefaultPlanForm() {
+		if _, ok := f[k]; !ok && !strings.HasPrefix(k, "o") && k != "rows" {
+			f[k] = v
+		}
+	}
+	out := distillForm(t, a, f)
+	if out.Error != nil {
+		t.Fatalf("custom plan: %s", out.Error.Text)
+	}
+	if len(out.Result.Options) != 2 || out.Result.Options[0].Source != distill.SourceMeasured {
+		t.Errorf("custom plan options %+v, want two measured options", out.Result.Options)
+	}
+	if f["o2.teacher"] == "" || f["o1.student"] == "" || f["o2.q"] == "" {
+		t.Errorf("custom form %v lacks stage energies or quality to edit", f)
+	}
+}
+
+// TestQualityIsAScoreFromZeroToOne checks Q's range and the percent form.
+func TestQualityIsAScoreFromZeroToOne(t *testing.T) {
+	a := newAPI(t)
+	for _, c := range []struct {
+		q    string
+		want float64 // 0 = an error
+	}{{"0.7", 0.7}, {"70 %", 0.7}, {"70%", 0.7}, {"7", 0}, {"-0.1", 0}, {"170%", 0}} {
+		f := CustomPlanForm()
+		f["n"], f["o2.q"] = "1", c.q
+		out := distillForm(t, a, f)
+		if c.want == 0 {
+			if out.Error == nil || out.Error.Input != "o2.q" || !strings.Contains(out.Error.Say, "score from 0 to 1") {
+				t.Errorf("quality %q: error %+v, want one on o2.q saying it is a score from 0 to 1", c.q, out.Error)
+			}
+			continue
+		}
+		if out.Error != nil {
+			t.Errorf("quality %q: %s", c.q, out.Error.Text)
+			continue
+		}
+		if q := out.Result.Options[1].Quality; q == nil || *q < c.want-1e-12 || *q > c.want+1e-12 {
+			t.Errorf("quality %q read as %v, want %v", c.q, q, c.want)
+		}
+	}
+}
+
+func distillForm(t *testing.T, a *API, f PlanForm) PlanOutput {
+	t.Helper()
+	b, err := json.Marshal(PlanInput{Form: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out PlanOutput
+	if err := json.Unmarshal(a.Distill(b), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestOwnCalibrations checks AddCalibration: a user's calibration joins the
+// catalog marked as theirs and estimates with it work; a shipped name is
+// refused; a refit under the same name replaces the earlier one.
+func TestOwnCalibrations(t *testing.T) {
+	a := newAPI(t)
+	shipped, err := a.Catalog.Calibration(SampleLaw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := *shipped
+	mine.Name, mine.Title = "user-law", "my law"
+	b, _ := json.Marshal(mine)
+	var out OwnOutput
+	json.Unmarshal(a.AddCalibration([]byte(`{"calibrations":[`+string(b)+`]}`)), &out)
+	if out.Error != nil {
+		t.Fatal(out.Error.Text)
+	}
+	var found bool
+	for _, c := range out.Calibrations {
+		if c.Name == "user-law" {
+			found = c.Own
+		} else if c.Own {
+			t.Errorf("shipped calibration %s marked as the user's own", c.Name)
+		}
+	}
+	if !found {
+		t.Errorf("calibrations %+v lack user-law marked as own", out.Calibrations)
+	}
+	if e := estimate(t, a, EstimateInput{Form: form(map[string]string{"cal": "user-law"})}); e.Error != nil {
+		t.Errorf("estimate with the user's calibration: %s", e.Error.Text)
+	}
+	mine.Title = "refitted"
+	b, _ = json.Marshal(mine)
+	json.Unmarshal(a.AddCalibration([]byte(`{"calibrations":[`+string(b)+`]}`)), &out)
+	if out.Error != nil || len(out.Calibrations) != len(a.Catalog.Calibrations) {
+		t.Errorf("refit under the same name: %+v", out)
+	}
+	b, _ = json.Marshal(shipped)
+	json.Unmarshal(a.AddCalibration([]byte(`{"calibrations":[`+string(b)+`]}`)), &out)
+	if out.Error == nil || !strings.Contains(out.Error.Say, "another name") {
+		t.Errorf("taking the shipped name %s: %+v, want an error", SampleLaw, out.Error)
+	}
+}
+
+// TestSampleCSVIsLabelledSynthetic checks that every row of the sample says
+// it is synthetic and that the file is the same on every call.
+func TestSampleCSVIsLabelledSynthetic(t *testing.T) {
+	a := newAPI(t)
+	csv := string(a.SampleCSV())
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if len(lines) < 20 {
+		t.Fatalf("sample has %d lines", len(lines))
+	}
+	for i, l := range lines[1:] {
+		if !strings.HasSuffix(l, "not a measurement") {
+			t.Errorf("row %d %q does not say it is synthetic", i+1, l)
+		}
+	}
+	if again := string(a.SampleCSV()); again != csv {
+		t.Error("SampleCSV differs between calls")
+	}
+}
