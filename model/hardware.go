@@ -1,7 +1,9 @@
 package model
 
 import (
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -162,7 +164,7 @@ func (h *Hardware) Lookup(name string) (*GPU, error) {
 	var hits []int
 	seen := map[int]bool{}
 	for key, i := range h.keys {
-		if (strings.HasPrefix(k, key) && suffixOK(k[len(key):]) || strings.HasPrefix(key, k)) && !seen[i] {
+		if (strings.HasPrefix(k, key) && suffixOK(&h.GPUs[i], k[len(key):]) || strings.HasPrefix(key, k)) && !seen[i] {
 			seen[i] = true
 			hits = append(hits, i)
 		}
@@ -184,27 +186,22 @@ func (h *Hardware) Lookup(name string) (*GPU, error) {
 	return nil, fieldErr("hardware.gpu", name, "is not a known accelerator; close matches: %s (GET /api/v1/hardware lists all)", strings.Join(close, ", "))
 }
 
-// suffixOK accepts what may follow a known name: a form factor and a memory
-// size ("sxm5", "pcie", "80gb", "sxm580gb"), nothing else.
-func suffixOK(s string) bool {
+// suffixOK accepts what may follow a known name of g: g's own form factor
+// and g's own memory size ("sxm5", "pcie", "80gb", "sxm580gb"), nothing
+// else. A different size or form factor names a different product
+// ("a100-sxm4-8gb", "h100-nvl-94gb"), which must not become g silently.
+func suffixOK(g *GPU, s string) bool {
+	own := normName(g.ID) + " " + normName(g.Name)
 	for _, p := range []string{"sxm5", "sxm4", "sxm2", "sxm", "pcie", "nvl", "oam"} {
 		if strings.HasPrefix(s, p) {
+			if !strings.Contains(own, p) {
+				return false
+			}
 			s = s[len(p):]
 			break
 		}
 	}
-	if s == "" {
-		return true
-	}
-	if !strings.HasSuffix(s, "gb") || len(s) == 2 {
-		return false
-	}
-	for _, r := range s[:len(s)-2] {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
+	return s == "" || s == strconv.Itoa(int(math.Round(g.MemoryGB)))+"gb"
 }
 
 // near returns the ids of the n GPUs whose normalised ids are closest to k

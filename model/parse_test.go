@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -60,6 +61,31 @@ func TestHardwareLookup(t *testing.T) {
 		g, err := hw.Lookup(in)
 		if err != nil || g.ID != want {
 			t.Errorf("Lookup(%q) = %v, %v; want %s", in, g, err, want)
+		}
+	}
+	// A near miss names another product (a size or form factor the part
+	// does not come in): an error with suggestions, never a substitution.
+	for in, suggest := range map[string]string{
+		"a100-sxm4-8gb": "a100-sxm4-80gb", "v100-pcie-99gb": "v100-pcie", "h100-nvl-94gb": "h100",
+		"h100-pcie-94gb": "h100-pcie", "a100-pcie-48gb": "a100-pcie", "v100-sxm2-99gb": "v100-sxm2",
+	} {
+		g, err := hw.Lookup(in)
+		if err == nil {
+			t.Errorf("Lookup(%q) = %s, want an error: it is not that accelerator", in, g.ID)
+			continue
+		}
+		if fe := model.AsFieldError(err); fe == nil || fe.Field != "hardware.gpu" || !strings.Contains(err.Error(), suggest) {
+			t.Errorf("Lookup(%q) error %v should name hardware.gpu and suggest %s", in, err, suggest)
+		}
+	}
+	// Every part's id followed by its own memory size is that part.
+	for _, g := range hw.GPUs {
+		in := fmt.Sprintf("%s-%dgb", g.ID, int(math.Round(g.MemoryGB)))
+		if strings.HasSuffix(g.ID, "gb") {
+			in = g.ID
+		}
+		if got, err := hw.Lookup(in); err != nil || got.ID != g.ID {
+			t.Errorf("Lookup(%q) = %v, %v; want %s", in, got, err, g.ID)
 		}
 	}
 	_, err := hw.Lookup("h1000")

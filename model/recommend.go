@@ -381,6 +381,7 @@ func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []
 	}
 	seen := map[string]string{}
 	var out []searchGPU
+	var unsupported []string
 	for i, cd := range cands {
 		f := fmt.Sprintf("candidates[%d]", i)
 		if strings.TrimSpace(cd.GPU) == "" {
@@ -418,7 +419,7 @@ func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []
 		}
 		peak, err := g.PeakFLOPS(prec)
 		if err != nil {
-			warns = append(warns, fmt.Sprintf("%s left out: it does not support %s in hardware", g.ID, prec))
+			unsupported = append(unsupported, g.ID)
 			continue
 		}
 		var counts []int
@@ -429,6 +430,9 @@ func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []
 		}
 		counts = append(counts, maxN)
 		out = append(out, searchGPU{gpu: g, peak: peak, counts: counts, limits: limits, field: f})
+	}
+	if len(unsupported) > 0 {
+		warns = append(warns, fmt.Sprintf("left out, without %s in hardware: %s", prec, strings.Join(unsupported, ", ")))
 	}
 	return out, warns, nil
 }

@@ -151,7 +151,7 @@ func TestPagesInBrowser(t *testing.T) {
 					}
 					for _, v := range vs {
 						line := fmt.Sprintf("%s (%s): %s\n    %s", v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n    "))
-						if v.Impact == "serious" || v.Impact == "critical" {
+						if v.Impact == "serious" || v.Impact == "critical" || v.ID == "heading-order" {
 							t.Errorf("axe: %s", line)
 						} else {
 							t.Logf("axe (not failing): %s", line)

@@ -87,6 +87,18 @@ func TestBuildRealContent(t *testing.T) {
 		if !strings.Contains(report, `<h2 id="`+c.Name+`">`) {
 			t.Errorf("report has no section for calibration %s", c.Name)
 		}
+		// A calibration with held-out statistics says in one plain
+		// sentence what they mean for a user's estimate.
+		if f := c.Fit; f != nil && f.CVR2 != 0 {
+			sec := report[strings.Index(report, `<h2 id="`+c.Name+`">`):]
+			if i := strings.Index(sec[1:], "<h2 "); i > 0 {
+				sec = sec[:i]
+			}
+			want := "held-out R² " + fixed(f.CVR2, 2)
+			if !strings.Contains(sec, "What this means for your estimate:") || !strings.Contains(sec, want) {
+				t.Errorf("report section %s lacks the plain sentence with %q", c.Name, want)
+			}
+		}
 	}
 	hw := string(files["hardware/index.html"])
 	for _, g := range model.DefaultGPUs() {

@@ -290,7 +290,10 @@ func texToMathML(tex string, display bool) (string, error) {
 	}
 	out = strings.TrimSpace(out)
 	out = strings.Replace(out, ` style="font-feature-settings: 'dtls' off;"`, "", 1)
-	out = canonicalAttrs(out)
+	out, err = sanitizeMathML(out)
+	if err != nil {
+		return "", fmt.Errorf("maths %q: %w", tex, err)
+	}
 	// Chromium without a maths font draws nothing for an accent (\bar,
 	// \hat) or a stretchy macron; as a plain over-script it shows.
 	out = strings.ReplaceAll(out, `<mover accent="true">`, `<mover>`)
@@ -334,6 +337,116 @@ func canonicalAttrs(s string) string {
 		b.WriteString(m[3] + ">")
 		return b.String()
 	})
+}
+
+// MathML the maths renderer may write: treeblood copies some of its input
+// verbatim (the argument of \text, of \color, of \class), so its output is
+// rebuilt from these lists before it reaches a page.
+var (
+	// mathElements are the elements allowed; true marks the token elements,
+	// which hold text only.
+	mathElements = map[string]bool{
+		"math": false, "semantics": false, "annotation": true, "mrow": false, "mi": true, "mn": true, "mo": true,
+		"ms": true, "mtext": true, "mspace": false, "mfrac": false, "msqrt": false, "mroot": false, "mstyle": false,
+		"merror": false, "mpadded": false, "mphantom": false, "menclose": false, "msub": false, "msup": false,
+		"msubsup": false, "munder": false, "mover": false, "munderover": false, "mmultiscripts": false,
+		"mprescripts": false, "none": false, "mtable": false, "mtr": false, "mtd": false, "mlabeledtr": false,
+	}
+	// mathAttrs are the attributes allowed, on any of them (style only with
+	// plain declarations: see mathStyleRE).
+	mathAttrs = map[string]bool{
+		"xmlns": true, "class": true, "display": true, "displaystyle": true, "mathvariant": true, "lspace": true,
+		"rspace": true, "stretchy": true, "symmetric": true, "largeop": true, "movablelimits": true, "accent": true,
+		"accentunder": true, "fence": true, "separator": true, "form": true, "minsize": true, "maxsize": true,
+		"width": true, "height": true, "depth": true, "voffset": true, "mathcolor": true, "mathbackground": true,
+		"mathsize": true, "scriptlevel": true, "linethickness": true, "numalign": true, "denomalign": true,
+		"bevelled": true, "notation": true, "columnalign": true, "rowalign": true, "columnspacing": true,
+		"rowspacing": true, "columnlines": true, "rowlines": true, "frame": true, "framespacing": true,
+		"equalrows": true, "equalcolumns": true, "columnspan": true, "rowspan": true, "encoding": true,
+		"style": true, "dir": true,
+	}
+	mathTagRE    = regexp.MustCompile(`^<(/?)([a-z]+)((?:\s+[a-z][a-z-]*="[^"<>]*")*)\s*(/?)>`)
+	mathEntityRE = regexp.MustCompile(`^&(?:#[0-9]{1,7}|#x[0-9a-fA-F]{1,6}|[a-zA-Z][a-zA-Z0-9]{1,31});`)
+	mathStyleRE  = regexp.MustCompile(`^[a-zA-Z0-9 .:;%#',-]*$`)
+)
+
+// sanitizeMathML rebuilds treeblood's MathML: every tag must be an allowed
+// element with allowed attributes (written in a fixed order), closing tags
+// must match, and inside token elements (mtext, mi, ...) anything that
+// looks like markup is text and escaped. Markup outside token elements that
+// is not allowed (say an attribute smuggled in through \color) is an error.
+func sanitizeMathML(s string) (string, error) {
+	var b strings.Builder
+	var open []string // the elements open, innermost last
+	inToken := func() bool { return len(open) > 0 && mathElements[open[len(open)-1]] }
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch c {
+		case '<':
+			m := mathTagRE.FindStringSubmatch(s[i:])
+			if m != nil && inToken() && !(m[1] == "/" && m[2] == open[len(open)-1]) {
+				m = nil // markup inside text is text
+			}
+			if m == nil {
+				if inToken() {
+					b.WriteString("&lt;")
+					i++
+					continue
+				}
+				return "", fmt.Errorf("treeblood wrote markup that is not MathML: %.40q", s[i:])
+			}
+			closing, name, selfClosing := m[1] == "/", m[2], m[4] == "/"
+			if _, ok := mathElements[name]; !ok {
+				return "", fmt.Errorf("treeblood wrote a <%s> element, which is not in the allow-list", name)
+			}
+			if closing {
+				if len(open) == 0 || open[len(open)-1] != name || m[3] != "" || selfClosing {
+					return "", fmt.Errorf("treeblood wrote an unmatched </%s>", name)
+				}
+				open = open[:len(open)-1]
+				b.WriteString(m[0])
+				i += len(m[0])
+				continue
+			}
+			for _, a := range attrRE.FindAllStringSubmatch(m[3], -1) {
+				name, value := a[1], a[2]
+				switch {
+				case !mathAttrs[name]:
+					return "", fmt.Errorf("treeblood wrote a %s attribute, which is not in the allow-list", name)
+				case name == "style" && !mathStyleRE.MatchString(value):
+					return "", fmt.Errorf("treeblood wrote a style attribute that is not plain declarations: %q", value)
+				case name == "xmlns" && value != "http://www.w3.org/1998/Math/MathML":
+					return "", fmt.Errorf("treeblood wrote a foreign namespace %q", value)
+				}
+			}
+			b.WriteString(canonicalAttrs(m[0]))
+			if !selfClosing {
+				open = append(open, name)
+			}
+			i += len(m[0])
+		case '&':
+			if e := mathEntityRE.FindString(s[i:]); e != "" {
+				b.WriteString(e)
+				i += len(e)
+				continue
+			}
+			b.WriteString("&amp;")
+			i++
+		case '>':
+			b.WriteString("&gt;")
+			i++
+		default:
+			if !inToken() && len(open) == 0 {
+				return "", fmt.Errorf("treeblood wrote text outside <math>: %.40q", s[i:])
+			}
+			b.WriteByte(c)
+			i++
+		}
+	}
+	if len(open) > 0 {
+		return "", fmt.Errorf("treeblood left <%s> open", open[len(open)-1])
+	}
+	return b.String(), nil
 }
 
 func stripTags(s string) string {

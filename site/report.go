@@ -49,6 +49,7 @@ type CalReport struct {
 	HasWithout                                        bool // the fit was also run without the efficiency term
 	CVMethod                                          string
 	Interval                                          string
+	Plain                                             string // the held-out statistics in one plain sentence for users
 	Envelope                                          []KV
 	Notes                                             []string
 	Charts                                            []template.HTML
@@ -260,6 +261,7 @@ func calReport(c model.Calibration) CalReport {
 		stat(fmt.Sprintf("held-out coverage of the %s interval", pct(c.Interval.Level)), f.CVCoverage, func(s *model.FitSummary) float64 { return s.CVCoverage }, d3)
 		cr.CVMethod = f.CVMethod
 		cr.Notes = append(cr.Notes, f.Notes...)
+		cr.Plain = plainFit(f.CVR2, f.CVCoverage, c.Interval.Level)
 	}
 	if c.Law != nil {
 		cr.Notes = append([]string{fmt.Sprintf("Token reference: %s tokens (%s). The law is applied per token at this reference, so an estimate's energy is proportional to its tokens.", grouped(c.Law.RefTokens), c.Law.RefNote)}, cr.Notes...)
@@ -646,4 +648,31 @@ func speedupRows(c model.Calibration) []SpeedupRow {
 
 func pct(x float64) string {
 	return trimZeros(fixed(100*x, 1)) + " %"
+}
+
+// plainFit says what a calibration's held-out R² and interval coverage mean
+// for someone reading an estimate ("" when neither was measured).
+func plainFit(cvR2, coverage, level float64) string {
+	var parts []string
+	switch {
+	case cvR2 == 0:
+	case cvR2 < 0:
+		parts = append(parts, fmt.Sprintf("on workloads it was not fitted on, this calibration predicted energy less well than the plain average of those runs would have (held-out R² %s, below 0), so read its central figure there as a rough order of magnitude", fixed(cvR2, 2)))
+	case cvR2 < 0.5:
+		parts = append(parts, fmt.Sprintf("on workloads it was not fitted on, this calibration explained only part of the differences between runs (held-out R² %s)", fixed(cvR2, 2)))
+	default:
+		parts = append(parts, fmt.Sprintf("on workloads it was not fitted on, this calibration explained most of the differences between runs (held-out R² %s)", fixed(cvR2, 2)))
+	}
+	switch {
+	case coverage == 0:
+	case coverage < level-0.05:
+		parts = append(parts, fmt.Sprintf("its %s interval held only %s %% of those runs instead of %s, so the real uncertainty is wider than the interval shown and a run outside it would not be unusual", pct(level), fixed(coverage*100, 1), pct(level)))
+	default:
+		parts = append(parts, fmt.Sprintf("its %s interval held %s %% of those runs, about as many as it promises", pct(level), fixed(coverage*100, 1)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := strings.Join(parts, "; ") + "."
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -100,30 +100,135 @@
     return JSON.parse(out);
   }
 
-  /* ---------- formatting ---------- */
+  /* ---------- formatting: Go's rules (model.ShortNum, site/format.go) ----------
+   * The numbers on this page read as the generated pages and the command
+   * line print them: the same thresholds, the same significant digits,
+   * rounding half to even on the exact binary value (as strconv does), a
+   * true minus sign. site/numbers_browser_test.go compares the two on a table. */
 
-  function sig(x, digits) {
-    digits = digits || 3;
-    if (!isFinite(x)) return '—';
+  var DASH = '—', MINUS = '−';
+
+  // exactDec returns the exact decimal expansion of a > 0 as
+  // {d: digits without leading or trailing zeros, e} with a = 0.d × 10^e, or
+  // null below 1e-6, where Number.prototype.toFixed would lose digits (no
+  // rounding tie can occur there at the precisions used here).
+  function exactDec(a) {
+    if (a < 1e-6) return null;
+    var s = Number.isInteger(a) ? BigInt(a).toString() : a.toFixed(100);
+    var dot = s.indexOf('.'), ip = dot < 0 ? s : s.slice(0, dot), fp = dot < 0 ? '' : s.slice(dot + 1);
+    var all = (ip === '0' ? '' : ip) + fp, e = ip === '0' ? 0 : ip.length, i = 0;
+    while (i < all.length && all[i] === '0') i++;
+    return { d: all.slice(i).replace(/0+$/, ''), e: e - i };
+  }
+  // roundDec keeps the first k digits of x, rounding half to even.
+  function roundDec(x, k) {
+    if (k >= x.d.length) return x;
+    if (k < 0) return { d: '', e: x.e };
+    var keep = x.d.slice(0, k), rest = x.d.slice(k);
+    var odd = keep.length > 0 && (+keep[keep.length - 1]) % 2 === 1;
+    var up = rest[0] > '5' || (rest[0] === '5' && (/[1-9]/.test(rest.slice(1)) || odd));
+    if (!up) return { d: keep.replace(/0+$/, ''), e: x.e };
+    var arr = keep.split(''), i = arr.length - 1;
+    while (i >= 0 && arr[i] === '9') { arr[i] = '0'; i--; }
+    if (i < 0) return { d: ('1' + arr.join('')).replace(/0+$/, ''), e: x.e + 1 };
+    arr[i] = String(+arr[i] + 1);
+    return { d: arr.join('').replace(/0+$/, ''), e: x.e };
+  }
+  // fmtF is strconv.FormatFloat(a, 'f', dec, 64) for a ≥ 0.
+  function fmtF(a, dec) {
+    var x = a === 0 ? { d: '', e: 0 } : exactDec(a);
+    if (!x) return a.toFixed(dec);
+    var r = roundDec(x, x.e + dec), ip, fp;
+    if (r.d === '') { ip = '0'; fp = ''; }
+    else if (r.e <= 0) { ip = '0'; fp = '0'.repeat(-r.e) + r.d; }
+    else if (r.d.length <= r.e) { ip = r.d + '0'.repeat(r.e - r.d.length); fp = ''; }
+    else { ip = r.d.slice(0, r.e); fp = r.d.slice(r.e); }
+    return dec > 0 ? ip + '.' + (fp + '0'.repeat(dec)).slice(0, dec) : ip;
+  }
+  // digitsOf rounds a > 0 to n significant digits: {d (trailing zeros
+  // trimmed), e} with a ≈ 0.d × 10^e.
+  function digitsOf(a, n) {
+    var x = exactDec(a);
+    if (!x) {
+      var t = a.toExponential(n - 1).split('e');
+      return { d: t[0].replace('.', '').replace(/0+$/, ''), e: +t[1] + 1 };
+    }
+    return roundDec(x, n);
+  }
+  // fmtE is the mantissa and exponent of strconv.FormatFloat(a, 'e', n-1, 64).
+  function fmtE(a, n) {
+    var r = digitsOf(a, n), d = (r.d + '0'.repeat(n)).slice(0, n);
+    return [d[0] + (n > 1 ? '.' + d.slice(1) : ''), r.e - 1];
+  }
+  function sup(e) {
+    var m = { '-': '⁻', '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹' };
+    return String(e).split('').map(function (c) { return m[c] || c; }).join('');
+  }
+  function signed(x, s) { return x < 0 || Object.is(x, -0) ? MINUS + s : s; }
+
+  // sig is site/format.go's sig: n significant digits, without an exponent
+  // for magnitudes from 1e-4 to below 1e6, else "1.23 × 10⁷".
+  function sig(x, n) {
+    n = n || 3;
+    if (!isFinite(x)) return DASH;
     if (x === 0) return '0';
     var a = Math.abs(x);
-    if (a >= 1e-3 && a < 1e7) {
-      var d = Math.max(0, digits - 1 - Math.floor(Math.log10(a)));
-      return fixed(d).format(x);
+    if (a >= 1e-4 && a < 1e6) return signed(x, fmtF(a, Math.max(0, n - 1 - Math.floor(Math.log10(a)))));
+    var m = fmtE(a, n);
+    return signed(x, m[0] + ' × 10' + sup(m[1]));
+  }
+  // fixedDec is site/format.go's fixed: d decimals, a true minus sign.
+  function fixedDec(x, d) { return isFinite(x) ? signed(x, fmtF(Math.abs(x), d)) : DASH; }
+  // trimZeros drops trailing decimal zeros ("2.00" → "2").
+  function trimZeros(s) {
+    if (s.indexOf('.') < 0 || s.indexOf('×') >= 0) return s;
+    return s.replace(/0+$/, '').replace(/\.$/, '');
+  }
+  // groupInt writes the digits of a whole number with thousands commas.
+  function groupInt(s) { return s.replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
+  // grouped is site/format.go's grouped: a whole number (half away from
+  // zero), thousands separated.
+  function grouped(x) {
+    var s = groupInt(fmtF(Math.floor(Math.abs(x) + 0.5), 0));
+    return x < 0 ? MINUS + s : s;
+  }
+  // fmtKWh, fmtCount, fmtDuration are site/format.go's functions of the same name.
+  function fmtKWh(x) {
+    if (!isFinite(x)) return DASH;
+    return Math.abs(x) >= 100 ? grouped(x) + ' kWh' : sig(x, 4) + ' kWh';
+  }
+  function fmtCount(x) {
+    if (!isFinite(x)) return DASH;
+    var us = [[1e12, ' T'], [1e9, ' B'], [1e6, ' M'], [1e3, ' k']];
+    for (var i = 0; i < us.length; i++) if (Math.abs(x) >= us[i][0]) return trimZeros(sig(x / us[i][0], 3)) + us[i][1];
+    return trimZeros(sig(x, 3));
+  }
+  function fmtDuration(s) {
+    if (!isFinite(s)) return DASH;
+    if (s < 120) return trimZeros(sig(s, 3)) + ' s';
+    if (s < 2 * 3600) return trimZeros(sig(s / 60, 3)) + ' min';
+    if (s < 72 * 3600) return trimZeros(sig(s / 3600, 3)) + ' h';
+    return trimZeros(sig(s / 86400, 3)) + ' days';
+  }
+  // shortNum is model.ShortNum, the form of numbers inside messages: whole
+  // numbers below a million exactly, others as strconv's %.3g.
+  function shortNum(x) {
+    if (isNaN(x)) return 'NaN';
+    if (!isFinite(x)) return x > 0 ? '+Inf' : '-Inf';
+    var neg = x < 0 || Object.is(x, -0) ? '-' : '', a = Math.abs(x);
+    if (Number.isInteger(x) && a < 1e6) return neg + fmtF(a, 0);
+    if (a === 0) return neg + '0';
+    var r = digitsOf(a, 3), nd = r.d.length, dp = r.e, eprec = 3;
+    if (eprec > nd && nd >= dp) eprec = nd;
+    var exp = dp - 1;
+    if (exp < -4 || exp >= eprec) {
+      var m = r.d[0] + (nd > 1 ? '.' + r.d.slice(1) : ''), ae = Math.abs(exp);
+      return neg + m + 'e' + (exp < 0 ? '-' : '+') + (ae < 10 ? '0' : '') + ae;
     }
-    var e = x.toExponential(digits - 1).split('e');
-    return e[0] + '×10' + sup(e[1].replace('+', ''));
+    return neg + fmtF(a, Math.max((3 > dp ? nd : 3) - dp, 0));
   }
-  // fixed returns a cached en-US formatter with d decimals: building one
-  // per call (toLocaleString with options) costs tens of microseconds.
-  var formatters = {};
-  function fixed(d) {
-    return formatters[d] || (formatters[d] = new Intl.NumberFormat('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
-  }
-  function sup(s) {
-    var m = { '-': '⁻', '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹' };
-    return s.split('').map(function (c) { return m[c] || c; }).join('');
-  }
+  var fmt = { sig: sig, fixed: fixedDec, trimZeros: trimZeros, grouped: grouped, fmtKWh: fmtKWh, fmtCount: fmtCount, fmtDuration: fmtDuration, shortNum: shortNum };
+
   // energy in kWh -> [number, unit]
   function energyParts(kwh) {
     var a = Math.abs(kwh);
@@ -140,18 +245,13 @@
     return [sig(kg / 1000), 't CO₂e'];
   }
   function massText(kg) { var p = massParts(kg); return p[0] + ' ' + p[1]; }
-  function timeParts(s) {
-    if (s < 120) return [sig(s), 's'];
-    if (s < 2 * 3600) return [sig(s / 60), 'min'];
-    if (s < 3 * 86400) return [sig(s / 3600), 'h'];
-    return [sig(s / 86400), 'days'];
-  }
-  function timeText(s) { var p = timeParts(s); return p[0] + ' ' + p[1]; }
+  function timeText(s) { return fmtDuration(s); }
   function powerText(w) { return w < 1e4 ? sig(w) + ' W' : sig(w / 1000) + ' kW'; }
   function usd(x) {
-    if (x < 1) return '$' + sig(x);
-    if (x < 1e6) return '$' + fixed(2).format(x);
-    return '$' + sig(x);
+    if (!isFinite(x)) return DASH;
+    if (Math.abs(x) < 1 || Math.abs(x) >= 1e6) return '$' + sig(x);
+    var s = fmtF(Math.abs(x), 2).split('.');
+    return signed(x, '$' + groupInt(s[0]) + '.' + s[1]);
   }
   function pct(x) { return Math.round(x * 100) + ' %'; }
   function paramsText(n) {
@@ -197,44 +297,89 @@
     setTimeout(function () { btn.textContent = old; }, 1600);
   }
 
-  /* ---------- charts (hand-written SVG) ---------- */
+  /* ---------- charts (hand-written SVG) ----------
+   * Every chart goes through scale (one axis helper) and frame (grid, ticks,
+   * axes, labels). The viewBox is the chart's width in CSS pixels, so the
+   * stylesheet's one text size (13 px) is the size people see, on a phone
+   * as on a desktop; charts are redrawn when their width changes. */
 
   function niceStep(span, n) {
     var raw = span / n, p = Math.pow(10, Math.floor(Math.log10(raw))), f = raw / p;
     return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * p;
   }
-  // axis returns {map, ticks:[{v,label}]} for a linear or log scale.
-  function axis(min, max, a, b, opts) {
-    opts = opts || {};
-    var log = opts.log, ticks = [];
-    if (log) {
+  // scale maps [min, max] onto pixels [a, b] and picks ticks. o.log: a log
+  // scale, ticks at 1-2-5 per decade (fewer on wide spans) or at powers of
+  // two (o.base2); otherwise linear with round steps, the ends widened to
+  // them. o.ticks replaces the ticks. Returns {map, ticks, min, max}.
+  function scale(min, max, a, b, o) {
+    o = o || {};
+    var ticks = [], map, lo, hi;
+    if (o.log) {
       var lmin = Math.log(min), lmax = Math.log(max);
       if (lmax - lmin < 1e-9) { lmin -= 0.5; lmax += 0.5; }
-      var map = function (v) { return a + (Math.log(v) - lmin) / (lmax - lmin) * (b - a); };
-      if (opts.base2) {
+      map = function (v) { return a + (Math.log(v) - lmin) / (lmax - lmin) * (b - a); };
+      lo = Math.exp(lmin); hi = Math.exp(lmax);
+      if (o.base2) {
         for (var v = 1; v <= max * 1.0001; v *= 2) if (v >= min / 1.0001) ticks.push(v);
       } else {
         var e0 = Math.floor(Math.log10(min)), e1 = Math.ceil(Math.log10(max));
         var mults = e1 - e0 <= 2 ? [1, 2, 5] : e1 - e0 <= 4 ? [1, 3] : [1];
         for (var e = e0; e <= e1; e++) mults.forEach(function (m) {
           var t = m * Math.pow(10, e);
-          if (t >= min * 0.999 && t <= max * 1.001) ticks.push(t);
+          if (t >= min * 0.999 && t <= max * 1.001) ticks.push(+t.toPrecision(12));
         });
         if (ticks.length < 2) ticks = [min, max];
       }
-      return { map: map, ticks: ticks, min: Math.exp(lmin), max: Math.exp(lmax) };
+    } else {
+      var step = niceStep(max - min || 1, Math.max(2, Math.min(6, Math.round(Math.abs(b - a) / 70))));
+      lo = Math.floor(min / step) * step; hi = Math.ceil(max / step) * step;
+      if (hi === lo) hi = lo + step;
+      for (var t = lo; t <= hi + step / 2; t += step) ticks.push(+t.toPrecision(12));
+      map = function (v) { return a + (v - lo) / (hi - lo) * (b - a); };
     }
-    var step = niceStep(max - min || 1, 5);
-    var lo = Math.floor(min / step) * step, hi = Math.ceil(max / step) * step;
-    if (hi === lo) hi = lo + step;
-    for (var t = lo; t <= hi + step / 2; t += step) ticks.push(+t.toPrecision(12));
-    return { map: function (v) { return a + (v - lo) / (hi - lo) * (b - a); }, ticks: ticks, min: lo, max: hi };
+    if (o.ticks) ticks = o.ticks;
+    return { map: map, ticks: ticks, min: lo, max: hi };
   }
 
-  // lineChart draws series of [x, y] points. o: {title, desc, series:[{name, key, pts}],
-  // xLabel, yLabel, fmtY, fmtX, mark:{x, y, label}, xBase2}
+  // chartWidth is the width to draw a chart in: its box's, within reason.
+  function chartWidth(box) {
+    var w = box && box.clientWidth;
+    return Math.round(Math.max(280, Math.min(760, w || 560)));
+  }
+
+  // frame draws a chart's grid, ticks, axes and axis labels and returns the
+  // SVG parts with the two scales. o: {id, title, desc, width, height,
+  // left, x: {min, max, log, base2, ticks, fmt, label}, y: {...}}.
+  function frame(o) {
+    var W = o.width || 560, H = o.height || 300, L = o.left || 64, R = 16, T = 16, B = 50;
+    var xa = scale(o.x.min, o.x.max, L, W - R, o.x), ya = scale(o.y.min, o.y.max, H - B, T, o.y);
+    var fx = o.x.fmt || function (v) { return sig(v, 2); }, fy = o.y.fmt || function (v) { return sig(v, 2); };
+    var out = ['<svg viewBox="0 0 ' + W + ' ' + H + '" width="' + W + '" height="' + H + '" role="img" aria-labelledby="' + o.id + '-t' + (o.desc ? ' ' + o.id + '-d' : '') + '" class="chart" id="' + o.id + '">',
+      '<title id="' + o.id + '-t">' + esc(o.title) + '</title>' + (o.desc ? '<desc id="' + o.id + '-d">' + esc(o.desc) + '</desc>' : '')];
+    ya.ticks.forEach(function (t) {
+      var y = ya.map(t).toFixed(1);
+      out.push('<line class="grid" x1="' + L + '" x2="' + (W - R) + '" y1="' + y + '" y2="' + y + '"/>');
+      out.push('<text class="tick" x="' + (L - 6) + '" y="' + y + '" dy="0.32em" text-anchor="end">' + esc(fy(t)) + '</text>');
+    });
+    // Thin out x labels that would overlap (about 7 px per character).
+    var lastEnd = -Infinity;
+    xa.ticks.forEach(function (t) {
+      var x = xa.map(t), label = fx(t), half = label.length * 3.6;
+      out.push('<line class="grid" y1="' + T + '" y2="' + (H - B) + '" x1="' + x.toFixed(1) + '" x2="' + x.toFixed(1) + '"/>');
+      if (x - half < lastEnd + 6) return;
+      lastEnd = x + half;
+      out.push('<text class="tick" y="' + (H - B + 18) + '" x="' + x.toFixed(1) + '" text-anchor="middle">' + esc(label) + '</text>');
+    });
+    out.push('<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (H - B) + '" y2="' + (H - B) + '"/>');
+    out.push('<line class="axis" x1="' + L + '" x2="' + L + '" y1="' + T + '" y2="' + (H - B) + '"/>');
+    out.push('<text class="label" x="' + ((L + W - R) / 2) + '" y="' + (H - 10) + '" text-anchor="middle">' + esc(o.x.label) + '</text>');
+    out.push('<text class="label" transform="translate(15 ' + ((T + H - B) / 2) + ') rotate(-90)" text-anchor="middle">' + esc(o.y.label) + '</text>');
+    return { out: out, xa: xa, ya: ya, W: W, H: H, L: L, R: R, T: T, B: B };
+  }
+
+  // lineChart draws series of [x, y] points. o: {id, title, desc, width,
+  // series:[{name, key, pts}], xLabel, yLabel, fmtY, fmtX, mark:{x, y, label}, xBase2}
   function lineChart(o) {
-    var W = 560, H = 300, L = 64, R = 16, T = 16, B = 46;
     var xs = [], ys = [];
     o.series.forEach(function (s) { s.pts.forEach(function (p) { xs.push(p[0]); ys.push(p[1]); }); });
     if (o.mark) { xs.push(o.mark.x); ys.push(o.mark.y); }
@@ -242,25 +387,10 @@
     var xmin = Math.min.apply(null, xs), xmax = Math.max.apply(null, xs);
     var ymin = Math.min.apply(null, ys), ymax = Math.max.apply(null, ys);
     var ylog = ymax / ymin > 8;
-    var xa = axis(xmin, xmax, L, W - R, { log: true, base2: o.xBase2 });
-    var ya = ylog ? axis(ymin, ymax, H - B, T, { log: true }) : axis(0, ymax * 1.05, H - B, T, {});
-    var out = [];
-    out.push('<svg viewBox="0 0 ' + W + ' ' + H + '" role="img" aria-labelledby="' + o.id + '-t ' + o.id + '-d" class="chart" id="' + o.id + '">');
-    out.push('<title id="' + o.id + '-t">' + esc(o.title) + '</title><desc id="' + o.id + '-d">' + esc(o.desc) + '</desc>');
-    ya.ticks.forEach(function (t) {
-      var y = ya.map(t).toFixed(1);
-      out.push('<line class="grid" x1="' + L + '" x2="' + (W - R) + '" y1="' + y + '" y2="' + y + '"/>');
-      out.push('<text class="tick" x="' + (L - 6) + '" y="' + y + '" dy="0.32em" text-anchor="end">' + esc(o.fmtY(t)) + '</text>');
-    });
-    xa.ticks.forEach(function (t) {
-      var x = xa.map(t).toFixed(1);
-      out.push('<line class="grid" y1="' + T + '" y2="' + (H - B) + '" x1="' + x + '" x2="' + x + '"/>');
-      out.push('<text class="tick" y="' + (H - B + 16) + '" x="' + x + '" text-anchor="middle">' + esc(o.fmtX ? o.fmtX(t) : String(t)) + '</text>');
-    });
-    out.push('<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (H - B) + '" y2="' + (H - B) + '"/>');
-    out.push('<line class="axis" x1="' + L + '" x2="' + L + '" y1="' + T + '" y2="' + (H - B) + '"/>');
-    out.push('<text class="label" x="' + ((L + W - R) / 2) + '" y="' + (H - 8) + '" text-anchor="middle">' + esc(o.xLabel) + '</text>');
-    out.push('<text class="label" transform="translate(14 ' + ((T + H - B) / 2) + ') rotate(-90)" text-anchor="middle">' + esc(o.yLabel + (ylog ? ' (log scale)' : '')) + '</text>');
+    var f = frame({ id: o.id, title: o.title, desc: o.desc, width: o.width,
+      x: { min: xmin, max: xmax, log: true, base2: o.xBase2, fmt: o.fmtX || String, label: o.xLabel },
+      y: ylog ? { min: ymin, max: ymax, log: true, fmt: o.fmtY, label: o.yLabel + ' (log scale)' } : { min: 0, max: ymax * 1.05, fmt: o.fmtY, label: o.yLabel } });
+    var out = f.out, xa = f.xa, ya = f.ya;
     o.series.forEach(function (s) {
       if (!s.pts.length) return;
       var d = s.pts.map(function (p, i) { return (i ? 'L' : 'M') + xa.map(p[0]).toFixed(1) + ' ' + ya.map(p[1]).toFixed(1); }).join('');
@@ -270,16 +400,19 @@
     if (o.mark) {
       var mx = xa.map(o.mark.x), my = ya.map(o.mark.y);
       out.push('<circle class="mark" r="6" cx="' + mx.toFixed(1) + '" cy="' + my.toFixed(1) + '"/>');
-      var anchor = mx > W - 150 ? 'end' : 'start', dx = anchor === 'end' ? -10 : 10;
+      var anchor = mx > f.W - 150 ? 'end' : 'start', dx = anchor === 'end' ? -10 : 10;
       out.push('<text class="mark-label" x="' + (mx + dx).toFixed(1) + '" y="' + (my - 10).toFixed(1) + '" text-anchor="' + anchor + '">' + esc(o.mark.label) + '</text>');
     }
     out.push('</svg>');
     return out.join('');
   }
 
+  // legend lists series; an entry with a note (a strategy that does not
+  // fit, say) is struck through and says why.
   function legend(series) {
     return '<ul class="legend">' + series.map(function (s) {
-      return '<li><span class="swatch s-' + s.key + '" aria-hidden="true"></span>' + esc(s.name) + '</li>';
+      return '<li' + (s.note ? ' class="absent" data-absent="' + esc(s.key) + '"' : '') + '><span class="swatch ' + (s.cls || 's-' + s.key) + '" aria-hidden="true"></span>' + esc(s.name) +
+        (s.note ? ' <span class="why">' + esc(s.note) + '</span>' : '') + '</li>';
     }).join('') + '</ul>';
   }
 
@@ -332,10 +465,59 @@
     this.state = Object.assign({}, meta.default_form);
     this.inputs = {};
     this.last = null; // last good output
+    this.own = {}; // names of the user's own calibrations (fitted in this browser)
+    this.loadOwn();
     this.readURL();
     this.build();
     this.fill();
   }
+
+  /* The user's own calibrations: fitted on this page, kept in this
+   * browser's local storage, added to the calculator's catalog by Go
+   * (calcapi.AddCalibration), listed as "yours". */
+  var OWN_KEY = 'wattscale-own-calibrations';
+  function ownStored() {
+    try { var v = JSON.parse(localStorage.getItem(OWN_KEY) || '[]'); return Array.isArray(v) ? v : []; } catch (e) { return []; }
+  }
+  Calculator.prototype.loadOwn = function () {
+    var cals = ownStored();
+    if (!cals.length || !this.api.addCalibration) return null;
+    var res = call(this.api.addCalibration, { calibrations: cals });
+    if (res.error) return res.error;
+    this.meta.calibrations = res.calibrations;
+    var own = this.own;
+    res.calibrations.forEach(function (c) { if (c.own) own[c.name] = true; });
+    return null;
+  };
+  // useOwn adds a calibration the user just fitted and selects it.
+  Calculator.prototype.useOwn = function (cal) {
+    var cals = ownStored().filter(function (c) { return c.name !== cal.name; });
+    cals.push(cal);
+    var res = call(this.api.addCalibration, { calibrations: cals });
+    if (res.error && /another name/.test(res.error.message)) {
+      cal = Object.assign({}, cal, { name: cal.name + '-yours' });
+      cals[cals.length - 1] = cal;
+      res = call(this.api.addCalibration, { calibrations: cals });
+    }
+    if (res.error) return res.error.say || res.error.message;
+    try { localStorage.setItem(OWN_KEY, JSON.stringify(cals)); } catch (e) { /* private mode: kept for this visit only */ }
+    this.meta.calibrations = res.calibrations;
+    var own = this.own;
+    res.calibrations.forEach(function (c) { if (c.own) own[c.name] = true; });
+    var sel = this.inputs.cal;
+    sel.innerHTML = '';
+    this.calOptions().forEach(function (o) { sel.appendChild(el('option', { value: o.value, text: o.text })); });
+    this.state.cal = cal.name;
+    sel.value = cal.name;
+    this.update();
+    history.replaceState(null, '', '?' + this.query() + location.hash);
+    return '';
+  };
+  Calculator.prototype.calOptions = function () {
+    var m = this.meta, own = this.own;
+    return [{ value: '', text: 'Default (' + m.calibrations.filter(function (c) { return c.default; }).map(function (c) { return c.name; })[0] + ')' }]
+      .concat(m.calibrations.map(function (c) { return { value: c.name, text: c.name + ' ' + c.version + ' (' + c.kind + (own[c.name] ? '; yours, fitted in this browser' : '') + ')' }; }));
+  };
 
   Calculator.prototype.readURL = function () {
     var q = new URLSearchParams(location.search);
@@ -466,12 +648,13 @@
     // Hardware
     var fsHw = el('fieldset', {}, [el('legend', { text: 'Hardware and parallelism' })]);
     fsHw.appendChild(this.field('gpu', textInput('text', uid + '-gpus'), ''));
-    fsHw.appendChild(el('div', { class: 'grid2' }, [
+    fsHw.appendChild(el('div', { class: 'grid2 narrow-wide' }, [
       this.field('count', textInput('numeric')),
       this.field('strategy', select(m.strategies.map(function (s) { return { value: s, text: STRATEGY_NAMES[s] || s }; })))]));
     fsHw.appendChild(el('div', { class: 'grid2', 'data-group': '' }, [
       this.field('tensor', textInput('numeric')),
       this.field('data_mode', select(this.fields.data_mode.choices.map(function (c) { return { value: c, text: c.toUpperCase() }; })))]));
+    fsHw.appendChild(this.field('power', textInput('numeric')));
     form.appendChild(fsHw);
 
     // Site
@@ -487,8 +670,7 @@
 
     // Calibration
     var fsCal = el('fieldset', {}, [el('legend', { text: 'Calibration' })]);
-    fsCal.appendChild(this.field('cal', select([{ value: '', text: 'Default (' + m.calibrations.filter(function (c) { return c.default; }).map(function (c) { return c.name; })[0] + ')' }]
-      .concat(m.calibrations.map(function (c) { return { value: c.name, text: c.name + ' ' + c.version + ' (' + c.kind + ')' }; }))), ''));
+    fsCal.appendChild(this.field('cal', select(this.calOptions()), ''));
     form.appendChild(fsCal);
 
     // Every other row of the field table gets a plain input in its group's
@@ -535,14 +717,155 @@
       '<p class="muted small chart-note">Same model, tokens and batch per GPU; each line is a strategy, the ring is your configuration. More GPUs finish sooner but parallel overhead costs energy.</p>' +
       '<div class="charts"><figure class="chart-e"></figure><figure class="chart-t"></figure></div>' +
       '<div class="legend-wrap"></div>' +
+      (this.embed ? '' : '<section class="cheaper" aria-labelledby="cheaper-h"><h2 class="h" id="cheaper-h">Cheaper ways to run this</h2>' +
+        '<p class="muted small">The same model, tokens and batch per GPU on every GPU type of the table (up to 64 each), every layout and eight power limits: ' +
+        'each marker is a configuration no other beats on both energy and time. Select one (click, or Tab then Enter) to load it into the form.</p>' +
+        '<div class="cheaper-ctl grid2"></div><div class="cheaper-out"></div></section>') +
       (this.embed ? '' : '<h2 class="h">Share and cite</h2><div class="share"></div>');
-    var layout = el('div', { class: 'calc-layout' }, [form, res]);
+    // On a phone the form comes first: this summary (energy with its
+    // interval, time, CO₂e) stays at the top of the screen, one tap from the
+    // full estimate.
+    var sum = el('a', { class: 'summary', href: '#' + uid + '-res', 'aria-label': 'Estimate summary: jump to the full estimate' });
+    sum.innerHTML = '<span class="s-e"><span class="s-k">Energy</span> <output id="sum-energy" data-kwh=""></output></span><span class="s-i"></span><span class="s-t"></span><span class="s-c"></span><span class="s-go" aria-hidden="true">Details ↓</span>';
+    this.summary = sum;
+    res.id = uid + '-res';
+    res.tabIndex = -1;
+    var layout = el('div', { class: 'calc-layout' }, this.embed ? [form, res] : [sum, form, res]);
+    if (!this.resizeHooked) {
+      this.resizeHooked = true;
+      var tid = 0;
+      window.addEventListener('resize', function () {
+        clearTimeout(tid);
+        tid = setTimeout(function () {
+          var ce = self.results.querySelector('.chart-e');
+          if (self.last && ce && ce.clientWidth !== self.chartW) self.renderCharts(self.last);
+        }, 150);
+      });
+    }
     this.root.appendChild(layout);
     if (this.embed) {
       this.root.appendChild(el('p', { class: 'embed-foot' }, [
         el('a', { href: '#', class: 'open-full', target: '_blank', rel: 'noopener', text: 'Open in the full wattscale calculator' })]));
     }
-    if (!this.embed) this.buildRefit();
+    if (!this.embed) {
+      var ctl = res.querySelector('.cheaper-ctl');
+      ctl.appendChild(this.field('deadline', textInput()));
+      var MINIMISE = { energy: 'Energy', co2e: 'CO₂e (operational + embodied)', cost: 'Electricity cost', time: 'Time' };
+      ctl.appendChild(this.field('minimise', select(this.fields.minimise.choices.map(function (c) { return { value: c, text: MINIMISE[c] || c }; }))));
+      ctl.addEventListener('input', onInput);
+      ctl.addEventListener('change', onInput);
+      var outEl = res.querySelector('.cheaper-out');
+      var pick = function (e) {
+        var g = e.target.closest && e.target.closest('[data-pareto]');
+        if (!g) return;
+        if (e.type === 'keydown' && e.key !== 'Enter' && e.key !== ' ') return;
+        e.preventDefault();
+        self.loadConfig(self.cheaperPoints[+g.getAttribute('data-pareto')]);
+      };
+      outEl.addEventListener('click', pick);
+      outEl.addEventListener('keydown', pick);
+      this.buildRefit();
+    }
+  };
+
+  // loadConfig puts a recommended configuration into the form, estimates
+  // it and records it in the address (so the chosen point round-trips
+  // through a shared link).
+  Calculator.prototype.loadConfig = function (c) {
+    if (!c) return;
+    var s = this.state;
+    s.gpu = c.hardware.gpu;
+    s.count = String(c.hardware.count);
+    s.power = String(c.hardware.power_limit_w);
+    if (typeof c.strategy === 'string') s.strategy = c.strategy;
+    else { s.strategy = 'hybrid'; s.tensor = String(c.strategy.tensor); s.data_mode = c.strategy.data_mode || 'fsdp'; }
+    this.fill();
+    this.update();
+    history.replaceState(null, '', '?' + this.query() + location.hash);
+    var st = this.results.querySelector('.status');
+    if (st) st.textContent = 'Loaded ' + c.hardware.count + ' × ' + c.hardware.gpu + ' at ' + c.hardware.power_limit_w + ' W.';
+    var e = this.root.querySelector('#energy');
+    if (e) e.closest('.results').scrollIntoView({ block: 'start' });
+  };
+
+  function strategyText(st) {
+    if (typeof st === 'string') return st === 'single' ? 'single GPU' : st.toUpperCase();
+    return 'tensor ' + st.tensor + ' × ' + (st.data_mode || 'fsdp').toUpperCase() + ' ' + st.data;
+  }
+  function configText(c) {
+    return c.hardware.count + ' × ' + c.hardware.gpu + ', ' + strategyText(c.strategy) + ', ' + c.hardware.power_limit_w + ' W limit';
+  }
+
+  // renderCheaper runs the recommender for the form and draws the Pareto
+  // chart (energy against wall-clock time): the user's configuration ringed,
+  // the best filled, the deadline a dashed line.
+  Calculator.prototype.renderCheaper = function () {
+    var el0 = this.results.querySelector('.cheaper-out');
+    if (!el0 || !this.api.recommend) return;
+    var t0 = performance.now();
+    var out = call(this.api.recommend, { form: this.state });
+    perf.lastRecommendMs = performance.now() - t0;
+    if (out.error) {
+      if (out.error.input === 'deadline' || out.error.input === 'minimise') this.showError(out.error);
+      el0.innerHTML = '<p class="muted">' + esc(out.error.say || out.error.text || out.error.message) + '</p>';
+      this.cheaperPoints = [];
+      return;
+    }
+    var r = out.result, pts = r.pareto || [];
+    this.cheaperPoints = pts;
+    if (!r.best) { el0.innerHTML = '<p class="muted">' + esc((r.warnings || []).join(' ')) + '</p>'; return; }
+    var b = r.best, cur = r.current, obj = { energy: 'energy', co2e: 'CO₂e', cost: 'electricity cost', time: 'time' }[r.minimise];
+    var head = '<p class="cheaper-best"><strong>' + (r.meets_deadline ? 'Least ' + esc(obj) + (r.deadline_s ? ' within the deadline' : '') : 'Nothing meets the deadline; fastest') + ':</strong> ' +
+      esc(configText(b)) + ' — ' + esc(energyText(b.energy_kwh)) + ', ' + esc(timeText(b.time_s)) + ', ' + esc(massText(b.co2e_kg)) + ' operational + ' + esc(massText(b.embodied_co2e_kg)) + ' embodied, ' + esc(usd(b.cost_usd)) + '.</p>';
+    if (cur && r.saving) {
+      var sv = r.saving;
+      head += '<p class="cheaper-saving">' + (sv.energy_kwh > 0 ? 'Switching from yours (' + esc(configText(cur)) + ') saves ' + esc(energyText(sv.energy_kwh)) + ' (' + esc(Math.round(sv.energy_pct) + ' %') + ')' +
+        (sv.time_s < 0 ? ' and takes ' + esc(timeText(-sv.time_s)) + ' longer' : ' and finishes ' + esc(timeText(sv.time_s)) + ' sooner') : 'Your configuration is already the least ' + esc(obj) + ' of those searched') + '.</p>';
+    }
+    // Chart.
+    var W = 560, H = 320, L = 64, R = 16, T = 16, B = 46;
+    var all = pts.concat(cur ? [cur] : []);
+    var xs = all.map(function (c) { return c.time_s / 3600; }), ys = all.map(function (c) { return c.energy_kwh; });
+    if (r.deadline_s) xs.push(r.deadline_s / 3600);
+    var xa = axis(Math.min.apply(null, xs) / 1.15, Math.max.apply(null, xs) * 1.15, L, W - R, { log: true });
+    var ya = axis(Math.min.apply(null, ys) / 1.15, Math.max.apply(null, ys) * 1.15, H - B, T, { log: true });
+    var o = [];
+    o.push('<svg viewBox="0 0 ' + W + ' ' + H + '" role="group" aria-labelledby="chart-pareto-t" class="chart pareto" id="chart-pareto">');
+    o.push('<title id="chart-pareto-t">Energy against wall-clock time of the least-energy configurations (' + pts.length + ' on the front)</title>');
+    ya.ticks.forEach(function (t) {
+      var y = ya.map(t).toFixed(1);
+      o.push('<line class="grid" x1="' + L + '" x2="' + (W - R) + '" y1="' + y + '" y2="' + y + '"/><text class="tick" x="' + (L - 6) + '" y="' + y + '" dy="0.32em" text-anchor="end">' + esc(sig(t, 2)) + '</text>');
+    });
+    xa.ticks.forEach(function (t) {
+      var x = xa.map(t).toFixed(1);
+      o.push('<line class="grid" y1="' + T + '" y2="' + (H - B) + '" x1="' + x + '" x2="' + x + '"/><text class="tick" y="' + (H - B + 16) + '" x="' + x + '" text-anchor="middle">' + esc(sig(t, 2)) + '</text>');
+    });
+    o.push('<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (H - B) + '" y2="' + (H - B) + '"/><line class="axis" x1="' + L + '" x2="' + L + '" y1="' + T + '" y2="' + (H - B) + '"/>');
+    o.push('<text class="label" x="' + ((L + W - R) / 2) + '" y="' + (H - 8) + '" text-anchor="middle">Wall-clock time (hours, log scale)</text>');
+    o.push('<text class="label" transform="translate(14 ' + ((T + H - B) / 2) + ') rotate(-90)" text-anchor="middle">Accelerator energy (kWh, log scale)</text>');
+    if (r.deadline_s) {
+      var dx = xa.map(r.deadline_s / 3600).toFixed(1);
+      o.push('<line class="deadline" x1="' + dx + '" x2="' + dx + '" y1="' + T + '" y2="' + (H - B) + '"/><text class="mark-label" x="' + dx + '" y="' + (T + 12) + '" dx="-4" text-anchor="end">deadline</text>');
+    }
+    o.push('<path class="line s-fsdp" d="' + pts.map(function (c, i) { return (i ? 'L' : 'M') + xa.map(c.time_s / 3600).toFixed(1) + ' ' + ya.map(c.energy_kwh).toFixed(1); }).join('') + '"/>');
+    pts.forEach(function (c, i) {
+      var isBest = c.hardware.gpu === b.hardware.gpu && c.hardware.count === b.hardware.count && c.hardware.power_limit_w === b.hardware.power_limit_w && JSON.stringify(c.strategy) === JSON.stringify(b.strategy);
+      var label = configText(c) + ': ' + energyText(c.energy_kwh) + ', ' + timeText(c.time_s) + (isBest ? ' (recommended)' : '') + (c.meets_deadline ? '' : ' (misses the deadline)') + '. Load into the form.';
+      o.push('<g class="pt' + (isBest ? ' best' : '') + (c.meets_deadline ? '' : ' late') + '" data-pareto="' + i + '" data-kwh="' + c.energy_kwh + '" tabindex="0" role="button" aria-label="' + esc(label) + '">' +
+        '<title>' + esc(label) + '</title><circle r="' + (isBest ? 7 : 5) + '" cx="' + xa.map(c.time_s / 3600).toFixed(1) + '" cy="' + ya.map(c.energy_kwh).toFixed(1) + '"/></g>');
+    });
+    if (cur) {
+      var cx = xa.map(cur.time_s / 3600), cy = ya.map(cur.energy_kwh);
+      o.push('<circle class="mark" r="8" cx="' + cx.toFixed(1) + '" cy="' + cy.toFixed(1) + '"/>');
+      var anc = cx > W - 150 ? 'end' : 'start';
+      o.push('<text class="mark-label" x="' + (cx + (anc === 'end' ? -12 : 12)).toFixed(1) + '" y="' + (cy - 10).toFixed(1) + '" text-anchor="' + anc + '">yours</text>');
+    }
+    o.push('</svg>');
+    el0.innerHTML = head + '<figure class="pareto-fig">' + o.join('') +
+      '<figcaption>Ring: your configuration. Large dot: the recommendation. ' + (r.deadline_s ? 'Dashed line: the deadline. ' : '') +
+      esc(r.searched) + ' configurations searched, ' + esc(r.feasible) + ' fit in memory. Embodied CO₂e: ' + esc(sig(b.embodied_co2e_kg / b.gpu_hours * 1000, 3)) + ' g per GPU-hour (Luccioni et al. 2023). ' +
+      'Power-limit response fitted on the Zeus power-capped runs (You et al., NSDI 2023).</figcaption></figure>' +
+      (r.warnings && r.warnings.length ? '<ul class="muted small">' + r.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul>' : '');
   };
 
   Calculator.prototype.fill = function () {
@@ -596,6 +919,12 @@
       st.glu = a.glu ? '1' : ''; this.inputs.glu.checked = !!a.glu;
     }
     this.toggle();
+    if (k === 'model' && v.trim() === '' && this.last) {
+      // Cleared to browse the presets: not a mistake yet. Keep the estimate.
+      var hm = this.root.querySelector('#f-model-hint');
+      if (hm) hm.textContent = 'Pick a model from the list, or type custom to give its shape.';
+      return;
+    }
     this.update();
     history.replaceState(null, '', '?' + this.query() + location.hash);
     perf.lastInputMs = performance.now() - t0;
@@ -620,10 +949,12 @@
     Array.prototype.forEach.call(root.querySelectorAll('.calc-form .err'), function (p) { p.textContent = ''; });
   };
 
+  // showError puts one error beside its input, in the form's words
+  // (err.say; the JSON path stays for the command line and the API).
   Calculator.prototype.showError = function (err) {
     var key = err.input, ctl = key && this.inputs[key];
     var typed = ctl && !Array.isArray(ctl) && ctl.type !== 'checkbox' && ctl.tagName !== 'SELECT' ? ctl.value : null;
-    var msg = err.message + (typed !== null && typed.trim() !== '' ? ' (you entered “' + typed + '”)' : err.value ? ' (got ' + err.value + ')' : '');
+    var msg = (err.say || err.message) + (typed !== null && typed.trim() !== '' ? ' (you entered “' + typed + '”)' : err.value ? ' (got ' + err.value + ')' : '');
     if (ctl && !Array.isArray(ctl)) {
       var f = ctl.closest('.field');
       f.classList.add('invalid');
@@ -631,25 +962,39 @@
       var label = f.querySelector('label').textContent;
       f.querySelector('.err').textContent = msg.charAt(0).toUpperCase() + msg.slice(1);
       // The field may be in a hidden group (a URL can carry anything): say so.
-      if (ctl.offsetParent === null) this.formErr.textContent = label + ': ' + msg;
+      if (ctl.offsetParent === null) this.formErr.textContent = (this.formErr.textContent ? this.formErr.textContent + ' ' : '') + label + ': ' + msg;
       return label;
     }
-    this.formErr.textContent = err.text || msg;
+    this.formErr.textContent = msg.charAt(0).toUpperCase() + msg.slice(1);
     return null;
+  };
+
+  // showErrors marks every wrong input (a link can carry several) and
+  // returns the first one's label.
+  Calculator.prototype.showErrors = function (out) {
+    var self = this, first = null;
+    this.formErr.textContent = '';
+    (out.errors && out.errors.length ? out.errors : [out.error]).forEach(function (e) {
+      var l = self.showError(e);
+      if (first === null) first = l;
+    });
+    return first;
   };
 
   Calculator.prototype.render = function (out) {
     this.clearErrors();
     var res = this.results, status = res.querySelector('.status');
     if (out.error) {
-      var label = this.showError(out.error);
-      var where = label ? 'Check “' + label + '”: ' : '';
+      var label = this.showErrors(out);
+      var more = out.errors && out.errors.length > 1 ? ' and ' + (out.errors.length - 1) + ' more field' + (out.errors.length > 2 ? 's' : '') : '';
+      var where = label ? 'Check “' + label + '”' + more + ': ' : '';
+      var say = out.error.say || out.error.message;
       if (this.last) {
         res.classList.add('stale');
         status.textContent = where + 'showing the last valid estimate until the input is fixed.';
       } else {
         res.classList.add('stale', 'empty');
-        status.textContent = where + (out.error.text || out.error.message);
+        status.textContent = where + say;
       }
       this.root.dataset.state = 'error';
       return;
@@ -672,14 +1017,23 @@
       '<span class="num" data-kwh="' + r.energy_interval_kwh[1] + '">' + esc(energyText(r.energy_interval_kwh[1])) + '</span>' +
       ' · ' + esc(energyText(r.facility_energy_kwh)) + ' at the wall with PUE ' + esc(sig(p.pue));
 
+    if (this.summary) {
+      var se = this.summary.querySelector('#sum-energy');
+      se.textContent = energyText(r.energy_kwh);
+      se.dataset.kwh = String(r.energy_kwh);
+      this.summary.querySelector('.s-i').textContent = pct(r.interval_level) + ' ' + energyText(r.energy_interval_kwh[0]) + ' – ' + energyText(r.energy_interval_kwh[1]);
+      this.summary.querySelector('.s-t').textContent = timeText(r.time_s);
+      this.summary.querySelector('.s-c').textContent = massText(r.co2e_kg);
+    }
     var cu = r.calibration;
-    res.querySelector('.calline').textContent = 'Calibration ' + cu.name + ' ' + cu.version + ' (' + cu.kind + ')' +
-      (cu.in_envelope ? ', inside its fitted range' : ', outside its fitted range: interval widened') + ' · accelerator energy only; the wall figure adds PUE';
+    res.querySelector('.calline').textContent = 'Calibration ' + cu.name + ' ' + cu.version + ' (' + cu.kind + (cu.name in this.own ? ', yours' : '') + ')' +
+      (cu.in_envelope ? ', inside its fitted range' : ', outside its fitted range: interval widened (see below)') + ' · accelerator energy only; the wall figure adds PUE';
     var cards = [
       ['Time', timeText(r.time_s), pct(r.interval_level) + ' interval ' + timeText(r.time_interval_s[0]) + ' – ' + timeText(r.time_interval_s[1]), 'time'],
       ['Average power', powerText(r.avg_power_w), 'all ' + p.count + ' GPU' + (p.count > 1 ? 's' : '') + ' together', 'power'],
       ['GPU-hours', sig(r.gpu_hours), p.count + ' × ' + p.gpu_name, 'gpuh'],
-      ['CO₂e', massText(r.co2e_kg), pct(r.interval_level) + ' interval ' + massText(r.co2e_interval_kg[0]) + ' – ' + massText(r.co2e_interval_kg[1]) + '; ' + sig(p.carbon_g_per_kwh) + ' g/kWh' + (p.region ? ' (' + p.region + ')' : ''), 'co2'],
+      ['CO₂e', massText(r.co2e_kg), pct(r.interval_level) + ' interval ' + massText(r.co2e_interval_kg[0]) + ' – ' + massText(r.co2e_interval_kg[1]) + '; ' + sig(p.carbon_g_per_kwh) + ' g/kWh' + (p.region ? ' (' + p.region + ')' : '') + '; plus ' + massText(r.embodied_co2e_kg) + ' embodied (manufacturing, ' + sig(r.embodied.kg_per_gpu_hour * 1000, 3) + ' g per GPU-hour, Luccioni et al. 2023), not in energy', 'co2'],
+      ['Power limit', r.power_limit.limit_w + ' W', r.power_limit.time_factor === 1 ? 'the default: the run draws about ' + sig(r.power_limit.uncapped_draw_w) + ' W per GPU' : 'per GPU: time ×' + sig(r.power_limit.time_factor, 3) + ', energy ×' + sig(r.power_limit.energy_factor, 3) + ' (fitted on the Zeus power-capped runs)', 'power-limit'],
       ['Cost of electricity', usd(r.cost_usd), 'at $' + sig(p.usd_per_kwh) + ' per kWh, PUE ' + sig(p.pue), 'cost'],
       ['Parallel efficiency η', r.parallel.gpus > 1 ? sig(r.parallel.efficiency, 2) : '1', r.parallel.gpus > 1 ? 'speedup ' + sig(r.parallel.speedup) + '× on ' + r.parallel.gpus + ' GPUs (' + r.parallel.law + ')' : 'one GPU: no parallel overhead', 'eta']
     ];
@@ -688,9 +1042,9 @@
     }).join('');
 
     this.renderBreakdown(r);
-    this.renderProvenance(r);
+    this.renderProvenance(r, out);
     this.renderCharts(out);
-    if (!this.embed) this.renderShare(out);
+    if (!this.embed) { this.renderShare(out); this.renderCheaper(); }
     else {
       var a = this.root.querySelector('.open-full');
       if (a) a.href = new URL('../index.html?' + this.query(), BASE).href;
@@ -729,7 +1083,7 @@
     if (hr) hr.textContent = reg ? reg.source : 'your own figure, g CO₂e per kWh';
     var hc = this.root.querySelector('#f-cal-hint');
     var cal = this.meta.calibrations.filter(function (c) { return c.name === r.calibration.name; })[0];
-    if (hc && cal) hc.textContent = cal.title;
+    if (hc && cal) hc.textContent = (cal.own ? 'Yours: fitted on this page and kept in this browser. ' : '') + cal.title;
   };
 
   Calculator.prototype.renderBreakdown = function (r) {
@@ -753,7 +1107,7 @@
       'Roofline floor ' + esc(energyText(r.roofline.energy_lower_bound_kwh)) + '; ' + esc(sig(r.roofline.flops)) + ' FLOPs in all.</p>';
   };
 
-  Calculator.prototype.renderProvenance = function (r) {
+  Calculator.prototype.renderProvenance = function (r, out) {
     var c = r.calibration;
     var env = c.in_envelope ? '<span class="ok">inside the range it was fitted on</span>' :
       '<span class="warn-t">outside the range it was fitted on</span> (' + esc((c.outside || []).join('; ')) + '), so the interval is widened';
@@ -762,21 +1116,35 @@
       '<p>Calibration <strong class="cal-name">' + esc(c.name) + '</strong> version <span class="cal-version">' + esc(c.version) + '</span> (' + esc(c.kind) + '): ' + env + '. ' +
       'The ' + esc(pct(r.interval_level)) + ' interval is log-normal with σ = ' + esc(sig(c.sigma_ln, 2)) + ' in ln energy.</p>' +
       '<p class="muted small cite">' + esc(c.citation) + '</p>';
-    var notes = '';
-    if (r.warnings && r.warnings.length) notes += '<div class="warnings" role="note"><h4>Warnings</h4><ul>' + r.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>';
+    var notes = '', env = (out && out.envelope) || [];
+    var warns = (r.warnings || []).filter(function (w) { return !(env.length && /^outside the envelope of calibration/.test(w)); });
+    if (env.length) notes += '<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3><ul>' + env.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>';
+    if (warns.length) notes += '<div class="warnings" role="note"><h3>Warnings</h3><ul>' + warns.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>';
     if (r.assumptions && r.assumptions.length) notes += '<details class="assumptions"><summary>Assumptions used (' + r.assumptions.length + ')</summary><ul>' + r.assumptions.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>';
     this.results.querySelector('.notes').innerHTML = notes;
   };
 
+  // absentReason says why a strategy has no point at some GPU counts of the
+  // sweep: the memory check's words ("does not fit in 80 GB: …"), or the
+  // model's message.
+  function absentReason(err, memGB) {
+    var m = String(err).replace(/^[a-z_.]+: /, '').replace(/, got \S+$/, '');
+    var fit = /need ([\d.]+ GB per GPU)/.exec(m);
+    if (fit) return 'does not fit in ' + memGB + ' GB: ' + m.replace(/^is too small: /, '').split(';')[0];
+    return 'not possible here: ' + m;
+  }
+
   Calculator.prototype.renderCharts = function (out) {
     var pts = out.sweep || [], r = out.response;
+    var g = this.meta.gpus.filter(function (x) { return x.id === r.inputs.gpu; })[0];
+    var memGB = g ? g.memory_gb : '';
     var series = SWEEP_STRATEGIES.map(function (s) {
-      return { key: s, name: STRATEGY_NAMES[s], e: [], t: [] };
+      return { key: s, name: STRATEGY_NAMES[s], e: [], t: [], bad: [] };
     });
     pts.forEach(function (p) {
-      if (p.error) return;
       var s = series[SWEEP_STRATEGIES.indexOf(p.strategy)];
       if (!s) return;
+      if (p.error) { s.bad.push(p); return; }
       s.e.push([p.gpus, p.energy_kwh]);
       s.t.push([p.gpus, p.time_s / 3600]);
     });
@@ -787,20 +1155,35 @@
     var ts = series.map(function (s) { return { key: s.key, name: s.name, pts: s.t }; });
     var fmtN = function (v) { return sig(v, 2); };
     var desc = function (what) {
-      return series.filter(function (s) { return s.e.length; }).map(function (s) {
+      return series.map(function (s) {
+        if (!s.e.length) return s.name + ': ' + absentReason(s.bad[0] ? s.bad[0].error : '', memGB);
         var a = what === 'e' ? s.e : s.t, last = a[a.length - 1];
         return s.name + ': ' + a.length + ' points, ' + (what === 'e' ? energyText(a[0][1]) + ' at ' + a[0][0] + ' GPU to ' + energyText(last[1]) : timeText(a[0][1] * 3600) + ' at ' + a[0][0] + ' GPU to ' + timeText(last[1] * 3600)) + ' at ' + last[0] + ' GPUs';
       }).join('. ');
     };
-    this.results.querySelector('.chart-e').innerHTML = lineChart({
-      id: 'chart-energy', title: 'Energy against GPU count by strategy', desc: desc('e'), series: es, xBase2: true,
+    var ce = this.results.querySelector('.chart-e'), ct = this.results.querySelector('.chart-t');
+    ce.innerHTML = lineChart({
+      id: 'chart-energy', title: 'Energy against GPU count by strategy', desc: desc('e'), series: es, xBase2: true, width: chartWidth(ce),
       xLabel: 'GPUs', yLabel: 'Energy (' + eUnit + ')', fmtY: fmtN, mark: { x: n, y: r.energy_kwh * eScale, label: label }
     }) + '<figcaption>Accelerator energy</figcaption>';
-    this.results.querySelector('.chart-t').innerHTML = lineChart({
-      id: 'chart-time', title: 'Training time against GPU count by strategy', desc: desc('t'), series: ts, xBase2: true,
+    ct.innerHTML = lineChart({
+      id: 'chart-time', title: 'Training time against GPU count by strategy', desc: desc('t'), series: ts, xBase2: true, width: chartWidth(ct),
       xLabel: 'GPUs', yLabel: 'Time (hours)', fmtY: fmtN, mark: { x: n, y: r.time_s / 3600, label: label }
     }) + '<figcaption>Wall-clock time</figcaption>';
-    this.results.querySelector('.legend-wrap').innerHTML = legend(series.filter(function (s) { return s.e.length; }));
+    // Every strategy stays in the legend; one that never fits says why, one
+    // that fits only from some count says from which.
+    this.results.querySelector('.legend-wrap').innerHTML = legend(series.map(function (s) {
+      if (!s.e.length) return { key: s.key, name: s.name, note: '— ' + absentReason(s.bad[0] ? s.bad[0].error : 'no point', memGB) };
+      var name = s.name;
+      if (s.bad.length) {
+        var fits = s.e.map(function (p) { return p[0]; }), bad = s.bad.map(function (p) { return p.gpus; });
+        var below = Math.min.apply(null, fits) > Math.max.apply(null, bad);
+        name += below ? ' (from ' + Math.min.apply(null, fits) + ' GPUs; fewer ' + absentReason(s.bad[0].error, memGB).replace(/^does not fit/, 'do not fit').split(':')[0] + ')' :
+          ' (' + bad.length + ' of ' + (bad.length + fits.length) + ' GPU counts not possible)';
+      }
+      return { key: s.key, name: name };
+    }));
+    this.chartW = ce.clientWidth;
     perf.sweepPoints = pts.length;
   };
 
@@ -810,8 +1193,8 @@
       var self = this;
       box.innerHTML =
         '<div class="share-row"><label for="share-url">Link to this estimate</label><div class="row"><input id="share-url" type="text" readonly><button type="button" class="btn" data-copy="url">Copy link</button></div></div>' +
-        '<div class="snip"><div class="snip-h"><h4 id="card-h">Hugging Face model card (<code>co2_eq_emissions</code>)</h4><button type="button" class="btn" data-copy="card" aria-describedby="card-h">Copy</button></div><pre id="snip-card" tabindex="0" aria-labelledby="card-h"></pre></div>' +
-        '<div class="snip"><div class="snip-h"><h4 id="cite-h">Sentence for a paper</h4><button type="button" class="btn" data-copy="cite" aria-describedby="cite-h">Copy</button></div><p id="snip-cite" class="cite-text"></p></div>' +
+        '<div class="snip"><div class="snip-h"><h3 id="card-h">Hugging Face model card (<code>co2_eq_emissions</code>)</h3><button type="button" class="btn" data-copy="card" aria-describedby="card-h">Copy</button></div><pre id="snip-card" tabindex="0" aria-labelledby="card-h"></pre></div>' +
+        '<div class="snip"><div class="snip-h"><h3 id="cite-h">Sentence for a paper</h3><button type="button" class="btn" data-copy="cite" aria-describedby="cite-h">Copy</button></div><p id="snip-cite" class="cite-text"></p></div>' +
         '<details class="snip"><summary>Request JSON for the command line</summary><div class="snip-h"><p class="muted small"><code>go run ./site estimate &lt; request.json</code> gives the same answer.</p><button type="button" class="btn" data-copy="req">Copy</button></div><pre id="snip-req" tabindex="0" aria-label="Request JSON"></pre></details>';
       box.addEventListener('click', function (e) {
         var b = e.target.closest('[data-copy]');
@@ -841,10 +1224,26 @@
     this.state = Object.assign({}, this.pm.default_form);
     this.inputs = {};
     this.last = null;
-    var q = new URLSearchParams(location.search), self = this, any = false;
-    q.forEach(function (v, k) { if (/^(set|n|region|carbon|pue|price|jref|jstu|rows|o\d+\.(preset|name|regime|pre|teacher|student|eval|q|baseline))$/.test(k)) { if (!any) { self.clearRows(); any = true; } self.state[k] = v; } });
+    var q = new URLSearchParams(location.search), self = this, any = false, rowsGiven = false;
+    q.forEach(function (v, k) {
+      if (/^(set|n|region|carbon|pue|price|jref|jstu|rows|o\d+\.(preset|name|regime|pre|teacher|student|eval|q|baseline))$/.test(k)) {
+        if (!any) { self.clearRows(); any = true; }
+        if (k === 'rows' || /^o\d+\./.test(k)) rowsGiven = true;
+        self.state[k] = v;
+      }
+    });
+    // A hand-written link may name a ready-made plan alone (?set=all).
+    if (any && !rowsGiven && this.state.set) this.loadSet(this.state.set);
     this.build();
     this.update();
+    var tid = 0;
+    window.addEventListener('resize', function () {
+      clearTimeout(tid);
+      tid = setTimeout(function () {
+        var box = self.results.querySelector('.stages');
+        if (self.last && box && box.clientWidth !== self.chartW) self.renderCharts(self.last.result);
+      }, 150);
+    });
   }
 
   Planner.prototype.clearRows = function () {
@@ -853,17 +1252,20 @@
   Planner.prototype.rows = function () { var n = parseInt(this.state.rows, 10); return n > 0 && n <= this.pm.max_rows ? n : 0; };
   Planner.prototype.preset = function (name) { return this.pm.presets.filter(function (p) { return p.name === name; })[0]; };
 
+  // loadSet starts from a ready-made plan; "My own numbers" (and a name the
+  // planner does not know) opens on an editable example that evaluates:
+  // the paper's 1B pair as the user's own numbers (calcapi.CustomPlanForm).
   Planner.prototype.loadSet = function (set) {
     this.clearRows();
-    var names = this.pm.sets[set] || [];
-    if (set === 'custom') names = [];
-    var st = this.state;
-    st.rows = String(names.length || 2);
-    names.forEach(function (n, i) { st['o' + (i + 1) + '.preset'] = n; });
-    if (!names.length) {
-      st['o1.name'] = 'direct SFT'; st['o1.regime'] = 'sft'; st['o1.pre'] = ''; st['o1.student'] = ''; st['o1.eval'] = '';
-      st['o2.name'] = 'distilled'; st['o2.regime'] = 'kd'; st['o2.pre'] = ''; st['o2.teacher'] = ''; st['o2.student'] = ''; st['o2.eval'] = '';
+    var names = this.pm.sets[set], st = this.state;
+    if (!names) {
+      var c = this.pm.custom_form;
+      for (var k in c) if (k === 'rows' || /^o\d+\./.test(k)) st[k] = c[k];
+      st.set = 'custom';
+      return;
     }
+    st.rows = String(names.length);
+    names.forEach(function (n, i) { st['o' + (i + 1) + '.preset'] = n; });
   };
 
   Planner.prototype.query = function () {
@@ -970,7 +1372,7 @@
     }
     var bl = this.field(o + 'baseline', 'Compared with', select([{ value: '', text: 'The plan\'s direct-SFT option' }].concat(sfts.map(function (n) { return { value: n, text: n }; }))), null);
     bl.setAttribute('data-distilled', '1');
-    fs.appendChild(el('div', { class: 'grid2' }, [this.field(o + 'q', 'Quality Q', textInput(), null), bl]));
+    fs.appendChild(el('div', { class: 'grid2' }, [this.field(o + 'q', 'Quality Q (0 to 1)', textInput(), 'student score ÷ teacher score; 0.7 or 70 %'), bl]));
     if (this.rows() > 1) fs.appendChild(el('button', { type: 'button', class: 'btn small', 'data-remove': String(i), text: 'Remove option ' + i }));
     return fs;
   };
@@ -1085,7 +1487,7 @@
       var where = label ? 'Check “' + label + '”: ' : '';
       res.classList.add('stale');
       if (!this.last) res.classList.add('empty');
-      status.textContent = where + (this.last ? 'showing the last valid plan until the input is fixed.' : (out.error.text || out.error.message));
+      status.textContent = where + (this.last ? 'showing the last valid plan until the input is fixed.' : (out.error.say || out.error.message));
       this.root.dataset.state = 'error';
       return;
     }
@@ -1094,10 +1496,8 @@
     this.root.dataset.state = 'ok';
     this.last = out;
     var r = out.result;
-    this.renderOptions(r);
-    this.renderStages(r);
-    this.renderCurve(r);
-    this.renderPlane(r);
+    this.renderOptions(r, out.best_per_student);
+    this.renderCharts(r);
     var ts = r.options.filter(function (o) { return o.t_star_tokens != null; });
     res.querySelector('.tstar').innerHTML = ts.length ? '<h2 class="h">Serving threshold T*</h2><ul>' + ts.map(function (o) {
       return '<li data-tstar="' + o.t_star_tokens + '"><strong>' + esc(o.name) + '</strong>: ' + esc(sig(o.t_star_tokens)) + ' served tokens repay its ' + esc(energyText(o.extra_train_kwh)) + ' of extra training energy.</li>';
@@ -1105,70 +1505,76 @@
     res.querySelector('.advice-box').innerHTML = r.advice.length ? '<h2 class="h">What the numbers say</h2><ul class="advice">' + r.advice.map(function (a) { return '<li>' + esc(a) + '</li>'; }).join('') + '</ul>' : '';
     var s = r.site;
     res.querySelector('.pnotes').innerHTML =
-      (r.warnings.length ? '<div class="warnings" role="note"><h4>Warnings</h4><ul>' + r.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>' : '') +
+      (r.warnings.length ? '<div class="warnings" role="note"><h3>Warnings</h3><ul>' + r.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>' : '') +
       '<p class="muted small">Whole plan: ' + esc(energyText(r.plan_total_kwh)) + ', ' + esc(massText(r.plan_co2e_kg)) + ' and ' + esc(usd(r.plan_cost_usd)) + ' at PUE ' + esc(sig(s.pue)) + ', ' + esc(sig(s.carbon_g_per_kwh)) + ' g CO₂e/kWh' + (s.region ? ' (' + esc(s.region) + ')' : '') + ' and $' + esc(sig(s.usd_per_kwh)) + '/kWh. ' +
       'Preset stage energies: ' + esc(this.pm.citation) + '.</p>' +
       (r.assumptions.length ? '<details class="assumptions"><summary>Assumptions used (' + r.assumptions.length + ')</summary><ul>' + r.assumptions.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>' : '');
   };
 
-  Planner.prototype.renderOptions = function (r) {
-    var best = null;
-    r.options.forEach(function (o) { if (!best || o.kwh_per_student < best.kwh_per_student) best = o; });
+  Planner.prototype.renderCharts = function (r) {
+    this.renderStages(r);
+    this.renderCurve(r);
+    this.renderPlane(r);
+    this.chartW = this.results.querySelector('.stages').clientWidth;
+  };
+
+  // renderOptions shows one card per option; bestName (calcapi's
+  // BestPerStudent: options with a stage split only) gets the badge.
+  Planner.prototype.renderOptions = function (r, bestName) {
+    var best = r.options.filter(function (o) { return o.name === bestName; })[0] || null;
     this.results.querySelector('.options').innerHTML = r.options.map(function (o) {
       var ns = o.n_star != null ? '<span class="nstar">N* = ' + esc(sig(o.n_star)) + '</span> students to break even' : esc(o.n_star_reason || '');
       return '<div class="option' + (o === best ? ' best' : '') + '" data-option="' + esc(o.name) + '"' + (o.n_star != null ? ' data-nstar="' + o.n_star + '"' : '') + ' data-oneoff="' + o.one_off_kwh + '">' +
-        '<h4>' + esc(o.name) + '</h4><span class="sub">' + esc(REGIME_NAMES[o.regime] || o.regime) + ' · ' + esc(o.source) + '</span>' +
+        '<h3>' + esc(o.name) + '</h3><span class="sub">' + esc(REGIME_NAMES[o.regime] || o.regime) + ' · ' + esc(o.source) + '</span>' +
         '<span class="v">' + esc(energyText(o.one_off_kwh)) + '</span><span class="sub">one-off pipeline' + (o.regime !== 'sft' ? '; ' + esc(energyText(o.kwh_per_student)) + ' per student at N = ' + o.students : '') + '</span>' +
         '<span class="sub">' + esc(massText(o.co2e_kg)) + ' · ' + esc(usd(o.cost_usd)) + (o.quality != null ? ' · Q ' + esc(sig(o.quality, 2)) : '') + (o.j_per_token ? ' · ' + esc(sig(o.j_per_token)) + ' J/token' : '') + '</span>' +
         (o.regime !== 'sft' ? '<p class="small">' + ns + (o.baseline ? ' (against ' + esc(o.baseline) + ')' : '') + '</p>' : '') +
+        (o.stages.length && o.stages[0].stage === 'unsplit' ? '<p class="small muted">Total only: no stage split published, so not ranked per student.</p>' : '') +
         (o === best ? '<p class="small"><strong>Lowest energy per student</strong></p>' : '') + '</div>';
     }).join('');
   };
 
   Planner.prototype.renderStages = function (r) {
-    var W = 560, rowH = 30, L = 130, R = 80, H = r.options.length * rowH + 10;
+    var box = this.results.querySelector('.stages');
+    var W = chartWidth(box), rowH = 32, L = Math.min(150, Math.round(W * 0.3)), R = 86, H = r.options.length * rowH + 10;
     var max = Math.max.apply(null, r.options.map(function (o) { return o.one_off_kwh; })) || 1;
-    var out = ['<svg class="chart" viewBox="0 0 ' + W + ' ' + H + '" role="img" aria-label="' + esc('Energy by stage of each option: ' + r.options.map(function (o) { return o.name + ' ' + energyText(o.one_off_kwh); }).join('; ')) + '">'];
+    var xa = scale(0, max, L, W - R, { ticks: [] });
+    var maxChars = Math.floor((L - 8) / 7.2);
+    var out = ['<svg class="chart" viewBox="0 0 ' + W + ' ' + H + '" width="' + W + '" height="' + H + '" role="img" aria-label="' + esc('Energy by stage of each option: ' + r.options.map(function (o) { return o.name + ' ' + energyText(o.one_off_kwh); }).join('; ')) + '">'];
+    var present = {};
     r.options.forEach(function (o, i) {
       var y = 5 + i * rowH, x = L;
-      out.push('<text class="bar-label" x="' + (L - 8) + '" y="' + (y + 15) + '" text-anchor="end">' + esc(o.name.length > 18 ? o.name.slice(0, 17) + '…' : o.name) + '</text>');
-      var stages = o.stages.length ? o.stages : [];
-      stages.forEach(function (s) {
+      out.push('<text class="bar-label" x="' + (L - 8) + '" y="' + (y + 16) + '" text-anchor="end">' + esc(o.name.length > maxChars ? o.name.slice(0, maxChars - 1) + '…' : o.name) + '</text>');
+      o.stages.forEach(function (s) {
         var e = s.source === 'shared' ? 0 : s.energy_kwh;
         if (s.stage === 'teacher' && o.teacher_shared_with) e = o.one_off_kwh - o.total_kwh;
-        var w = e / max * (W - L - R);
+        var w = xa.map(e) - L;
         if (w <= 0) return;
-        out.push('<rect class="st-' + esc(s.stage) + '" x="' + x.toFixed(1) + '" y="' + y + '" width="' + w.toFixed(1) + '" height="' + (rowH - 10) + '"><title>' + esc(s.stage + ': ' + energyText(e)) + '</title></rect>');
+        present[s.stage] = true;
+        out.push('<rect class="st-' + esc(s.stage) + '" x="' + x.toFixed(1) + '" y="' + y + '" width="' + w.toFixed(1) + '" height="' + (rowH - 10) + '"><title>' + esc((s.stage === 'unsplit' ? 'total, no stage split published' : s.stage) + ': ' + energyText(e)) + '</title></rect>');
         x += w;
       });
-      if (!stages.length) out.push('<rect class="st-preprocess" x="' + L + '" y="' + y + '" width="' + (o.one_off_kwh / max * (W - L - R)).toFixed(1) + '" height="' + (rowH - 10) + '"/>');
-      out.push('<text class="bar-label" x="' + (x + 6).toFixed(1) + '" y="' + (y + 15) + '">' + esc(energyText(o.one_off_kwh)) + '</text>');
+      out.push('<text class="bar-label" x="' + (x + 6).toFixed(1) + '" y="' + (y + 16) + '">' + esc(energyText(o.one_off_kwh)) + '</text>');
     });
     out.push('</svg>');
-    var present = {};
-    r.options.forEach(function (o) { o.stages.forEach(function (s) { if (s.energy_kwh > 0) present[s.stage] = true; }); });
-    var legendHTML = '<ul class="legend">' + [['prerun', 'Prerun'], ['preprocess', 'Preprocess'], ['teacher', 'Teacher'], ['student', 'Student'], ['eval', 'Evaluation']].filter(function (s) { return present[s[0]]; }).map(function (s) {
-      return '<li><span class="swatch st-' + s[0] + '" aria-hidden="true" style="height:0.8rem;width:0.8rem;vertical-align:-0.08rem"></span>' + s[1] + '</li>';
-    }).join('') + '</ul>';
-    this.results.querySelector('.stages').innerHTML = out.join('') + legendHTML;
+    var items = [['prerun', 'Prerun'], ['preprocess', 'Preprocess'], ['teacher', 'Teacher'], ['student', 'Student'], ['eval', 'Evaluation'], ['unsplit', 'Total only (no stage split published)']];
+    box.innerHTML = out.join('') + legend(items.filter(function (s) { return present[s[0]]; }).map(function (s) {
+      return { key: s[0], name: s[1], cls: 'st-' + s[0] + ' block' };
+    }));
   };
 
   Planner.prototype.renderCurve = function (r) {
     var dist = r.options.filter(function (o) { return o.curve && o.curve.length; });
     var box = this.results.querySelector('.curve');
     if (!dist.length) { box.innerHTML = '<p class="muted">No distilled option: nothing to amortise.</p>'; return; }
-    var W = 560, H = 300, L = 60, R = 16, T = 16, B = 46;
     var ys = [];
     dist.forEach(function (o) { o.curve.forEach(function (p) { ys.push(p.kwh_per_student); }); if (o.baseline_student_kwh != null) ys.push(o.baseline_student_kwh); });
-    var xa = axis(1, 50, L, W - R, { log: true }), ya = axis(0, Math.max.apply(null, ys) * 1.05, H - B, T, {});
-    xa.ticks = [1, 2, 5, 10, 20, 50];
+    var f = frame({ id: 'curve', width: chartWidth(box), left: 60,
+      title: 'Energy per student against the number of students: ' + dist.map(function (o) { return o.name + (o.n_star != null ? ' breaks even at N* = ' + sig(o.n_star) : ' does not break even'); }).join('; '),
+      x: { min: 1, max: 50, log: true, ticks: [1, 2, 5, 10, 20, 50], fmt: String, label: 'Students sharing the teacher stage (N)' },
+      y: { min: 0, max: Math.max.apply(null, ys) * 1.05, label: 'kWh per student' } });
+    var out = f.out, xa = f.xa, ya = f.ya, W = f.W, L = f.L, R = f.R, T = f.T, H = f.H, B = f.B;
     var keys = ['ddp', 'tp', 'fsdp', 'hybrid', 'single'];
-    var out = ['<svg class="chart" viewBox="0 0 ' + W + ' ' + H + '" role="img" aria-labelledby="curve-t"><title id="curve-t">' + esc('Energy per student against the number of students: ' + dist.map(function (o) { return o.name + (o.n_star != null ? ' breaks even at N* = ' + sig(o.n_star) : ' does not break even'); }).join('; ')) + '</title>'];
-    ya.ticks.forEach(function (t) { var y = ya.map(t).toFixed(1); out.push('<line class="grid" x1="' + L + '" x2="' + (W - R) + '" y1="' + y + '" y2="' + y + '"/><text class="tick" x="' + (L - 6) + '" y="' + y + '" dy="0.32em" text-anchor="end">' + esc(sig(t, 2)) + '</text>'); });
-    xa.ticks.forEach(function (t) { var x = xa.map(t).toFixed(1); out.push('<line class="grid" y1="' + T + '" y2="' + (H - B) + '" x1="' + x + '" x2="' + x + '"/><text class="tick" y="' + (H - B + 16) + '" x="' + x + '" text-anchor="middle">' + t + '</text>'); });
-    out.push('<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (H - B) + '" y2="' + (H - B) + '"/><line class="axis" x1="' + L + '" x2="' + L + '" y1="' + T + '" y2="' + (H - B) + '"/>');
-    out.push('<text class="label" x="' + ((L + W - R) / 2) + '" y="' + (H - 8) + '" text-anchor="middle">Students sharing the teacher stage (N)</text>');
-    out.push('<text class="label" transform="translate(14 ' + ((T + H - B) / 2) + ') rotate(-90)" text-anchor="middle">kWh per student</text>');
     var legendItems = [];
     dist.forEach(function (o, i) {
       var key = keys[i % keys.length];
@@ -1194,16 +1600,12 @@
     var pts = r.options.filter(function (o) { return o.quality != null; });
     var box = this.results.querySelector('.plane');
     if (!pts.length) { box.innerHTML = '<p class="muted">No option has a quality score: give Q to place options on the plane.</p>'; return; }
-    var W = 560, H = 300, L = 60, R = 16, T = 16, B = 46;
     var xs = pts.map(function (o) { return o.one_off_kwh; }), qs = pts.map(function (o) { return o.quality; });
-    var xa = axis(0, Math.max.apply(null, xs) * 1.1, L, W - R, {});
-    var ya = axis(Math.max(0, Math.min.apply(null, qs) - 0.05), Math.min(1.05, Math.max.apply(null, qs) + 0.05), H - B, T, {});
-    var out = ['<svg class="chart" viewBox="0 0 ' + W + ' ' + H + '" role="img" aria-labelledby="plane-t"><title id="plane-t">' + esc('Energy–quality plane. Pareto-efficient: ' + r.pareto.map(function (p) { return p.name; }).join(', ') + '. Dominated: ' + (r.dominated.map(function (d) { return d.name; }).join(', ') || 'none')) + '</title>'];
-    ya.ticks.forEach(function (t) { var y = ya.map(t).toFixed(1); out.push('<line class="grid" x1="' + L + '" x2="' + (W - R) + '" y1="' + y + '" y2="' + y + '"/><text class="tick" x="' + (L - 6) + '" y="' + y + '" dy="0.32em" text-anchor="end">' + esc(sig(t, 2)) + '</text>'); });
-    xa.ticks.forEach(function (t) { var x = xa.map(t).toFixed(1); out.push('<line class="grid" y1="' + T + '" y2="' + (H - B) + '" x1="' + x + '" x2="' + x + '"/><text class="tick" y="' + (H - B + 16) + '" x="' + x + '" text-anchor="middle">' + esc(sig(t, 2)) + '</text>'); });
-    out.push('<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (H - B) + '" y2="' + (H - B) + '"/><line class="axis" x1="' + L + '" x2="' + L + '" y1="' + T + '" y2="' + (H - B) + '"/>');
-    out.push('<text class="label" x="' + ((L + W - R) / 2) + '" y="' + (H - 8) + '" text-anchor="middle">One-off pipeline energy (kWh)</text>');
-    out.push('<text class="label" transform="translate(14 ' + ((T + H - B) / 2) + ') rotate(-90)" text-anchor="middle">Quality Q</text>');
+    var f = frame({ id: 'plane', width: chartWidth(box), left: 60,
+      title: 'Energy–quality plane. Pareto-efficient: ' + r.pareto.map(function (p) { return p.name; }).join(', ') + '. Dominated: ' + (r.dominated.map(function (d) { return d.name; }).join(', ') || 'none'),
+      x: { min: 0, max: Math.max.apply(null, xs) * 1.1, label: 'One-off pipeline energy (kWh)' },
+      y: { min: Math.max(0, Math.min.apply(null, qs) - 0.05), max: Math.min(1.05, Math.max.apply(null, qs) + 0.05), label: 'Quality Q (0 to 1)' } });
+    var out = f.out, xa = f.xa, ya = f.ya, W = f.W;
     var par = r.pareto.slice().sort(function (a, b) { return a.energy_kwh - b.energy_kwh; });
     if (par.length > 1) {
       var d = '';
@@ -1237,6 +1639,26 @@
     return fitLoading;
   }
 
+  // FIT_WORKER runs fit.wasm off the page's thread, so a fit of several
+  // seconds never freezes the form; cancelling terminates it.
+  var FIT_WORKER = [
+    'self.onmessage = async function (e) {',
+    '  var d = e.data;',
+    '  try {',
+    '    if (!self.wattscale_fit) {',
+    '      importScripts(d.base + "wasm_exec.js");',
+    '      var go = new Go(), inst;',
+    '      var ready = new Promise(function (r) { self.wattscaleFitReady = r; });',
+    '      try { inst = (await WebAssembly.instantiateStreaming(fetch(d.base + "fit.wasm"), go.importObject)).instance; }',
+    '      catch (x) { var r = await fetch(d.base + "fit.wasm"); if (!r.ok) throw new Error("HTTP " + r.status); inst = (await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject)).instance; }',
+    '      go.run(inst);',
+    '      if (!self.wattscale_fit) await ready;',
+    '    }',
+    '    self.postMessage({ stage: "fitting" });',
+    '    self.postMessage({ out: self.wattscale_fit.fit(d.arg) });',
+    '  } catch (err) { self.postMessage({ error: String(err && err.message || err) }); }',
+    '};'].join('\n');
+
   Calculator.prototype.buildRefit = function () {
     var self = this;
     var sec = el('section', { class: 'refit', 'aria-labelledby': 'refit-h' });
@@ -1249,11 +1671,14 @@
     sec.innerHTML =
       '<h2 id="refit-h">Refit the law to your own measurements</h2>' +
       '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>; the Zeus power trace also works). ' +
-      'The fit runs in this page (a separate 1 MB module loaded only now); nothing is uploaded anywhere.</p>' +
+      'The fit runs in this page, in the background, with a separate module loaded only now (<span class="fit-size" data-raw-mb="5.2" data-gzip-mb="1.4">fit.wasm: 5.2 MB, 1.4 MB compressed</span>); nothing is uploaded anywhere.</p>' +
+      '<p class="small">No measurements yet? <a class="sample-dl" href="#" download="wattscale-sample-synthetic.csv">Download a sample CSV</a> or <button type="button" class="btn small" id="refit-sample">put it in the box</button>. ' +
+      '<span class="muted">Its rows are synthetic, not measurements: BERT-base and BERT-large runs on V100s computed from the paper\'s published law (calibration ' + esc('zoubeirou2026-bert-pooled') + ', Zoubeirou a Mayaki 2026, arXiv 2606.23546) with 10 % noise, so a fit should find the law again.</span></p>' +
       '<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>' +
       '<div class="field"><label for="refit-text">or paste the CSV</label><textarea id="refit-text" rows="4" spellcheck="false"></textarea></div>' +
       '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law (with hardware terms)</option><option value="paper">the paper\'s specification exactly (needs eta on multi-GPU rows)</option><option value="roofline">the roofline model</option></select></div>' +
-      '<button type="button" class="btn primary" id="refit-go">Fit</button></div>' +
+      '<div class="refit-btns"><button type="button" class="btn primary" id="refit-go">Fit</button> <button type="button" class="btn" id="refit-cancel" hidden>Cancel</button></div></div>' +
+      '<div class="refit-progress" hidden><progress aria-label="Fitting"></progress> <span class="refit-elapsed"></span></div>' +
       '<div class="refit-status" role="status" aria-live="polite"></div><div class="refit-out"></div>';
     this.root.appendChild(sec);
     var file = sec.querySelector('#refit-file'), text = sec.querySelector('#refit-text');
@@ -1262,41 +1687,114 @@
       if (!f) return;
       f.text().then(function (t) { text.value = t; self.refitName = f.name; });
     });
+    var sample = function () { return call0(self.api.sampleCSV); };
+    sec.querySelector('.sample-dl').addEventListener('click', function (e) {
+      var a = e.currentTarget;
+      if (a.dataset.ready) return;
+      a.href = URL.createObjectURL(new Blob([sample()], { type: 'text/csv' }));
+      a.dataset.ready = '1';
+    });
+    sec.querySelector('#refit-sample').addEventListener('click', function () {
+      text.value = sample();
+      self.refitName = 'wattscale-sample-synthetic.csv';
+      file.value = '';
+    });
     sec.querySelector('#refit-go').addEventListener('click', function () { self.refit(); });
+    sec.querySelector('#refit-cancel').addEventListener('click', function () { self.cancelRefit('Cancelled: the form is as it was.'); });
+  };
+
+  // call0 calls a Go function that takes no argument and returns text.
+  function call0(fn) { return fn(); }
+
+  Calculator.prototype.cancelRefit = function (msg) {
+    var sec = this.root.querySelector('.refit');
+    if (this.fitWorker) { this.fitWorker.terminate(); this.fitWorker = null; }
+    clearInterval(this.fitTimer);
+    sec.querySelector('.refit-progress').hidden = true;
+    sec.querySelector('#refit-cancel').hidden = true;
+    sec.querySelector('#refit-go').disabled = false;
+    if (msg) { sec.querySelector('.refit-status').textContent = msg; sec.dataset.state = 'cancelled'; }
+  };
+
+  // runFit fits in a Web Worker where the page is served over HTTP(S), and
+  // on the page's own thread from file:// (where a worker cannot load the
+  // module).
+  Calculator.prototype.runFit = function (arg, onStage) {
+    var self = this;
+    if (location.protocol === 'file:' || !BASE || typeof Worker === 'undefined') {
+      return loadFit().then(function (how) {
+        onStage('fitting', how);
+        return new Promise(function (r) { setTimeout(r, 30); });
+      }).then(function () { return call(window.wattscale_fit.fit, arg); });
+    }
+    return new Promise(function (resolve, reject) {
+      if (!self.fitWorker) self.fitWorker = new Worker(URL.createObjectURL(new Blob([FIT_WORKER], { type: 'text/javascript' })));
+      var w = self.fitWorker;
+      w.onmessage = function (e) {
+        if (e.data.stage) onStage(e.data.stage, 'worker');
+        else if (e.data.error) reject(new Error(e.data.error));
+        else resolve(JSON.parse(e.data.out));
+      };
+      w.onerror = function (e) { reject(new Error(e.message || 'the fitting worker failed')); };
+      w.postMessage({ base: BASE, arg: JSON.stringify(arg) });
+    });
   };
 
   Calculator.prototype.refit = async function () {
+    var self = this;
     var sec = this.root.querySelector('.refit'), st = sec.querySelector('.refit-status'), out = sec.querySelector('.refit-out');
     var csv = sec.querySelector('#refit-text').value;
     var f = sec.querySelector('#refit-file').files[0];
     if (!csv.trim() && f) csv = await f.text();
     if (!csv.trim()) { st.textContent = 'Choose a CSV file or paste one first.'; return; }
-    st.textContent = 'Loading the fitting module…';
+    var rows = csv.trim().split('\n').length - 1;
+    var prog = sec.querySelector('.refit-progress'), elapsed = sec.querySelector('.refit-elapsed');
+    var t0 = performance.now(), stage = 'Loading the fitting module';
+    prog.hidden = false;
+    sec.querySelector('#refit-cancel').hidden = false;
+    sec.querySelector('#refit-go').disabled = true;
     sec.dataset.state = 'loading';
+    st.textContent = stage + '…';
+    var tick = function () { elapsed.textContent = stage + ': ' + Math.round((performance.now() - t0) / 1000) + ' s (the form stays usable)'; };
+    tick();
+    this.fitTimer = setInterval(tick, 500);
+    var kind = sec.querySelector('#refit-kind').value;
+    var res;
     try {
-      var how = await loadFit();
-      sec.dataset.wasmSource = how;
+      res = await this.runFit({ csv: csv, name: this.refitName || (f && f.name) || 'pasted.csv', kind: kind }, function (s, how) {
+        sec.dataset.wasmSource = how;
+        sec.dataset.state = 'fitting';
+        stage = 'Fitting ' + rows + ' rows (' + (kind === 'roofline' ? 'roofline model, a few seconds' : 'log-linear law') + ')';
+        st.textContent = stage + '…';
+        tick();
+      });
     } catch (e) {
-      st.textContent = 'The fitting module could not be loaded: ' + e.message;
+      if (sec.dataset.state === 'cancelled') return;
+      this.cancelRefit('');
+      st.textContent = 'The fitting module could not run: ' + e.message;
       sec.dataset.state = 'error';
       return;
     }
-    st.textContent = 'Fitting…';
-    await new Promise(function (r) { setTimeout(r, 0); });
-    var kind = sec.querySelector('#refit-kind').value;
-    var res = call(window.wattscale_fit.fit, { csv: csv, name: this.refitName || (f && f.name) || 'pasted.csv', kind: kind });
+    if (sec.dataset.state === 'cancelled') return;
+    this.cancelRefit('');
     if (res.error) {
       st.textContent = 'The fit failed: ' + res.error.text;
       out.innerHTML = '';
       sec.dataset.state = 'error';
       return;
     }
-    st.textContent = 'Fitted ' + res.calibration.name + ' on ' + res.rows + ' rows.';
+    st.textContent = 'Fitted ' + res.calibration.name + ' on ' + res.rows + ' rows in ' + fmtDuration((performance.now() - t0) / 1000) + '.';
     out.innerHTML = fitReport(res, kind);
     sec.dataset.state = 'done';
     var blob = new Blob([JSON.stringify(res.calibration, null, 2) + '\n'], { type: 'application/json' });
     var a = out.querySelector('.dl');
     a.href = URL.createObjectURL(blob);
+    out.querySelector('.use-cal').addEventListener('click', function (e) {
+      var err = self.useOwn(res.calibration);
+      var note = out.querySelector('.use-note');
+      note.textContent = err ? 'Could not use it: ' + err : 'The calculator above now uses ' + self.state.cal + ' (yours, kept in this browser; choose it again under Calibration any time).';
+      if (!err) self.root.querySelector('#f-cal').scrollIntoView({ block: 'center' });
+    });
   };
 
   function fitReport(res, kind) {
@@ -1318,7 +1816,7 @@
       '<table class="coef"><caption>Coefficients of <code>' + esc(c.name) + '</code> (' + esc(c.kind) + ')</caption><thead><tr><th scope="col">term</th><th scope="col">estimate</th><th scope="col">SE</th><th scope="col">95 % CI</th><th scope="col">p</th></tr></thead><tbody>' + rows + '</tbody></table>' +
       '<dl class="fitstats">' + stats.map(function (s) { return '<div><dt>' + esc(s[0]) + '</dt><dd>' + esc(String(s[1])) + '</dd></div>'; }).join('') + '</dl>' +
       ((f.notes || []).length ? '<ul class="notes-list">' + f.notes.map(function (n) { return '<li>' + esc(n) + '</li>'; }).join('') + '</ul>' : '') +
-      '<p><a class="btn dl" download="' + esc(c.name) + '.json" href="#">Download the calibration JSON</a> <span class="muted small">Same JSON as <code>go run ./site fit -data FILE -kind ' + esc(kind) + '</code>.</span></p>';
+      '<p><button type="button" class="btn primary use-cal">Use it in the calculator</button> <a class="btn dl" download="' + esc(c.name) + '.json" href="#">Download the calibration JSON</a> <span class="muted small">Same JSON as <code>go run ./site fit -data FILE -kind ' + esc(kind) + '</code>.</span></p><p class="use-note small" role="status"></p>';
   }
 
   /* ---------- start ---------- */
@@ -1349,7 +1847,7 @@
     window.wattscaleApp = app;
   }
 
-  window.WattscaleInternals = { el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd };
+  window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd };
 
   function boot() {
     var root = document.getElementById('calc-root');

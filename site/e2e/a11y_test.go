@@ -119,6 +119,9 @@ func TestAccessibility(t *testing.T) {
 		{"calculator dark with an error, last result dimmed", "/index.html", "dark", "tokens"},
 		{"planner light", "/planner/index.html", "light", ""},
 		{"planner dark", "/planner/index.html", "dark", ""},
+		{"planner, all seven pipelines", "/planner/index.html?set=all", "light", ""},
+		{"planner, my own numbers", "/planner/index.html?set=custom", "light", ""},
+		{"calculator outside the envelope, strategies that do not fit", "/index.html?model=llama-3-8b&gpu=h100&seq=128&batch=4", "light", ""},
 		{"embed", "/embed.html?model=llama-3-8b", "light", ""},
 	}
 	for _, c := range cases {
@@ -138,7 +141,9 @@ func TestAccessibility(t *testing.T) {
 			}
 			for _, v := range vs {
 				line := fmt.Sprintf("%s (%s): %s\n    %s", v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n    "))
-				if v.Impact == "serious" || v.Impact == "critical" {
+				// Headings that skip a level fail too (issue 14): axe calls
+				// heading-order moderate.
+				if v.Impact == "serious" || v.Impact == "critical" || v.ID == "heading-order" {
 					t.Errorf("axe: %s", line)
 				} else {
 					t.Logf("axe (not failing): %s", line)

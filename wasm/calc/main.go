@@ -6,6 +6,7 @@
 //
 //	wattscale.meta()             presets, GPUs, calibrations, grid presets, default form
 //	wattscale.estimate(json)     {"form"|"request", "sweep"} -> {"request","response","sweep","snippets","error"}
+//	wattscale.recommend(json)    {"form"} -> {"request","result","error"}: cheaper ways to run this
 //	wattscale.distill(json)      {"form"|"plan"} -> {"plan","result","error"}
 //	wattscale.plannerMeta()      the paper's presets and ready-made plans
 //	wattscale.addCalibration(json) {"calibrations": [...]} the user fitted -> {"calibrations"|"error"}
@@ -31,6 +32,7 @@ func main() {
 	obj := js.Global().Get("Object").New()
 	obj.Set("meta", js.FuncOf(func(js.Value, []js.Value) any { return string(api.Meta()) }))
 	obj.Set("estimate", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Estimate(arg(args))) }))
+	obj.Set("recommend", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Recommend(arg(args))) }))
 	obj.Set("distill", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Distill(arg(args))) }))
 	obj.Set("plannerMeta", js.FuncOf(func(js.Value, []js.Value) any { return string(api.PlannerMeta()) }))
 	obj.Set("addCalibration", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.AddCalibration(arg(args))) }))

@@ -18,8 +18,19 @@ import (
 // same table (Meta.Fields). Besides the request's own fields the form has
 // length ("tokens" or "epochs": which training-length inputs apply), model
 // "custom" (give the shape instead of a preset) and region (a grid preset
-// id that also fills the carbon intensity, see Region.Apply).
+// id that also fills the carbon intensity, see Region.Apply), and the
+// recommender panel's search settings (recommendFields).
 type Form map[string]string
+
+// recommendFields are the form's keys outside the estimate request: the
+// "cheaper ways to run this" panel's search settings, which fill the
+// recommend request (Form.RecommendRequest) and which the panel renders.
+var recommendFields = []model.Field{
+	{Key: "deadline", Path: "deadline_s", Kind: model.KindNumber, Group: "recommend", Label: "Deadline (hours)", Unit: "hours", Optional: true,
+		Default: "no deadline", Hint: "empty = no deadline", Help: "the latest the run may finish, hours"},
+	{Key: "minimise", Path: "minimise", Kind: model.KindEnum, Group: "recommend", Label: "Minimise", Choices: []string{"energy", "co2e", "cost", "time"}, Form: "energy",
+		Help: "what the recommendation makes least: energy, CO2e (operational + embodied), electricity cost or time"},
+}
 
 // FormKeys lists every key a Form may hold, in the order the page shows them.
 var FormKeys = func() []string {
@@ -29,16 +40,23 @@ var FormKeys = func() []string {
 			out = append(out, f.Key)
 		}
 	}
+	for _, f := range recommendFields {
+		out = append(out, f.Key)
+	}
 	return out
 }()
 
-// formFields maps form keys to their rows of model.RequestFields.
+// formFields maps form keys to their rows of model.RequestFields (or of
+// recommendFields).
 var formFields = func() map[string]*model.Field {
 	m := map[string]*model.Field{}
 	for i, f := range model.RequestFields {
 		if f.Key != "" {
 			m[f.Key] = &model.RequestFields[i]
 		}
+	}
+	for i := range recommendFields {
+		m[recommendFields[i].Key] = &recommendFields[i]
 	}
 	return m
 }()
@@ -134,6 +152,24 @@ func ParseNumber(s string) (float64, bool) {
 	return x * mult, true
 }
 
+// number reads the key's text as a number. Empty text is an error when
+// required, else (0, nil): the model's stated default applies.
+func (f Form) number(key string, required bool) (float64, *Error) {
+	raw := strings.TrimSpace(f[key])
+	path := formFields[key].Path
+	if raw == "" {
+		if required {
+			return 0, formErr(path, key, "", "is required")
+		}
+		return 0, nil
+	}
+	x, ok := ParseNumber(raw)
+	if !ok {
+		return 0, formErr(path, key, f[key], numberProblem(key, raw))
+	}
+	return x, nil
+}
+
 // InputFor names the form key whose input shows an error on the request
 // field path ("" when the error concerns the whole request).
 func (f Form) InputFor(path string) string {
@@ -164,9 +200,10 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 	if strings.TrimSpace(f["model"]) == "" {
 		return req, formErr("model.preset", "model", "", "is required: a preset such as bert-base, or custom")
 	}
-	for _, k := range FormKeys {
-		fd := formFields[k]
-		if fd.Path == "" || !f.applies(fd) {
+	for i := range model.RequestFields {
+		fd := &model.RequestFields[i]
+		k := fd.Key
+		if k == "" || fd.Path == "" || !f.applies(fd) {
 			continue
 		}
 		raw := strings.TrimSpace(f[k])

@@ -25,7 +25,8 @@ var formLabels = map[string]string{
 	"training.state_bytes_per_param": "optimizer state per parameter",
 	"hardware.gpu":                   "GPU", "hardware.count": "GPUs", "strategy": "Strategy", "strategy.tensor": "Tensor-parallel degree",
 	"strategy.data_mode": "Data parallel as", "site.pue": "PUE", "site.carbon_g_per_kwh": "g CO₂e/kWh",
-	"site.usd_per_kwh": "USD/kWh", "calibration": "Coefficients",
+	"site.usd_per_kwh": "USD/kWh", "calibration": "Coefficients", "hardware.power_limit_w": "Power limit (W)",
+	"deadline_s": "Deadline (hours)", "minimise": "Minimise",
 }
 
 // planLabels are the planner's labels for an option's fields and the plan's.
@@ -45,6 +46,7 @@ var numberExamples = map[string]string{
 	"epochs": "a number, for example 3", "seq": "a whole number of tokens, for example 512", "batch": "a whole number, for example 32",
 	"count": "a whole number, for example 8", "tensor": "a whole number, for example 2", "carbon": "a number, for example 400",
 	"pue": "a number from 1 to 3, for example 1.2, or empty", "price": "a number, for example 0.15",
+	"power": "a number of watts, for example 300, or empty", "deadline": "a number of hours, for example 10, or empty",
 	"n": "a whole number, for example 4", "jref": "a number, for example 1.2", "jstu": "a number, for example 0.3",
 }
 

@@ -173,6 +173,21 @@ func startWorkerd(t testing.TB) string {
 // GET ready answers 200.
 func serveWorkerd(t testing.TB, bin, dir, ready string) string {
 	t.Helper()
+	return runWorkerd(t, bin, dir, ready, false).base
+}
+
+// workerdProc is a running workerd.
+type workerdProc struct {
+	base      string // http://127.0.0.1:PORT
+	inspector string // ADDR of its inspector, when asked for
+	pid       int
+}
+
+// runWorkerd runs workerd bin on the worker built in dir, with its
+// inspector on a free loopback port when inspect is set, and waits until
+// GET ready answers 200.
+func runWorkerd(t testing.TB, bin, dir, ready string, inspect bool) workerdProc {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -181,16 +196,28 @@ func serveWorkerd(t testing.TB, bin, dir, ready string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := "http://" + ln.Addr().String()
+	p := workerdProc{base: "http://" + ln.Addr().String()}
 	ln.Close() // f keeps the socket open and listening
+	args := []string{"serve", filepath.Join(dir, "workerd.capnp"), "--socket-fd=http=3"}
+	if inspect {
+		// workerd takes no descriptor for the inspector: pick a free port.
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.inspector = l.Addr().String()
+		l.Close()
+		args = append(args, "--inspector-addr="+p.inspector)
+	}
 	var logs bytes.Buffer
-	cmd := exec.Command(bin, "serve", filepath.Join(dir, "workerd.capnp"), "--socket-fd=http=3")
+	cmd := exec.Command(bin, args...)
 	cmd.ExtraFiles = []*os.File{f}
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
+	p.pid = cmd.Process.Pid
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
@@ -209,12 +236,12 @@ func serveWorkerd(t testing.TB, bin, dir, ready string) string {
 		default:
 		}
 		start := time.Now()
-		res, err := client.Get(base + ready)
+		res, err := client.Get(p.base + ready)
 		if err == nil {
 			res.Body.Close()
 			if res.StatusCode == http.StatusOK {
 				t.Logf("workerd ready; first request (starts the Go instance) took %v", time.Since(start).Round(time.Millisecond))
-				return base
+				return p
 			}
 		}
 		if time.Now().After(deadline) {
@@ -222,6 +249,45 @@ func serveWorkerd(t testing.TB, bin, dir, ready string) string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// rssBytes is the resident memory of process pid (Linux /proc).
+func rssBytes(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			if _, err := fmt.Sscan(rest, &kb); err != nil {
+				return 0, err
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+}
+
+// cpuTime is the CPU time, user and system, that process pid has used
+// (Linux /proc, in clock ticks of 10 ms).
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses: state is
+	// the first, utime the 12th and stime the 13th.
+	_, rest, ok := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0, fmt.Errorf("cannot read /proc/%d/stat", pid)
+	}
+	var ut, st int64
+	if _, err := fmt.Sscan(f[11]+" "+f[12], &ut, &st); err != nil {
+		return 0, err
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond, nil
 }
 
 // TestShimReusesAndRestarts checks the instance reuse itself, with the
@@ -613,6 +679,7 @@ func compareWithCommandLine(t *testing.T, base, cmdName string, body []byte) {
 // loadResult summarises a load run.
 type loadResult struct {
 	n, errors     int
+	slow          int // answered after more than slowAfter
 	p50, p99, max time.Duration
 	rps           float64
 	firstErr      error
@@ -663,6 +730,11 @@ func load(base string, body, want []byte, n, conc int) loadResult {
 			}
 		}
 	}
+	for _, l := range lat {
+		if l > slowAfter {
+			r.slow++
+		}
+	}
 	slices.Sort(lat)
 	r.p50, r.p99, r.max = lat[n/2], lat[n*99/100], lat[n-1]
 	return r
@@ -697,60 +769,171 @@ func referenceEstimate(t testing.TB, base string) (body, want []byte) {
 	return body, want
 }
 
-// Load test size: 2,000 requests at concurrency 16, after 200 not measured
-// that warm the program up (V8 compiles hot wasm functions a second time,
-// optimised, once they have run a while).
-const loadN, loadConc, warmN = 2000, 16, 200
+// slowAfter is the longest a request may take under load: an isolate that
+// serves one warm estimate in about a millisecond has no reason to keep
+// one waiting for a second, even behind 63 others.
+const slowAfter = time.Second
 
-// warmLoad runs the warm-up and then the measured load; every request of
-// both must succeed.
-func warmLoad(base string, body, want []byte) loadResult {
-	if w := load(base, body, want, warmN, loadConc); w.errors > 0 {
-		return w
-	}
-	return load(base, body, want, loadN, loadConc)
-}
+// Load test size in CI: 2,000 requests at concurrency 16 and 500 at 64,
+// after 1,200 not measured that warm the program up (V8 compiles hot wasm
+// functions a second time, optimised, once they have run a while) and
+// bring the heap to its working size.
+const loadN, loadConc, warmN = 2000, 16, 1200
 
-// TestWorkerdLoad sends 2,000 estimates at concurrency 16 to one workerd and
-// requires zero errors. Its latency figures are logged; "make bench" reports
-// them (BenchmarkWorkerd) with the wasm size.
-func TestWorkerdLoad(t *testing.T) {
-	base := startWorkerd(t)
-	body, want := referenceEstimate(t, base)
-	r := warmLoad(base, body, want)
+// check fails t if r has a failed request.
+func (r loadResult) check(t testing.TB, what string) {
+	t.Helper()
 	if r.errors > 0 {
-		t.Errorf("%d of %d requests failed; first: %v", r.errors, r.n, r.firstErr)
+		t.Errorf("%s: %d of %d requests failed; first: %v", what, r.errors, r.n, r.firstErr)
 	}
-	t.Logf("%d requests at concurrency %d: p50 %v, p99 %v, max %v, %.0f requests/s; app.wasm %d bytes, %d gzip",
-		r.n, loadConc, r.p50, r.p99, r.max, r.rps, build.raw, build.gz)
 }
 
-// BenchmarkWorkerd runs the load test once per iteration (run it with
-// -benchtime 1x) and reports latency percentiles, throughput and the size
-// of app.wasm, raw and gzip -9 (Cloudflare's limit applies to the
-// compressed upload: 3 MB on the free plan). It then sends 500 requests one
-// at a time: their latency is what one warm request costs, while at
-// concurrency 16 a request also waits for those ahead of it in the
-// isolate's single thread.
-func BenchmarkWorkerd(b *testing.B) {
-	base := startWorkerd(b)
-	body, want := referenceEstimate(b, base)
-	var r, one loadResult
-	for b.Loop() {
-		r = warmLoad(base, body, want)
-		if r.errors > 0 {
-			b.Fatalf("%d of %d requests failed; first: %v", r.errors, r.n, r.firstErr)
-		}
-		one = load(base, body, want, 500, 1)
-		if one.errors > 0 {
-			b.Fatalf("%d of %d requests failed; first: %v", one.errors, one.n, one.firstErr)
-		}
+// checkSlow fails t if r has a request slower than slowAfter. Only the
+// benchmark asks this: a test's timing depends on the machine's load.
+func (r loadResult) checkSlow(t testing.TB, what string) {
+	t.Helper()
+	if r.slow > 0 {
+		t.Errorf("%s: %d of %d requests took over %v (the longest %v)", what, r.slow, r.n, slowAfter, r.max)
 	}
-	b.ReportMetric(float64(r.p50.Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(r.p99.Microseconds())/1000, "p99-ms")
-	b.ReportMetric(r.rps, "req/s")
-	b.ReportMetric(float64(one.p50.Microseconds())/1000, "p50-c1-ms")
-	b.ReportMetric(float64(one.p99.Microseconds())/1000, "p99-c1-ms")
+}
+
+func (r loadResult) String() string {
+	return fmt.Sprintf("%d requests: p50 %v, p99 %v, max %v, %.0f requests/s, %d failed, %d over %v",
+		r.n, r.p50, r.p99, r.max, r.rps, r.errors, r.slow, slowAfter)
+}
+
+// memory is the isolate's V8 heap after a full collection and workerd's
+// resident memory.
+type memory struct{ heap, rss int64 }
+
+func measureMemory(t testing.TB, p workerdProc) memory {
+	t.Helper()
+	heap, err := heapAfterGC(p.inspector)
+	if err != nil {
+		t.Fatalf("V8 heap through the inspector: %v", err)
+	}
+	rss, err := rssBytes(p.pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return memory{heap, rss}
+}
+
+// grown is how much b exceeds a, as a fraction of a.
+func grown(a, b int64) float64 { return float64(b-a) / float64(a) }
+
+// TestWorkerdLoad sends 2,000 estimates at concurrency 16 and 500 at 64 to
+// one isolate in workerd and requires every one to succeed with the right
+// answer and the isolate's V8 heap (after a full collection) to stay within
+// 10 %: before the shim served each request in its own event, up to 0.3 %
+// of requests failed with EOF or a closed connection, and the heap grew by
+// about 0.7 KB per request. Latency is logged, not asserted (it depends on
+// the machine's load); "make bench-worker" runs the long version with the
+// one-second limit (BenchmarkWorkerd).
+func TestWorkerdLoad(t *testing.T) {
+	p := runWorkerd(t, findWorkerd(t), buildWorker(t), "/api/v1/health", true)
+	body, want := referenceEstimate(t, p.base)
+	load(p.base, body, want, warmN, loadConc).check(t, "warm-up")
+	before := measureMemory(t, p)
+	r := load(p.base, body, want, loadN, loadConc)
+	r.check(t, "concurrency 16")
+	r64 := load(p.base, body, want, loadN/4, 64)
+	r64.check(t, "concurrency 64")
+	after := measureMemory(t, p)
+	t.Logf("concurrency 16: %v", r)
+	t.Logf("concurrency 64: %v", r64)
+	t.Logf("V8 heap %d -> %d bytes, workerd RSS %d -> %d bytes; app.wasm %d bytes, %d gzip",
+		before.heap, after.heap, before.rss, after.rss, build.raw, build.gz)
+	if g := grown(before.heap, after.heap); g > 0.10 {
+		t.Errorf("V8 heap grew %.0f %% over %d requests (%d -> %d bytes): something keeps JavaScript objects of each request alive",
+			100*g, r.n+r64.n, before.heap, after.heap)
+	}
+}
+
+// BenchmarkWorkerd is the Worker's load and cost report (run it once, with
+// -benchtime 1x; "make bench-worker"):
+//
+//   - one connection, one request at a time (2,000 estimates): p50 and p99
+//     latency, and workerd's CPU time per request; the goals are a p50
+//     under 1 ms, a p99 under 3 ms and under 1 ms of CPU per warm request;
+//   - 60,000 estimates at concurrency 16, then 5,000 at 64, on the same
+//     isolate: none may fail or take over a second, and the V8 heap (after
+//     a full collection) and workerd's resident memory must stay within
+//     10 % between 10,000 and 60,000 requests. One isolate runs one request
+//     at a time, so latency here is mostly queueing: at concurrency 16 a
+//     request waits for about 15 others;
+//   - the size of app.wasm, raw and gzip -9 (Cloudflare's limit applies to
+//     the compressed upload: 3 MB on the free plan).
+func BenchmarkWorkerd(b *testing.B) {
+	p := runWorkerd(b, findWorkerd(b), buildWorker(b), "/api/v1/health", true)
+	body, want := referenceEstimate(b, p.base)
+	for b.Loop() {
+		load(p.base, body, want, warmN, loadConc).check(b, "warm-up")
+		cpu0, err := cpuTime(p.pid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		one := load(p.base, body, want, 2000, 1)
+		cpu1, err := cpuTime(p.pid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		one.check(b, "one at a time")
+		one.checkSlow(b, "one at a time")
+		cpu := (cpu1 - cpu0) / time.Duration(one.n)
+		b.Logf("one connection: %v; workerd CPU %v per request", one, cpu)
+
+		var all loadResult
+		var at10k memory
+		const batch = 10000
+		for i := range 6 {
+			r := load(p.base, body, want, batch, 16)
+			what := fmt.Sprintf("concurrency 16, requests %d-%d", i*batch+1, (i+1)*batch)
+			r.check(b, what)
+			r.checkSlow(b, what)
+			all.n += r.n
+			all.errors += r.errors
+			all.slow += r.slow
+			all.max = max(all.max, r.max)
+			b.Logf("concurrency 16, batch %d: %v", i+1, r)
+			if i == 0 {
+				at10k = measureMemory(b, p)
+			}
+			if i == 5 {
+				all.p50, all.p99, all.rps = r.p50, r.p99, r.rps
+			}
+		}
+		at60k := measureMemory(b, p)
+		b.Logf("after 10,000: V8 heap %d bytes, RSS %d bytes; after 60,000: V8 heap %d bytes, RSS %d bytes",
+			at10k.heap, at10k.rss, at60k.heap, at60k.rss)
+		r64 := load(p.base, body, want, 5000, 64)
+		r64.check(b, "concurrency 64")
+		r64.checkSlow(b, "concurrency 64")
+		b.Logf("concurrency 64: %v", r64)
+		for _, m := range []struct {
+			name string
+			a, b int64
+		}{{"V8 heap", at10k.heap, at60k.heap}, {"workerd RSS", at10k.rss, at60k.rss}} {
+			if g := grown(m.a, m.b); g > 0.10 || g < -0.10 {
+				b.Errorf("%s changed %.1f %% between 10,000 and 60,000 requests (%d -> %d bytes)", m.name, 100*g, m.a, m.b)
+			}
+		}
+		b.ReportMetric(float64(one.p50.Microseconds())/1000, "p50-c1-ms")
+		b.ReportMetric(float64(one.p99.Microseconds())/1000, "p99-c1-ms")
+		b.ReportMetric(float64(cpu.Microseconds())/1000, "cpu-ms/req")
+		b.ReportMetric(float64(all.p50.Microseconds())/1000, "p50-c16-ms")
+		b.ReportMetric(float64(all.p99.Microseconds())/1000, "p99-c16-ms")
+		b.ReportMetric(float64(all.max.Microseconds())/1000, "max-c16-ms")
+		b.ReportMetric(all.rps, "req/s-c16")
+		b.ReportMetric(float64(r64.p99.Microseconds())/1000, "p99-c64-ms")
+		b.ReportMetric(float64(r64.max.Microseconds())/1000, "max-c64-ms")
+		b.ReportMetric(float64(at10k.heap), "heap-10k-B")
+		b.ReportMetric(float64(at60k.heap), "heap-60k-B")
+		b.ReportMetric(float64(at10k.rss), "rss-10k-B")
+		b.ReportMetric(float64(at60k.rss), "rss-60k-B")
+		b.ReportMetric(float64(all.errors+r64.errors), "failed")
+		b.ReportMetric(float64(all.slow+r64.slow), "over-1s")
+	}
 	b.ReportMetric(float64(build.raw), "wasm-bytes")
 	b.ReportMetric(float64(build.gz), "wasm-gzip-bytes")
 }

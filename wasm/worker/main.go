@@ -9,8 +9,8 @@
 //
 // The JavaScript entry point is shim/worker.mjs, not the worker.mjs that
 // syumai/workers generates: it starts this program once per isolate and
-// hands every request to the same running handler, which package keepalive
-// keeps running after each answer.
+// hands every request to the same running handler through package
+// keepalive, one synchronous call per request.
 package main
 
 import (
@@ -19,8 +19,8 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/syumai/workers"
 	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/wasm/api"
 	"github.com/wattscale/wattscale/wasm/worker/keepalive"
 )
@@ -31,7 +31,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		os.Exit(1)
 	}
-	workers.Serve(keepalive.Handler(h))
+	keepalive.Serve(h, model.MaxRequestBytes+1)
 }
 
 // newHandler builds the API over the embedded catalog.

@@ -2,8 +2,13 @@
 
 package keepalive
 
-import "net/http"
+import (
+	"net/http"
 
-// Handler returns next unchanged: natively, workers.Serve is a plain
-// net/http server and streams answers itself.
-func Handler(next http.Handler) http.Handler { return next }
+	"github.com/syumai/workers"
+)
+
+// Serve runs workers.Serve(h): natively a plain net/http server on $PORT,
+// which reads bodies and streams answers itself (bodyLimit is the API's
+// own business there).
+func Serve(h http.Handler, bodyLimit int) { workers.Serve(h) }

@@ -6,20 +6,22 @@
 // request, which costs about 24 ms wall and 37 ms CPU per request, more than
 // the 10 ms CPU of Cloudflare's free plan. Here the Go program is started
 // once per isolate, on its first request, and every later request is handed
-// to the same running http.Handler through the function the package installs
-// on the binding (binding.handleRequest), which runs each request in its own
-// goroutine, so concurrent requests interleave. A warm request then costs
-// the request conversion and the handler only (about a millisecond).
-//
-// The Go side makes this possible: syumai/workers v0.31.0 ends the program
-// after the first streamed response, so package keepalive
-// (wasm/worker/keepalive) hands it whole answers as raw JavaScript bodies,
-// which never end it (see there).
+// to the same running http.Handler. The shim reads each request's body here,
+// in the request's own event, and then calls binding.serve (installed by
+// package keepalive, wasm/worker/keepalive), which runs the handler to its
+// end inside that one call and returns the whole answer; the Response is
+// built here. Nothing of a request is left to a later JavaScript event, so
+// no Go goroutine resumes in, and no Response is created by, another
+// request's event, which under concurrency stalled or dropped requests (see
+// the package's comment). A warm request costs the handler and one call
+// (under a millisecond).
 //
 // Alternatives not taken: pooling several pre-started instances (the same
-// start-up cost, only moved); writing our own Go<->JavaScript request bridge
-// (more code to own, and the package would no longer be what serves); a
-// linkname into the package to reset its done channel (fragile).
+// start-up cost, only moved); syumai/workers' own binding.handleRequest (its
+// promise-based body reading and answer resume Go from other requests'
+// events); racing each request against the program's exit promise (a
+// promise that never settles keeps every reaction attached to it, and so
+// every answer: the V8 heap grew by about 1 KB per request).
 //
 // Trade-offs: the runtime context (env, ctx) the Go side sees is the one of
 // the request that started the instance; the API uses no bindings and no
@@ -27,7 +29,8 @@
 // the request that sees it gets a 500 JSON answer and the next request starts
 // a fresh instance.
 import "./wasm_exec.js";
-import { createRuntimeContext, loadModule } from "./runtime.mjs";
+import { createRuntimeContext } from "./runtime.mjs";
+import mod from "./app.wasm";
 
 // syumai/workers' Go code calls this global (as the generated worker.mjs defines it).
 globalThis.tryCatch = (fn) => {
@@ -38,30 +41,82 @@ globalThis.tryCatch = (fn) => {
   }
 };
 
-const EXITED = Symbol("exited");
+// drainLimit bounds what is read and thrown away of a body over the limit,
+// as the API's handler does natively: reading on lets the client, still
+// sending, receive the 413 instead of a reset connection.
+const drainLimit = 256 << 10;
 
-// running is the promise of the started program, { go, binding, exit }, or
-// undefined before the first request and after the program exits.
+// running is the started program, { go, binding }, or undefined before the
+// first request and after the program exits.
 let running;
 
-async function start(env, ctx) {
-  const mod = await loadModule();
+// start starts the Go program and returns it once it is ready to serve.
+// It is synchronous on purpose: Go's main runs inside go.run's first,
+// synchronous step until workers.Serve blocks, and calls the ready import on
+// the way. Requests arriving while an asynchronous start was under way
+// would all have waited on a promise settled in the first request's event,
+// which workerd resolves late or drops with the connection (15 of the
+// first 1,200 requests at concurrency 16 failed that way).
+function start(env, ctx) {
   const go = new Go();
   const binding = {};
-  let ready;
-  const readyPromise = new Promise((resolve) => {
-    ready = resolve;
-  });
+  let ready = false;
   const instance = new WebAssembly.Instance(mod, {
     ...go.importObject,
-    workers: { ready: () => ready() },
+    workers: {
+      ready: () => {
+        ready = true;
+      },
+    },
   });
-  const exit = go.run(instance, createRuntimeContext({ env, ctx, binding })).then(() => EXITED);
-  if ((await Promise.race([readyPromise, exit])) === EXITED) {
-    throw new Error("the Go program exited while starting");
+  go.run(instance, createRuntimeContext({ env, ctx, binding })).catch(() => {});
+  if (go.exited || !ready) {
+    throw new Error(go.exited ? "the Go program exited while starting" : "the Go program did not get ready");
   }
-  return { go, binding, exit };
+  if (typeof binding.serve !== "function") {
+    throw new Error("the Go program did not install binding.serve (keepalive.Serve)");
+  }
+  return { go, binding };
 }
+
+// readBody reads a request body stream: at most limit bytes are kept, and
+// past that up to drainLimit more are read and dropped before the stream
+// is cancelled.
+async function readBody(stream, limit) {
+  const reader = stream.getReader();
+  const chunks = [];
+  let kept = 0;
+  let seen = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) {
+      break;
+    }
+    seen += value.byteLength;
+    if (kept < limit) {
+      const part = value.byteLength > limit - kept ? value.subarray(0, limit - kept) : value;
+      chunks.push(part);
+      kept += part.byteLength;
+    }
+    if (seen > limit + drainLimit) {
+      await reader.cancel();
+      break;
+    }
+  }
+  if (chunks.length === 1) {
+    return chunks[0];
+  }
+  const body = new Uint8Array(kept);
+  let at = 0;
+  for (const c of chunks) {
+    body.set(c, at);
+    at += c.byteLength;
+  }
+  return body;
+}
+
+// nullBody lists the statuses whose Response must not have a body.
+const nullBody = new Set([101, 204, 205, 304]);
 
 function failure(err) {
   const body = { error: { field: "(server)", message: `internal error: ${err && err.message ? err.message : err}` } };
@@ -76,22 +131,38 @@ function failure(err) {
 }
 
 async function fetch(req, env, ctx) {
-  if (running === undefined) {
-    running = start(env, ctx);
-  }
-  const current = running;
   let program;
   try {
-    program = await current;
-    const res = await Promise.race([program.binding.handleRequest(req), program.exit]);
-    if (res === EXITED) {
+    if (running === undefined) {
+      running = start(env, ctx);
+    }
+    program = running;
+    const body = req.body === null ? null : await readBody(req.body, program.binding.bodyLimit);
+    const flat = [];
+    for (const [name, value] of req.headers) {
+      flat.push(name, value);
+    }
+    const length = Number.parseInt(req.headers.get("content-length") ?? "", 10);
+    if (program.go.exited) {
       throw new Error("the Go program exited");
     }
-    return res;
+    const out = program.binding.serve(req.method, req.url, flat, body, Number.isSafeInteger(length) ? length : -1);
+    if (program.go.exited) {
+      throw new Error("the Go program exited");
+    }
+    if (out instanceof Error) {
+      throw out;
+    }
+    const [status, headers, resBody] = out;
+    const h = new Headers();
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      h.append(headers[i], headers[i + 1]);
+    }
+    return new Response(nullBody.has(status) ? null : resBody, { status, headers: h });
   } catch (err) {
-    // A failed start or an ended program is replaced on the next request;
-    // an error of this request alone keeps the running program.
-    if (running === current && (program === undefined || program.go.exited)) {
+    // An ended program is replaced on the next request; an error of this
+    // request alone keeps the running program.
+    if (program === undefined || (running === program && program.go.exited)) {
       running = undefined;
     }
     return failure(err);

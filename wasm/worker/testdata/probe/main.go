@@ -17,13 +17,12 @@ import (
 	"os"
 	"runtime"
 
-	"github.com/syumai/workers"
 	"github.com/wattscale/wattscale/wasm/worker/keepalive"
 )
 
 func main() {
 	n := 0 // the handler runs on js/wasm's single thread
-	workers.Serve(keepalive.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	keepalive.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/count":
 			n++
@@ -41,5 +40,5 @@ func main() {
 		default:
 			fmt.Fprint(w, "ok")
 		}
-	})))
+	}), 1<<20)
 }

@@ -1,0 +1,75 @@
+package e2e
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// TestCheaperPanel drives the "Cheaper ways to run this" panel with the
+// keyboard only: Tab from the deadline controls onto the Pareto chart's
+// first point, Enter loads it into the form, the estimate shown is that
+// point's energy exactly, and the address, opened in a fresh tab, restores
+// the chosen configuration and its energy.
+func TestCheaperPanel(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/index.html")
+	typeInto(t, ctx, "model", "llama-3-8b")
+	choose(t, ctx, "precision", "bf16")
+	for _, kv := range [][2]string{{"tokens", "1e9"}, {"seq", "4096"}, {"batch", "2"}, {"count", "8"}, {"deadline", "10"}} {
+		typeInto(t, ctx, kv[0], kv[1])
+	}
+	waitFor(t, ctx, "the Pareto points", `document.querySelectorAll('.cheaper-out [data-pareto]').length > 1`)
+	if n := eval[int](t, ctx, `document.querySelectorAll('#chart-pareto .deadline').length`); n != 1 {
+		t.Errorf("deadline lines drawn: %d, want 1", n)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('#chart-pareto circle.mark').length`); n != 1 {
+		t.Errorf("user's configuration marks: %d, want 1", n)
+	}
+	if got := eval[string](t, ctx, `document.querySelector('.cheaper-best').textContent`); got == "" {
+		t.Error("no recommendation sentence")
+	}
+	// Keyboard only: the point after the Minimise select in tab order.
+	eval[bool](t, ctx, `(function(){document.getElementById('f-minimise').focus(); return true})()`)
+	do(t, ctx, "Tab", chromedp.KeyEvent(kb.Tab))
+	if !eval[bool](t, ctx, `document.activeElement && document.activeElement.hasAttribute('data-pareto')`) {
+		t.Fatalf("Tab from Minimise focused %s, want a Pareto point", eval[string](t, ctx, `document.activeElement.outerHTML.slice(0, 120)`))
+	}
+	want := eval[float64](t, ctx, `parseFloat(document.activeElement.getAttribute('data-kwh'))`)
+	label := eval[string](t, ctx, `document.activeElement.getAttribute('aria-label')`)
+	do(t, ctx, "Enter", chromedp.KeyEvent(kb.Enter))
+	if got := pageEnergy(t, ctx); got != want {
+		t.Errorf("after Enter on %q the page shows %.17g kWh, want the point's %.17g kWh", label, got, want)
+	}
+	link := eval[string](t, ctx, `location.href`)
+	u, _ := url.Parse(link)
+	for _, k := range []string{"gpu", "count", "strategy", "power", "deadline"} {
+		if !u.Query().Has(k) {
+			t.Errorf("address %s lacks %s", link, k)
+		}
+	}
+	const fields = `JSON.stringify(['gpu','count','strategy','tensor','power','deadline','minimise'].map(function(k){return document.getElementById('f-'+k).value}))`
+	before := eval[string](t, ctx, fields)
+	if dir := os.Getenv("WATTSCALE_SHOTS"); dir != "" {
+		png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(".cheaper")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "cheaper-panel.png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx2 := browser(t)
+	openCalc(t, ctx2, link)
+	if after := eval[string](t, ctx2, fields); after != before {
+		t.Errorf("fields from the address %s, before %s", after, before)
+	}
+	if got := pageEnergy(t, ctx2); got != want {
+		t.Errorf("energy from the address %.17g kWh, want %.17g kWh", got, want)
+	}
+}

@@ -1,0 +1,81 @@
+package calcapi
+
+import (
+	"encoding/json"
+	"strconv"
+	"testing"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+func recommendForm(t *testing.T, a *API, f Form) RecommendOutput {
+	t.Helper()
+	b, _ := json.Marshal(RecommendInput{Form: f})
+	var out RecommendOutput
+	if err := json.Unmarshal(a.Recommend(b), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestRecommendForm: the default form gets a recommendation whose best,
+// loaded back into the form as the panel does, estimates to the same
+// energy; the form's power limit reaches the request.
+func TestRecommendForm(t *testing.T) {
+	a := newAPI(t)
+	f := DefaultForm()
+	f["deadline"] = "2"
+	out := recommendForm(t, a, f)
+	if out.Error != nil || out.Result == nil || out.Result.Best == nil || out.Result.Current == nil {
+		t.Fatalf("Recommend(default form) = %+v", out)
+	}
+	if out.Result.DeadlineS != 7200 {
+		t.Errorf("deadline 2 h gave deadline_s %v, want 7200", out.Result.DeadlineS)
+	}
+	b := out.Result.Best
+	g := DefaultForm()
+	g["gpu"], g["count"], g["power"] = b.Hardware.GPU, itoa(b.Hardware.Count), ftoa(b.Hardware.PowerLimitW)
+	g["strategy"] = b.Strategy.Name
+	if b.Strategy.Name == model.Hybrid {
+		g["tensor"], g["data_mode"] = ftoa(b.Strategy.Tensor), b.Strategy.DataMode
+	}
+	e := estimate(t, a, EstimateInput{Form: g})
+	if e.Response == nil {
+		t.Fatalf("the best loaded into the form: %+v", e.Error)
+	}
+	if e.Response.EnergyKWh != b.EnergyKWh || e.Response.TimeS != b.TimeS {
+		t.Errorf("best loaded into the form estimates %.10g kWh %.10g s, the panel said %.10g kWh %.10g s", e.Response.EnergyKWh, e.Response.TimeS, b.EnergyKWh, b.TimeS)
+	}
+}
+
+func TestRecommendFormErrors(t *testing.T) {
+	a := newAPI(t)
+	for _, tc := range []struct{ key, value, input string }{
+		{"deadline", "soon", "deadline"},
+		{"deadline", "-3", "deadline"},
+		{"minimise", "speed", "minimise"},
+		{"batch", "0", "batch"},
+	} {
+		f := DefaultForm()
+		f[tc.key] = tc.value
+		out := recommendForm(t, a, f)
+		if out.Error == nil || out.Error.Input != tc.input {
+			t.Errorf("%s=%q: error %+v, want one on input %s", tc.key, tc.value, out.Error, tc.input)
+		}
+	}
+	// A current configuration that cannot run still gets recommendations.
+	f := DefaultForm()
+	f["model"], f["count"], f["strategy"], f["seq"], f["batch"] = "llama-3-8b", "1", "single", "2048", "1"
+	out := recommendForm(t, a, f)
+	if out.Error != nil || out.Result == nil || out.Result.Best == nil || out.Result.Current != nil {
+		t.Errorf("llama-3-8b on one A100: error %+v, want recommendations without a current configuration", out.Error)
+	}
+	f = DefaultForm()
+	f["power"] = "20"
+	if e := estimate(t, a, EstimateInput{Form: f}); e.Error == nil || e.Error.Input != "power" || e.Error.Field != "hardware.power_limit_w" {
+		t.Errorf("power 20 W: error %+v, want hardware.power_limit_w on input power", e.Error)
+	}
+}
+
+func itoa(n int) string     { return strconv.Itoa(n) }
+func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
