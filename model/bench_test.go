@@ -38,3 +38,19 @@ func BenchmarkSweep10000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEstimateLoRA times one LoRA estimate (issue 12 goal: under 2 µs
+// natively): Llama-2-70B, rank 16 on every linear layer, checkpointing,
+// fsdp over 8 H100s.
+func BenchmarkEstimateLoRA(b *testing.B) {
+	c := catalog(b)
+	req := peftRequest("llama-2-70b", model.MethodLoRA, "h100", 8, model.FSDP)
+	req.Training.LoRA = &model.LoRASpec{Rank: 16, Targets: model.TargetsAttentionMLP}
+	req.Training.GradientCheckpointing = boolp(true)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Estimate(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

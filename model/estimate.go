@@ -99,6 +99,7 @@ type Response struct {
 	Proxies           Proxies    `json:"proxies"`
 	Parallel          Parallel   `json:"parallel"`
 	Memory            MemoryUse  `json:"memory"`
+	Training          MethodUse  `json:"training"`
 	Calibration       CalUsed    `json:"calibration"`
 	Inputs            Inputs     `json:"inputs"`
 	Assumptions       []string   `json:"assumptions"`
@@ -162,9 +163,15 @@ type Parallel struct {
 
 // MemoryUse reports per-GPU memory.
 type MemoryUse struct {
-	StateGBPerGPU      float64 `json:"state_gb_per_gpu"`      // weights, gradients, optimizer state (training.state_bytes_per_param, 16 by default)
-	ActivationGBPerGPU float64 `json:"activation_gb_per_gpu"` // without recomputation
+	StateGBPerGPU      float64 `json:"state_gb_per_gpu"`      // weights, gradients, optimizer state (frozen weights included)
+	ActivationGBPerGPU float64 `json:"activation_gb_per_gpu"` // stored activations (layer inputs only under checkpointing)
 	CapacityGB         float64 `json:"capacity_gb"`
+	// FrozenGBPerGPU is the frozen base weights of lora and qlora at their
+	// storage format (0 for full fine-tuning); TrainedGBPerGPU the trained
+	// parameters' weights, gradients and optimizer state. They sum to
+	// StateGBPerGPU.
+	FrozenGBPerGPU  float64 `json:"frozen_gb_per_gpu"`
+	TrainedGBPerGPU float64 `json:"trained_gb_per_gpu"`
 }
 
 // CalUsed identifies the calibration behind an estimate.
@@ -217,7 +224,9 @@ type resolved struct {
 	site     SiteSpec
 	cal      *Calibration
 	timeCal  *Calibration
+	method   method
 	assume   []string
+	warn     []string
 }
 
 // Estimate turns a request into a response, or returns a *FieldError that
@@ -314,6 +323,9 @@ func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 		return nil, err
 	}
 	r.count = int(req.Hardware.Count)
+	if err := r.resolveMethod(t); err != nil {
+		return nil, err
+	}
 
 	if err := r.resolveStrategy(req.Strategy); err != nil {
 		return nil, err
@@ -337,12 +349,26 @@ func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 }
 
 // checkState refuses a layout whose weights, gradients and optimizer state
-// do not fit in the memory of one GPU.
+// (for lora and qlora: the frozen base at its storage format plus the
+// trained adapters' state) do not fit in the memory of one GPU.
 func (r *resolved) checkState() error {
 	g := r.gpu
-	if state := r.stateBytesPerGPU(); state > g.MemoryGB*1e9 {
-		return fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, a larger GPU, or a leaner optimizer (training.state_bytes_per_param)",
-			state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID)
+	frozen, trained := r.stateParts()
+	if state := frozen + trained; state > g.MemoryGB*1e9 {
+		if r.method.name == MethodFull {
+			return fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, a larger GPU, lora or qlora (training.method), or a leaner optimizer (training.state_bytes_per_param)",
+				state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID)
+		}
+		m := &r.method
+		format := map[string]string{MethodLoRA: "16-bit", MethodQLoRA: m.format}[m.name]
+		hint := "use fsdp or tensor parallelism, more GPUs, a larger GPU"
+		if m.name == MethodLoRA {
+			hint += ", or qlora (training.method)"
+		} else if m.format == FormatInt8 {
+			hint += ", or nf4 (training.lora.base_format)"
+		}
+		return fieldErr("hardware.count", r.count, "is too small for %s: the frozen base weights at %s need %.1f GB per GPU (%.3g parameters, %s) and the trained parameters' weights, gradients and optimizer state %.2f GB (%.3g parameters at %s bytes), %.1f GB in all, more than the %.0f GB of a %s; %s",
+			m.name, format, frozen/1e9, r.params, r.layoutString(), trained/1e9, m.trainable, ShortNum(r.state), state/1e9, g.MemoryGB, g.ID, hint)
 	}
 	return nil
 }
@@ -414,14 +440,11 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 	return nil
 }
 
-// stateBytesPerGPU is the state bytes per parameter times the parameters,
-// divided by the ranks that shard them.
+// stateBytesPerGPU is the per-GPU memory of weights, gradients and
+// optimizer state (frozen weights included), after sharding.
 func (r *resolved) stateBytesPerGPU() float64 {
-	shards := float64(r.plan.Tensor)
-	if r.plan.DataMode == FSDP {
-		shards *= float64(r.plan.Data)
-	}
-	return r.state * r.params / shards
+	f, t := r.stateParts()
+	return f + t
 }
 
 // actBytesPerTokenLayer is 34·d bytes at 16-bit activations
@@ -456,20 +479,26 @@ func (r *resolved) paramTrafficBytes() float64 {
 
 // counts returns the physical per-token FLOPs and bytes of a resolved request.
 func (r *resolved) counts() (flopsTok, bytesTok float64) {
-	a := r.arch
-	L, d, S := float64(a.Layers), float64(a.Hidden), float64(r.seq)
-	flopsTok = 6*a.NonEmbeddingParams() + 6*L*S*d
-	if r.head == "lm" {
-		flopsTok += 6 * d * float64(a.Vocab)
+	if r.method.name != MethodFull {
+		return r.countsPEFT()
 	}
-	bytesTok = 2*L*r.actBytesPerTokenLayer() + r.params*r.paramTrafficBytes()/(float64(r.bat)*S)
+	flopsTok = r.fullFLOPsPerToken(r.method.ckpt)
+	pass := r.paramTrafficBytes()
+	if r.method.ckpt {
+		// the recomputed forward pass reads the weights once more
+		pass += 2
+		if r.prec == FP32 || r.prec == TF32 {
+			pass += 2
+		}
+	}
+	bytesTok = r.actTrafficPerToken() + r.params*pass/(float64(r.bat)*float64(r.seq))
 	return
 }
 
 func (c *Catalog) estimate(r *resolved) (Response, error) {
 	g, cal, tc := r.gpu, r.cal, r.timeCal
 	rp := tc.Roofline
-	warn := []string{}
+	warn := append([]string{}, r.warn...)
 	assume := append([]string{}, r.assume...)
 
 	flopsTok, bytesTok := r.counts()
@@ -543,6 +572,16 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		}
 		perTokKWh := l.LawEnergyKWh(lawC, lawM, eta, strat, g.ID) / l.RefTokens
 		lawJ := perTokKWh * r.tokens * 3.6e6 * limTime * limPower
+		if r.method.name != MethodFull || r.method.ckpt {
+			// The law is fitted to full fine-tuning: scale it by the
+			// roofline's time ratio of this method to full fine-tuning.
+			full := *r
+			full.method = method{name: MethodFull, trainable: r.params}
+			ff, fb := full.counts()
+			tFull := (ff*r.tokens/(r.peak*uComp)+fb*r.tokens/(bw*uMem))*limTime + tStep
+			lawJ *= t1 / tFull
+			assume = append(assume, fmt.Sprintf("the %s law is fitted to full fine-tuning; its energy is scaled by the roofline time of %s over that of full fine-tuning (%.3g)", cal.Name, r.methodLabel(), t1/tFull))
+		}
 		if lawJ < boundJ {
 			warn = append(warn, fmt.Sprintf("the %s law gives %.3g kWh, below the roofline energy bound of %.3g kWh for this configuration; the bound is reported", cal.Name, lawJ/3.6e6, boundJ/3.6e6))
 			lawJ = boundJ
@@ -576,10 +615,15 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	}
 
 	// Memory warnings.
-	act := float64(r.bat) * float64(r.seq) * float64(r.arch.Layers) * r.actBytesPerTokenLayer() / float64(r.plan.Tensor)
-	state := r.stateBytesPerGPU()
+	act := r.actMemPerGPU()
+	frozen, trained := r.stateParts()
+	state := frozen + trained
 	if state+act > g.MemoryGB*1e9 {
-		warn = append(warn, fmt.Sprintf("activations (%.1f GB) plus state (%.1f GB) exceed the %.0f GB of a %s without activation checkpointing; checkpointing, packing or fused kernels may still make it fit, and recomputation adds about a third to compute", act/1e9, state/1e9, g.MemoryGB, g.ID))
+		if r.method.ckpt {
+			warn = append(warn, fmt.Sprintf("activations (%.1f GB, with checkpointing) plus state (%.1f GB) exceed the %.0f GB of a %s; a smaller batch_per_gpu, packing or fused kernels may still make it fit", act/1e9, state/1e9, g.MemoryGB, g.ID))
+		} else {
+			warn = append(warn, fmt.Sprintf("activations (%.1f GB) plus state (%.1f GB) exceed the %.0f GB of a %s without activation checkpointing; checkpointing (training.gradient_checkpointing), packing or fused kernels may still make it fit, and recomputation adds about a third to compute", act/1e9, state/1e9, g.MemoryGB, g.ID))
+		}
 	}
 	if r.count > 1 && eta < 0.5 {
 		warn = append(warn, fmt.Sprintf("parallel efficiency η = %.2f: more GPUs make this run faster but raise its energy by %.0f%%", eta, (factor-1)*100))
@@ -633,7 +677,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		lawName = string(g.Interconnect) + " curves of " + tc.Name
 	}
 	resp.Parallel = Parallel{GPUs: r.count, Strategy: r.strategy, Tensor: r.plan.Tensor, Data: r.plan.Data, DataMode: r.plan.DataMode, Speedup: sp, Efficiency: eta, Law: lawName, AlphaEta: alpha}
-	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB}
+	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB, FrozenGBPerGPU: frozen / 1e9, TrainedGBPerGPU: trained / 1e9}
+	resp.Training = r.methodUse(flopsTok)
 	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: outside, SigmaLn: sigma}
 	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, Precision: r.prec,
 		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PowerLimitW: r.limitW, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region}
@@ -659,6 +704,7 @@ func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, 
 		speedup, eta, _ = tc.Comm.Efficiency(r.plan, CommStep{
 			ComputeS: t1 / steps, Params: r.params, Layers: float64(r.arch.Layers), Hidden: float64(r.arch.Hidden),
 			Tokens: float64(r.bat) * float64(r.seq), GradBytes: bytes, ActBytes: bytes, Links: LinksFor(r.gpu),
+			Trainable: r.method.trainable, GatherBytes: r.gatherBytesPerParam(bytes),
 		})
 		return speedup, eta, true, nil
 	}

@@ -24,6 +24,11 @@ func TestParseRequestErrors(t *testing.T) {
 		{"trailing data", `{} {}`, "(body)"},
 		{"bad strategy object", `{"strategy": {"tensor": 2, "pipeline": 4}}`, "strategy.pipeline"},
 		{"strategy of wrong type", `{"strategy": 4}`, "strategy"},
+		{"unknown lora field", `{"training": {"lora": {"rnak": 8}}}`, "training.lora.rnak"},
+		{"lora of wrong type", `{"training": {"lora": 8}}`, "training.lora"},
+		{"lora rank of wrong type", `{"training": {"lora": {"rank": "eight"}}}`, "training.lora.rank"},
+		{"lora rank 0", `{"training": {"lora": {"rank": 0}}}`, "training.lora.rank"},
+		{"checkpointing not a boolean", `{"training": {"gradient_checkpointing": "yes"}}`, "training.gradient_checkpointing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,6 +191,9 @@ func FuzzParseRequest(f *testing.F) {
 	}
 	f.Add([]byte(`{"model":{"preset":"bert-base"},"training":{"tokens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"a100","count":4},"strategy":"fsdp"}`))
 	f.Add([]byte(`{"model":{"layers":2,"hidden":64,"heads":2,"ffn":256,"vocab":100},"training":{"dataset_tokens":1e5,"epochs":0.5,"seq_len":16,"batch_per_gpu":1,"precision":"fp32"},"hardware":{"gpu":"t4","count":2},"strategy":{"tensor":2,"data":1}}`))
+	f.Add([]byte(`{"model":{"preset":"llama-2-70b"},"training":{"tokens":1e8,"seq_len":2048,"batch_per_gpu":4,"precision":"bf16","method":"lora","lora":{"rank":16,"targets":"attention_mlp","train_embeddings":true},"gradient_checkpointing":true},"hardware":{"gpu":"h100","count":8},"strategy":"fsdp"}`))
+	f.Add([]byte(`{"model":{"preset":"llama-3-8b"},"training":{"tokens":1e7,"seq_len":1024,"batch_per_gpu":1,"precision":"bf16","method":"qlora","lora":{"rank":64,"targets":"q,k,v,o,gate,up,down","base_format":"int8","compute_dtype":"fp16"},"gradient_checkpointing":false},"hardware":{"gpu":"rtx-4090","count":1},"strategy":"single"}`))
+	f.Add([]byte(`{"model":{"layers":2,"hidden":64,"heads":2,"ffn":256,"vocab":100},"training":{"tokens":1e5,"seq_len":16,"batch_per_gpu":1,"precision":"fp32","method":"qlora","lora":{"rank":0}},"hardware":{"gpu":"t4","count":1},"strategy":"single"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := model.ParseRequest(bytes.NewReader(body))
 		if err != nil {

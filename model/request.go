@@ -55,6 +55,17 @@ type TrainingSpec struct {
 	// (ZeRO, Rajbhandari et al. 2020). Typical values: 8 for Adafactor with
 	// fp32 master weights, 4 for Adafactor or plain SGD on pure bf16 weights.
 	StateBytesPerParam float64 `json:"state_bytes_per_param,omitempty"`
+	// Method is the fine-tuning method: "full" (every weight trained, the
+	// default), "lora" or "qlora" (low-rank adapters on a frozen 16-bit or
+	// quantised base).
+	Method string `json:"method,omitempty"`
+	// LoRA holds the adapter options of lora and qlora; nil = the method's
+	// common recipe.
+	LoRA *LoRASpec `json:"lora,omitempty"`
+	// GradientCheckpointing recomputes each layer's activations in the
+	// backward pass (one more forward pass, far less activation memory);
+	// nil = off, on for qlora (its recipe).
+	GradientCheckpointing *bool `json:"gradient_checkpointing,omitempty"`
 }
 
 // DefaultStateBytesPerParam is AdamW's footprint in mixed precision: bf16
@@ -211,6 +222,11 @@ func DecodeRequest(raw []byte, path string) (Request, error) {
 	} {
 		if isNull(part.raw) {
 			continue
+		}
+		if part.name == "training" {
+			if err := checkLoRAJSON(part.raw); err != nil {
+				return req, PrefixField(joinPath(path, part.name), err)
+			}
 		}
 		if err := DecodeStrict(bytes.NewReader(part.raw), part.v); err != nil {
 			return req, PrefixField(joinPath(path, part.name), err)

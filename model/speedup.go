@@ -212,6 +212,13 @@ type CommStep struct {
 	GradBytes float64 // bytes per gradient element communicated
 	ActBytes  float64 // bytes per activation element communicated
 	Links     Links
+	// Trainable is the parameters whose gradients are reduced; 0 = Params
+	// (full fine-tuning). LoRA reduces its adapters' gradients only.
+	Trainable float64
+	// GatherBytes is the average bytes per parameter an fsdp all-gather
+	// moves; 0 = GradBytes. A frozen quantised base is gathered at its
+	// storage format.
+	GatherBytes float64
 }
 
 // CommTimes is the per-step communication the model charges.
@@ -233,15 +240,24 @@ func (c *CommParams) Efficiency(p Plan, s CommStep) (speedup, eta float64, t Com
 	}
 	intra, inter := s.Links.IntraGBs*1e9, s.Links.InterGBs*1e9
 	if d := p.Data; d > 1 {
-		m := 2.0
-		if p.DataMode == FSDP {
-			m = 3
+		train, gather := s.Trainable, s.GatherBytes
+		if train == 0 {
+			train = s.Params
 		}
-		vol := m * float64(d-1) / float64(d) * s.Params / float64(p.Tensor) * s.GradBytes
+		if gather == 0 {
+			gather = s.GradBytes
+		}
+		share := float64(d-1) / float64(d) / float64(p.Tensor)
+		var vol float64
 		if p.DataMode == FSDP {
+			// all-gather of the weights in the forward and backward
+			// passes, reduce-scatter of the trained parameters' gradients
+			vol = share * (2*s.Params*gather + train*s.GradBytes)
 			t.Collectives += 3 * s.Layers
 		} else {
-			t.Collectives += math.Ceil(s.Params / float64(p.Tensor) * s.GradBytes / ddpBucketBytes)
+			// all-reduce (reduce-scatter plus all-gather) of the gradients
+			vol = share * 2 * train * s.GradBytes
+			t.Collectives += math.Ceil(train / float64(p.Tensor) * s.GradBytes / ddpBucketBytes)
 		}
 		bw := intra
 		if n > GPUsPerNode {

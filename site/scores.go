@@ -146,6 +146,7 @@ func validationScores(runs []validate.Run, base model.Calibration, in, held vali
 	for _, b := range []struct{ by, title string }{
 		{"source_kind", "By how the energy was obtained"},
 		{"phase", "By phase"},
+		{"method", "By fine-tuning method"},
 		{"scale", "By scale"},
 		{"gpu", "By accelerator"},
 	} {
@@ -170,6 +171,11 @@ func validationScores(runs []validate.Run, base model.Calibration, in, held vali
 				row.Meaning = runSources[g.Key]
 			case "phase":
 				row.Meaning = runPhases[g.Key]
+			case "method":
+				row.Meaning = runMethods[g.Key]
+				if f := held.PEFT.Summaries[validate.AsFull]; g.Key != model.MethodFull && f.N > 0 {
+					row.Meaning += fmt.Sprintf("; estimated as if they were full fine-tuning (what wattscale answered before it modelled LoRA), the %d LoRA and QLoRA runs have a held-out median of %s, %s within ×2", f.N, foldText(f), shareText(f, f.Within2))
+				}
 			}
 			bd.Rows = append(bd.Rows, row)
 		}

@@ -104,13 +104,19 @@ func writeReport(w io.Writer, rep validate.Report) {
 	tw.Flush()
 	fmt.Fprintln(w)
 	writeGroups(w, append([]validate.Group{rep.Headline, rep.Paired, rep.AllIndependent}, rep.Groups...))
+	fmt.Fprintln(w)
+	writeGroups(w, []validate.Group{rep.PEFT})
 }
 
 func writeGroups(w io.Writer, groups []validate.Group) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "subset\testimator\tanswered\tmedian fold\tp90 fold\t≤×1.5\t≤×2\t≤×2 of all runs\tgeo-mean ratio\tcoverage")
 	for _, g := range groups {
-		for i, e := range validate.Estimators {
+		est := validate.Estimators
+		if _, ok := g.Summaries[validate.AsFull]; ok {
+			est = append(append([]string{}, est...), validate.AsFull)
+		}
+		for i, e := range est {
 			s := g.Summaries[e]
 			label := ""
 			if i == 0 {

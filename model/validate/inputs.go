@@ -84,6 +84,10 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 	in.Arch = arch
 
 	req.Training = model.TrainingSpec{Tokens: r.Tokens, SeqLen: float64(r.SeqLen), BatchPerGPU: float64(r.BatchPerGPU), Precision: r.Precision}
+	if r.Method != model.MethodFull {
+		req.Training.Method = r.Method
+		in.Assumed = append(in.Assumed, fmt.Sprintf("%s adapters, rank and checkpointing not in the table: the method's defaults (listed in the estimate's assumptions)", r.Method))
+	}
 	if r.BatchPerGPU == 0 {
 		req.Training.BatchPerGPU = 1
 		in.Assumed = append(in.Assumed, "batch per GPU not stated: 1 sequence")
@@ -101,6 +105,12 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 	}
 	n := int(req.Hardware.Count)
 	state := model.DefaultStateBytesPerParam * arch.Params()
+	switch r.Method {
+	case model.MethodLoRA:
+		state = 2 * arch.Params() // a 16-bit frozen base; the adapters are small
+	case model.MethodQLoRA:
+		state = 0.6 * arch.Params() // a 4-bit base with its constants, 16-bit embeddings and adapters
+	}
 	fits := func(shards int) bool { return state/float64(shards) <= g.MemoryGB*1e9 }
 	switch r.Strategy {
 	case model.Hybrid:

@@ -23,6 +23,12 @@ const (
 // Estimators lists the estimator names in report order.
 var Estimators = []string{Wattscale, GPUHours, SixND}
 
+// AsFull is wattscale's estimate of a LoRA or QLoRA run as if it were full
+// fine-tuning of the same configuration: what wattscale answered before it
+// modelled parameter-efficient methods. Only parameter-efficient runs get
+// it; Report.PEFT compares it with the other estimators.
+const AsFull = "wattscale-as-full"
+
 // BaselineMFU is the model-FLOPs utilisation of the 6·N·D baseline:
 // "achieved model-FLOPs utilisation for large-scale training is usually
 // 0.3–0.5 of peak" (shared/reference/hardware-and-grid.md, rules of thumb);
@@ -79,6 +85,7 @@ type Prediction struct {
 type RowResult struct {
 	ID         string `json:"id"`
 	Phase      string `json:"phase"`
+	Method     string `json:"method"`
 	Model      string `json:"model"`
 	GPU        string `json:"gpu"`
 	Count      int    `json:"count,omitempty"` // 0 = not reported
@@ -145,6 +152,9 @@ type Report struct {
 	Groups         []Group     `json:"groups"`
 	Paired         Group       `json:"paired_with_gpu_hours"`
 	AllIndependent Group       `json:"all_independent_rows"`
+	// PEFT summarises the headline LoRA and QLoRA runs with every
+	// estimator and AsFull.
+	PEFT Group `json:"peft"`
 }
 
 // Scale buckets of the accelerator count.
@@ -230,6 +240,7 @@ func Score(runs []Run, opt Options) (Report, error) {
 	for _, b := range []by{
 		{"source_kind", func(x *RowResult) string { return x.SourceKind }},
 		{"phase", func(x *RowResult) string { return x.Phase }},
+		{"method", func(x *RowResult) string { return x.Method }},
 		{"scale", func(x *RowResult) string { return x.Scale }},
 		{"gpu", func(x *RowResult) string { return x.GPU }},
 	} {
@@ -254,11 +265,14 @@ func Score(runs []Run, opt Options) (Report, error) {
 	rep.AllIndependent = summarise("all", "training runs, excluded ones too", rep.Rows, func(x *RowResult) bool {
 		return x.Stage == "train" && x.DuplicateOf == ""
 	})
+	rep.PEFT = summariseWith("peft", "LoRA and QLoRA runs", rep.Rows, func(x *RowResult) bool {
+		return x.Headline && x.Method != model.MethodFull
+	}, append(append([]string{}, Estimators...), AsFull))
 	return rep, nil
 }
 
 func scoreRun(r Run, cat *model.Catalog, calName string, hf float64) RowResult {
-	res := RowResult{ID: r.ID, Phase: r.Phase, Model: r.Model, GPU: r.GPU, Count: r.Count, Scale: ScaleOf(r.Count), Source: r.Source,
+	res := RowResult{ID: r.ID, Phase: r.Phase, Method: r.Method, Model: r.Model, GPU: r.GPU, Count: r.Count, Scale: ScaleOf(r.Count), Source: r.Source,
 		SourceKind: r.SourceKind, Scope: r.Scope, Stage: r.Stage, DuplicateOf: r.DuplicateOf, Reported: r.EnergyKWh, Compared: "energy", Predict: map[string]Prediction{}}
 	if r.SourceKind == TDPEstimate {
 		res.Compared = "accelerator-hours × stated power"
@@ -268,6 +282,9 @@ func scoreRun(r Run, cat *model.Catalog, calName string, hf float64) RowResult {
 	g, gerr := cat.Hardware.Lookup(r.GPU)
 
 	res.Predict[Wattscale] = Predict(r, in, cat, calName, hf)
+	if r.Method != model.MethodFull && in.Skip == "" {
+		res.Predict[AsFull] = predictAsFull(r, in, cat, calName, hf)
+	}
 
 	// GPU-hours × board power, from the reported time and count.
 	a := Prediction{}
@@ -353,6 +370,21 @@ func Predict(r Run, in Inputs, cat *model.Catalog, calName string, hostFactor fl
 	c := r.EnergyKWh >= w.Interval[0] && r.EnergyKWh <= w.Interval[1]
 	w.Covered = &c
 	return finish(w, r.EnergyKWh)
+}
+
+// predictAsFull is wattscale's prediction of run r as full fine-tuning.
+// Where the AdamW state of full fine-tuning would not fit, it is shrunk
+// to training.state_bytes_per_param 2 so that the memory check passes:
+// the estimate is then that of full fine-tuning's FLOPs with an optimizer
+// traffic understated (said in Reason's place, Prediction has no note).
+func predictAsFull(r Run, in Inputs, cat *model.Catalog, calName string, hf float64) Prediction {
+	in.Request.Training.Method = model.MethodFull
+	p := Predict(r, in, cat, calName, hf)
+	if !p.Available {
+		in.Request.Training.StateBytesPerParam = 2
+		p = Predict(r, in, cat, calName, hf)
+	}
+	return p
 }
 
 // Eligible reports whether a run may count in headline scores and feed a
@@ -464,6 +496,10 @@ func Quantile(sorted []float64, q float64) float64 {
 }
 
 func summarise(by, key string, rows []RowResult, keep func(*RowResult) bool) Group {
+	return summariseWith(by, key, rows, keep, Estimators)
+}
+
+func summariseWith(by, key string, rows []RowResult, keep func(*RowResult) bool, estimators []string) Group {
 	g := Group{By: by, Key: key, Summaries: map[string]Summary{}}
 	per := map[string][]Prediction{}
 	for i := range rows {
@@ -471,11 +507,11 @@ func summarise(by, key string, rows []RowResult, keep func(*RowResult) bool) Gro
 			continue
 		}
 		g.Rows++
-		for _, e := range Estimators {
+		for _, e := range estimators {
 			per[e] = append(per[e], rows[i].Predict[e])
 		}
 	}
-	for _, e := range Estimators {
+	for _, e := range estimators {
 		g.Summaries[e] = Summarise(per[e])
 	}
 	return g

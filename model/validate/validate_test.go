@@ -113,9 +113,9 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-const header = "id,phase,model,params,layers,hidden,heads,kv_heads,ffn,glu,encdec,moe_top_k,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,host,pue,power_w,time_s,source_kind,stage,duplicate_of,exclude,source,citation,notes\n"
+const header = "id,phase,method,model,params,layers,hidden,heads,kv_heads,ffn,glu,encdec,moe_top_k,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,host,pue,power_w,time_s,source_kind,stage,duplicate_of,exclude,source,citation,notes\n"
 
-const goodRow = "r1,finetune,bert-base,,,,,,,,,,,128,32,1e9,fp16,a100-sxm4-80gb,1,single,,2.5,gpu,no,1,,3600,nvml,train,,,src,cite,\n"
+const goodRow = "r1,finetune,full,bert-base,,,,,,,,,,,128,32,1e9,fp16,a100-sxm4-80gb,1,single,,2.5,gpu,no,1,,3600,nvml,train,,,src,cite,\n"
 
 func TestReadRunsErrors(t *testing.T) {
 	tests := []struct {
@@ -132,6 +132,8 @@ func TestReadRunsErrors(t *testing.T) {
 		{"duplicate id", header + goodRow + goodRow, `line 3: id "r1" already used on line 2`},
 		{"dangling duplicate_of", header + strings.Replace(goodRow, ",train,,", ",train,r9,", 1), "column duplicate_of"},
 		{"no rows", header, "no rows"},
+		{"unknown method", header + strings.Replace(goodRow, ",full,", ",prefix,", 1), "line 2: column method"},
+		{"lora pre-training", header + strings.Replace(strings.Replace(goodRow, ",full,", ",lora,", 1), "finetune", "pretrain", 1), "line 2: column method"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -381,5 +383,41 @@ func BenchmarkScore(b *testing.B) {
 		if _, err := validate.Score(runs, validate.Options{Catalog: cat}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestPEFTRuns: the table's LoRA runs are estimated as LoRA (not refused
+// for AdamW state that LoRA does not keep) and carry the as-full estimate,
+// which is higher: full fine-tuning computes weight gradients too.
+func TestPEFTRuns(t *testing.T) {
+	runs := table(t)
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := validate.Score(runs, validate.Options{Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range rep.Rows {
+		if r.Method == model.MethodFull || r.DuplicateOf != "" {
+			if _, ok := r.Predict[validate.AsFull]; ok && r.Method == model.MethodFull {
+				t.Errorf("%s: a full fine-tuning run has an as-full prediction", r.ID)
+			}
+			continue
+		}
+		n++
+		w, f := r.Predict[validate.Wattscale], r.Predict[validate.AsFull]
+		if !r.Headline || !w.Available || !f.Available {
+			t.Errorf("%s: %s run not scored (headline %v, %s / %s)", r.ID, r.Method, r.Headline, w.Reason, f.Reason)
+			continue
+		}
+		if !(w.AcceleratorKWh < f.AcceleratorKWh) {
+			t.Errorf("%s: lora %.4g kWh not below the as-full %.4g kWh", r.ID, w.AcceleratorKWh, f.AcceleratorKWh)
+		}
+	}
+	if n < 5 || rep.PEFT.Rows != n {
+		t.Errorf("%d independent LoRA runs, PEFT group has %d; want at least 5, all of them", n, rep.PEFT.Rows)
 	}
 }
