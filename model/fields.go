@@ -57,11 +57,12 @@ func (b Bounds) Rule() string {
 }
 
 // When says when a form field applies: while the form key Key holds Value
-// (or, with Not, anything else).
+// (or, with Not, anything else; with In, one of those values).
 type When struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-	Not   bool   `json:"not,omitempty"`
+	Key   string   `json:"key"`
+	Value string   `json:"value,omitempty"`
+	Not   bool     `json:"not,omitempty"`
+	In    []string `json:"in,omitempty"`
 }
 
 // Holds reports whether the condition holds for the form values get returns.
@@ -69,7 +70,16 @@ func (w *When) Holds(get func(key string) string) bool {
 	if w == nil {
 		return true
 	}
-	return (get(w.Key) == w.Value) != w.Not
+	v := get(w.Key)
+	if len(w.In) > 0 {
+		for _, x := range w.In {
+			if v == x {
+				return true
+			}
+		}
+		return false
+	}
+	return (v == w.Value) != w.Not
 }
 
 // Field is one row of a field table.
@@ -140,6 +150,20 @@ var RequestFields = []Field{
 		Bounds: &Bounds{Min: 2, Max: 64}, Optional: true,
 		Default: fmt.Sprintf("%d (AdamW in mixed precision)", DefaultStateBytesPerParam), Hint: fmt.Sprintf("empty = %d (AdamW)", DefaultStateBytesPerParam),
 		Help: "device memory per parameter for weights, gradients and optimizer state: 16 for AdamW in mixed precision, about 8 for Adafactor with fp32 master weights, 4 on pure bf16 weights; sets the memory check and the optimizer's memory traffic"},
+	{Key: "method", Path: "training.method", Kind: KindEnum, Group: "training", Label: "Method", Choices: []string{"", MethodFull, MethodLoRA, MethodQLoRA}, Optional: true,
+		Default: "full", Help: "fine-tuning method: full (every weight trained), lora (low-rank adapters on a frozen 16-bit base) or qlora (adapters on a quantised base)"},
+	{Key: "lora_rank", Path: "training.lora.rank", Kind: KindInt, Group: "training", Label: "LoRA rank", Optional: true, When: loraOnly,
+		Default: "8 for lora (PEFT's default), 64 for qlora", Help: "adapter rank r, a whole number from 1 to the model's hidden size"},
+	{Key: "lora_targets", Path: "training.lora.targets", Kind: KindString, Group: "training", Label: "Adapted modules", Optional: true, When: loraOnly,
+		Default: "qv for lora, attention_mlp for qlora", Help: "the adapted modules: qv, attention, attention_mlp, or a comma-separated list of q, k, v, o, gate, up, down"},
+	{Key: "lora_embeddings", Path: "training.lora.train_embeddings", Kind: KindBool, Group: "training", Label: "Train embeddings", Optional: true, When: loraOnly,
+		Default: "false", Help: "train the token embeddings and the LM head in full (with optimizer state) besides the adapters"},
+	{Key: "lora_base", Path: "training.lora.base_format", Kind: KindEnum, Group: "training", Label: "Base weights", Choices: []string{"", "nf4", "int8"}, Optional: true,
+		When: &When{Key: "method", Value: MethodQLoRA}, Default: "nf4", Help: "qlora: storage format of the frozen base, nf4 (4-bit NormalFloat, double quantisation) or int8 (LLM.int8())"},
+	{Key: "lora_dtype", Path: "training.lora.compute_dtype", Kind: KindEnum, Group: "training", Label: "Compute dtype", Choices: []string{"", "fp16", "bf16", "fp32"}, Optional: true,
+		When: &When{Key: "method", Value: MethodQLoRA}, Default: "training.precision", Help: "qlora: the format the base weights are dequantised to for each matmul"},
+	{Key: "checkpointing", Path: "training.gradient_checkpointing", Kind: KindBool, Group: "training", Label: "Gradient checkpointing", Optional: true,
+		Default: "off; on for qlora (its recipe)", Help: "recompute each layer's activations in the backward pass: one more forward pass, far less activation memory"},
 	{Key: "gpu", Path: "hardware.gpu", Kind: KindString, Group: "hardware", Label: "GPU", Form: "a100-sxm4-80gb",
 		Help: "accelerator id or alias (a100-sxm4-80gb, h100, …)"},
 	{Key: "count", Path: "hardware.count", Kind: KindInt, Group: "hardware", Label: "GPUs", Form: "4", Bounds: intBounds(1, 1<<20),
@@ -168,6 +192,9 @@ var RequestFields = []Field{
 	{Key: "cal", Path: "calibration", Kind: KindString, Group: "calibration", Label: "Coefficients", Optional: true,
 		Default: "the catalog's default calibration", Help: "the calibration to use, by name"},
 }
+
+// loraOnly is when the adapter inputs apply.
+var loraOnly = &When{Key: "method", In: []string{MethodLoRA, MethodQLoRA}}
 
 func precisionNames() []string {
 	out := make([]string, len(Precisions))
@@ -217,6 +244,10 @@ func (f *Field) Set(req *Request, v any) error {
 	if err != nil {
 		return err
 	}
+	if dst.Kind() == reflect.Pointer { // an optional value: nil = the default
+		dst.Set(reflect.New(dst.Type().Elem()))
+		dst = dst.Elem()
+	}
 	val := reflect.ValueOf(v)
 	if val.Kind() != dst.Kind() {
 		return fmt.Errorf("model: field %s takes %v, got %T", f.Path, dst.Type(), v)
@@ -225,9 +256,16 @@ func (f *Field) Set(req *Request, v any) error {
 	return nil
 }
 
-// fieldValue finds the struct field at a dotted JSON path below v.
+// fieldValue finds the struct field at a dotted JSON path below v,
+// allocating the optional (pointer) objects on the way.
 func fieldValue(v reflect.Value, path string) (reflect.Value, error) {
 	for _, name := range strings.Split(path, ".") {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
 		if v.Kind() != reflect.Struct {
 			return reflect.Value{}, fmt.Errorf("model: %s: %s is not inside an object", path, name)
 		}

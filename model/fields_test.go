@@ -3,6 +3,7 @@ package model_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -80,5 +81,47 @@ func TestDocsListEveryField(t *testing.T) {
 			continue
 		}
 		t.Errorf("%s: the field table differs from model.RequestFields (run go test ./model -run TestDocsListEveryField -update):\n%s\nwant:\n%s", p, got, want)
+	}
+}
+
+// TestTableCoversTheRequest walks model.Request by its JSON names and
+// requires a row of the field table for every leaf (and the strategy), so
+// that a request field cannot be added without its row.
+func TestTableCoversTheRequest(t *testing.T) {
+	want := map[string]bool{"strategy": true}
+	var walk func(rt reflect.Type, prefix string)
+	walk = func(rt reflect.Type, prefix string) {
+		for i := range rt.NumField() {
+			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			ft := rt.Field(i).Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				walk(ft, prefix+name+".")
+				continue
+			}
+			want[prefix+name] = true
+		}
+	}
+	walk(reflect.TypeFor[model.Request](), "")
+	have := map[string]bool{}
+	for _, f := range model.RequestFields {
+		if f.Path != "" {
+			have[f.Path] = true
+		}
+	}
+	for p := range want {
+		if !have[p] {
+			t.Errorf("request field %s has no row in model.RequestFields", p)
+		}
+	}
+	for p := range have {
+		if !want[p] {
+			t.Errorf("model.RequestFields has %s, which is not a request field", p)
+		}
 	}
 }

@@ -437,7 +437,10 @@
   // form key and value it depends on.
   function applies(f, s) {
     var w = f.when;
-    return !w || ((s[w.key] == null ? '' : s[w.key]) === w.value) !== !!w.not;
+    if (!w) return true;
+    var v = s[w.key] == null ? '' : s[w.key];
+    if (w.in) return w.in.indexOf(v) >= 0;
+    return (v === (w.value || '')) !== !!w.not;
   }
 
   // followRegion keeps the grid region and the carbon intensity of a form

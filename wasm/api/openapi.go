@@ -301,13 +301,27 @@ func (g *schemaGen) fields(s *schema, t reflect.Type, in bool) {
 // requestPrefix gives the JSON path below which the fields of an estimate
 // request's types lie, so that their descriptions come from the field
 // table, model.RequestFields.
-var requestPrefix = map[reflect.Type]string{
-	reflect.TypeFor[model.Request]():      "",
-	reflect.TypeFor[model.ModelSpec]():    "model.",
-	reflect.TypeFor[model.TrainingSpec](): "training.",
-	reflect.TypeFor[model.HardwareSpec](): "hardware.",
-	reflect.TypeFor[model.SiteSpec]():     "site.",
-}
+var requestPrefix = func() map[reflect.Type]string {
+	m := map[reflect.Type]string{}
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || t == reflect.TypeFor[model.Strategy]() {
+			return
+		}
+		m[t] = prefix
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			if name != "" && name != "-" {
+				walk(t.Field(i).Type, prefix+name+".")
+			}
+		}
+	}
+	walk(reflect.TypeFor[model.Request](), "")
+	return m
+}()
 
 // fieldDoc describes the request field at path from its row of
 // model.RequestFields: what it is, its unit, range or choices, and what

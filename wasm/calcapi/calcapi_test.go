@@ -385,7 +385,9 @@ func TestEveryTableFieldInFormAndURL(t *testing.T) {
 				t.Fatalf("DefaultForm lacks %q", fd.Key)
 			}
 			if w := fd.When; w != nil {
-				if w.Not {
+				if len(w.In) > 0 {
+					f[w.Key] = w.In[0]
+				} else if w.Not {
 					f[w.Key] = ""
 				} else {
 					f[w.Key] = w.Value
@@ -406,6 +408,8 @@ func TestEveryTableFieldInFormAndURL(t *testing.T) {
 					}
 					pr := model.PowerLimits(g)
 					x = math.Round((pr.MinW + pr.DefaultW) / 2)
+				case fd.Path == "training.lora.rank":
+					x = 16
 				case fd.Bounds == nil:
 					t.Fatalf("no test value for %q, a number without bounds", fd.Key)
 				case fd.Max < 10:
@@ -430,7 +434,7 @@ func TestEveryTableFieldInFormAndURL(t *testing.T) {
 					}
 				}
 			default:
-				value = map[string]string{"model": "gpt2", "gpu": "h100", "region": "fr", "cal": "zoubeirou2026-bert-pooled"}[fd.Key]
+				value = map[string]string{"model": "gpt2", "gpu": "h100", "region": "fr", "cal": "zoubeirou2026-bert-pooled", "lora_targets": "attention"}[fd.Key]
 			}
 			if value == "" {
 				t.Fatalf("no test value for %q", fd.Key)

@@ -222,6 +222,9 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 			}
 			v = x
 		case model.KindBool:
+			if raw == "" {
+				continue // unticked: the model's default
+			}
 			v = raw == "1" || raw == "true" || raw == "on"
 		default:
 			if k == "model" && raw == "custom" || k == "region" {
