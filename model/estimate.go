@@ -250,7 +250,29 @@ func (c *Catalog) resolve(req Request) (*resolved, error) {
 	if err := r.checkState(); err != nil {
 		return nil, err
 	}
+	if err := r.checkSteps(); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// minSteps is the fewest optimizer steps a layout must leave the run: the
+// speedup and communication models describe a steady state of repeated
+// steps, and a run of fewer than one step per data-parallel rank does not
+// use the GPUs at all.
+const minSteps = 1
+
+// checkSteps refuses a GPU count that leaves the run less than one
+// optimizer step: each step takes seq_len × batch_per_gpu tokens on every
+// data-parallel rank.
+func (r *resolved) checkSteps() error {
+	perStep := float64(r.seq) * float64(r.bat) * float64(r.plan.Data)
+	if steps := r.tokens / perStep; steps < minSteps {
+		most := math.Floor(r.tokens / (float64(r.seq) * float64(r.bat)) * float64(r.count) / float64(r.plan.Data))
+		return fieldErr("hardware.count", r.count, "leaves the run %s optimizer steps (%s tokens, %d tokens per step on each of %d data-parallel ranks); at least one step needs at most %s GPUs, or fewer tokens per step",
+			ShortNum(steps), ShortNum(r.tokens), r.seq*r.bat, r.plan.Data, ShortNum(math.Max(1, most)))
+	}
+	return nil
 }
 
 // resolveInputs validates a request without the memory check (the
@@ -630,6 +652,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	}
 	if r.count > GPUsPerNode && !commModel {
 		warn = append(warn, "more than 8 GPUs: the speedup curves were fitted within one node (N ≤ 8); inter-node links are not modelled")
+	}
+	if steps := r.tokens / (float64(r.seq) * float64(r.bat) * float64(r.plan.Data)); steps < 100 {
+		warn = append(warn, fmt.Sprintf("only %s optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use fewer GPUs or a smaller batch_per_gpu)", ShortNum(steps)))
 	}
 
 	pue := r.site.PUE

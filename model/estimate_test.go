@@ -359,3 +359,37 @@ func TestStateBytesPerParam(t *testing.T) {
 			d.Roofline.Bytes, d.Roofline.FLOPs, d.EnergyKWh, a.Roofline.Bytes, a.Roofline.FLOPs, a.EnergyKWh)
 	}
 }
+
+// TestTooManyGPUs: a GPU count that leaves the run less than one optimizer
+// step (1,048,576 GPUs on 2e8 tokens) is refused on hardware.count with the
+// largest count that works; a count leaving fewer than 100 steps is
+// estimated with a warning.
+func TestTooManyGPUs(t *testing.T) {
+	cat := catalog(t)
+	req := baseRequest()
+	req.Training.Tokens = 2e8
+	req.Training.SeqLen = 128
+	req.Training.BatchPerGPU = 32
+	req.Strategy = model.Strategy{Name: model.DDP}
+	steps := func(n int) float64 { return 2e8 / float64(128*32*n) }
+	for _, n := range []float64{1 << 20, 65536, 48829} {
+		req.Hardware.Count = n
+		_, err := cat.Estimate(req)
+		fe := model.AsFieldError(err)
+		if fe == nil || fe.Field != "hardware.count" || !strings.Contains(fe.Message, "at most 48828 GPUs") {
+			t.Errorf("%g GPUs (%.3g steps): error %v, want a hardware.count error naming 48828", n, steps(int(n)), err)
+		}
+	}
+	req.Hardware.Count = 8192
+	resp, err := cat.Estimate(req)
+	if err != nil {
+		t.Fatalf("8192 GPUs (%.3g steps): %v", steps(8192), err)
+	}
+	if !strings.Contains(strings.Join(resp.Warnings, "\n"), "only 5.96 optimizer steps") {
+		t.Errorf("8192 GPUs: warnings %q lack the few-steps warning", resp.Warnings)
+	}
+	req.Hardware.Count = 4
+	if resp, err = cat.Estimate(req); err != nil || strings.Contains(strings.Join(resp.Warnings, "\n"), "optimizer steps") {
+		t.Errorf("4 GPUs: %v, warnings %q; want no few-steps warning", err, resp.Warnings)
+	}
+}

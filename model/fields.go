@@ -87,7 +87,7 @@ type Field struct {
 	Key   string    `json:"key"`            // the form's and the URL query's name; "" for a field the form derives
 	Path  string    `json:"path,omitempty"` // dotted JSON path in the request; "" for a form-only choice
 	Kind  FieldKind `json:"kind"`
-	Group string    `json:"group"` // the form's fieldset: model, training, hardware, site, calibration
+	Group string    `json:"group"` // the form's fieldset: model, training, method, hardware, site, calibration
 	Label string    `json:"label"` // the form's label
 	Help  string    `json:"help"`  // what it is, in the form's words (tooltips, OpenAPI, docs)
 	Unit  string    `json:"unit,omitempty"`
@@ -99,6 +99,7 @@ type Field struct {
 	Default  string `json:"default,omitempty"` // what leaving it out means, in words
 	Hint     string `json:"hint,omitempty"`    // the form's hint under the input
 	Form     string `json:"form"`              // the form's opening text
+	Implied  string `json:"implied,omitempty"` // a form value that means "leave the field out" (the model's default)
 	When     *When  `json:"when,omitempty"`
 }
 
@@ -150,20 +151,24 @@ var RequestFields = []Field{
 		Bounds: &Bounds{Min: 2, Max: 64}, Optional: true,
 		Default: fmt.Sprintf("%d (AdamW in mixed precision)", DefaultStateBytesPerParam), Hint: fmt.Sprintf("empty = %d (AdamW)", DefaultStateBytesPerParam),
 		Help: "device memory per parameter for weights, gradients and optimizer state: 16 for AdamW in mixed precision, about 8 for Adafactor with fp32 master weights, 4 on pure bf16 weights; sets the memory check and the optimizer's memory traffic"},
-	{Key: "method", Path: "training.method", Kind: KindEnum, Group: "training", Label: "Method", Choices: []string{"", MethodFull, MethodLoRA, MethodQLoRA}, Optional: true,
-		Default: "full", Help: "fine-tuning method: full (every weight trained), lora (low-rank adapters on a frozen 16-bit base) or qlora (adapters on a quantised base)"},
-	{Key: "lora_rank", Path: "training.lora.rank", Kind: KindInt, Group: "training", Label: "LoRA rank", Optional: true, When: loraOnly,
-		Default: "8 for lora (PEFT's default), 64 for qlora", Help: "adapter rank r, a whole number from 1 to the model's hidden size"},
-	{Key: "lora_targets", Path: "training.lora.targets", Kind: KindString, Group: "training", Label: "Adapted modules", Optional: true, When: loraOnly,
-		Default: "qv for lora, attention_mlp for qlora", Help: "the adapted modules: qv, attention, attention_mlp, or a comma-separated list of q, k, v, o, gate, up, down"},
-	{Key: "lora_embeddings", Path: "training.lora.train_embeddings", Kind: KindBool, Group: "training", Label: "Train embeddings", Optional: true, When: loraOnly,
-		Default: "false", Help: "train the token embeddings and the LM head in full (with optimizer state) besides the adapters"},
-	{Key: "lora_base", Path: "training.lora.base_format", Kind: KindEnum, Group: "training", Label: "Base weights", Choices: []string{"", "nf4", "int8"}, Optional: true,
-		When: &When{Key: "method", Value: MethodQLoRA}, Default: "nf4", Help: "qlora: storage format of the frozen base, nf4 (4-bit NormalFloat, double quantisation) or int8 (LLM.int8())"},
-	{Key: "lora_dtype", Path: "training.lora.compute_dtype", Kind: KindEnum, Group: "training", Label: "Compute dtype", Choices: []string{"", "fp16", "bf16", "fp32"}, Optional: true,
+	{Key: "method", Path: "training.method", Kind: KindEnum, Group: "method", Label: "Method", Choices: []string{MethodFull, MethodLoRA, MethodQLoRA}, Optional: true,
+		Form: MethodFull, Implied: MethodFull, Default: "full", Hint: "LoRA and QLoRA train adapters on a frozen base",
+		Help: "fine-tuning method: full (every weight trained), lora (low-rank adapters on a frozen 16-bit base) or qlora (adapters on a quantised base)"},
+	{Key: "ckpt", Path: "training.gradient_checkpointing", Kind: KindBool, Group: "method", Label: "Checkpointing", Optional: true,
+		Default: "off; on for qlora (its recipe)", Hint: "recomputes activations; default on for QLoRA",
+		Help: "gradient checkpointing: recompute each layer's activations in the backward pass (one more forward pass, far less activation memory)"},
+	{Key: "rank", Path: "training.lora.rank", Kind: KindInt, Group: "method", Label: "LoRA rank", Optional: true, When: loraOnly,
+		Default: "8 for lora (PEFT's default), 64 for qlora", Hint: "empty = 8 (LoRA), 64 (QLoRA)", Help: "adapter rank r, a whole number from 1 to the model's hidden size"},
+	{Key: "targets", Path: "training.lora.targets", Kind: KindString, Group: "method", Label: "Adapted modules", Optional: true, When: loraOnly,
+		Default: "qv for lora, attention_mlp for qlora", Hint: "default: q, v (LoRA), all linear (QLoRA)",
+		Help: "the adapted modules: qv, attention, attention_mlp, or a comma-separated list of q, k, v, o, gate, up, down"},
+	{Key: "base_format", Path: "training.lora.base_format", Kind: KindEnum, Group: "method", Label: "Base weights", Choices: []string{"", "nf4", "int8"}, Optional: true,
+		When: &When{Key: "method", Value: MethodQLoRA}, Default: "nf4", Hint: "NF4 with double quantisation: 4.127 bits",
+		Help: "qlora: storage format of the frozen base, nf4 (4-bit NormalFloat, double quantisation) or int8 (LLM.int8())"},
+	{Key: "compute_dtype", Path: "training.lora.compute_dtype", Kind: KindEnum, Group: "method", Label: "Compute dtype", Choices: []string{"", "bf16", "fp16", "fp32"}, Optional: true,
 		When: &When{Key: "method", Value: MethodQLoRA}, Default: "training.precision", Help: "qlora: the format the base weights are dequantised to for each matmul"},
-	{Key: "checkpointing", Path: "training.gradient_checkpointing", Kind: KindBool, Group: "training", Label: "Gradient checkpointing", Optional: true,
-		Default: "off; on for qlora (its recipe)", Help: "recompute each layer's activations in the backward pass: one more forward pass, far less activation memory"},
+	{Key: "train_emb", Path: "training.lora.train_embeddings", Kind: KindBool, Group: "method", Label: "Train embeddings and LM head in full", Optional: true, When: loraOnly,
+		Default: "false", Help: "train the token embeddings and the LM head in full (with optimizer state) besides the adapters"},
 	{Key: "gpu", Path: "hardware.gpu", Kind: KindString, Group: "hardware", Label: "GPU", Form: "a100-sxm4-80gb",
 		Help: "accelerator id or alias (a100-sxm4-80gb, h100, …)"},
 	{Key: "count", Path: "hardware.count", Kind: KindInt, Group: "hardware", Label: "GPUs", Form: "4", Bounds: intBounds(1, 1<<20),

@@ -47,7 +47,11 @@ func (p *PowerParams) Factors(u float64) (timeF, powerF float64) {
 	s, g, b := p.Static.Value, p.Exponent.Value, p.ClockBound.Value
 	phi := minClock
 	if q > s {
-		phi = math.Max(minClock, math.Pow((q-s)/(1-s), 1/g))
+		x := (q - s) / (1 - s)
+		if g != 1 {
+			x = math.Pow(x, 1/g)
+		}
+		phi = math.Max(minClock, x)
 	}
 	return (1 - b) + b/phi, q
 }

@@ -2,11 +2,12 @@ package model
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -134,12 +135,9 @@ type RecommendResponse struct {
 // ParseRecommendRequest decodes a recommend request strictly; errors name
 // the field's full path ("workload.training.tokens", "candidates[1].gpu").
 func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	raw, err := ReadBody(r)
 	if err != nil {
-		return RecommendRequest{}, &FieldError{Field: "(body)", Message: "could not be read: " + err.Error()}
-	}
-	if len(raw) > MaxRequestBytes {
-		return RecommendRequest{}, &FieldError{Field: "(body)", Message: fmt.Sprintf("is larger than %d bytes", MaxRequestBytes)}
+		return RecommendRequest{}, err
 	}
 	var j struct {
 		Workload   json.RawMessage   `json:"workload"`
@@ -538,13 +536,18 @@ func tensorOf(st Strategy, n int) int {
 // state fit in one GPU's memory: the condition under which the estimate
 // warns that the run needs checkpointing (it implies checkState).
 func (r *resolved) activationsFit() bool {
-	act := float64(r.bat) * float64(r.seq) * float64(r.arch.Layers) * r.actBytesPerTokenLayer() / float64(r.plan.Tensor)
-	return r.stateBytesPerGPU()+act <= r.gpu.MemoryGB*1e9
+	return r.stateBytesPerGPU()+r.actMemPerGPU() <= r.gpu.MemoryGB*1e9
 }
 
 // leanPre holds what does not change with the power limit.
 type leanPre struct {
 	tComp, tMem, tStep, pAvg float64
+	// fixed: the layout's speedup curves do not depend on the step time
+	// (no communication-aware model for this interconnect), so sp, eta and
+	// factor are computed once.
+	fixed           bool
+	sp, eta, factor float64
+	err             error
 }
 
 func (r *resolved) leanPrepare(tc *Calibration) leanPre {
@@ -553,12 +556,30 @@ func (r *resolved) leanPrepare(tc *Calibration) leanPre {
 	C, M := flopsTok*r.tokens, bytesTok*r.tokens
 	bw := r.gpu.BandwidthGBs * 1e9
 	uComp, uMem, activity := rp.ForPrecision(r.prec)
-	return leanPre{
+	pre := leanPre{
 		tComp: C / (r.peak * uComp),
 		tMem:  M / (bw * uMem),
 		tStep: rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq)),
 		pAvg:  r.gpu.IdlePowerW + activity*(r.gpu.BoardPowerW-r.gpu.IdlePowerW),
 	}
+	if !tc.Comm.Applies(r.gpu.Interconnect) {
+		pre.fixed = true
+		pre.sp, pre.eta, _, pre.err = r.parallel(tc, 0)
+		pre.factor = r.etaFactor(tc, pre.eta)
+	}
+	return pre
+}
+
+// etaFactor is η^α_η of a parallel run (1 on one GPU), as estimate computes it.
+func (r *resolved) etaFactor(tc *Calibration, eta float64) float64 {
+	if r.count <= 1 {
+		return 1
+	}
+	alpha := -1.0
+	if a, ok := tc.AlphaEta[r.gpu.Interconnect]; ok {
+		alpha = a.Value
+	}
+	return math.Pow(eta, alpha)
 }
 
 // leanEstimate is the energy and time of Catalog.estimate for a roofline
@@ -572,19 +593,17 @@ func (c *Catalog) leanEstimate(r *resolved, tc *Calibration, pre *leanPre) (kwh,
 	}
 	tComp, tMem, tStep, pAvg := pre.tComp*limTime, pre.tMem*limTime, pre.tStep*limTime, pre.pAvg*limPower
 	t1 := tComp + tMem + tStep
-	sp, eta, _, err := r.parallel(tc, t1)
-	if err != nil {
-		return 0, 0, err
-	}
-	alpha := 0.0
-	if a, ok := tc.AlphaEta[g.Interconnect]; ok {
-		alpha = a.Value
-	} else if r.count > 1 {
-		alpha = -1
-	}
-	factor := 1.0
-	if r.count > 1 {
-		factor = math.Pow(eta, alpha)
+	sp, factor := pre.sp, pre.factor
+	if pre.fixed {
+		if pre.err != nil {
+			return 0, 0, pre.err
+		}
+	} else {
+		var eta float64
+		if sp, eta, _, err = r.parallel(tc, t1); err != nil {
+			return 0, 0, err
+		}
+		factor = r.etaFactor(tc, eta)
 	}
 	overheadS := tc.Roofline.OverheadS.Value
 	e0J := float64(r.count) * g.IdlePowerW * overheadS
@@ -618,23 +637,26 @@ func (c *Catalog) config(wreq Request, p *point, deadline float64) Config {
 // paretoFront returns the points no other point beats on both time and
 // energy, sorted by time (ties: less energy first; equal points once).
 func paretoFront(pts []point) []*point {
-	idx := make([]int, len(pts))
-	for i := range idx {
-		idx[i] = i
+	type key struct {
+		t, e float64
+		i    int
 	}
-	sort.Slice(idx, func(a, b int) bool {
-		pa, pb := &pts[idx[a]], &pts[idx[b]]
-		if pa.timeS != pb.timeS {
-			return pa.timeS < pb.timeS
+	keys := make([]key, len(pts))
+	for i := range pts {
+		keys[i] = key{pts[i].timeS, pts[i].kwh, i}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
 		}
-		return pa.kwh < pb.kwh
+		return cmp.Compare(a.e, b.e)
 	})
 	var out []*point
 	bestE := math.Inf(1)
-	for _, i := range idx {
-		if p := &pts[i]; p.kwh < bestE {
-			out = append(out, p)
-			bestE = p.kwh
+	for _, k := range keys {
+		if k.e < bestE {
+			out = append(out, &pts[k.i])
+			bestE = k.e
 		}
 	}
 	return out

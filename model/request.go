@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -166,6 +167,32 @@ func (s *Strategy) UnmarshalJSON(b []byte) error {
 // MaxRequestBytes bounds a request body.
 const MaxRequestBytes = 64 << 10
 
+// utf8BOM is the byte-order mark some editors write at the start of a file.
+const utf8BOM = "\ufeff"
+
+// ReadBody reads a JSON request body under the one rule every surface
+// shares (the command line's standard input, the API, the browser): at most
+// MaxRequestBytes (more is an error, never a silent cut), and a UTF-8
+// byte-order mark at its start is dropped, as the CSV readers drop one.
+// Data after the JSON value is refused by DecodeStrict.
+func ReadBody(r io.Reader) ([]byte, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	if err != nil {
+		return nil, &FieldError{Field: "(body)", Message: "could not be read: " + err.Error()}
+	}
+	if len(raw) > MaxRequestBytes {
+		return nil, TooLarge()
+	}
+	return bytes.TrimPrefix(raw, []byte(utf8BOM)), nil
+}
+
+// TooLarge is the error for a body over MaxRequestBytes, the same on every
+// surface (the API knows a Content-Length, the command line's standard
+// input has none, so neither says how large).
+func TooLarge() *FieldError {
+	return &FieldError{Field: "(body)", Message: fmt.Sprintf("must be at most %d bytes, got more", MaxRequestBytes)}
+}
+
 // DecodeStrict decodes one JSON value into v, rejecting unknown fields and
 // trailing data, and turns encoding/json's errors into *FieldError with the
 // field path where it can.
@@ -188,9 +215,9 @@ func DecodeStrict(r io.Reader, v any) error {
 // ParseRequest decodes a request strictly; an unknown field anywhere in it
 // is reported with its full path ("training.steps").
 func ParseRequest(r io.Reader) (Request, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	raw, err := ReadBody(r)
 	if err != nil {
-		return Request{}, &FieldError{Field: "(body)", Message: "could not be read: " + err.Error()}
+		return Request{}, err
 	}
 	return DecodeRequest(raw, "")
 }
@@ -292,6 +319,16 @@ func jsonError(err error) error {
 		f := te.Field
 		if f == "" {
 			f = "(body)"
+		}
+		if num, ok := strings.CutPrefix(te.Value, "number "); ok {
+			// A number that does not fit the field's Go type.
+			switch jsonKind(te.Type.Kind().String()) {
+			case "number":
+				if x, err := strconv.ParseFloat(num, 64); err != nil && math.IsInf(x, 0) {
+					return &FieldError{Field: f, Value: num, Message: "must be a finite number; this one is beyond ±1.8e308"}
+				}
+				return &FieldError{Field: f, Value: num, Message: "must be a whole number in range"}
+			}
 		}
 		return &FieldError{Field: f, Value: te.Value, Message: "must be a JSON " + jsonKind(te.Type.Kind().String())}
 	}

@@ -88,6 +88,9 @@ func build(o buildOptions) (map[string][]byte, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if _, ok := files["assets/calc.js"]; ok {
+		files["sw.js"] = serviceWorker(files, calcPages(s.Pages))
+	}
 	if err := checkLinks(files); err != nil {
 		return nil, nil, fmt.Errorf("broken links:\n%w", err)
 	}
@@ -138,6 +141,9 @@ func compute(s *Site, o buildOptions) (*Computed, error) {
 		return nil, err
 	}
 	c.Hardware = hardwareTable(model.DefaultGPUs(), model.DefaultPresets())
+	if c.Prerender, err = prerenderCalculator(); err != nil {
+		return nil, err
+	}
 
 	if o.Assets != nil {
 		err := fs.WalkDir(o.Assets, ".", func(p string, d fs.DirEntry, err error) error {
@@ -267,6 +273,9 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	sf.register(fl)
 	if err := fl.Parse(args); err != nil {
 		return errUsage
+	}
+	if err := noArgs(fl); err != nil {
+		return err
 	}
 	o, err := sf.options()
 	if err != nil {

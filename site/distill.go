@@ -14,8 +14,11 @@ import (
 func runDistill(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("distill", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if err := noArgs(fs); err != nil {
+		return err
 	}
 	plan, err := distill.ParsePlan(stdin)
 	if err != nil {

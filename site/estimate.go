@@ -20,6 +20,9 @@ func runEstimate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
 	cat, err := catalog(*extra)
 	if err != nil {
 		return err

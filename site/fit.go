@@ -33,6 +33,9 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
 	var raw []byte
 	var err error
 	if *data == "-" {

@@ -15,8 +15,11 @@ import (
 func runRecommend(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("recommend", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if err := noArgs(fs); err != nil {
+		return err
 	}
 	req, err := model.ParseRecommendRequest(stdin)
 	if err != nil {

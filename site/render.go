@@ -28,6 +28,7 @@ type Computed struct {
 	Hardware   HardwareTable
 	Validation ValidationTable
 	Assets     map[string][]byte // assets/…: the calculator's files and WebAssembly
+	Prerender  *prerendered      // the calculator's default estimate as markup (site/prerender.go)
 	Notes      []string          // what the build left out and why
 }
 
@@ -74,9 +75,11 @@ type navItem struct {
 // calc.js finds calc.wasm, calc-embed.js, fit.wasm and fit-embed.js next
 // to itself (site/assets/calc.js states the contract).
 type calcShell struct {
-	Mode    string // calculator, planner or embed
-	CSS     bool   // assets/calc.css exists
-	Scripts []string
+	Mode        string // calculator, planner or embed
+	CSS         bool   // assets/calc.css exists
+	Scripts     []string
+	Prerendered template.HTML // the calculator with its default estimate; "" = none (the planner)
+	FormKeys    []string      // URL keys of the calculator's state
 }
 
 // fileLink is a published data file.
@@ -138,7 +141,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 		}
 		switch p.Meta.Template {
 		case "calculator", "planner":
-			d.Calc = shell(p.Meta.Template, out)
+			d.Calc = shell(p.Meta.Template, out).with(c.Prerender)
 		case "report":
 			d.Report, d.Files = &c.Report, files
 		case "hardware":
@@ -165,7 +168,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 	// embed.html: the calculator alone, for an iframe in another site.
 	var buf bytes.Buffer
 	d := pageData{Title: "Energy calculator", Description: "wattscale's energy calculator for transformer fine-tuning, for embedding.",
-		Path: "embed.html", Template: "embed", Calc: shell("embed", out), hrefs: hrefs(s.Pages, "")}
+		Path: "embed.html", Template: "embed", Calc: shell("embed", out).with(c.Prerender), hrefs: hrefs(s.Pages, "")}
 	for _, q := range nav {
 		if q.Slug == "" {
 			d.Nav = []navItem{{Title: q.Meta.NavTitle, Href: q.OutPath()}}

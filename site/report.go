@@ -29,6 +29,7 @@ type Report struct {
 	Points  []ScalingRow    // the published scaling points
 	Laws    []SpeedupRow    // the speedup curves' parameters
 	Zeus    ZeusStatus
+	Power   PowerReport // the power-limit response (power.go)
 }
 
 // ZeusStatus says whether the Zeus trace was read for the charts.
@@ -126,21 +127,20 @@ func computeReport(in reportInputs) (Report, error) {
 			roof = &in.cals[i]
 		}
 	}
-	var fitIn fit.Inputs
 	var lawPred, roofPred []fit.Prediction
 	var refitLaw, refitRoof model.Calibration
 	if in.zeus != nil {
-		fitIn = fit.Inputs{Rows: in.zeus, DataName: "Zeus", Scaling: in.scaling, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: model.DefaultPresets()}
-		// One fit each gives the refitted calibration (compared with the
-		// shipped file, table stage included, as make fit builds it) and the
-		// per-row predictions for the charts.
-		var err error
-		if refitLaw, lawPred, err = fit.LawWithPredictions(fitIn, "wattscale-zeus-law", "refit"); err != nil {
-			return r, fmt.Errorf("report: law predictions on the Zeus trace: %w", err)
+		// One run of the calibration pipeline gives the refitted
+		// calibrations (compared with the shipped files, table stage
+		// included, as make fit builds them) and the per-row predictions
+		// for the charts.
+		res, err := fit.Calibrate(fit.Job{Rows: in.zeus, ZeusRows: true, Kinds: []string{fit.KindLaw, fit.KindRoofline}, ScalingPoints: in.scaling,
+			Runs: in.runs, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: model.DefaultPresets(), Version: "refit", Predictions: true})
+		if err != nil {
+			return r, fmt.Errorf("report: refitting the Zeus trace: %w", err)
 		}
-		if refitRoof, roofPred, err = fit.RooflineWithPredictions(fitIn, content.DefaultCalibration, "refit", in.runs); err != nil {
-			return r, fmt.Errorf("report: roofline predictions on the Zeus trace: %w", err)
-		}
+		refitLaw, refitRoof = res.Calibrations[0], res.Calibrations[1]
+		lawPred, roofPred = res.Predictions[0], res.Predictions[1]
 	}
 	for _, c := range in.cals {
 		cr := calReport(c)
@@ -159,6 +159,10 @@ func computeReport(in reportInputs) (Report, error) {
 		r.Cals = append(r.Cals, cr)
 	}
 	r.Compare = compareLaws(in.cals)
+	var err error
+	if r.Power, err = powerReport(in.zeus, in.zeusSt); err != nil {
+		return r, err
+	}
 	if roof != nil {
 		r.Speedup = speedupCharts(*roof, in.scaling, in.ci)
 		r.Energy = energyChart(*roof, in.cals, in.scaling)

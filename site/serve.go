@@ -77,6 +77,9 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := fl.Parse(args); err != nil {
 		return errUsage
 	}
+	if err := noArgs(fl); err != nil {
+		return err
+	}
 	o, err := sf.options()
 	if err != nil {
 		return err

@@ -25,6 +25,9 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
 	raw := content.ValidationRuns
 	if *runsPath != "" {
 		b, err := os.ReadFile(*runsPath)

@@ -414,3 +414,41 @@ func TestExamplePlans(t *testing.T) {
 }
 
 func contentCatalog() (*model.Catalog, error) { return content.Catalog() }
+
+// TestTinyOrFractionalBreakEven: a positive measured stage energy too small
+// to be a measurement (1e-300 kWh) is refused with its field, and an N*
+// below one is advised as "from the first student", not as a fraction of a
+// student.
+func TestTinyOrFractionalBreakEven(t *testing.T) {
+	cat := catalog(t)
+	plan := func(teacher string) string {
+		return `{"baseline": "sft", "options": [
+  {"name": "sft", "regime": "sft", "stages_kwh": {"preprocess": 0.37, "student": 6.30, "eval": 0.33}},
+  {"name": "kd", "regime": "kd", "stages_kwh": {"preprocess": 0.37, "teacher": ` + teacher + `, "student": 5.20, "eval": 0.33}}]}`
+	}
+	for _, teacher := range []string{"1e-300", "5e-324", "9.9e-7"} {
+		p, err := distill.ParsePlan(strings.NewReader(plan(teacher)))
+		if err == nil {
+			_, err = distill.Evaluate(cat, p)
+		}
+		fe := model.AsFieldError(err)
+		if fe == nil || fe.Field != "options[1].stages_kwh.teacher" || !strings.Contains(fe.Message, "must be 0 or from 1e-06") {
+			t.Errorf("teacher %s kWh: error %v, want a field error on options[1].stages_kwh.teacher", teacher, err)
+		}
+	}
+	for _, teacher := range []string{"0", "1e-6", "0.55"} {
+		p, err := distill.ParsePlan(strings.NewReader(plan(teacher)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := evaluate(t, cat, p)
+		kd := option(t, r, "kd")
+		if kd.NStar == nil || *kd.NStar >= 1 {
+			t.Fatalf("teacher %s kWh: N* = %v, want below 1", teacher, kd.NStar)
+		}
+		advice := strings.Join(r.Advice, "\n")
+		if !strings.Contains(advice, "kd uses less energy than sft from the first student") || strings.Contains(advice, "breaks even with sft at N*") {
+			t.Errorf("teacher %s kWh: advice should say the first student already saves:\n%s", teacher, advice)
+		}
+	}
+}

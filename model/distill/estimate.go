@@ -103,6 +103,33 @@ type stageEst struct {
 	warnings           []string // about this stage's assumptions
 }
 
+// harnessCacheTokensPerS is the fastest rate, in tokens per second per GPU,
+// at which the distillation study's harness moved cached teacher log-probs:
+// its logit-KD students read them at 163 (1B and 13B over 24 h) to 435 (1B)
+// tokens/s while the GPU idled at 200–470 W, and its caching pass wrote
+// them at about 430 tokens/s (32,393 s for the TULU cache from which its KD
+// students read 1.40e7 tokens) although the 32B forward pass alone needs a
+// few per cent of that time (Lambert & Luccioni 2026; harness stage logs,
+// github.com/StellarLuminosity/Energy commit 091a5534). Both stages are
+// bound by the host (Python lists of top-k values, Arrow datasets on disk),
+// not by the GPU, which the estimate assumes is kept fed.
+const harnessCacheTokensPerS = 435
+
+// inputBoundWarning returns a warning when a stage that moves cached top-k
+// log-probs would need more than harnessCacheTokensPerS per GPU to run as
+// fast as estimated, or "" when it would not.
+func inputBoundWarning(what string, tokens, timeS float64, gpus int) string {
+	if timeS <= 0 || gpus < 1 {
+		return ""
+	}
+	perGPU := tokens / timeS / float64(gpus)
+	if perGPU <= harnessCacheTokensPerS {
+		return ""
+	}
+	return fmt.Sprintf("%s at %s tokens/s per GPU, as estimated, needs cached teacher log-probs moved that fast; the distillation study's harness moved them at 160–435 tokens/s per GPU (Lambert & Luccioni 2026, harness logs), host-bound, so a pipeline like it can take up to %.0f× the estimated time and energy: read this estimate as the GPU-bound lower bound",
+		what, model.ShortNum(perGPU), perGPU/harnessCacheTokensPerS)
+}
+
 // plausibleUCompute is the highest achieved fraction of peak FLOP/s taken as
 // usual for large transformer workloads (model-FLOPs utilisation of 0.2–0.46
 // in large-scale training: Chowdhery et al. 2022, PaLM, table 3).
@@ -459,6 +486,11 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 	kwh, t := d.run(flops, bytes)
 	detail := strings.Join(parts, "; ") + " on " + d.layout()
 	r := stageEst{kwh: kwh, timeS: t, tokens: tokens, detail: detail, params: m.params}
+	if role == RegimeKD {
+		if w := inputBoundWarning("logit caching", tokens, t, d.n); w != "" {
+			r.warnings = append(r.warnings, w)
+		}
+	}
 	if s.UCompute == 0 && d.uC > plausibleUCompute && flops/(d.peak*d.uC) > bytes/(d.gpu.BandwidthGBs*1e9*d.uM) {
 		r.warnings = append(r.warnings, fmt.Sprintf("mostly compute time at u_compute %.2f from calibration %s, above the 0.3–0.5 of peak that large transformer workloads usually achieve; at u_compute 0.4 this stage would take about %.1f× the energy (set u_compute to override)",
 			d.uC, e.cal.Name, func() float64 {
@@ -557,6 +589,20 @@ func checkPositive(field string, x, hi float64) error {
 
 func checkRange(field string, x, lo, hi float64, openLo bool) error {
 	return model.Bounds{Min: lo, Max: hi, MinOpen: openLo}.Check(field, x)
+}
+
+// checkKWh checks a measured energy: 0 (nothing spent) or from minKWh to
+// maxKWh. A positive energy below minKWh (3.6 J, a 4 W device for one
+// second) is no measurement of a training or inference stage, and would
+// make every ratio built on it (N*, the Pareto set) meaningless.
+func checkKWh(field string, x float64) error {
+	if err := checkRange(field, x, 0, maxKWh, false); err != nil {
+		return err
+	}
+	if x > 0 && x < minKWh {
+		return &model.FieldError{Field: field, Value: model.ShortNum(x), Message: fmt.Sprintf("must be 0 or from %s to %s kWh: a stage that used less than 3.6 J was not measured", model.ShortNum(minKWh), model.ShortNum(maxKWh))}
+	}
+	return nil
 }
 
 func quote(s string) string { return strconv.Quote(s) }

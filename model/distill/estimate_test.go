@@ -167,14 +167,57 @@ func TestPreprocessPrerunStudent(t *testing.T) {
 	}
 }
 
-// TestPaperSetupComparison estimates the paper's stages (32B teacher, one
-// H100, about 3e7 tokens) and compares them with the published measured
-// stage energies. The table is a golden file, so a change in any estimate
-// shows up for review; TestPaperSetupComparison does not assert the ×2
-// agreement, which the physics does not give for every stage (see the
-// table's last column and the README's closing note).
+// Processed-token counts of the paper's stages, as the study's harness logs
+// imply them (github.com/StellarLuminosity/Energy, commit 091a5534, stage
+// logs and experiment summaries): published stage kWh × 3.6e6 ÷ the joules
+// per token the harness measured for the same kind of stage (GPU + CPU).
+//
+//	stage                   J/token  harness log                                    published kWh  tokens
+//	SFT student 1B          0.03424  off_logs sft_32b_to_1b_tulu_3500 (18,493 tok/s)   6.30         6.62e8
+//	SFT student 13B         0.2580   logs sft_32b_to_13b_tulu_nosft (2,585 tok/s)     33.15         4.63e8
+//	KD student 1B           1.3395   off_logs kd_olmo2_32b_to_1b_nosft (163 tok/s)     5.20         1.40e7
+//	KD student 13B          2.8468   off_logs kd_olmo2_32b_to_13b_nosft (163 tok/s)   30.05         3.80e7
+//	synthetic student 1B    0.03424  as SFT 1B (same training step)                    5.35         5.62e8
+//	synthetic student 13B   0.2580   as SFT 13B                                       28.65         4.00e8
+//	generation (32B)        3.923    off_logs synthetic_{tulu_1024,math,codeforces}   10.60         9.73e6 new tokens
+//	logit caching (32B)     1.35     logit_caching_temp2 power log, 5.27 kWh, over     11.00         2.93e7
+//	                                 the 1.40e7 tokens its KD students read
+//
+// Generation: the three logs generated 14.11 M tokens for 15.38 kWh; the
+// harness's mean response is 768 new tokens (TULU: 5.375 M tokens from its
+// 7,000 prompts) at batch 8 (configs: batch_size 8), so 9.73e6 new tokens
+// are 12,670 prompts × 768. The 1B counts are in
+// content/examples/plan-paper-estimated.json; the 13B ones below.
+var paper13BTokens = map[string]float64{"sft-1b": 4.63e8, "kd-1b": 3.80e7, "synthetic-1b": 4.00e8}
+
+// TestPaperSetupComparison estimates the paper's stages from the processed-
+// token counts above and compares them with the published measured stage
+// energies. The stages whose GPU was kept busy (SFT and synthetic-SFT
+// students, synthetic generation) must land within ×2 of the published
+// figure. The stages that move cached top-k log-probs (logit caching, KD
+// students) were host-bound in the harness (160–435 tokens/s at a few per
+// cent of peak); the physics cannot match them, so the test asserts that
+// the estimate stays below the measured energy and that the planner warns.
+// The whole table is also a golden file, so any change shows up for review.
 func TestPaperSetupComparison(t *testing.T) {
-	got := paperComparison(t)
+	rows, warnings := paperComparison(t)
+	for _, r := range rows {
+		q := r.kwh / r.published
+		switch r.check {
+		case within2:
+			if !(q >= 0.5 && q <= 2) {
+				t.Errorf("%s: estimated %.3g kWh = %.3g × published %.2f kWh, want within ×2", r.stage, r.kwh, q, r.published)
+			}
+		case hostBound:
+			if !(q > 0 && q < 1) {
+				t.Errorf("%s: estimated %.3g kWh = %.3g × published %.2f kWh, want a GPU-bound lower bound (below 1)", r.stage, r.kwh, q, r.published)
+			}
+			if !hasWarning(warnings, r.option, r.warn) {
+				t.Errorf("%s: no %q warning for option %s among %q", r.stage, r.warn, r.option, warnings)
+			}
+		}
+	}
+	got := formatComparison(rows)
 	path := filepath.Join("testdata", "paper-comparison.golden")
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
@@ -191,10 +234,37 @@ func TestPaperSetupComparison(t *testing.T) {
 	t.Logf("\n%s", got)
 }
 
+// Checks of a comparison row.
+const (
+	shown     = iota // shown, not asserted (host or benchmark stages)
+	within2          // GPU-bound: within ×2 of the published energy
+	hostBound        // host-bound in the harness: below it, with a warning
+)
+
+type comparisonRow struct {
+	stage, pipeline string
+	published       float64
+	est             string // why there is no estimate, or ""
+	kwh             float64
+	check           int
+	option, warn    string // hostBound: the option and the warning expected
+}
+
+func hasWarning(ws []string, option, sub string) bool {
+	for _, w := range ws {
+		if strings.HasPrefix(w, option+" ") && strings.Contains(w, sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // paperComparison evaluates content/examples/plan-paper-estimated.json
-// (1B students) and its 13B variants, and prints estimated against
-// published stage energies at 3 significant digits.
-func paperComparison(t *testing.T) string {
+// (1B students) and its 13B variant (Adafactor on bf16 weights, 4 bytes per
+// parameter, which fits one H100 as in the paper) and returns estimated
+// against published stage energies and the plans' warnings (prefixed with
+// their size).
+func paperComparison(t *testing.T) ([]comparisonRow, []string) {
 	cat := catalog(t)
 	fh, err := os.Open("../../content/examples/plan-paper-estimated.json")
 	if err != nil {
@@ -206,77 +276,66 @@ func paperComparison(t *testing.T) string {
 		t.Fatal(err)
 	}
 	r1 := evaluate(t, cat, p1)
-	// The same plan with 13B students: on one H100 the fine-tuning estimate
-	// refuses it (AdamW state); on 4 H100s with FSDP it runs.
-	to13 := func(count float64, strategy string) distill.Plan {
+	to13 := func(stateBytes float64) distill.Plan {
 		var p distill.Plan
 		p.Site, p.Baseline = p1.Site, "sft-1b"
 		for _, o := range p1.Options {
 			s := *o.Student
 			s.Model.Preset = "olmo-2-13b"
-			s.Hardware.Count, s.Strategy = count, model.Strategy{Name: strategy}
+			s.Training.Tokens = paper13BTokens[o.Name]
+			s.Training.StateBytesPerParam = stateBytes
 			o.Student = &s
 			p.Options = append(p.Options, o)
 		}
 		return p
 	}
-	_, err13 := distill.Evaluate(cat, to13(1, model.Single))
-	r13 := evaluate(t, cat, to13(4, model.FSDP))
-	// The paper trained with Adafactor: on bf16 weights that is about 4 bytes
-	// per parameter, which fits one H100. At the stated 3e7 tokens, and at
-	// the 4.6e8 tokens the harness's own 13B SFT log implies (2,585 tokens/s;
-	// content/validation/runs.csv, harness-sft-olmo2-13b-tulu).
-	lean := func(tokens float64) distill.Plan {
-		p := to13(1, model.Single)
-		for i := range p.Options {
-			s := *p.Options[i].Student
-			s.Training.StateBytesPerParam = 4
-			s.Training.Tokens = tokens
-			p.Options[i].Student = &s
-		}
-		return p
-	}
-	r13a := evaluate(t, cat, lean(3e7))
-	r13b := evaluate(t, cat, lean(4.6e8))
-
-	type row struct {
-		stage, pipeline string
-		published       float64
-		est             string // estimated kWh, or why none
-		kwh             float64
-	}
-	get := func(r distill.Result, opt, stage string) float64 { return stageOf(t, r, opt, stage).EnergyKWh }
+	// With AdamW's 16 bytes per parameter the 13B student does not fit one H100.
+	_, err16 := distill.Evaluate(cat, to13(0))
+	r13 := evaluate(t, cat, to13(4))
 	refused := "refused"
-	if fe := model.AsFieldError(err13); fe != nil {
+	if fe := model.AsFieldError(err16); fe != nil {
 		refused = "refused: " + fe.Field + " " + strings.SplitN(fe.Message, " (", 2)[0]
 	}
-	rows := []row{
-		{"preprocess", "all (1B)", 0.37, "", get(r1, "sft-1b", "preprocess")},
-		{"teacher: logit caching", "KD", 11.00, "", get(r1, "kd-1b", "teacher")},
-		{"teacher: generation", "synthetic", 10.60, "", get(r1, "synthetic-1b", "teacher")},
-		{"student 1B", "SFT", 6.30, "", get(r1, "sft-1b", "student")},
-		{"student 13B, 1 × H100", "SFT", 33.15, refused, 0},
-		{"student 13B, 4 × H100 FSDP (not the paper's layout)", "SFT", 33.15, "", get(r13, "sft-1b", "student")},
-		{"student 13B, 1 × H100, 4 bytes/param (Adafactor on bf16 weights)", "SFT", 33.15, "", get(r13a, "sft-1b", "student")},
-		{"student 13B, 1 × H100, 4 bytes/param, 4.6e8 tokens (harness throughput)", "SFT", 33.15, "", get(r13b, "sft-1b", "student")},
-		{"eval 1B", "all", 0.33, "", get(r1, "sft-1b", "eval")},
-		{"eval 13B", "all", 1.08, "", get(r13, "sft-1b", "eval")},
+	get := func(r distill.Result, opt, stage string) float64 { return stageOf(t, r, opt, stage).EnergyKWh }
+	const cacheWarn = "cached teacher log-probs"
+	rows := []comparisonRow{
+		{"preprocess (CPU tokenisation; not modelled from logs)", "all (1B)", 0.37, "", get(r1, "sft-1b", "preprocess"), shown, "", ""},
+		{"teacher: logit caching, 2.93e7 tokens", "KD", 11.00, "", get(r1, "kd-1b", "teacher"), hostBound, "kd-1b", cacheWarn},
+		{"teacher: generation, 12,670 × 768 new tokens, batch 8", "synthetic", 10.60, "", get(r1, "synthetic-1b", "teacher"), within2, "", ""},
+		{"student 1B, 6.62e8 tokens", "SFT", 6.30, "", get(r1, "sft-1b", "student"), within2, "", ""},
+		{"student 1B, 1.40e7 tokens", "KD", 5.20, "", get(r1, "kd-1b", "student"), hostBound, "kd-1b", cacheWarn},
+		{"student 1B, 5.62e8 tokens", "synthetic", 5.35, "", get(r1, "synthetic-1b", "student"), within2, "", ""},
+		{"student 13B, AdamW (16 bytes/param)", "SFT", 33.15, refused, 0, shown, "", ""},
+		{"student 13B, 4 bytes/param, 4.63e8 tokens", "SFT", 33.15, "", get(r13, "sft-1b", "student"), within2, "", ""},
+		{"student 13B, 4 bytes/param, 3.80e7 tokens", "KD", 30.05, "", get(r13, "kd-1b", "student"), hostBound, "13b:kd-1b", cacheWarn},
+		{"student 13B, 4 bytes/param, 4.00e8 tokens", "synthetic", 28.65, "", get(r13, "synthetic-1b", "student"), within2, "", ""},
+		{"eval 1B (benchmark harness)", "all", 0.33, "", get(r1, "sft-1b", "eval"), shown, "", ""},
+		{"eval 13B (benchmark harness)", "all", 1.08, "", get(r13, "sft-1b", "eval"), shown, "", ""},
 	}
+	var warnings []string
+	warnings = append(warnings, r1.Warnings...)
+	for _, w := range r13.Warnings {
+		warnings = append(warnings, "13b:"+w)
+	}
+	return rows, warnings
+}
+
+// formatComparison prints the rows at 3 significant digits.
+func formatComparison(rows []comparisonRow) string {
 	var b strings.Builder
 	b.WriteString("Estimated (physics, calibration defaults) vs published (Lambert & Luccioni 2026, stage table) stage energies, kWh;\n")
-	b.WriteString("paper setup: teacher olmo-2-32b, students olmo-2-1b/13b, one H100 SXM, bf16, seq 1024, 3e7 tokens\n\n")
-	b.WriteString("| stage | pipeline | published | estimated | estimated/published | within ×2 |\n|---|---|---|---|---|---|\n")
+	b.WriteString("paper setup: teacher olmo-2-32b, students olmo-2-1b/13b, one H100 SXM, bf16, seq 1024; tokens are the processed-token\n")
+	b.WriteString("counts the study's harness logs imply (estimate_test.go); check: x2 = GPU-bound, must be within x2; host = host-bound\n")
+	b.WriteString("in the harness, must be below with a warning; - = shown only\n\n")
+	b.WriteString("| stage | pipeline | published | estimated | estimated/published | check |\n|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		est, ratio, ok := r.est, "—", "no"
+		est, ratio := r.est, "—"
 		if est == "" {
 			est = fmt.Sprintf("%#.3g", r.kwh)
-			q := r.kwh / r.published
-			ratio = fmt.Sprintf("%#.3g", q)
-			if q >= 0.5 && q <= 2 {
-				ok = "yes"
-			}
+			ratio = fmt.Sprintf("%#.3g", r.kwh/r.published)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %.2f | %s | %s | %s |\n", r.stage, r.pipeline, r.published, est, ratio, ok)
+		check := [...]string{"-", "x2", "host"}[r.check]
+		fmt.Fprintf(&b, "| %s | %s | %.2f | %s | %s | %s |\n", r.stage, r.pipeline, r.published, est, ratio, check)
 	}
 	return b.String()
 }

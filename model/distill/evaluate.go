@@ -291,7 +291,7 @@ func (ev *evaluation) checkStageSources(o *opt) error {
 			return &model.FieldError{Field: o.path + ".share_teacher_with", Message: "needs a stage split: this option gives only a total"}
 		}
 		if in.TotalKWh != nil {
-			if err := checkRange(o.path+".total_kwh", *in.TotalKWh, 0, maxKWh, false); err != nil {
+			if err := checkKWh(o.path+".total_kwh", *in.TotalKWh); err != nil {
 				return err
 			}
 		}
@@ -523,7 +523,7 @@ func (ev *evaluation) fillStages(o *opt) error {
 			o.sources.add(SourceShared)
 		case in.StagesKWh.get(s) != nil:
 			e := *in.StagesKWh.get(s)
-			if err := checkRange(o.path+".stages_kwh."+s, e, 0, maxKWh, false); err != nil {
+			if err := checkKWh(o.path+".stages_kwh."+s, e); err != nil {
 				return err
 			}
 			st = ev.stage(s, SourceMeasured, e, 0, ev.stageTokens(o, s), "")
@@ -622,6 +622,11 @@ func (ev *evaluation) estimateStage(o *opt, s string, studentModel *model.ModelS
 		}
 		for _, w := range resp.Warnings {
 			ev.warn = append(ev.warn, o.name+" student: "+w)
+		}
+		if o.regime == RegimeKD {
+			if w := inputBoundWarning("a logit-KD student", r.tokens, r.timeS, resp.Inputs.Count); w != "" {
+				ev.warn = append(ev.warn, o.name+" student: "+w)
+			}
 		}
 		ev.assumeOnce("estimated student stages come from the fine-tuning estimate (its calibration, AdamW state of 16 bytes per parameter); the step cost of KD's extra loss term over the cached top-k log-probs is not added")
 		return r, nil

@@ -40,6 +40,7 @@ const (
 	MaxStudents = 1e6  // students sharing one teacher stage
 	CurveMax    = 50   // the amortisation curve runs over N = 1…CurveMax
 	maxKWh      = 1e9  // a sanity bound on any energy, kWh
+	minKWh      = 1e-6 // the smallest positive measured stage energy, kWh (3.6 J)
 	maxName     = 100  // characters in an option name
 	maxJToken   = 1e6  // J per served token
 	maxTokens   = 1e16 // tokens in any stage
@@ -205,7 +206,11 @@ func ParsePlan(r io.Reader) (Plan, error) {
 		Site        json.RawMessage   `json:"site"`
 		Calibration string            `json:"calibration"`
 	}
-	if err := model.DecodeStrict(r, &top); err != nil {
+	raw, err := model.ReadBody(r)
+	if err != nil {
+		return Plan{}, err
+	}
+	if err := model.DecodeStrict(bytes.NewReader(raw), &top); err != nil {
 		return Plan{}, err
 	}
 	p := Plan{Baseline: top.Baseline, Calibration: top.Calibration}

@@ -224,6 +224,13 @@ func (ev *evaluation) advice(r *Result) []string {
 			out = append(out, s)
 		}
 		switch {
+		case or.NStar != nil && *or.NStar < 1:
+			// N* below one is no count of students: the student-stage
+			// saving alone repays the teacher stage.
+			n := *or.NStar
+			out = append(out, fmt.Sprintf("%s uses less energy than %s from the first student: its teacher stage (%s kWh) is smaller than what its student stage saves (%s kWh), so no reuse is needed (N* = %s, below one).",
+				o.name, b.Name, kwhStr(or.TeacherKWh), kwhStr(*or.BaselineStudentKWh-or.StudentKWh), sig3(n)))
+			finite = append(finite, ns{o.name, n})
 		case or.NStar != nil:
 			n := *or.NStar
 			from := math.Floor(n) + 1

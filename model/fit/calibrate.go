@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/fit/stats"
 )
 
 // Inputs is what a calibration is fitted from.
@@ -43,8 +44,8 @@ func bootstrap(in *Inputs, sp model.Speedups, alpha map[model.Interconnect]model
 // Roofline fits the roofline calibration: speedup curves and α_η from the
 // published scaling points, the time model (u_compute, u_memory, start-up
 // seconds) and the activity factor from the single-GPU rows at default power,
-// and the interval from leave-one-group-out cross-validation of the energy
-// estimate.
+// and the interval from group-disjoint cross-validation of the energy
+// estimate (stats.GroupCV).
 func Roofline(in Inputs, name, version string) (model.Calibration, error) {
 	res, err := rooflineFit(in, name, version)
 	return res.cal, err
@@ -56,7 +57,7 @@ type rooflineResult struct {
 	cal    model.Calibration
 	rows   []rooflineRow
 	lnPred []float64
-	cv     CVResult
+	cv     stats.CVResult
 }
 
 func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
@@ -111,12 +112,12 @@ func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 		}
 		lnMeas, lnPred = append(lnMeas, math.Log(r.m.EnergyKWh)), append(lnPred, math.Log(e))
 	}
-	r2, rmse := lnR2(lnMeas, lnPred)
+	r2, rmse := stats.R2RMSE(lnMeas, lnPred)
 	groups := make([]string, len(rows))
 	for i, r := range rows {
 		groups[i] = r.group
 	}
-	cv, err := crossValidate(groups, in.level(), func(train, test []int) (pred []float64, sigma float64, err error) {
+	cv, err := stats.GroupCV(groups, in.level(), func(train, test []int) (pred []float64, sigma float64, err error) {
 		sub := make([]rooflineRow, len(train))
 		for i, j := range train {
 			sub[i] = rows[j]
@@ -167,7 +168,7 @@ func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 		Interval: model.Interval{SigmaLn: sigma, Level: in.level(), Method: "cross-validated RMSE of ln energy (" + cv.Method + ")"},
 		Envelope: envelopeOf(in, rows, true),
 		Fit: &model.FitSummary{
-			N: len(rows), Groups: cv.Groups, R2: r2, AdjR2: adjR2(r2, len(rows), 4), RMSELn: rmse,
+			N: len(rows), Groups: cv.Groups, R2: r2, AdjR2: stats.AdjR2(r2, len(rows), 4), RMSELn: rmse,
 			CVR2: cv.R2, CVRMSELn: cv.RMSELn, CVPooledRMSELn: cv.PooledRMSELn, CVCoverage: cv.Coverage, CVMedianFold: cv.MedianFold, CVMethod: cv.Method,
 			Coefficients: []model.NamedCoef{
 				{Name: "u_compute", Coefficient: p.UCompute}, {Name: "u_memory", Coefficient: p.UMemory},
@@ -238,138 +239,6 @@ func distinctRows(rows []rooflineRow) error {
 	}
 	return fmt.Errorf("fit: degenerate data: all %d single-GPU rows at default power are the same configuration with the same energy and time, so the roofline model has nothing to fit; give runs that differ in shape, tokens, batch, sequence length or GPU", len(rows))
 }
-
-// CVResult summarises held-out predictions in ln energy.
-type CVResult struct {
-	Method     string
-	Groups     int
-	Folds      int
-	R2         float64 // 1 − SSE/SST of held-out ln energy
-	RMSELn     float64
-	Coverage   float64 // share of held-out rows inside the level interval
-	MedianFold float64 // median of max(pred/actual, actual/pred)
-	// HeldOut is each row's held-out ln prediction, averaged over the splits
-	// that held it out; NaN for a row no split held out.
-	HeldOut []float64
-	// PooledRMSELn is the RMSE of HeldOut over the rows that have one.
-	PooledRMSELn float64
-}
-
-// crossValidate scores held-out ln predictions against y with workload
-// groups kept on one side. With at least 5 groups it follows the paper's
-// protocol: 20 repeated group-disjoint 70/30 splits, reporting the median
-// held-out R² and RMSE over splits and the pooled interval coverage; with
-// fewer groups it runs leave-one-group-out. fitPred returns the held-out ln
-// predictions and the ln SD used for the interval.
-func crossValidate(groups []string, level float64, fitPred func(train, test []int) ([]float64, float64, error), y []float64) (CVResult, error) {
-	distinct := map[string]bool{}
-	for _, g := range groups {
-		distinct[g] = true
-	}
-	k := len(distinct)
-	if k < 2 {
-		return CVResult{}, fmt.Errorf("fit: cross-validation needs at least 2 workload groups, got %d", k)
-	}
-	var splits []Split
-	var err error
-	method := fmt.Sprintf("leave-one-group-out over %d workload groups", k)
-	if k >= 5 {
-		method = fmt.Sprintf("20 repeated group-disjoint 70/30 splits over %d workload groups (medians over splits)", k)
-		splits, err = GroupShuffleSplits(groups, 20, 0.3, 1)
-	} else {
-		splits, err = GroupKFold(groups, k, 1)
-	}
-	if err != nil {
-		return CVResult{}, err
-	}
-	z := normalQuantile(0.5 + level/2)
-	var folds, r2s, rmses []float64
-	covered, total := 0, 0
-	sum := make([]float64, len(y))
-	cnt := make([]int, len(y))
-	for _, s := range splits {
-		p, sigma, err := fitPred(s.Train, s.Test)
-		if err != nil {
-			return CVResult{}, fmt.Errorf("fit: cross-validation split: %w", err)
-		}
-		ys := make([]float64, len(s.Test))
-		for i, j := range s.Test {
-			d := p[i] - y[j]
-			ys[i] = y[j]
-			sum[j] += p[i]
-			cnt[j]++
-			folds = append(folds, math.Exp(math.Abs(d)))
-			if math.Abs(d) <= z*sigma {
-				covered++
-			}
-			total++
-		}
-		r2, rmse := lnR2(ys, p)
-		if !math.IsNaN(r2) {
-			r2s = append(r2s, r2)
-		}
-		rmses = append(rmses, rmse)
-	}
-	res := CVResult{Method: method, Groups: k, Folds: len(splits), Coverage: float64(covered) / float64(total), HeldOut: make([]float64, len(y))}
-	var yh, ph []float64
-	for j := range y {
-		res.HeldOut[j] = math.NaN()
-		if cnt[j] > 0 {
-			res.HeldOut[j] = sum[j] / float64(cnt[j])
-			yh, ph = append(yh, y[j]), append(ph, res.HeldOut[j])
-		}
-	}
-	_, res.PooledRMSELn = lnR2(yh, ph)
-	sort.Float64s(folds)
-	res.MedianFold = median(folds)
-	if k >= 5 {
-		sort.Float64s(r2s)
-		sort.Float64s(rmses)
-		res.R2, res.RMSELn = median(r2s), median(rmses)
-	} else {
-		res.R2, res.RMSELn = lnR2(yh, ph)
-	}
-	return res, nil
-}
-
-func lnR2(y, pred []float64) (r2, rmse float64) {
-	var mean float64
-	for _, v := range y {
-		mean += v
-	}
-	mean /= float64(len(y))
-	var sse, sst float64
-	for i := range y {
-		sse += (y[i] - pred[i]) * (y[i] - pred[i])
-		sst += (y[i] - mean) * (y[i] - mean)
-	}
-	rmse = math.Sqrt(sse / float64(len(y)))
-	if sst == 0 {
-		return math.NaN(), rmse
-	}
-	return 1 - sse/sst, rmse
-}
-
-func adjR2(r2 float64, n, k int) float64 {
-	if n-k <= 0 {
-		return math.NaN()
-	}
-	return 1 - (1-r2)*float64(n-1)/float64(n-k)
-}
-
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
-}
-
-// normalQuantile is the standard normal quantile (via the inverse error function).
-func normalQuantile(p float64) float64 { return model.NormalQuantile(p) }
 
 // names joins for messages.
 func names(xs []string) string { return strings.Join(xs, ", ") }

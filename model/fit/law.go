@@ -7,17 +7,18 @@ import (
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/fit/stats"
 )
 
 // LawFit is the paper's log-linear law fitted to measurements, with the
 // comparison against the law without the efficiency term.
 type LawFit struct {
-	Full       *OLSResult
-	WithoutEta *OLSResult // nil when η does not vary in the data
-	Columns    []string   // design columns of Full
-	Dropped    []string   // columns dropped because they do not vary
-	CV         CVResult
-	CVNoEta    *CVResult
+	Full       *stats.OLSResult
+	WithoutEta *stats.OLSResult // nil when η does not vary in the data
+	Columns    []string         // design columns of Full
+	Dropped    []string         // columns dropped because they do not vary
+	CV         stats.CVResult
+	CVNoEta    *stats.CVResult
 	RefTokens  float64
 	X          [][]float64
 	Y          []float64
@@ -251,11 +252,11 @@ func logLinear(in Inputs, name, version string, spec Spec) (model.Calibration, *
 		lnT += math.Log(m.Tokens)
 	}
 	lf := &LawFit{Columns: cols, Dropped: dropped, X: X, Y: y, Groups: groups, GPUs: gpus, RefTokens: math.Exp(lnT / float64(len(in.Rows)))}
-	if lf.Full, err = OLS(X, y, cols, groups); err != nil {
+	if lf.Full, err = stats.OLS(X, y, cols, groups); err != nil {
 		return model.Calibration{}, nil, err
 	}
-	cvOf := func(X [][]float64, cols []string) (CVResult, error) {
-		return crossValidate(groups, in.level(), func(train, test []int) ([]float64, float64, error) {
+	cvOf := func(X [][]float64, cols []string) (stats.CVResult, error) {
+		return stats.GroupCV(groups, in.level(), func(train, test []int) ([]float64, float64, error) {
 			r, keep, err := splitOLS(X, y, cols, train)
 			if err != nil {
 				return nil, 0, err
@@ -277,7 +278,7 @@ func logLinear(in Inputs, name, version string, spec Spec) (model.Calibration, *
 	}
 	if hasEta {
 		X0, cols0, _, _ := design(rows, false, hardware)
-		if lf.WithoutEta, err = OLS(X0, y, cols0, groups); err != nil {
+		if lf.WithoutEta, err = stats.OLS(X0, y, cols0, groups); err != nil {
 			return model.Calibration{}, nil, err
 		}
 		cv0, err := cvOf(X0, cols0)
@@ -390,14 +391,14 @@ func centredIntercept(X [][]float64, y []float64, cols []string, groups []string
 			Xc[i][j] = x[j] - mean[j]
 		}
 	}
-	r, err := OLS(Xc, y, cols, groups)
+	r, err := stats.OLS(Xc, y, cols, groups)
 	if err != nil {
 		return model.NamedCoef{}, err
 	}
 	return model.NamedCoef{Name: "intercept (centred)", Coefficient: coefOf(r, 0), T: r.T[0], P: r.P[0]}, nil
 }
 
-func coefOf(r *OLSResult, j int) model.Coefficient {
+func coefOf(r *stats.OLSResult, j int) model.Coefficient {
 	c := model.Coefficient{Value: r.Coef[j], SE: r.SE[j], CILow: r.CILow[j], CIHigh: r.CIHigh[j]}
 	if r.SECluster != nil && !math.IsNaN(r.SECluster[j]) {
 		c.SE = r.SECluster[j]
@@ -406,7 +407,7 @@ func coefOf(r *OLSResult, j int) model.Coefficient {
 	return c
 }
 
-func summaryOf(r *OLSResult, cv CVResult, groups int) *model.FitSummary {
+func summaryOf(r *stats.OLSResult, cv stats.CVResult, groups int) *model.FitSummary {
 	s := &model.FitSummary{N: r.N, Groups: groups, R2: r.R2, AdjR2: r.AdjR2, RMSELn: r.RMSE, ResidualSDLn: r.Sigma,
 		CVR2: cv.R2, CVRMSELn: cv.RMSELn, CVPooledRMSELn: cv.PooledRMSELn, CVCoverage: cv.Coverage, CVMedianFold: cv.MedianFold, CVMethod: cv.Method}
 	for j, n := range r.Names {
@@ -444,13 +445,13 @@ func distinctStrings(xs []string) []string {
 // remaining design is still singular on this split (a dummy confounded
 // with a regressor), dummies are dropped from the end until it is not.
 // Predict a row j with r.Predict(subCols([][]float64{X[j]}, keep)[0]).
-func splitOLS(X [][]float64, y []float64, cols []string, train []int) (*OLSResult, []int, error) {
+func splitOLS(X [][]float64, y []float64, cols []string, train []int) (*stats.OLSResult, []int, error) {
 	Xt, yt := pick(X, y, train)
 	keep := varyingColumns(Xt)
-	r, err := OLS(subCols(Xt, keep), yt, subNames(cols, keep), nil)
+	r, err := stats.OLS(subCols(Xt, keep), yt, subNames(cols, keep), nil)
 	for err != nil && len(keep) > 1 && strings.Contains(cols[keep[len(keep)-1]], ":") {
 		keep = keep[:len(keep)-1]
-		r, err = OLS(subCols(Xt, keep), yt, subNames(cols, keep), nil)
+		r, err = stats.OLS(subCols(Xt, keep), yt, subNames(cols, keep), nil)
 	}
 	return r, keep, err
 }

@@ -12,7 +12,7 @@ import (
 const (
 	KindLaw      = "law"      // Law: the paper's law with hardware dummies, η measured or modelled
 	KindPaper    = "paper"    // Paper: the paper's specification exactly
-	KindRoofline = "roofline" // RooflineWithTable: the roofline time-and-power model
+	KindRoofline = "roofline" // Roofline, then the table stage when Job.Runs is given
 )
 
 // Job is one run of the calibration pipeline: a measurement CSV in, the
@@ -21,6 +21,10 @@ const (
 type Job struct {
 	// CSV is the measurement file: the project's schema or the Zeus trace.
 	CSV []byte
+	// Rows, when CSV is nil, are measurements already read (cited as
+	// FileName, or as the Zeus trace when ZeusRows is set).
+	Rows     []model.Measurement
+	ZeusRows bool
 	// FileName is how the data are cited when they are not the Zeus trace.
 	FileName string
 	// Prefix overrides the calibration name prefix ("" = "user", or
@@ -32,12 +36,17 @@ type Job struct {
 	// Scaling is the published speedup and energy figures
 	// (content/data/published-scaling.csv).
 	Scaling []byte
+	// ScalingPoints, when Scaling is nil, are those figures already read.
+	ScalingPoints []ScalingPoint
 	// Runs, when not empty, adds the table stage to the roofline
 	// calibration on these validation runs (content/validation/runs.csv).
 	Runs     []byte
 	Hardware *model.Hardware
 	Presets  []model.Preset
 	Version  string // calibration version ("" = "1.0.0")
+	// Predictions asks for every fitted row's in-sample and held-out
+	// prediction (Result.Predictions).
+	Predictions bool
 }
 
 // Result is what Calibrate fitted.
@@ -45,10 +54,13 @@ type Result struct {
 	Calibrations []model.Calibration // one per Job.Kinds entry, in that order
 	Rows         int                 // measurement rows read
 	DataName     string              // how the calibrations cite the data
+	// Predictions holds, when Job.Predictions is set, the predictions of
+	// the rows each calibration was fitted on, parallel to Calibrations.
+	Predictions [][]Prediction
 }
 
-// Calibrate reads job.CSV and fits the calibrations job.Kinds names. Names
-// follow Naming: PREFIX-roofline, PREFIX-law, PREFIX-paper (the Zeus trace:
+// Calibrate reads job.CSV (or takes job.Rows) and fits the calibrations
+// job.Kinds names. Names: PREFIX-roofline, PREFIX-law, PREFIX-paper (the Zeus trace:
 // wattscale-roofline, wattscale-zeus-law, wattscale-zeus-paper).
 func Calibrate(job Job) (Result, error) {
 	var res Result
@@ -60,19 +72,27 @@ func Calibrate(job Job) (Result, error) {
 			return res, fmt.Errorf("kind %q: want %s, %s or %s", k, KindLaw, KindPaper, KindRoofline)
 		}
 	}
-	if len(bytes.TrimSpace(job.CSV)) == 0 {
-		return res, fmt.Errorf("the CSV is empty")
-	}
-	rows, err := ReadMeasurements(bytes.NewReader(job.CSV), job.Presets)
-	if err != nil {
-		return res, err
+	rows, dataName, prefix, lawName := job.Rows, job.FileName, job.Prefix, ""
+	if job.CSV != nil || rows == nil {
+		if len(bytes.TrimSpace(job.CSV)) == 0 {
+			return res, fmt.Errorf("the CSV is empty")
+		}
+		var err error
+		if rows, err = ReadMeasurements(bytes.NewReader(job.CSV), job.Presets); err != nil {
+			return res, err
+		}
+		dataName, prefix, lawName = naming(IsZeusCSV(job.CSV), job.FileName, job.Prefix)
+	} else {
+		dataName, prefix, lawName = naming(job.ZeusRows, job.FileName, job.Prefix)
 	}
 	res.Rows = len(rows)
-	scaling, err := ReadScaling(bytes.NewReader(job.Scaling))
-	if err != nil {
-		return res, err
+	scaling := job.ScalingPoints
+	if job.Scaling != nil || scaling == nil {
+		var err error
+		if scaling, err = ReadScaling(bytes.NewReader(job.Scaling)); err != nil {
+			return res, err
+		}
 	}
-	dataName, prefix, lawName := Naming(job.CSV, job.FileName, job.Prefix)
 	res.DataName = dataName
 	version := job.Version
 	if version == "" {
@@ -81,18 +101,23 @@ func Calibrate(job Job) (Result, error) {
 	in := Inputs{Rows: rows, DataName: dataName, Scaling: scaling, Hardware: job.Hardware, Presets: job.Presets}
 	for _, k := range job.Kinds {
 		var c model.Calibration
+		var ps []Prediction
+		var err error
 		switch k {
 		case KindRoofline:
-			c, err = RooflineWithTable(in, prefix+"-roofline", version, job.Runs)
+			c, ps, err = rooflineWithPredictions(in, prefix+"-roofline", version, job.Runs)
 		case KindLaw:
-			c, _, err = Law(in, lawName, version)
+			c, ps, err = lawWithPredictions(in, lawName, version, SpecLaw)
 		case KindPaper:
-			c, _, err = Paper(in, strings.TrimSuffix(lawName, "-law")+"-paper", version)
+			c, ps, err = lawWithPredictions(in, strings.TrimSuffix(lawName, "-law")+"-paper", version, SpecPaper)
 		}
 		if err != nil {
 			return res, err
 		}
 		res.Calibrations = append(res.Calibrations, c)
+		if job.Predictions {
+			res.Predictions = append(res.Predictions, ps)
+		}
 	}
 	return res, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/fit/stats"
 )
 
 // PowerPoint is one power-capped run expressed relative to the same
@@ -99,7 +100,7 @@ func FitPower(pts []PowerPoint) (model.PowerParams, error) {
 		t, q := pp.Factors(pts[i-n].U)
 		return math.Log(t * q)
 	}
-	res, err := NLS(f, xs, ys, powerTheta0, powerLower, powerUpper)
+	res, err := stats.NLS(f, xs, ys, powerTheta0, powerLower, powerUpper)
 	if err != nil {
 		return model.PowerParams{}, err
 	}
@@ -183,7 +184,7 @@ func PowerCV(pts []PowerPoint, scheme string, key func(PowerPoint) string) (mode
 func medianOf(xs []float64) float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
-	return median(s)
+	return stats.Median(s)
 }
 
 // PowerWidenPerEFold is the ln SD added per e-fold a limit lies below the

@@ -19,20 +19,15 @@ type Prediction struct {
 	HeldOutKWh  float64
 }
 
-// LawPredictions fits the paper's law as Law does and returns, in row
-// order, the prediction of every row the fit used (rows with a power limit
-// below board power are left out, as in Law). The held-out prediction of a
-// row is the mean, over the cross-validation splits that held it out, of
-// the ln predictions behind the calibration's cross-validated statistics
-// (CVPooledRMSELn is their RMSE); NaN when no split held it out.
-func LawPredictions(in Inputs) ([]Prediction, error) {
-	_, ps, err := LawWithPredictions(in, "law-predictions", "0")
-	return ps, err
-}
-
-// LawWithPredictions is Law together with LawPredictions, from one fit.
-func LawWithPredictions(in Inputs, name, version string) (model.Calibration, []Prediction, error) {
-	cal, lf, err := Law(in, name, version)
+// lawWithPredictions fits the log-linear law (spec) as Law or Paper does
+// and returns, in row order, the prediction of every row the fit used
+// (rows with a power limit below board power are left out). The held-out
+// prediction of a row is the mean, over the cross-validation splits that
+// held it out, of the ln predictions behind the calibration's
+// cross-validated statistics (CVPooledRMSELn is their RMSE); NaN when no
+// split held it out.
+func lawWithPredictions(in Inputs, name, version string, spec Spec) (model.Calibration, []Prediction, error) {
+	cal, lf, err := logLinear(in, name, version, spec)
 	if err != nil {
 		return cal, nil, err
 	}
@@ -47,20 +42,13 @@ func LawWithPredictions(in Inputs, name, version string) (model.Calibration, []P
 	return cal, out, nil
 }
 
-// RooflinePredictions fits the roofline calibration as Roofline does and
-// returns, in row order, the energy estimate of every row the fit used
-// (single GPU at default power): in sample, and held out as in
-// LawPredictions.
-func RooflinePredictions(in Inputs) ([]Prediction, error) {
-	_, ps, err := RooflineWithPredictions(in, "roofline-predictions", "0", nil)
-	return ps, err
-}
-
-// RooflineWithPredictions is RooflineWithTable together with
-// RooflinePredictions, from one fit: the predictions are those of the rows
-// in, before the table stage (which does not change them: it sets the
+// rooflineWithPredictions is Roofline, then the table stage on the runs in
+// runsCSV (none: no table stage), together with the energy estimate of
+// every row the roofline fit used (single GPU at default power): in
+// sample, and held out as in lawWithPredictions. The predictions are
+// those before the table stage, which does not change them (it sets the
 // tensor-precision and communication constants).
-func RooflineWithPredictions(in Inputs, name, version string, runsCSV []byte) (model.Calibration, []Prediction, error) {
+func rooflineWithPredictions(in Inputs, name, version string, runsCSV []byte) (model.Calibration, []Prediction, error) {
 	res, err := rooflineFit(in, name, version)
 	if err != nil {
 		return res.cal, nil, err

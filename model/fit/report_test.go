@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/wattscale/wattscale/model"
@@ -17,11 +18,7 @@ import (
 // board power that every fit must leave out.
 func syntheticInputs(t *testing.T) Inputs {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "content", "data", "published-scaling.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	scaling, err := ReadScaling(bytes.NewReader(raw))
+	scaling, err := ReadScaling(bytes.NewReader(scalingCSV(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +71,15 @@ func syntheticInputs(t *testing.T) Inputs {
 	return in
 }
 
+func scalingCSV(t *testing.T) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "content", "data", "published-scaling.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
 // lnRMSE is the root mean square of ln(pred/measured).
 func lnRMSE(ps []Prediction, pred func(Prediction) float64) float64 {
 	var sq float64
@@ -103,13 +109,15 @@ func TestPredictionsMatchFitStatistics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lawPred, err := LawPredictions(in)
+	res, err := Calibrate(Job{Rows: in.Rows, FileName: "synthetic", Kinds: []string{KindLaw, KindRoofline}, Scaling: scalingCSV(t),
+		Hardware: in.Hardware, Presets: in.Presets, Version: "1", Predictions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	roofPred, err := RooflinePredictions(in)
-	if err != nil {
-		t.Fatal(err)
+	lawPred, roofPred := res.Predictions[0], res.Predictions[1]
+	law.Name, roof.Name = res.Calibrations[0].Name, res.Calibrations[1].Name
+	if !reflect.DeepEqual(res.Calibrations[0], law) || !reflect.DeepEqual(res.Calibrations[1], roof) {
+		t.Errorf("Calibrate's calibrations differ from Law and Roofline on the same rows")
 	}
 	for _, c := range []struct {
 		name string
@@ -160,10 +168,11 @@ func TestPredictionsZeus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := LawPredictions(in)
+	res, err := Calibrate(Job{CSV: raw, Kinds: []string{KindLaw}, Scaling: scalingCSV(t), Hardware: in.Hardware, Presets: in.Presets, Version: "1", Predictions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	ps := res.Predictions[0]
 	if got, want := lnRMSE(ps, func(p Prediction) float64 { return p.HeldOutKWh }), law.Fit.CVPooledRMSELn; math.Abs(got-want) > 1e-9 {
 		t.Errorf("Zeus law held-out RMSE from predictions = %.12f, want %.12f", got, want)
 	}

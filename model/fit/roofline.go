@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/fit/stats"
 )
 
 // rooflineRow is a measurement with the roofline quantities of its
@@ -101,7 +102,7 @@ func fitRooflineRows(rows []rooflineRow) (RooflineFit, error) {
 			X = append(X, row)
 			y[i] = 1
 		}
-		res, err := OLS(X, y, names, nil)
+		res, err := stats.OLS(X, y, names, nil)
 		if err != nil {
 			return f, fmt.Errorf("fit: roofline time regression: %w", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/fit/stats"
 )
 
 // ScalingPoint is one published matched-scaling figure (content/data/published-scaling.csv).
@@ -167,7 +168,7 @@ func fitLaw(strategy string, xs, ys []float64) (model.SpeedupLaw, error) {
 		}
 		// k is bounded at 20 per GPU: beyond that the curve is flat after N = 2
 		// and the data cannot tell the difference.
-		r, err := NLS(f, xs, ys, []float64{0.5 * (1 + ys[len(ys)-1]), 1}, []float64{0.01, 1e-3}, []float64{64, 20})
+		r, err := stats.NLS(f, xs, ys, []float64{0.5 * (1 + ys[len(ys)-1]), 1}, []float64{0.01, 1e-3}, []float64{64, 20})
 		if err != nil {
 			return model.SpeedupLaw{}, err
 		}
@@ -176,7 +177,7 @@ func fitLaw(strategy string, xs, ys []float64) (model.SpeedupLaw, error) {
 	f := func(n float64, th []float64) float64 {
 		return model.SpeedupLaw{Form: model.Amdahl, P: 1, Sigma: th[0], Gamma: th[1]}.Speedup(n)
 	}
-	r, err := NLS(f, xs, ys, []float64{0.5, 0.3}, []float64{0, 0}, []float64{50, 3})
+	r, err := stats.NLS(f, xs, ys, []float64{0.5, 0.3}, []float64{0, 0}, []float64{50, 3})
 	if err != nil {
 		return model.SpeedupLaw{}, err
 	}
@@ -216,7 +217,7 @@ func FitAlphaEta(points []ScalingPoint) (map[model.Interconnect]model.Coefficien
 		if len(y) < 2 {
 			return nil, fmt.Errorf("alpha_eta: need at least 2 points with an energy ratio for %s, got %d", ic, len(y))
 		}
-		r, err := OLS(X, y, []string{"alpha_eta"}, nil)
+		r, err := stats.OLS(X, y, []string{"alpha_eta"}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("alpha_eta %s: %w", ic, err)
 		}

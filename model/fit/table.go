@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/fit/stats"
 	"github.com/wattscale/wattscale/model/validate"
 )
 
@@ -235,12 +236,12 @@ func FitTable(cat *model.Catalog, base model.Calibration, runs []validate.Run, s
 		}
 		return o.w * v
 	}
-	var nls *NLSResult
+	var nls *stats.NLSResult
 	for iter := 0; iter < 4; iter++ {
 		for i := range obs {
 			ys[i] = obs[i].w * obs[i].target
 		}
-		nls, err = NLS(f, xs, ys, theta, lo, hi)
+		nls, err = stats.NLS(f, xs, ys, theta, lo, hi)
 		if err != nil {
 			return res, fmt.Errorf("fit: table stage: %w", err)
 		}
@@ -252,7 +253,7 @@ func FitTable(cat *model.Catalog, base model.Calibration, runs []validate.Run, s
 			abs[i] = math.Abs(resid[i])
 		}
 		sort.Float64s(abs)
-		scale := 1.4826 * median(abs)
+		scale := 1.4826 * stats.Median(abs)
 		if scale == 0 {
 			break
 		}
@@ -317,7 +318,7 @@ func FitTable(cat *model.Catalog, base model.Calibration, runs []validate.Run, s
 		absr = append(absr, math.Abs(r))
 	}
 	sort.Float64s(absr)
-	res.SigmaLn = validate.Quantile(absr, 0.9) / normalQuantile(0.95)
+	res.SigmaLn = validate.Quantile(absr, 0.9) / stats.NormalQuantile(0.95)
 	c.Roofline.Tensor.Rows = res.Rows
 	c.Roofline.Tensor.Envelope = &env
 	c.Roofline.Tensor.SigmaLn = res.SigmaLn
@@ -429,17 +430,6 @@ func ScoreHoldout(cat *model.Catalog, base model.Calibration, runs []validate.Ru
 	return validate.Score(runs, validate.Options{Label: "leave-one-source-out", CatalogFor: func(source string) (*model.Catalog, error) {
 		return fitted[source], nil
 	}})
-}
-
-// RooflineWithTable is what `site fit -kind roofline` and the browser refit
-// run: Roofline on in, then, when runsCSV is not empty, the table stage
-// (AddTable) on the validation runs it holds.
-func RooflineWithTable(in Inputs, name, version string, runsCSV []byte) (model.Calibration, error) {
-	c, err := Roofline(in, name, version)
-	if err != nil {
-		return c, err
-	}
-	return tableFromCSV(c, in, runsCSV)
 }
 
 // tableFromCSV adds the table stage on the runs in runsCSV; none leaves c as it is.

@@ -130,14 +130,12 @@ func IsZeusCSV(raw []byte) bool {
 // ZeusDataName is how calibrations fitted on the Zeus trace cite it.
 const ZeusDataName = "Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md)"
 
-// Naming returns how a fit of raw (read from a file called fileName) cites
-// its data and names its calibrations: the Zeus trace gets ZeusDataName,
-// the prefix "wattscale" and the law name "wattscale-zeus-law"; other data
-// the file name, the prefix "user" and "<prefix>-law". A non-empty prefix
-// overrides the default one.
-func Naming(raw []byte, fileName, prefix string) (dataName, calPrefix, lawName string) {
+// naming returns how a fit cites its data and names its calibrations: the
+// Zeus trace gets ZeusDataName, the prefix "wattscale" and the law name
+// "wattscale-zeus-law"; other data the file name, the prefix "user" and
+// "<prefix>-law". A non-empty prefix overrides the default one.
+func naming(zeus bool, fileName, prefix string) (dataName, calPrefix, lawName string) {
 	dataName, calPrefix = fileName, "user"
-	zeus := IsZeusCSV(raw)
 	if zeus {
 		dataName, calPrefix = ZeusDataName, "wattscale"
 	}

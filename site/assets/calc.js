@@ -471,6 +471,9 @@
     this.own = {}; // names of the user's own calibrations (fitted in this browser)
     this.loadOwn();
     this.readURL();
+    // What the visitor typed into the prerendered form before the
+    // WebAssembly was ready (see start).
+    if (opts.carry) Object.assign(this.state, opts.carry);
     this.build();
     this.fill();
   }
@@ -573,9 +576,12 @@
 
   // field builds the input of a form key with the label and hint of its
   // row of the field table (hint, when given, overrides the table's).
-  Calculator.prototype.field = function (key, control, hint) {
-    var f = this.fields[key];
-    return labelled(this, key, f.label, control, hint === undefined ? (f.hint || null) : hint);
+  // field(key, control[, hint]) or field(key, label, control[, hint]) for
+  // a label in other words than the table's.
+  Calculator.prototype.field = function (key, a, b, c) {
+    var f = this.fields[key] || {};
+    if (typeof a === 'string') return labelled(this, key, a, b, c === undefined ? (f.hint || null) : c);
+    return labelled(this, key, f.label || key, a, b === undefined ? (f.hint || null) : b);
   };
 
   function textInput(mode, list) {
@@ -648,6 +654,30 @@
       this.field('precision', select(m.precisions.map(function (p) { return { value: p, text: p }; })))]));
     form.appendChild(fsTrain);
 
+    // Fine-tuning method (LoRA, QLoRA; issue 12)
+    var fsMethod = el('fieldset', {}, [el('legend', { text: 'Fine-tuning method' })]);
+    fsMethod.appendChild(el('div', { class: 'grid2' }, [
+      this.field('method', 'Method', select([{ value: 'full', text: 'Full' }, { value: 'lora', text: 'LoRA' }, { value: 'qlora', text: 'QLoRA' }]), 'LoRA and QLoRA train adapters on a frozen base'),
+      this.field('ckpt', 'Checkpointing', select([{ value: '', text: 'Default' }, { value: 'on', text: 'On' }, { value: 'off', text: 'Off' }]), 'recomputes activations; default on for QLoRA')]));
+    var peft = el('div', { 'data-group': '' });
+    peft.appendChild(el('div', { class: 'grid2' }, [
+      this.field('rank', 'LoRA rank', textInput('numeric'), 'empty = 8 (LoRA), 64 (QLoRA)'),
+      this.field('targets', 'Adapted modules', select([{ value: '', text: 'Default' }, { value: 'qv', text: 'q, v' },
+        { value: 'attention', text: 'q, k, v, o' }, { value: 'attention_mlp', text: 'All linear' }]), 'default: q, v (LoRA), all linear (QLoRA)')]));
+    var q4 = el('div', { class: 'grid2', 'data-group': '' }, [
+      this.field('base_format', 'Base weights', select([{ value: '', text: 'Default (NF4)' }, { value: 'nf4', text: 'NF4' }, { value: 'int8', text: 'int8' }]), 'NF4 with double quantisation: 4.127 bits'),
+      this.field('compute_dtype', 'Compute dtype', select([{ value: '', text: 'As precision' }, { value: 'bf16', text: 'bf16' }, { value: 'fp16', text: 'fp16' }, { value: 'fp32', text: 'fp32 (slow)' }]), null)]);
+    peft.appendChild(q4);
+    [['train_emb', 'Train embeddings and LM head in full'], ['compare', 'Compare with full fine-tuning']].forEach(function (c) {
+      var box = el('input', { type: 'checkbox', value: '1' });
+      box.id = 'f-' + c[0]; box.name = c[0];
+      box.setAttribute('aria-describedby', 'f-' + c[0] + '-err');
+      self.inputs[c[0]] = box;
+      peft.appendChild(el('div', { class: 'field check', 'data-key': c[0] }, [box, el('label', { for: 'f-' + c[0], text: c[1] }), el('p', { class: 'err', id: 'f-' + c[0] + '-err' })]));
+    });
+    fsMethod.appendChild(peft);
+    form.appendChild(fsMethod);
+
     // Hardware
     var fsHw = el('fieldset', {}, [el('legend', { text: 'Hardware and parallelism' })]);
     fsHw.appendChild(this.field('gpu', textInput('text', uid + '-gpus'), ''));
@@ -708,7 +738,7 @@
       '<div class="status" role="status" aria-live="polite"></div>' +
       '<div class="headline">' +
       '<p class="kicker">Accelerator energy</p>' +
-      '<p class="big"><output id="energy" data-kwh=""></output></p>' +
+      '<p class="big"><output id="energy" data-kwh="" elementtiming="estimate"></output></p>' +
       '<p class="interval"></p>' +
       '<p class="calline muted small"></p>' +
       '</div>' +
@@ -830,8 +860,8 @@
     var all = pts.concat(cur ? [cur] : []);
     var xs = all.map(function (c) { return c.time_s / 3600; }), ys = all.map(function (c) { return c.energy_kwh; });
     if (r.deadline_s) xs.push(r.deadline_s / 3600);
-    var xa = axis(Math.min.apply(null, xs) / 1.15, Math.max.apply(null, xs) * 1.15, L, W - R, { log: true });
-    var ya = axis(Math.min.apply(null, ys) / 1.15, Math.max.apply(null, ys) * 1.15, H - B, T, { log: true });
+    var xa = scale(Math.min.apply(null, xs) / 1.15, Math.max.apply(null, xs) * 1.15, L, W - R, { log: true });
+    var ya = scale(Math.min.apply(null, ys) / 1.15, Math.max.apply(null, ys) * 1.15, H - B, T, { log: true });
     var o = [];
     o.push('<svg viewBox="0 0 ' + W + ' ' + H + '" role="group" aria-labelledby="chart-pareto-t" class="chart pareto" id="chart-pareto">');
     o.push('<title id="chart-pareto-t">Energy against wall-clock time of the least-energy configurations (' + pts.length + ' on the front)</title>');
@@ -1040,6 +1070,19 @@
       ['Cost of electricity', usd(r.cost_usd), 'at $' + sig(p.usd_per_kwh) + ' per kWh, PUE ' + sig(p.pue), 'cost'],
       ['Parallel efficiency η', r.parallel.gpus > 1 ? sig(r.parallel.efficiency, 2) : '1', r.parallel.gpus > 1 ? 'speedup ' + sig(r.parallel.speedup) + '× on ' + r.parallel.gpus + ' GPUs (' + r.parallel.law + ')' : 'one GPU: no parallel overhead', 'eta']
     ];
+    var tr = r.training;
+    if (tr && tr.method !== 'full') {
+      cards.push(['Method', tr.method === 'qlora' ? 'QLoRA' : 'LoRA', paramsText(tr.trainable_params) + ' trainable parameters (' + (tr.trainable_share < 0.01 ? sig(tr.trainable_share * 100, 2) + ' %' : pct(tr.trainable_share)) + '), rank ' + tr.rank + ' on ' + (tr.targets || []).join(', ') +
+        (tr.base_format ? '; base in ' + tr.base_format + ', ' + sig(r.memory.frozen_gb_per_gpu) + ' GB per GPU' : '') + '; ' + sig(tr.flops_per_token_vs_full, 2) + '× the FLOPs per token of full fine-tuning' + (tr.gradient_checkpointing ? ' (with recomputation)' : '') + (tr.method === 'qlora' ? ' (Dettmers et al. 2023)' : ' (Hu et al. 2021)'), 'method']);
+      if (out.full) {
+        var f = out.full;
+        cards.push(['Full fine-tuning', energyText(f.energy_kwh), 'same configuration: ' + sig(f.energy_kwh / r.energy_kwh, 2) + '× the energy, ' + timeText(f.time_s) + ', ' + sig(f.memory.state_gb_per_gpu) + ' GB of state per GPU against ' + sig(r.memory.state_gb_per_gpu) + ' GB', 'full']);
+      } else if (out.full_error) {
+        cards.push(['Full fine-tuning', 'does not fit', out.full_error.say || out.full_error.message, 'full']);
+      }
+    } else if (tr && tr.gradient_checkpointing) {
+      cards.push(['Method', 'Full, recomputed', sig(tr.flops_per_token_vs_full, 2) + '× the FLOPs per token of full fine-tuning without checkpointing (Chen et al. 2016)', 'method']);
+    }
     res.querySelector('.cards').innerHTML = cards.map(function (c) {
       return '<div class="card" data-card="' + c[3] + '"><dt>' + esc(c[0]) + '</dt><dd><span class="v">' + esc(c[1]) + '</span><span class="sub">' + esc(c[2]) + '</span></dd></div>';
     }).join('');
@@ -1673,13 +1716,13 @@
     }
     sec.innerHTML =
       '<h2 id="refit-h">Refit the law to your own measurements</h2>' +
-      '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>; the Zeus power trace also works). ' +
+      '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>, and for the paper\'s specification <code>eta</code>, each multi-GPU run\'s measured efficiency T₁/(N·T<sub>N</sub>), and <code>group</code>; the Zeus power trace also works). ' +
       'The fit runs in this page, in the background, with a separate module loaded only now (<span class="fit-size" data-raw-mb="5.2" data-gzip-mb="1.4">fit.wasm: 5.2 MB, 1.4 MB compressed</span>); nothing is uploaded anywhere.</p>' +
       '<p class="small">No measurements yet? <a class="sample-dl" href="#" download="wattscale-sample-synthetic.csv">Download a sample CSV</a> or <button type="button" class="btn small" id="refit-sample">put it in the box</button>. ' +
       '<span class="muted">Its rows are synthetic, not measurements: BERT-base and BERT-large runs on V100s computed from the paper\'s published law (calibration ' + esc('zoubeirou2026-bert-pooled') + ', Zoubeirou a Mayaki 2026, arXiv 2606.23546) with 10 % noise, so a fit should find the law again.</span></p>' +
       '<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>' +
       '<div class="field"><label for="refit-text">or paste the CSV</label><textarea id="refit-text" rows="4" spellcheck="false"></textarea></div>' +
-      '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law (with hardware terms)</option><option value="paper">the paper\'s specification exactly (needs eta on multi-GPU rows)</option><option value="roofline">the roofline model</option></select></div>' +
+      '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law (with hardware terms)</option><option value="paper">the paper\'s specification (measured η)</option><option value="roofline">the roofline model</option></select></div>' +
       '<div class="refit-btns"><button type="button" class="btn primary" id="refit-go">Fit</button> <button type="button" class="btn" id="refit-cancel" hidden>Cancel</button></div></div>' +
       '<div class="refit-progress" hidden><progress aria-label="Fitting"></progress> <span class="refit-elapsed"></span></div>' +
       '<div class="refit-status" role="status" aria-live="polite"></div><div class="refit-out"></div>';
@@ -1824,15 +1867,34 @@
 
   /* ---------- start ---------- */
 
+  // typedValues returns the form values the visitor changed in the
+  // prerendered calculator (the generator writes the default estimate into
+  // the page; site/prerender.go) before the WebAssembly took over.
+  function typedValues(root) {
+    var out = {};
+    Array.prototype.forEach.call(root.querySelectorAll('.calc-form input[name], .calc-form select[name]'), function (c) {
+      if (c.type === 'radio') { if (c.checked && !c.defaultChecked) out[c.name] = c.value; }
+      else if (c.type === 'checkbox') { if (c.checked !== c.defaultChecked) out[c.name] = c.checked ? '1' : ''; }
+      else if (c.tagName === 'SELECT') { var o = c.options[c.selectedIndex]; if (o && !o.defaultSelected) out[c.name] = c.value; }
+      else if (c.value !== c.defaultValue) out[c.name] = c.value;
+    });
+    return out;
+  }
+
   async function start(root) {
     var mode = root.getAttribute('data-mode') || 'calculator';
+    // A prerendered calculator stays as it is (numbers, charts, a form
+    // that takes input) until the WebAssembly redraws it in place.
+    var pre = root.getAttribute('data-prerendered') === '1';
     root.setAttribute('aria-busy', 'true');
-    root.innerHTML = '<p class="loading">Loading the calculator…</p>';
+    if (!pre) root.innerHTML = '<p class="loading">Loading the calculator…</p>';
     var how;
     try {
       how = await loadGo({ wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
     } catch (e) {
-      root.innerHTML = '<p class="fatal" role="alert">The calculator could not start: ' + esc(e.message) + '</p>';
+      var msg = '<p class="fatal" role="alert">The calculator could not start: ' + esc(e.message) + (pre ? '. The numbers below are the default estimate, computed when the site was built.' : '') + '</p>';
+      if (pre) root.insertAdjacentHTML('afterbegin', msg);
+      else root.innerHTML = msg;
       root.removeAttribute('aria-busy');
       return;
     }
@@ -1841,13 +1903,40 @@
     var app;
     if (mode === 'planner') app = new Planner(root, window.wattscale, meta);
     else {
-      app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1' });
+      var carry = pre ? typedValues(root) : null;
+      var focused = pre && document.activeElement && root.contains(document.activeElement) ? document.activeElement : null;
+      var caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
+      app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
       app.update();
+      root.removeAttribute('data-linked');
+      if (carry && Object.keys(carry).length) history.replaceState(null, '', '?' + app.query() + location.hash);
+      var again = focused && focused.id && document.getElementById(focused.id);
+      if (again) {
+        again.focus();
+        if (caret) try { again.setSelectionRange(caret[0], caret[1]); } catch (e) { /* not a text input */ }
+      }
     }
     root.removeAttribute('aria-busy');
     root.dataset.ready = '1';
     perf.firstEstimateMs = performance.now();
     window.wattscaleApp = app;
+    if (mode !== 'embed') registerServiceWorker();
+  }
+
+  // registerServiceWorker installs sw.js (written by the generator next to
+  // the site's index.html), which keeps the calculator, the planner and
+  // their files for visits without a network. Not from file:// (no service
+  // workers there) and not in the embedded calculator, which lives in
+  // other sites' pages.
+  function registerServiceWorker() {
+    if (!('serviceWorker' in navigator) || !BASE || !/^https?:$/.test(location.protocol) || window.parent !== window) return;
+    var root = new URL('../', BASE);
+    navigator.serviceWorker.register(new URL('sw.js', root).href, { scope: root.href }).then(function (reg) {
+      perf.serviceWorker = 'registered';
+      return reg;
+    }, function (e) {
+      perf.serviceWorker = 'failed: ' + e.message;
+    });
   }
 
   window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd };

@@ -134,6 +134,9 @@ func TestPerformanceReport(t *testing.T) {
 	openCalc(t, fctx, "file://"+abs)
 	add("file:// navigation to first estimate (embedded copy)", fmt.Sprintf("%.0f ms", eval[float64](t, fctx, `window.wattscalePerf.firstEstimateMs`)), "")
 
+	// Issue 17's table: first paint, throttled loads, transfer, offline.
+	firstPaintReport(t, dir, add)
+
 	// Site build: the generator with the WebAssembly already cached, as a
 	// rebuild after editing a page.
 	if os.Getenv("WATTSCALE_E2E_SITE") == "" {

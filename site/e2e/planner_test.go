@@ -104,9 +104,14 @@ func syntheticMeasurements(t *testing.T, path string) {
 					t.Fatal(err)
 				}
 				noise := math.Exp(0.12 * rng.NormFloat64())
-				rows = append(rows, model.Measurement{Model: preset, Arch: resp.Inputs.Arch, GPU: gpu, Count: st.n, Strategy: st.s,
+				m := model.Measurement{Model: preset, Arch: resp.Inputs.Arch, GPU: gpu, Count: st.n, Strategy: st.s,
 					SeqLen: int(seq), BatchPerGPU: int(batch), Tokens: tokens, Precision: "fp16",
-					EnergyKWh: resp.EnergyKWh * noise, DurationS: resp.TimeS * noise, Group: preset, Source: "synthetic e2e"})
+					EnergyKWh: resp.EnergyKWh * noise, DurationS: resp.TimeS * noise, Group: preset, Source: "synthetic e2e"}
+				if st.n > 1 {
+					// A "measured" efficiency: the modelled one with its own noise.
+					m.Eta = math.Min(2, resp.Parallel.Efficiency*math.Exp(0.05*rng.NormFloat64()))
+				}
+				rows = append(rows, m)
 			}
 		}
 	}
@@ -121,16 +126,13 @@ func syntheticMeasurements(t *testing.T, path string) {
 }
 
 // TestRefitMatchesCLI uploads a measurement CSV into the calculator's
-// refit, which loads fit.wasm on demand, and compares every coefficient on
-// screen with `go run ./site fit -data FILE -kind law`.
+// refit, which loads fit.wasm on demand, and for each kind the refit
+// offers that fits it (law, and the paper's specification) compares every
+// coefficient on screen with `go run ./site fit -data FILE -kind KIND`.
 func TestRefitMatchesCLI(t *testing.T) {
 	srv := serve(t, builtSite(t))
 	file := filepath.Join(t.TempDir(), "my-runs.csv")
 	syntheticMeasurements(t, file)
-	var cal model.Calibration
-	if err := json.Unmarshal(runCLI(t, nil, "fit", "-data", file, "-kind", "law"), &cal); err != nil {
-		t.Fatal(err)
-	}
 	ctx := browser(t)
 	openCalc(t, ctx, srv.URL+"/index.html")
 	if loaded := eval[bool](t, ctx, `performance.getEntriesByType('resource').some(function(e){return /fit\.wasm$/.test(e.name)})`); loaded {
@@ -138,21 +140,42 @@ func TestRefitMatchesCLI(t *testing.T) {
 	}
 	do(t, ctx, "upload the CSV", chromedp.SetUploadFiles(chromedp.ID("refit-file"), []string{file}))
 	waitFor(t, ctx, "the file read", `document.getElementById('refit-text').value.length > 100`)
-	do(t, ctx, "click Fit", chromedp.Click(chromedp.ID("refit-go")))
-	waitFor(t, ctx, "the fit", `['done','error'].indexOf(document.querySelector('.refit').dataset.state) >= 0`)
-	if st := eval[string](t, ctx, `document.querySelector('.refit').dataset.state`); st != "done" {
-		t.Fatalf("refit state %q: %s", st, eval[string](t, ctx, `document.querySelector('.refit-status').textContent`))
-	}
-	if cal.Fit == nil || len(cal.Fit.Coefficients) == 0 {
-		t.Fatal("site fit printed no coefficients")
-	}
-	for _, c := range cal.Fit.Coefficients {
-		got := eval[float64](t, ctx, fmt.Sprintf(`parseFloat(document.querySelector('tr[data-coef=%q] td[data-value]').dataset.value)`, c.Name))
-		if d := relDiff(got, c.Value); !(d < 1e-9) {
-			t.Errorf("coefficient %s: page %.17g, site fit %.17g", c.Name, got, c.Value)
+	for _, kind := range []string{"law", "paper"} {
+		var cal model.Calibration
+		if err := json.Unmarshal(runCLI(t, nil, "fit", "-data", file, "-kind", kind), &cal); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if name := eval[string](t, ctx, `document.querySelector('table.coef caption code').textContent`); name != cal.Name {
-		t.Errorf("page calibration %q, site fit %q", name, cal.Name)
+		do(t, ctx, "choose "+kind, chromedp.SetValue(chromedp.ID("refit-kind"), kind))
+		do(t, ctx, "click Fit", chromedp.Click(chromedp.ID("refit-go")))
+		waitFor(t, ctx, "the fit", `['done','error'].indexOf(document.querySelector('.refit').dataset.state) >= 0`)
+		if st := eval[string](t, ctx, `document.querySelector('.refit').dataset.state`); st != "done" {
+			t.Fatalf("%s: refit state %q: %s", kind, st, eval[string](t, ctx, `document.querySelector('.refit-status').textContent`))
+		}
+		if cal.Fit == nil || len(cal.Fit.Coefficients) == 0 {
+			t.Fatalf("%s: site fit printed no coefficients", kind)
+		}
+		for _, c := range cal.Fit.Coefficients {
+			got := eval[float64](t, ctx, fmt.Sprintf(`parseFloat(document.querySelector('tr[data-coef=%q] td[data-value]').dataset.value)`, c.Name))
+			if d := relDiff(got, c.Value); !(d < 1e-9) {
+				t.Errorf("%s: coefficient %s: page %.17g, site fit %.17g", kind, c.Name, got, c.Value)
+			}
+		}
+		if name := eval[string](t, ctx, `document.querySelector('table.coef caption code').textContent`); name != cal.Name {
+			t.Errorf("%s: page calibration %q, site fit %q", kind, name, cal.Name)
+		}
+		if dir := os.Getenv("WATTSCALE_SHOTS"); dir != "" {
+			// The refit's result, for people to look at.
+			eval[bool](t, ctx, `(function(){ document.querySelector('.refit').scrollIntoView(); return true })()`)
+			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "refit-"+kind+".png"), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

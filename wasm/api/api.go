@@ -302,7 +302,7 @@ func servePost(w http.ResponseWriter, r *http.Request, rt *route) {
 	}
 	if r.ContentLength > model.MaxRequestBytes {
 		drain(r.Body)
-		writeError(w, r, http.StatusRequestEntityTooLarge, "(body)", fmt.Sprintf("must be at most %d bytes, got %d", model.MaxRequestBytes, r.ContentLength))
+		writeError(w, r, http.StatusRequestEntityTooLarge, "(body)", model.TooLarge().Message)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, model.MaxRequestBytes+1))
@@ -312,7 +312,7 @@ func servePost(w http.ResponseWriter, r *http.Request, rt *route) {
 	}
 	if len(body) > model.MaxRequestBytes {
 		drain(r.Body)
-		writeError(w, r, http.StatusRequestEntityTooLarge, "(body)", fmt.Sprintf("must be at most %d bytes, got more", model.MaxRequestBytes))
+		writeError(w, r, http.StatusRequestEntityTooLarge, "(body)", model.TooLarge().Message)
 		return
 	}
 	out, err := rt.post(body)

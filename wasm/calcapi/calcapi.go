@@ -62,6 +62,12 @@ type EstimateOutput struct {
 	// Envelope explains, in plain words, why the estimate lies outside its
 	// calibration's fitted range and what to change (EnvelopeNote).
 	Envelope []string `json:"envelope,omitempty"`
+	// Full is full fine-tuning of the same configuration (same layout,
+	// checkpointing as chosen), when the form asks to compare a lora or
+	// qlora estimate with it; FullError says why it cannot be estimated
+	// (typically: its optimizer state does not fit).
+	Full      *model.Response `json:"full,omitempty"`
+	FullError *Error          `json:"full_error,omitempty"`
 }
 
 // Estimate runs one calculator interaction. A form becomes a model.Request
@@ -106,6 +112,15 @@ func (a *API) Estimate(input []byte) (out []byte) {
 		return mustJSON(o)
 	}
 	o.Envelope = EnvelopeNote(o.Response)
+	if in.Form != nil && in.Form.peft() && on(in.Form["compare"]) {
+		full := req
+		full.Training.Method, full.Training.LoRA = model.MethodFull, nil
+		if resp, err := a.Catalog.Estimate(full); err != nil {
+			o.FullError = a.errorOf(err, nil)
+		} else {
+			o.Full = &resp
+		}
+	}
 	if in.Sweep != nil {
 		pts, err := a.Catalog.Sweep(model.SweepRequest{Base: req, Counts: in.Sweep.Counts, Strategies: in.Sweep.Strategies})
 		if err != nil {

@@ -434,7 +434,7 @@ func TestEveryTableFieldInFormAndURL(t *testing.T) {
 					}
 				}
 			default:
-				value = map[string]string{"model": "gpt2", "gpu": "h100", "region": "fr", "cal": "zoubeirou2026-bert-pooled", "lora_targets": "attention"}[fd.Key]
+				value = map[string]string{"model": "gpt2", "gpu": "h100", "region": "fr", "cal": "zoubeirou2026-bert-pooled", "targets": "attention"}[fd.Key]
 			}
 			if value == "" {
 				t.Fatalf("no test value for %q", fd.Key)

@@ -24,12 +24,21 @@ type Form map[string]string
 
 // recommendFields are the form's keys outside the estimate request: the
 // "cheaper ways to run this" panel's search settings, which fill the
-// recommend request (Form.RecommendRequest) and which the panel renders.
+// recommend request (Form.RecommendRequest) and which the panel renders,
+// and compare (also estimate full fine-tuning, API.Estimate).
 var recommendFields = []model.Field{
 	{Key: "deadline", Path: "deadline_s", Kind: model.KindNumber, Group: "recommend", Label: "Deadline (hours)", Unit: "hours", Optional: true,
 		Default: "no deadline", Hint: "empty = no deadline", Help: "the latest the run may finish, hours"},
 	{Key: "minimise", Path: "minimise", Kind: model.KindEnum, Group: "recommend", Label: "Minimise", Choices: []string{"energy", "co2e", "cost", "time"}, Form: "energy",
 		Help: "what the recommendation makes least: energy, CO2e (operational + embodied), electricity cost or time"},
+	{Key: "compare", Kind: model.KindBool, Group: "method", Label: "Compare with full fine-tuning", Optional: true, When: &model.When{Key: "method", In: []string{model.MethodLoRA, model.MethodQLoRA}},
+		Help: "lora and qlora: also estimate full fine-tuning of the same configuration"},
+}
+
+// peft reports whether the form's method trains adapters (lora or qlora).
+func (f Form) peft() bool {
+	m := strings.TrimSpace(f["method"])
+	return m == model.MethodLoRA || m == model.MethodQLoRA
 }
 
 // FormKeys lists every key a Form may hold, in the order the page shows them.
@@ -222,12 +231,18 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 			}
 			v = x
 		case model.KindBool:
-			if raw == "" {
-				continue // unticked: the model's default
+			switch raw {
+			case "": // unticked or left at the default: the model's default
+				continue
+			case "1", "true", "on":
+				v = true
+			case "0", "false", "off":
+				v = false
+			default:
+				return req, formErr(fd.Path, k, raw, "must be on, off or empty (the default)")
 			}
-			v = raw == "1" || raw == "true" || raw == "on"
 		default:
-			if k == "model" && raw == "custom" || k == "region" {
+			if k == "model" && raw == "custom" || k == "region" || raw == "" && fd.Optional || raw == fd.Implied && raw != "" {
 				continue
 			}
 			v = raw
@@ -235,6 +250,9 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 		if err := fd.Set(&req, v); err != nil {
 			panic(err) // the table and the request type disagree: a programming error
 		}
+	}
+	if r := req.Training.LoRA; r != nil && r.Rank == 0 && strings.TrimSpace(f["rank"]) != "" {
+		return req, formErr("training.lora.rank", "rank", f["rank"], "must be a whole number from 1 to the model's hidden size; leave it empty for the method's default")
 	}
 	if req.Strategy.Name == model.Hybrid {
 		// The form asks for the tensor degree; the data degree is the rest.
@@ -248,6 +266,12 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 		r.Apply(&req.Site)
 	}
 	return req, nil
+}
+
+// on reads a checkbox's text.
+func on(s string) bool {
+	s = strings.TrimSpace(s)
+	return s == "1" || s == "true" || s == "on"
 }
 
 func findRegion(regions []Region, id string) *Region {

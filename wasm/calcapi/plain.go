@@ -46,7 +46,7 @@ var numberExamples = map[string]string{
 	"layers": "a whole number, for example 24", "hidden": "a whole number, for example 2048", "heads": "a whole number, for example 16",
 	"kv_heads": "a whole number, for example 8, or empty", "ffn": "a whole number, for example 8192", "vocab": "a whole number, for example 32000",
 	"tokens": "a number of tokens, for example 2e8, 200M or 1.5B", "dataset_tokens": "a number of tokens, for example 1e8 or 100M",
-	"epochs": "a number, for example 3", "seq": "a whole number of tokens, for example 512", "batch": "a whole number, for example 32",
+	"epochs": "a number, for example 3", "seq": "a whole number of tokens, for example 512", "batch": "a whole number, for example 32", "rank": "a whole number, for example 16, or empty",
 	"count": "a whole number, for example 8", "tensor": "a whole number, for example 2", "carbon": "a number, for example 400",
 	"pue": "a number from 1 to 3, for example 1.2, or empty", "price": "a number, for example 0.15",
 	"power": "a number of watts, for example 300, or empty", "deadline": "a number of hours, for example 10, or empty",

@@ -5,15 +5,13 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/fit"
 )
 
 // syntheticCSV writes measurements in the project's schema: the default
@@ -57,32 +55,24 @@ func syntheticCSV(t *testing.T) string {
 	return b.String()
 }
 
-// TestFitMatchesCLI checks that the browser refit gives the command line's
-// calibration, coefficient for coefficient, on the same file.
-func TestFitMatchesCLI(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("go not on PATH: cannot run ./site fit to compare with")
-	}
-	dir := t.TempDir()
-	file := filepath.Join(dir, "runs.csv")
+// TestFitIsThePipeline checks the glue: the browser refit's calibration
+// for each kind is the one fit.Calibrate returns for the same file with the
+// embedded scaling figures and validation runs (what `site fit` runs too).
+func TestFitIsThePipeline(t *testing.T) {
 	csv := syntheticCSV(t)
-	if err := os.WriteFile(file, []byte(csv), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, kind := range []string{"law", "roofline"} {
 		t.Run(kind, func(t *testing.T) {
-			cmd := exec.Command("go", "run", "../../site", "fit", "-data", file, "-kind", kind)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			stdout, err := cmd.Output()
+			res, err := fit.Calibrate(fit.Job{CSV: []byte(csv), FileName: "runs.csv", Kinds: []string{kind}, Scaling: content.PublishedScaling,
+				Runs: content.ValidationRuns, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: model.DefaultPresets()})
 			if err != nil {
-				t.Fatalf("site fit: %v\n%s", err, stderr.String())
-			}
-			var want model.Calibration
-			if err := json.Unmarshal(stdout, &want); err != nil {
 				t.Fatal(err)
 			}
-			in, _ := json.Marshal(Input{CSV: csv, Name: "runs.csv", Kind: kind})
+			raw, _ := json.Marshal(res.Calibrations[0])
+			var want model.Calibration
+			if err := json.Unmarshal(raw, &want); err != nil {
+				t.Fatal(err)
+			}
+			in, _ := json.Marshal(Input{CSV: csv, Name: "dir/runs.csv", Kind: kind})
 			var got Output
 			if err := json.Unmarshal(Fit(in), &got); err != nil {
 				t.Fatal(err)
@@ -92,11 +82,10 @@ func TestFitMatchesCLI(t *testing.T) {
 			}
 			if !reflect.DeepEqual(*got.Calibration, want) {
 				g, _ := json.Marshal(got.Calibration)
-				w, _ := json.Marshal(want)
-				t.Errorf("Fit calibration differs from site fit:\ngot  %s\nwant %s", g, w)
+				t.Errorf("Fit calibration differs from fit.Calibrate:\ngot  %s\nwant %s", g, raw)
 			}
-			if got.Rows != strings.Count(strings.TrimSpace(csv), "\n") {
-				t.Errorf("Fit read %d rows, the CSV has %d", got.Rows, strings.Count(strings.TrimSpace(csv), "\n"))
+			if got.Rows != res.Rows || got.Rows != strings.Count(strings.TrimSpace(csv), "\n") {
+				t.Errorf("Fit read %d rows, the pipeline %d, the CSV has %d", got.Rows, res.Rows, strings.Count(strings.TrimSpace(csv), "\n"))
 			}
 		})
 	}

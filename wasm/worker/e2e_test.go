@@ -34,7 +34,13 @@ const e2eVersion = "e2e"
 
 // client bounds every request of the tests, so that a hung runtime fails
 // them instead of stalling them.
-var client = &http.Client{Timeout: 30 * time.Second}
+var client = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{IdleConnTimeout: idleConnTimeout}}
+
+// idleConnTimeout is how long the tests' clients keep an idle connection:
+// workerd closes a keep-alive connection after about 5 s idle, and a POST
+// sent on a connection the server is closing fails (with EOF or a reset)
+// and is not retried, so the clients drop theirs well before.
+const idleConnTimeout = 2 * time.Second
 
 // findWorkerd returns the workerd binary: $WORKERD, the one npm installed
 // under wasm/worker (or at the repository root), or one on $PATH. The platform package's binary comes
@@ -690,7 +696,7 @@ type loadResult struct {
 func load(base string, body, want []byte, n, conc int) loadResult {
 	client := &http.Client{
 		Timeout:   10 * time.Second,
-		Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc},
+		Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc, IdleConnTimeout: idleConnTimeout},
 	}
 	defer client.CloseIdleConnections()
 	lat := make([]time.Duration, n)
@@ -824,8 +830,8 @@ func grown(a, b int64) float64 { return float64(b-a) / float64(a) }
 
 // TestWorkerdLoad sends 2,000 estimates at concurrency 16 and 500 at 64 to
 // one isolate in workerd and requires every one to succeed with the right
-// answer and the isolate's V8 heap (after a full collection) to stay within
-// 10 %: before the shim served each request in its own event, up to 0.3 %
+// answer and the isolate's V8 heap (after a full collection) to grow by
+// less than 100 bytes per request: before the shim served each request in its own event, up to 0.3 %
 // of requests failed with EOF or a closed connection, and the heap grew by
 // about 0.7 KB per request. Latency is logged, not asserted (it depends on
 // the machine's load); "make bench-worker" runs the long version with the
@@ -844,9 +850,12 @@ func TestWorkerdLoad(t *testing.T) {
 	t.Logf("concurrency 64: %v", r64)
 	t.Logf("V8 heap %d -> %d bytes, workerd RSS %d -> %d bytes; app.wasm %d bytes, %d gzip",
 		before.heap, after.heap, before.rss, after.rss, build.raw, build.gz)
-	if g := grown(before.heap, after.heap); g > 0.10 {
-		t.Errorf("V8 heap grew %.0f %% over %d requests (%d -> %d bytes): something keeps JavaScript objects of each request alive",
-			100*g, r.n+r64.n, before.heap, after.heap)
+	// The leak this guards against kept 500-700 bytes per request; 100
+	// bytes per request is above the noise of one heap reading (about
+	// 100 KB on a heap of 0.8 MB).
+	if n := int64(r.n + r64.n); after.heap-before.heap > 100*n {
+		t.Errorf("V8 heap grew by %d bytes over %d requests (%d -> %d bytes, %d per request): something keeps JavaScript objects of each request alive",
+			after.heap-before.heap, n, before.heap, after.heap, (after.heap-before.heap)/n)
 	}
 }
 
@@ -914,8 +923,8 @@ func BenchmarkWorkerd(b *testing.B) {
 			name string
 			a, b int64
 		}{{"V8 heap", at10k.heap, at60k.heap}, {"workerd RSS", at10k.rss, at60k.rss}} {
-			if g := grown(m.a, m.b); g > 0.10 || g < -0.10 {
-				b.Errorf("%s changed %.1f %% between 10,000 and 60,000 requests (%d -> %d bytes)", m.name, 100*g, m.a, m.b)
+			if g := grown(m.a, m.b); g > 0.10 {
+				b.Errorf("%s grew %.1f %% between 10,000 and 60,000 requests (%d -> %d bytes)", m.name, 100*g, m.a, m.b)
 			}
 		}
 		b.ReportMetric(float64(one.p50.Microseconds())/1000, "p50-c1-ms")

@@ -1,0 +1,245 @@
+package e2e
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/andybalholm/brotli"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// The first-paint part of `make bench` (issue 17's table): headless
+// Chromium, fresh profile and cache disabled for every load, median of 5.
+
+// compressedServer serves dir with brotli (quality 11) or gzip (level 9)
+// when the browser accepts it, as a static host with precompressed files
+// does, and records the encoding of each response.
+type compressedServer struct {
+	*httptest.Server
+	mu  sync.Mutex
+	enc map[string]string // path → content-encoding served
+	zip map[string][]byte // enc+path → compressed bytes
+}
+
+func serveCompressed(t testing.TB, dir string) *compressedServer {
+	t.Helper()
+	cs := &compressedServer{enc: map[string]string{}, zip: map[string][]byte{}}
+	files := http.FileServer(http.Dir(dir))
+	cs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if strings.HasSuffix(p, "/") {
+			p += "index.html"
+		}
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(path.Clean(p), "/"))))
+		ae := r.Header.Get("Accept-Encoding")
+		enc := ""
+		switch {
+		case strings.Contains(ae, "br"):
+			enc = "br"
+		case strings.Contains(ae, "gzip"):
+			enc = "gzip"
+		}
+		if err != nil || enc == "" || strings.HasSuffix(r.URL.Path, "/index.html") {
+			files.ServeHTTP(w, r) // directories, redirects, 404s, identity
+			return
+		}
+		z := cs.compressed(enc, p, b)
+		cs.mu.Lock()
+		cs.enc[p] = enc
+		cs.mu.Unlock()
+		ct := map[string]string{".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".wasm": "application/wasm", ".svg": "image/svg+xml", ".json": "application/json"}[path.Ext(p)]
+		if ct != "" {
+			w.Header().Set("Content-Type", ct)
+		}
+		w.Header().Set("Content-Encoding", enc)
+		w.Header().Set("Vary", "Accept-Encoding")
+		w.Write(z)
+	}))
+	t.Cleanup(cs.Close)
+	return cs
+}
+
+func (cs *compressedServer) compressed(enc, p string, b []byte) []byte {
+	cs.mu.Lock()
+	z, ok := cs.zip[enc+p]
+	cs.mu.Unlock()
+	if ok {
+		return z
+	}
+	z = compress(enc, b)
+	cs.mu.Lock()
+	cs.zip[enc+p] = z
+	cs.mu.Unlock()
+	return z
+}
+
+func compress(enc string, b []byte) []byte {
+	var buf bytes.Buffer
+	if enc == "br" {
+		w := brotli.NewWriterLevel(&buf, brotli.BestCompression)
+		w.Write(b)
+		w.Close()
+	} else {
+		w, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		w.Write(b)
+		w.Close()
+	}
+	return buf.Bytes()
+}
+
+// coldBrowser is a fresh profile with the HTTP cache disabled.
+func coldBrowser(t testing.TB) context.Context {
+	t.Helper()
+	ctx := browser(t)
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// estimateVisibleMs is when the estimate was first painted, in ms from
+// the start of navigation: the Element Timing entry of the headline
+// (elementtiming="estimate", on the prerendered one and on the one
+// calc.js draws).
+const estimateVisibleMs = `new Promise(function(res){ var best = -1;
+  new PerformanceObserver(function(l){ l.getEntries().forEach(function(e){ if (e.identifier === 'estimate') { var t = e.renderTime || e.loadTime; if (best < 0 || t < best) best = t; } }); }).observe({type: 'element', buffered: true});
+  (function wait(){ if (best >= 0) res(best); else if (performance.now() > 60000) res(-1); else setTimeout(wait, 20); })(); })`
+
+// recomputedMs changes the GPU count at once (in the prerendered form if
+// the WebAssembly has not taken over yet) and resolves with the time, in
+// ms from the start of navigation, at which the page shows the estimate
+// for 8 GPUs computed by the WebAssembly (after the next frame).
+const recomputedMs = `new Promise(function(res){
+  var e = document.getElementById('f-count'); e.focus(); e.value = '8'; e.dispatchEvent(new Event('input', {bubbles: true}));
+  (function poll(){ var a = window.wattscaleApp;
+    if (a && a.last && a.last.response.inputs.count === 8) requestAnimationFrame(function(){ res(performance.now()); });
+    else setTimeout(poll, 5); })(); })`
+
+// firstPaintReport adds the first-paint rows to the performance report.
+func firstPaintReport(t *testing.T, dir string, add func(what, value, goal string)) {
+	const runs = 5
+	cs := serveCompressed(t, dir)
+	ms := func(xs []float64) string {
+		return fmt.Sprintf("%.0f ms (median of %d; min %.0f, max %.0f)", median(xs), len(xs), minOfF(xs), maxOf(xs))
+	}
+
+	var local, localWasm, file, slow, slowInput []float64
+	var transfer, transferEnc string
+	for i := 0; i < runs; i++ {
+		ctx := coldBrowser(t)
+		do(t, ctx, "open", chromedp.Navigate(cs.URL+"/"))
+		local = append(local, eval[float64](t, ctx, estimateVisibleMs))
+		waitFor(t, ctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
+		localWasm = append(localWasm, eval[float64](t, ctx, `window.wattscalePerf.firstEstimateMs`))
+		if i == 0 {
+			transfer, transferEnc = firstLoadTransfer(t, ctx, cs, dir)
+		}
+
+		abs, _ := filepath.Abs(filepath.Join(dir, "index.html"))
+		fctx := coldBrowser(t)
+		do(t, fctx, "open file://", chromedp.Navigate("file://"+abs))
+		file = append(file, eval[float64](t, fctx, estimateVisibleMs))
+
+		sctx := coldBrowser(t)
+		throttle(t, sctx)
+		do(t, sctx, "open throttled", chromedp.Navigate(cs.URL+"/"))
+		slowInput = append(slowInput, eval[float64](t, sctx, recomputedMs))
+		slow = append(slow, eval[float64](t, sctx, estimateVisibleMs))
+	}
+	add("navigation → first estimate visible, localhost (prerendered; Element Timing)", ms(local), "< 300 ms")
+	add("navigation → first estimate computed by the WebAssembly, localhost", ms(localWasm), "")
+	add("navigation → first estimate visible, file://", ms(file), "< 300 ms")
+	add("10 Mbit/s + 40 ms: navigation → first estimate visible", ms(slow), "< 500 ms")
+	add("10 Mbit/s + 40 ms: navigation → estimate recomputed after an input change at load", ms(slowInput), "< 1.5 s")
+	add("calculator page, first-load transfer ("+transferEnc+")", transfer, "< 850 KB brotli")
+	add("repeat visit with the network cut (service worker)", offlineRevisit(t, dir), "opens and computes")
+}
+
+// firstLoadTransfer sums what the browser received for the page and every
+// file it fetched (resource timing's transferSize: headers and the
+// compressed body), and says which encodings the server used.
+func firstLoadTransfer(t *testing.T, ctx context.Context, cs *compressedServer, dir string) (string, string) {
+	type entry struct {
+		Name     string
+		Transfer float64
+		Body     float64
+	}
+	es := eval[[]entry](t, ctx, `[performance.getEntriesByType('navigation')[0]].concat(performance.getEntriesByType('resource')).map(function(e){return {Name: e.name, Transfer: e.transferSize, Body: e.encodedBodySize}})`)
+	total, body := 0.0, 0.0
+	var names []string
+	encs := map[string]bool{}
+	for _, e := range es {
+		u, err := url.Parse(e.Name)
+		if err != nil || !strings.HasPrefix(e.Name, cs.URL) {
+			continue
+		}
+		p := u.Path
+		if strings.HasSuffix(p, "/") {
+			p += "index.html"
+		}
+		total += e.Transfer
+		body += e.Body
+		cs.mu.Lock()
+		enc := cs.enc[p]
+		cs.mu.Unlock()
+		if enc == "" {
+			enc = "identity"
+		}
+		encs[enc] = true
+		names = append(names, fmt.Sprintf("%s %.0f KB", strings.TrimPrefix(p, "/"), e.Body/1000))
+	}
+	var el []string
+	for e := range encs {
+		el = append(el, e)
+	}
+	sort.Strings(el)
+	return fmt.Sprintf("%.0f KB transferred (%.0f KB bodies) in %d files: %s", total/1000, body/1000, len(names), strings.Join(names, ", ")), strings.Join(el, "+")
+}
+
+// offlineRevisit visits the calculator, waits for the service worker to
+// control the page, stops the server and cuts the network, opens it again
+// and changes an input.
+func offlineRevisit(t *testing.T, dir string) string {
+	srv := serve(t, dir)
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/")
+	waitFor(t, ctx, "the service worker", `navigator.serviceWorker.controller !== null`)
+	srv.Close()
+	netConditions(t, ctx, true, 0, 0)
+	do(t, ctx, "reopen offline", chromedp.Navigate(srv.URL+"/"))
+	visible := eval[float64](t, ctx, estimateVisibleMs)
+	waitFor(t, ctx, "the calculator offline", `document.getElementById('calc-root').dataset.ready === '1'`)
+	before := pageEnergy(t, ctx)
+	choose(t, ctx, "count", "8")
+	after := pageEnergy(t, ctx)
+	if after == before {
+		return fmt.Sprintf("opened (estimate visible at %.0f ms) but did not recompute", visible)
+	}
+	return fmt.Sprintf("opens (estimate visible at %.0f ms, computed at %.0f ms) and computes (GPU count changed to 8: %.4g → %.4g kWh)", visible, eval[float64](t, ctx, `window.wattscalePerf.firstEstimateMs`), before, after)
+}
+
+func minOfF(xs []float64) float64 {
+	m := 0.0
+	for i, x := range xs {
+		if i == 0 || x < m {
+			m = x
+		}
+	}
+	return m
+}

@@ -1,0 +1,306 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/wattscale/wattscale/wasm/calcapi"
+)
+
+// The prerendered calculator (site/prerender.go), its takeover by the
+// WebAssembly (site/assets/calc.js start) and the service worker
+// (site/sw.go) in a real browser.
+
+// noScript turns JavaScript off in the tab, as a visitor who disabled it.
+func noScript(t testing.TB, ctx context.Context) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatalf("disabling JavaScript: %v", err)
+	}
+}
+
+// netConditions sets the tab's network: offline, or latency (ms) and
+// throughput (bytes/s) both ways; the zero value lifts any limit. The
+// service worker's own fetches are held to the same conditions.
+func netConditions(t testing.TB, ctx context.Context, offline bool, latencyMs, bytesPerS float64) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatalf("network.enable: %v", err)
+	}
+	tp := bytesPerS
+	if tp == 0 {
+		tp = -1
+	}
+	sw := true
+	if _, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+		EmulateOfflineServiceWorker: &sw,
+		MatchedNetworkConditions:    []*network.Conditions{{Offline: offline, Latency: latencyMs, DownloadThroughput: tp, UploadThroughput: tp}}}); err != nil {
+		t.Fatalf("emulating network conditions: %v", err)
+	}
+}
+
+// throttle is the issue's slow link: 10 Mbit/s and 40 ms per request.
+func throttle(t testing.TB, ctx context.Context) { netConditions(t, ctx, false, 40, 1.25e6) }
+
+// layoutProbe returns, for the calculator's main parts, their box
+// (rounded to whole pixels, from the top left of the calculator's layout:
+// the page without JavaScript has its notice above it) and their text.
+const layoutProbe = `(function(){
+  var o = document.querySelector('#calc-root .calc-layout').getBoundingClientRect();
+  var sels = ['#energy', '.headline .interval', '.headline .calline', '.cards', '.breakdown', '.prov', '.notes', '#chart-energy', '#chart-time', '.legend-wrap', '.share', '.calc-form', '#f-model', '#f-model-hint', '#f-gpu-hint', '#f-region', '#f-cal-hint', '.refit'];
+  return sels.map(function(s){ var e = document.querySelector(s); if (!e) return {S: s, Missing: true};
+    var r = e.getBoundingClientRect();
+    return {S: s, X: Math.round(r.left - o.left), Y: Math.round(r.top - o.top), W: Math.round(r.width), H: Math.round(r.height), Text: (e.innerText || e.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 400)}; });
+})()`
+
+// controlsProbe lists every control of the calculator with its value and
+// choices: the prerendered form must be the form calc.js builds.
+const controlsProbe = `Array.prototype.map.call(document.querySelectorAll('#calc-root input, #calc-root select, #calc-root textarea, #calc-root button'), function(c){
+  return [c.tagName, c.id, c.name, c.type, c.type === 'file' || c.id === 'share-url' ? '' : c.value, String(c.checked), c.options ? Array.prototype.map.call(c.options, function(o){ return o.value + '=' + o.text; }).join('|') : '', c.getAttribute('aria-describedby') || '', (c.textContent || '').trim()].join(' · ');
+})`
+
+type probed struct {
+	S          string
+	Missing    bool
+	X, Y, W, H int
+	Text       string
+}
+
+// TestPrerenderedWithoutJavaScript opens the calculator with JavaScript
+// off: the page must still show the complete default estimate (the
+// command line's number for the default request, the cards, the
+// breakdown, both charts with a line per strategy, the snippets) and say
+// that changing it needs JavaScript.
+func TestPrerenderedWithoutJavaScript(t *testing.T) {
+	dir := builtSite(t)
+	srv := serve(t, dir)
+	for _, page := range []string{"/index.html", "/embed.html"} {
+		t.Run(strings.Trim(page, "/"), func(t *testing.T) {
+			ctx := browser(t)
+			noScript(t, ctx)
+			do(t, ctx, "open "+page, chromedp.Navigate(srv.URL+page))
+			req, ferr := calcapi.DefaultForm().Request(calcapi.DefaultRegions())
+			if ferr != nil {
+				t.Fatal(ferr.Text)
+			}
+			b, _ := json.Marshal(req)
+			want := estimateCLI(t, string(b))
+			if got := pageEnergy(t, ctx); relDiff(got, want) > 1e-12 {
+				t.Errorf("prerendered energy = %.6g kWh, want %.6g (go run ./site estimate with the calculator's default form as a request)", got, want)
+			}
+			type shape struct {
+				Energy, Unit       string
+				Cards, Rows        int
+				Paths, Marks       int
+				Card, Ready, Noscr string
+			}
+			got := eval[shape](t, ctx, `({Energy: document.getElementById('energy').textContent, Unit: document.querySelector('#energy .unit').textContent,
+  Cards: document.querySelectorAll('.cards .card').length, Rows: document.querySelectorAll('.breakdown table tr').length,
+  Paths: document.querySelectorAll('#chart-energy path.line, #chart-time path.line').length, Marks: document.querySelectorAll('.charts circle.mark').length,
+  Card: (document.getElementById('snip-card') || {}).textContent || '', Ready: document.getElementById('calc-root').dataset.ready || '',
+  Noscr: (document.querySelector('#calc-root noscript') || {}).textContent || ''})`)
+			if got.Energy == "" || got.Unit == "" || got.Cards != 6 || got.Rows != 4 || got.Paths != 8 || got.Marks != 2 {
+				t.Errorf("prerendered page: %+v; want the energy with its unit, 6 cards, 4 breakdown rows, 8 chart lines (4 strategies × 2 charts) and 2 marks", got)
+			}
+			if page == "/index.html" && !strings.Contains(got.Card, "co2_eq_emissions") {
+				t.Errorf("model-card snippet = %q, want the co2_eq_emissions block", got.Card)
+			}
+			if got.Ready != "" {
+				t.Errorf("data-ready = %q without JavaScript: nothing should have run", got.Ready)
+			}
+			if !strings.Contains(got.Noscr, "default estimate") || !strings.Contains(got.Noscr, "needs JavaScript") {
+				t.Errorf("noscript notice = %q, want it to say this is the default estimate and that changing it needs JavaScript", got.Noscr)
+			}
+			if dir := os.Getenv("WATTSCALE_SHOTS"); dir != "" && os.MkdirAll(dir, 0o755) == nil {
+				png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := filepath.Join(dir, "nojs-"+strings.TrimSuffix(strings.Trim(page, "/"), ".html")+".png")
+				if err := os.WriteFile(name, png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("wrote %s", name)
+			}
+		})
+	}
+}
+
+// TestPrerenderTakeover loads the calculator over the issue's slow link
+// (so that the prerendered page is painted well before the WebAssembly
+// arrives) and checks that the takeover changes nothing a visitor sees:
+// every part has the same box and text as on the page without JavaScript,
+// and the cumulative layout shift stays below 0.01.
+func TestPrerenderTakeover(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	for _, width := range []int64{1280, 390} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			static := browser(t)
+			do(t, static, "viewport", chromedp.EmulateViewport(width, 900))
+			noScript(t, static)
+			do(t, static, "open without JavaScript", chromedp.Navigate(srv.URL+"/index.html"))
+			before := eval[[]probed](t, static, layoutProbe)
+			beforeCtl := eval[[]string](t, static, controlsProbe)
+
+			ctx := browser(t)
+			do(t, ctx, "viewport", chromedp.EmulateViewport(width, 900))
+			throttle(t, ctx)
+			openCalc(t, ctx, srv.URL+"/")
+			after := eval[[]probed](t, ctx, layoutProbe)
+			afterCtl := eval[[]string](t, ctx, controlsProbe)
+			// (The share link's value is the page's own address, which
+			// only the browser knows.)
+			if len(beforeCtl) != len(afterCtl) {
+				t.Errorf("%d prerendered controls, %d after the takeover:\nprerendered:\n%s\nWebAssembly:\n%s", len(beforeCtl), len(afterCtl), strings.Join(beforeCtl, "\n"), strings.Join(afterCtl, "\n"))
+			} else {
+				for i := range beforeCtl {
+					if beforeCtl[i] != afterCtl[i] {
+						t.Errorf("control %d differs:\nprerendered %s\nWebAssembly %s", i, beforeCtl[i], afterCtl[i])
+					}
+				}
+			}
+			for i := range before {
+				b, a := before[i], after[i]
+				if b.Missing || a.Missing {
+					t.Errorf("%s: missing before (%v) or after (%v) the takeover", b.S, b.Missing, a.Missing)
+					continue
+				}
+				if abs(a.X-b.X) > 1 || abs(a.Y-b.Y) > 1 || abs(a.W-b.W) > 1 || abs(a.H-b.H) > 1 {
+					t.Errorf("%s moved at the takeover: prerendered %d,%d %d×%d, after %d,%d %d×%d", b.S, b.X, b.Y, b.W, b.H, a.X, a.Y, a.W, a.H)
+				}
+				if a.Text != b.Text {
+					t.Errorf("%s text differs:\nprerendered %q\nWebAssembly %q", b.S, b.Text, a.Text)
+				}
+			}
+			cls := eval[float64](t, ctx, `new Promise(function(res){ var s = 0;
+  new PerformanceObserver(function(l){ l.getEntries().forEach(function(e){ if (!e.hadRecentInput) s += e.value; }); }).observe({type: 'layout-shift', buffered: true});
+  setTimeout(function(){ res(s); }, 300); })`)
+			if cls >= 0.01 {
+				t.Errorf("cumulative layout shift over the load and takeover = %.4f, want < 0.01", cls)
+			}
+			t.Logf("width %d: cumulative layout shift %.4f", width, cls)
+		})
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// TestPrerenderLinkedAndTyped: a link with a state shows the prerendered
+// default only with a notice, until the WebAssembly computed the linked
+// estimate; what the visitor types before the takeover is kept and
+// computed.
+func TestPrerenderLinkedAndTyped(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	// Slow enough that the WebAssembly (4 MB, uncompressed here) takes
+	// seconds to arrive.
+	netConditions(t, ctx, false, 40, 1e6)
+	do(t, ctx, "open a link", chromedp.Navigate(srv.URL+"/?model=gpt2&count=2&strategy=ddp"))
+	type early struct {
+		Linked, Ready, Status string
+	}
+	e := eval[early](t, ctx, `({Linked: document.getElementById('calc-root').getAttribute('data-linked') || '', Ready: document.getElementById('calc-root').dataset.ready || '',
+  Status: document.querySelector('.results .status').textContent})`)
+	if e.Ready == "1" {
+		t.Skip("the WebAssembly was ready before the page could be inspected; nothing to check")
+	}
+	if e.Linked != "1" || !strings.Contains(e.Status, "default estimate") {
+		t.Errorf("while loading a link: data-linked=%q, status %q; want the notice that the default is shown", e.Linked, e.Status)
+	}
+	// Type a GPU count while the WebAssembly is loading.
+	typeInto(t, ctx, "count", "8")
+	waitFor(t, ctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
+	form := calcapi.DefaultForm()
+	form["model"], form["count"], form["strategy"] = "gpt2", "8", "ddp"
+	req, ferr := form.Request(calcapi.DefaultRegions())
+	if ferr != nil {
+		t.Fatal(ferr.Text)
+	}
+	b, _ := json.Marshal(req)
+	want := estimateCLI(t, string(b))
+	if got := pageEnergy(t, ctx); relDiff(got, want) > 1e-9 {
+		t.Errorf("after the takeover: energy %.6g kWh, want %.6g (the link's gpt2 with DDP and the 8 GPUs typed while loading)", got, want)
+	}
+	type late struct {
+		Linked, Status, Count, Search string
+		Focused                       string
+	}
+	l := eval[late](t, ctx, `({Linked: document.getElementById('calc-root').getAttribute('data-linked') || '', Status: document.querySelector('.results .status').textContent,
+  Count: document.getElementById('f-count').value, Search: location.search, Focused: document.activeElement ? document.activeElement.id : ''})`)
+	if l.Linked != "" || l.Status != "" || l.Count != "8" || !strings.Contains(l.Search, "count=8") || !strings.Contains(l.Search, "model=gpt2") {
+		t.Errorf("after the takeover: %+v; want no notice, the typed count in the field and in the address with the link's model", l)
+	}
+	if l.Focused != "f-count" {
+		t.Errorf("focus after the takeover on %q, want f-count (where the visitor was typing)", l.Focused)
+	}
+}
+
+// TestServiceWorkerOffline: after a first visit the service worker keeps
+// the calculator and the planner; with the server stopped and the network
+// cut, both open and compute. It is not registered from file:// nor in the
+// embedded calculator.
+func TestServiceWorkerOffline(t *testing.T) {
+	dir := builtSite(t)
+	srv := serve(t, dir)
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/index.html?model=gpt2")
+	waitFor(t, ctx, "the service worker to control the page", `navigator.serviceWorker.controller !== null`)
+	srv.Close()
+	netConditions(t, ctx, true, 0, 0)
+
+	do(t, ctx, "reload offline", chromedp.Navigate(srv.URL+"/?model=bert-base&count=2"))
+	waitFor(t, ctx, "the calculator offline", `document.getElementById('calc-root').dataset.ready === '1'`)
+	before := pageEnergy(t, ctx)
+	choose(t, ctx, "count", "8")
+	if after := pageEnergy(t, ctx); after == before || after <= 0 {
+		t.Errorf("offline: energy %.6g kWh after changing 2 GPUs to 8, was %.6g: the calculator did not compute", after, before)
+	}
+	if n := eval[bool](t, ctx, `navigator.onLine`); n {
+		t.Log("navigator.onLine is still true (the emulation leaves it); the server is stopped all the same")
+	}
+	do(t, ctx, "planner offline", chromedp.Navigate(srv.URL+"/planner/"))
+	waitFor(t, ctx, "the planner offline", `document.getElementById('calc-root').dataset.ready === '1' && document.querySelectorAll('.options .option').length > 0`)
+
+	// file:// and the embedded calculator: no service worker.
+	abs, _ := filepath.Abs(filepath.Join(dir, "index.html"))
+	fctx := browser(t)
+	openCalc(t, fctx, "file://"+abs)
+	if got := eval[string](t, fctx, `String(window.wattscalePerf.serviceWorker || 'none')`); got != "none" {
+		t.Errorf("file://: service worker %s, want none", got)
+	}
+	srv2 := serve(t, dir)
+	ectx := browser(t)
+	openCalc(t, ectx, srv2.URL+"/embed.html")
+	if got := eval[int](t, ectx, `navigator.serviceWorker.getRegistrations().then(function(r){return r.length})`); got != 0 {
+		t.Errorf("embed.html registered %d service workers, want none", got)
+	}
+}
+
+// swVersion reads the version sw.js carries.
+func swVersion(t testing.TB, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "sw.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "var VERSION = ")
+	if !ok {
+		t.Fatalf("sw.js has no VERSION")
+	}
+	var v string
+	json.Unmarshal([]byte(strings.ReplaceAll(strings.SplitN(rest, ";", 2)[0], "'", `"`)), &v)
+	return v
+}

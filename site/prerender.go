@@ -1,0 +1,556 @@
+package main
+
+// The prerendered calculator.
+//
+// The generator computes the calculator's default estimate at build time
+// with the same Go code as the browser's WebAssembly (wasm/calcapi, which
+// is native Go) and writes the whole calculator into the page: the form
+// with its values and hints, the numbers, the breakdown, the charts and
+// the snippets. The page thus shows a complete estimate before any script
+// runs, and without JavaScript at all. The markup is the markup
+// site/assets/calc.js builds (Calculator.build, fill and render), so that
+// when the WebAssembly has started and the script redraws the calculator
+// in place, nothing moves; the browser tests compare the two.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/wasm/calcapi"
+)
+
+// prerenderUID stands for the random id prefix calc.js gives the form's
+// datalists.
+const prerenderUID = "crpre"
+
+var strategyNames = map[string]string{"single": "Single GPU", "ddp": "DDP (data parallel)", "fsdp": "FSDP (fully sharded)", "tp": "Tensor parallel", "hybrid": "Hybrid tensor × data"}
+
+var sweepStrategies = []string{"single", "ddp", "fsdp", "tp"}
+
+// sweepCounts is calc.js's sweepCounts: the GPU counts the charts show.
+func sweepCounts(count int) []int {
+	top := 64
+	for top < 4*count && top < 4096 {
+		top *= 2
+	}
+	var out []int
+	for n := 1; n <= min(16, top); n++ {
+		out = append(out, n)
+	}
+	for p := 16; p < top; p *= 2 {
+		for _, m := range []float64{1.25, 1.5, 1.75, 2} {
+			out = append(out, int(float64(p)*m+0.5))
+		}
+	}
+	return out
+}
+
+// prerendered is the calculator's markup for the calculator page and for
+// embed.html.
+type prerendered struct {
+	Calculator, Embed template.HTML
+	FormKeys          []string // the URL keys that carry a calculator's state
+}
+
+// prerenderCalculator computes the default estimate with the embedded
+// catalog (the one calc.wasm carries) and writes both markups.
+func prerenderCalculator() (*prerendered, error) {
+	cat, err := content.Catalog()
+	if err != nil {
+		return nil, fmt.Errorf("prerender: %w", err)
+	}
+	api := calcapi.New(cat)
+	var meta calcapi.Meta
+	if err := json.Unmarshal(api.Meta(), &meta); err != nil {
+		return nil, fmt.Errorf("prerender: meta: %w", err)
+	}
+	form := meta.DefaultForm
+	n, _ := strconv.Atoi(form["count"])
+	if n <= 0 {
+		n = 4
+	}
+	in, _ := json.Marshal(calcapi.EstimateInput{Form: form, Sweep: &calcapi.SweepSpec{Counts: sweepCounts(n), Strategies: sweepStrategies}})
+	var out calcapi.EstimateOutput
+	if err := json.Unmarshal(api.Estimate(in), &out); err != nil {
+		return nil, fmt.Errorf("prerender: estimate: %w", err)
+	}
+	if out.Error != nil {
+		return nil, fmt.Errorf("prerender: the default form does not estimate: %s", out.Error.Text)
+	}
+	p := &prerendered{FormKeys: meta.FormKeys}
+	for _, embed := range []bool{false, true} {
+		c := calcView{meta: &meta, state: form, out: &out, embed: embed}
+		s, err := c.markup()
+		if err != nil {
+			return nil, err
+		}
+		if embed {
+			p.Embed = template.HTML(s)
+		} else {
+			p.Calculator = template.HTML(s)
+		}
+	}
+	return p, nil
+}
+
+// calcView writes what calc.js's Calculator shows for one output.
+type calcView struct {
+	meta  *calcapi.Meta
+	state calcapi.Form
+	out   *calcapi.EstimateOutput
+	embed bool
+	b     strings.Builder
+}
+
+func (c *calcView) w(s ...string) {
+	for _, x := range s {
+		c.b.WriteString(x)
+	}
+}
+
+// query is the share link's query: the active keys in form order.
+func (c *calcView) query() string {
+	var parts []string
+	for _, k := range c.state.Active() {
+		parts = append(parts, url.QueryEscape(k)+"="+url.QueryEscape(c.state[k]))
+	}
+	return strings.Join(parts, "&")
+}
+
+// field is calc.js's Calculator.field; hint nil = no hint paragraph.
+func (c *calcView) field(key, label, control string, hint *string) string {
+	id := "f-" + key
+	desc := id + "-err"
+	if hint != nil {
+		desc = id + "-hint " + desc
+	}
+	control = strings.Replace(control, "<CTL", ` id="`+id+`" name="`+key+`" aria-describedby="`+desc+`"`, 1)
+	s := `<div class="field" data-key="` + key + `"><label for="` + id + `">` + esc(label) + `</label>` + control
+	if hint != nil {
+		s += `<p class="hint" id="` + id + `-hint">` + esc(*hint) + `</p>`
+	}
+	return s + `<p class="err" id="` + id + `-err" aria-live="polite"></p></div>`
+}
+
+func str(s string) *string { return &s }
+
+// textInput is an input with the state's value; "<CTL" marks where field
+// puts the id, name and description.
+func (c *calcView) textInput(key, mode, list string) string {
+	s := `<input type="text" inputmode="` + mode + `" autocomplete="off" spellcheck="false"`
+	if list != "" {
+		s += ` list="` + list + `"`
+	}
+	return s + `<CTL value="` + esc(c.state[key]) + `">`
+}
+
+type option struct{ value, text string }
+
+func (c *calcView) sel(key string, opts []option) string {
+	v := c.state[key]
+	var b strings.Builder
+	b.WriteString(`<select<CTL>`)
+	known := false
+	for _, o := range opts {
+		selected := ""
+		if o.value == v && !known {
+			selected, known = " selected", true
+		}
+		b.WriteString(`<option value="` + esc(o.value) + `"` + selected + `>` + esc(o.text) + `</option>`)
+	}
+	if !known {
+		b.WriteString(`<option value="` + esc(v) + `" selected>` + esc(v+" (not a known choice)") + `</option>`)
+	}
+	b.WriteString(`</select>`)
+	return b.String()
+}
+
+// hidden is the attribute calc.js's toggle sets on a data-show group.
+func (c *calcView) hidden(show string) string {
+	s := c.state
+	on := map[string]bool{"custom": s["model"] == "custom", "tokens": s["length"] != "epochs", "epochs": s["length"] == "epochs", "hybrid": s["strategy"] == model.Hybrid}[show]
+	if on {
+		return ""
+	}
+	return " hidden"
+}
+
+func (c *calcView) markup() (string, error) {
+	m, s, r := c.meta, c.state, c.out.Response
+	if r == nil {
+		return "", fmt.Errorf("prerender: no response")
+	}
+	var pres *calcapi.PresetInfo
+	for i := range m.Presets {
+		if m.Presets[i].Name == r.Inputs.Model {
+			pres = &m.Presets[i]
+		}
+	}
+	// The hints calc.js's hints() fills in.
+	modelHint, gpuHint, regionHint, calHint := "", "", "your own figure, g CO₂e per kWh", ""
+	if pres != nil {
+		modelHint = pres.Family + ", " + jsParamsText(pres.ParamsPublished) + " parameters (" + strings.Split(pres.Source, ";")[0] + ")"
+	} else {
+		modelHint = "custom shape: " + jsParamsText(r.Proxies.Params) + " parameters counted"
+	}
+	for _, g := range m.GPUs {
+		if g.ID == r.Inputs.GPU {
+			gpuHint = g.Name + " · " + jsNum(g.MemoryGB) + " GB · " + jsNum(g.BoardPowerW) + " W · " + g.Interconnect + " · " + strings.Join(g.Precisions, ", ")
+		}
+	}
+	for _, reg := range m.Regions {
+		if reg.ID == s["region"] {
+			regionHint = reg.Source
+		}
+	}
+	for _, cal := range m.Calibrations {
+		if cal.Name == r.Calibration.Name {
+			calHint = cal.Title
+		}
+	}
+
+	c.w(`<div class="calc-layout"><form class="calc-form" novalidate="" aria-label="Training configuration">`)
+	// Model
+	c.w(`<fieldset><legend>Model</legend>`)
+	c.w(c.field("model", "Preset or “custom”", c.textInput("model", "text", prerenderUID+"-presets"), &modelHint))
+	c.w(`<div class="grid3 shape" data-show="custom"`, c.hidden("custom"), `>`)
+	for _, f := range [][2]string{{"layers", "Layers"}, {"hidden", "Hidden size"}, {"heads", "Attention heads"}, {"kv_heads", "KV heads (GQA)"}, {"ffn", "FFN size"}, {"vocab", "Vocabulary"}} {
+		var h *string
+		if f[0] == "kv_heads" {
+			h = str("empty = heads")
+		}
+		c.w(c.field(f[0], f[1], c.textInput(f[0], "numeric", ""), h))
+	}
+	checked := ""
+	if g := s["glu"]; g == "1" || g == "true" || g == "on" {
+		checked = " checked"
+	}
+	c.w(`<div class="field check" data-key="glu"><input type="checkbox" value="1" id="f-glu" name="glu" aria-describedby="f-glu-err"`, checked, `><label for="f-glu">Gated MLP (SwiGLU)</label><p class="err" id="f-glu-err"></p></div>`)
+	c.w(`</div>`)
+	c.w(c.field("head", "Trained head", c.sel("head", []option{{"", "Default for the model"}, {"lm", "Language-model head (vocabulary)"}, {"classifier", "Small classifier head"}}), nil))
+	c.w(`</fieldset>`)
+
+	// Training
+	tokChecked, epChecked := " checked", ""
+	if s["length"] == "epochs" {
+		tokChecked, epChecked = "", " checked"
+	}
+	c.w(`<fieldset><legend>Training</legend>`)
+	c.w(`<div class="radios" role="radiogroup" aria-label="Training length given as">`,
+		`<span class="radio"><input type="radio" name="length" value="tokens" id="f-length-tokens"`, tokChecked, `><label for="f-length-tokens">Total tokens</label></span>`,
+		`<span class="radio"><input type="radio" name="length" value="epochs" id="f-length-epochs"`, epChecked, `><label for="f-length-epochs">Dataset × epochs</label></span></div>`)
+	tok := c.field("tokens", "Tokens processed (all epochs)", c.textInput("tokens", "decimal", ""), str("e.g. 2e8, 200M, 1.5B"))
+	c.w(strings.Replace(tok, `<div class="field" data-key="tokens"`, `<div class="field" data-key="tokens" data-show="tokens"`+c.hidden("tokens"), 1))
+	c.w(`<div class="grid2" data-show="epochs"`, c.hidden("epochs"), `>`,
+		c.field("dataset_tokens", "Tokens per epoch", c.textInput("dataset_tokens", "decimal", ""), nil),
+		c.field("epochs", "Epochs", c.textInput("epochs", "decimal", ""), nil), `</div>`)
+	var precs []option
+	for _, p := range m.Precisions {
+		precs = append(precs, option{p, p})
+	}
+	c.w(`<div class="grid3">`,
+		c.field("seq", "Sequence", c.textInput("seq", "numeric", ""), nil),
+		c.field("batch", "Batch / GPU", c.textInput("batch", "numeric", ""), nil),
+		c.field("precision", "Precision", c.sel("precision", precs), nil), `</div>`)
+	c.w(`</fieldset>`)
+
+	// Hardware
+	var strats []option
+	for _, st := range m.Strategies {
+		name := strategyNames[st]
+		if name == "" {
+			name = st
+		}
+		strats = append(strats, option{st, name})
+	}
+	c.w(`<fieldset><legend>Hardware and parallelism</legend>`)
+	c.w(c.field("gpu", "GPU", c.textInput("gpu", "text", prerenderUID+"-gpus"), &gpuHint))
+	c.w(`<div class="grid2">`, c.field("count", "GPUs", c.textInput("count", "numeric", ""), nil), c.field("strategy", "Strategy", c.sel("strategy", strats), nil), `</div>`)
+	c.w(`<div class="grid2" data-show="hybrid"`, c.hidden("hybrid"), `>`,
+		c.field("tensor", "Tensor-parallel degree", c.textInput("tensor", "numeric", ""), str("data ranks = GPUs ÷ this")),
+		c.field("data_mode", "Data parallel as", c.sel("data_mode", []option{{"fsdp", "FSDP"}, {"ddp", "DDP"}}), nil), `</div>`)
+	c.w(`</fieldset>`)
+
+	// Site
+	var regs []option
+	for _, reg := range m.Regions {
+		regs = append(regs, option{reg.ID, reg.Name + " — " + jsSig(reg.CarbonGPerKWh, 3) + " g/kWh"})
+	}
+	regs = append(regs, option{"custom", "Custom intensity"})
+	c.w(`<fieldset><legend>Site, grid and price</legend>`)
+	c.w(c.field("region", "Grid region", c.sel("region", regs), &regionHint))
+	c.w(`<div class="grid3">`,
+		c.field("carbon", "g CO₂e/kWh", c.textInput("carbon", "decimal", ""), nil),
+		c.field("pue", "PUE", c.textInput("pue", "decimal", ""), str("empty = "+jsNum(m.SiteDefaults.PUE))),
+		c.field("price", "USD/kWh", c.textInput("price", "decimal", ""), nil), `</div>`)
+	c.w(`</fieldset>`)
+
+	// Calibration
+	def := ""
+	for _, cal := range m.Calibrations {
+		if cal.Default && def == "" {
+			def = cal.Name
+		}
+	}
+	cals := []option{{"", "Default (" + def + ")"}}
+	for _, cal := range m.Calibrations {
+		cals = append(cals, option{cal.Name, cal.Name + " " + cal.Version + " (" + cal.Kind + ")"})
+	}
+	c.w(`<fieldset><legend>Calibration</legend>`, c.field("cal", "Coefficients", c.sel("cal", cals), &calHint), `</fieldset>`)
+	c.w(`<p class="err form-err" id="` + prerenderUID + `-formerr" aria-live="polite"></p>`)
+	c.w(`<datalist id="` + prerenderUID + `-presets">`)
+	for _, p := range m.Presets {
+		c.w(`<option value="`, esc(p.Name), `">`, esc(p.Family+" · "+jsParamsText(p.ParamsPublished)), `</option>`)
+	}
+	c.w(`<option value="custom">custom shape</option></datalist>`)
+	c.w(`<datalist id="` + prerenderUID + `-gpus">`)
+	for _, g := range m.GPUs {
+		c.w(`<option value="`, esc(g.ID), `">`, esc(g.Name), `</option>`)
+	}
+	c.w(`</datalist></form>`)
+
+	// Results
+	c.w(`<section class="results" aria-label="Estimate"><div class="status" role="status" aria-live="polite"></div>`)
+	c.results(r)
+	c.w(`</section></div>`)
+	if c.embed {
+		c.w(`<p class="embed-foot"><a href="index.html?`, esc(c.query()), `" class="open-full" target="_blank" rel="noopener">Open in the full wattscale calculator</a></p>`)
+	} else {
+		c.w(refitMarkup)
+	}
+	return c.b.String(), nil
+}
+
+// results is the results section after calc.js's render.
+func (c *calcView) results(r *model.Response) {
+	p := r.Inputs
+	ev, eu := jsEnergyParts(r.EnergyKWh)
+	kwh := jsNum
+	c.w(`<div class="headline"><p class="kicker">Accelerator energy</p>`,
+		`<p class="big"><output id="energy" data-kwh="`, kwh(r.EnergyKWh), `" elementtiming="estimate">`, esc(ev), ` <span class="unit">`, esc(eu), `</span></output></p>`,
+		`<p class="interval">`, esc(jsPct(r.IntervalLevel)), ` interval `,
+		`<span class="num" data-kwh="`, kwh(r.EnergyIntervalKWh[0]), `">`, esc(jsEnergyText(r.EnergyIntervalKWh[0])), `</span> – `,
+		`<span class="num" data-kwh="`, kwh(r.EnergyIntervalKWh[1]), `">`, esc(jsEnergyText(r.EnergyIntervalKWh[1])), `</span>`,
+		` · `, esc(jsEnergyText(r.FacilityEnergyKWh)), ` at the wall with PUE `, esc(jsSig(p.PUE, 3)), `</p>`)
+	cu := r.Calibration
+	env := ", outside its fitted range: interval widened"
+	if cu.InEnvelope {
+		env = ", inside its fitted range"
+	}
+	c.w(`<p class="calline muted small">`, esc("Calibration "+cu.Name+" "+cu.Version+" ("+cu.Kind+")"+env+" · accelerator energy only; the wall figure adds PUE"), `</p></div>`)
+
+	plural := ""
+	if p.Count > 1 {
+		plural = "s"
+	}
+	region := ""
+	if p.Region != "" {
+		region = " (" + p.Region + ")"
+	}
+	eta, etaSub := "1", "one GPU: no parallel overhead"
+	if r.Parallel.GPUs > 1 {
+		eta = jsSig(r.Parallel.Efficiency, 2)
+		etaSub = "speedup " + jsSig(r.Parallel.Speedup, 3) + "× on " + strconv.Itoa(r.Parallel.GPUs) + " GPUs (" + r.Parallel.Law + ")"
+	}
+	lvl := jsPct(r.IntervalLevel)
+	cards := [][4]string{
+		{"Time", jsTimeText(r.TimeS), lvl + " interval " + jsTimeText(r.TimeIntervalS[0]) + " – " + jsTimeText(r.TimeIntervalS[1]), "time"},
+		{"Average power", jsPowerText(r.AvgPowerW), "all " + strconv.Itoa(p.Count) + " GPU" + plural + " together", "power"},
+		{"GPU-hours", jsSig(r.GPUHours, 3), strconv.Itoa(p.Count) + " × " + p.GPUName, "gpuh"},
+		{"CO₂e", jsMassText(r.CO2eKg), lvl + " interval " + jsMassText(r.CO2eIntervalKg[0]) + " – " + jsMassText(r.CO2eIntervalKg[1]) + "; " + jsSig(p.CarbonGPerKWh, 3) + " g/kWh" + region, "co2"},
+		{"Cost of electricity", jsUSD(r.CostUSD), "at $" + jsSig(p.USDPerKWh, 3) + " per kWh, PUE " + jsSig(p.PUE, 3), "cost"},
+		{"Parallel efficiency η", eta, etaSub, "eta"},
+	}
+	c.w(`<dl class="cards">`)
+	for _, k := range cards {
+		c.w(`<div class="card" data-card="`, k[3], `"><dt>`, esc(k[0]), `</dt><dd><span class="v">`, esc(k[1]), `</span><span class="sub">`, esc(k[2]), `</span></dd></div>`)
+	}
+	c.w(`</dl>`)
+	c.w(`<h2 class="h">Where the energy goes</h2><div class="breakdown">`)
+	c.breakdown(r)
+	c.w(`</div><div class="prov">`)
+	c.provenance(r)
+	c.w(`</div><div class="notes">`)
+	c.notes(r)
+	c.w(`</div>`)
+	c.w(`<h2 class="h">Energy and time against GPU count</h2>`,
+		`<p class="muted small chart-note">Same model, tokens and batch per GPU; each line is a strategy, the ring is your configuration. More GPUs finish sooner but parallel overhead costs energy.</p>`)
+	c.charts(r)
+	if !c.embed {
+		c.w(`<h2 class="h">Share and cite</h2><div class="share">`)
+		c.share()
+		c.w(`</div>`)
+	}
+}
+
+func (c *calcView) breakdown(r *model.Response) {
+	b, total := r.Breakdown, r.EnergyKWh
+	parts := []struct {
+		key, name string
+		kwh       float64
+	}{{"compute", "Compute", b.ComputeKWh}, {"memory", "Memory traffic and step latency", b.MemoryKWh}, {"parallel", "Parallel overhead", b.ParallelKWh}, {"fixed", "Start-up (fixed)", b.FixedKWh}}
+	const W, H = 560.0, 28
+	x := 0.0
+	var rects, desc, rows []string
+	for _, p := range parts {
+		w := max(0, p.kwh/total*W)
+		rects = append(rects, `<rect class="b-`+p.key+`" x="`+jsToFixed(x, 2)+`" y="0" width="`+jsToFixed(w, 2)+`" height="28"/>`)
+		x += w
+		desc = append(desc, p.name+" "+jsEnergyText(p.kwh)+" ("+jsPct(p.kwh/total)+")")
+		rows = append(rows, `<tr><th scope="row"><span class="swatch b-`+p.key+`" aria-hidden="true"></span>`+esc(p.name)+`</th><td>`+esc(jsEnergyText(p.kwh))+`</td><td>`+esc(jsPct(p.kwh/total))+`</td></tr>`)
+	}
+	bound := "Memory-bound"
+	if r.Roofline.Bound == "compute" {
+		bound = "Compute-bound"
+	}
+	rf := r.Roofline
+	c.w(`<svg class="bar" viewBox="0 0 560 28" preserveAspectRatio="none" role="img" aria-label="`, esc("Energy breakdown: "+strings.Join(desc, "; ")), `">`, strings.Join(rects, ""), `</svg>`,
+		`<table class="bd"><caption class="offscreen">Energy breakdown</caption><tbody>`, strings.Join(rows, ""), `</tbody></table>`,
+		`<p class="muted small">`, esc(bound), `: arithmetic intensity `, esc(jsSig(rf.ArithmeticIntensity, 3)),
+		` FLOP/byte against a machine balance of `, esc(jsSig(rf.MachineBalance, 3)), ` (`, esc(jsSig(rf.PeakTFLOPS, 3)), ` TFLOP/s peak at `, esc(string(r.Inputs.Precision)), `). `,
+		`Roofline floor `, esc(jsEnergyText(rf.EnergyLowerBoundKWh)), `; `, esc(jsSig(rf.FLOPs, 3)), ` FLOPs in all.</p>`)
+}
+
+func (c *calcView) provenance(r *model.Response) {
+	cu := r.Calibration
+	env := `<span class="ok">inside the range it was fitted on</span>`
+	if !cu.InEnvelope {
+		env = `<span class="warn-t">outside the range it was fitted on</span> (` + esc(strings.Join(cu.Outside, "; ")) + `), so the interval is widened`
+	}
+	c.w(`<h2 class="h">Where these numbers come from</h2>`,
+		`<p>Calibration <strong class="cal-name">`, esc(cu.Name), `</strong> version <span class="cal-version">`, esc(cu.Version), `</span> (`, esc(cu.Kind), `): `, env, `. `,
+		`The `, esc(jsPct(r.IntervalLevel)), ` interval is log-normal with σ = `, esc(jsSig(cu.SigmaLn, 2)), ` in ln energy.</p>`,
+		`<p class="muted small cite">`, esc(cu.Citation), `</p>`)
+}
+
+func (c *calcView) notes(r *model.Response) {
+	if len(r.Warnings) > 0 {
+		c.w(`<div class="warnings" role="note"><h4>Warnings</h4><ul>`)
+		for _, w := range r.Warnings {
+			c.w(`<li>`, esc(w), `</li>`)
+		}
+		c.w(`</ul></div>`)
+	}
+	if len(r.Assumptions) > 0 {
+		c.w(`<details class="assumptions"><summary>Assumptions used (`, strconv.Itoa(len(r.Assumptions)), `)</summary><ul>`)
+		for _, a := range r.Assumptions {
+			c.w(`<li>`, esc(a), `</li>`)
+		}
+		c.w(`</ul></details>`)
+	}
+}
+
+func (c *calcView) charts(r *model.Response) {
+	type ser struct {
+		key, name string
+		e, t      [][2]float64
+	}
+	series := make([]*ser, len(sweepStrategies))
+	idx := map[string]int{}
+	for i, s := range sweepStrategies {
+		series[i] = &ser{key: s, name: strategyNames[s]}
+		idx[s] = i
+	}
+	for _, p := range c.out.Sweep {
+		i, ok := idx[p.Strategy]
+		if p.Error != "" || !ok {
+			continue
+		}
+		series[i].e = append(series[i].e, [2]float64{float64(p.GPUs), p.EnergyKWh})
+		series[i].t = append(series[i].t, [2]float64{float64(p.GPUs), p.TimeS / 3600})
+	}
+	n, strat := r.Parallel.GPUs, r.Parallel.Strategy
+	label := strconv.Itoa(n) + " × " + strings.ToUpper(strat)
+	if strat == model.Hybrid {
+		label = strconv.Itoa(n) + " × hybrid"
+	}
+	_, eUnit := jsEnergyParts(r.EnergyKWh)
+	eScale := map[string]float64{"Wh": 1000, "kWh": 1, "MWh": 1e-3, "GWh": 1e-6}[eUnit]
+	var es, ts, shown []chartSeries
+	for _, s := range series {
+		var pe [][2]float64
+		for _, p := range s.e {
+			pe = append(pe, [2]float64{p[0], p[1] * eScale})
+		}
+		es = append(es, chartSeries{s.name, s.key, pe})
+		ts = append(ts, chartSeries{s.name, s.key, s.t})
+		if len(s.e) > 0 {
+			shown = append(shown, chartSeries{name: s.name, key: s.key})
+		}
+	}
+	desc := func(energy bool) string {
+		var parts []string
+		for _, s := range series {
+			if len(s.e) == 0 {
+				continue
+			}
+			a := s.t
+			if energy {
+				a = s.e
+			}
+			last := a[len(a)-1]
+			var mid string
+			if energy {
+				mid = jsEnergyText(a[0][1]) + " at " + jsNum(a[0][0]) + " GPU to " + jsEnergyText(last[1])
+			} else {
+				mid = jsTimeText(a[0][1]*3600) + " at " + jsNum(a[0][0]) + " GPU to " + jsTimeText(last[1]*3600)
+			}
+			parts = append(parts, s.name+": "+strconv.Itoa(len(a))+" points, "+mid+" at "+jsNum(last[0])+" GPUs")
+		}
+		return strings.Join(parts, ". ")
+	}
+	fmtN := func(v float64) string { return jsSig(v, 2) }
+	c.w(`<div class="charts"><figure class="chart-e">`, lineChart(lineChartSpec{id: "chart-energy", title: "Energy against GPU count by strategy", desc: desc(true), series: es, xBase2: true,
+		xLabel: "GPUs", yLabel: "Energy (" + eUnit + ")", fmtY: fmtN, mark: &chartMark{float64(n), r.EnergyKWh * eScale, label}}), `<figcaption>Accelerator energy</figcaption></figure>`)
+	c.w(`<figure class="chart-t">`, lineChart(lineChartSpec{id: "chart-time", title: "Training time against GPU count by strategy", desc: desc(false), series: ts, xBase2: true,
+		xLabel: "GPUs", yLabel: "Time (hours)", fmtY: fmtN, mark: &chartMark{float64(n), r.TimeS / 3600, label}}), `<figcaption>Wall-clock time</figcaption></figure></div>`)
+	c.w(`<div class="legend-wrap">`, legendHTML(shown), `</div>`)
+}
+
+func (c *calcView) share() {
+	var req bytes.Buffer
+	enc := json.NewEncoder(&req)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	var v any
+	json.Unmarshal(c.out.Request, &v)
+	enc.Encode(v)
+	sn := c.out.Snippets
+	c.w(`<div class="share-row"><label for="share-url">Link to this estimate</label><div class="row"><input id="share-url" type="text" readonly="" value="?`, esc(c.query()), `"><button type="button" class="btn" data-copy="url">Copy link</button></div></div>`,
+		`<div class="snip"><div class="snip-h"><h4 id="card-h">Hugging Face model card (<code>co2_eq_emissions</code>)</h4><button type="button" class="btn" data-copy="card" aria-describedby="card-h">Copy</button></div><pre id="snip-card" tabindex="0" aria-labelledby="card-h">`, esc(sn.ModelCard), `</pre></div>`,
+		`<div class="snip"><div class="snip-h"><h4 id="cite-h">Sentence for a paper</h4><button type="button" class="btn" data-copy="cite" aria-describedby="cite-h">Copy</button></div><p id="snip-cite" class="cite-text">`, esc(sn.Citation), `</p></div>`,
+		`<details class="snip"><summary>Request JSON for the command line</summary><div class="snip-h"><p class="muted small"><code>go run ./site estimate &lt; request.json</code> gives the same answer.</p><button type="button" class="btn" data-copy="req">Copy</button></div><pre id="snip-req" tabindex="0" aria-label="Request JSON">`, esc(strings.TrimSuffix(req.String(), "\n")), `</pre></details>`)
+}
+
+// refitMarkup is the refit section calc.js's buildRefit writes on the
+// full site (its file input works only once the script runs).
+const refitMarkup = `<section class="refit" aria-labelledby="refit-h"><h2 id="refit-h">Refit the law to your own measurements</h2>` +
+	`<p>Upload runs you measured, one row per run, in the project's CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>; the Zeus power trace also works). ` +
+	`The fit runs in this page (a separate 1 MB module loaded only now); nothing is uploaded anywhere.</p>` +
+	`<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>` +
+	`<div class="field"><label for="refit-text">or paste the CSV</label><textarea id="refit-text" rows="4" spellcheck="false"></textarea></div>` +
+	`<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper's log-linear law (with hardware terms)</option><option value="paper">the paper's specification exactly (needs eta on multi-GPU rows)</option><option value="roofline">the roofline model</option></select></div>` +
+	`<button type="button" class="btn primary" id="refit-go">Fit</button></div>` +
+	`<div class="refit-status" role="status" aria-live="polite"></div><div class="refit-out"></div></section>`
+
+// with adds the prerendered markup that fits the shell's mode.
+func (s calcShell) with(p *prerendered) calcShell {
+	if p == nil {
+		return s
+	}
+	switch s.Mode {
+	case "calculator":
+		s.Prerendered = p.Calculator
+	case "embed":
+		s.Prerendered = p.Embed
+	}
+	s.FormKeys = p.FormKeys
+	return s
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/wasm/calcapi"
+)
+
+// The expected strings are what node 20 prints for the same calls of
+// calc.js's sig (Intl.NumberFormat('en-US')), Number.prototype.toFixed,
+// toExponential and String: the prerendered page must read exactly as the
+// page the script redraws.
+func TestJSFormatting(t *testing.T) {
+	sigs := []struct {
+		x    float64
+		n    int
+		want string
+	}{
+		{174.16046, 3, "174"}, {12345.6, 3, "12,346"}, {1.0312e17, 3, "1.03×10¹⁷"}, {0.0005, 3, "5.00×10⁻⁴"},
+		{0.0408123, 3, "0.0408"}, {-1234.5, 3, "-1,235"}, {0.741, 2, "0.74"}, {9999999, 3, "9,999,999"},
+		{2.5e-7, 2, "2.5×10⁻⁷"}, {1, 3, "1.00"}, {0.5, 2, "0.50"}, {123456.7, 4, "123,457"},
+		{1.125e7, 3, "1.13×10⁷"}, {9.995e9, 3, "1.00×10¹⁰"}, {123456789, 3, "1.23×10⁸"},
+	}
+	for _, c := range sigs {
+		if got := jsSig(c.x, c.n); got != c.want {
+			t.Errorf("jsSig(%v, %d) = %q, want %q", c.x, c.n, got, c.want)
+		}
+	}
+	if got := jsFixed(1e6+0.125, 2); got != "1,000,000.13" {
+		t.Errorf("jsFixed(1000000.125, 2) = %q, want 1,000,000.13", got)
+	}
+	fixed := []struct {
+		x    float64
+		d    int
+		want string
+	}{{0.25, 1, "0.3"}, {1.005, 2, "1.00"}, {254.25, 1, "254.3"}, {-0.25, 1, "-0.3"}, {12.345, 2, "12.35"}, {0.05, 1, "0.1"}, {99.95, 1, "100.0"}}
+	for _, c := range fixed {
+		if got := jsToFixed(c.x, c.d); got != c.want {
+			t.Errorf("jsToFixed(%v, %d) = %q, want %q", c.x, c.d, got, c.want)
+		}
+	}
+	nums := []struct {
+		x    float64
+		want string
+	}{{1e-7, "1e-7"}, {1e21, "1e+21"}, {0.17416046984734132, "0.17416046984734132"}, {1.5e-6, "0.0000015"}, {123, "123"}, {0, "0"}}
+	for _, c := range nums {
+		if got := jsNum(c.x); got != c.want {
+			t.Errorf("jsNum(%v) = %q, want %q", c.x, got, c.want)
+		}
+	}
+}
+
+// TestSweepCounts checks calc.js's chart counts: every count to 16, then
+// four per doubling up to at least four times the chosen count.
+func TestSweepCounts(t *testing.T) {
+	got := sweepCounts(4)
+	want := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 28, 32, 40, 48, 56, 64}
+	if !slicesEqual(got, want) {
+		t.Errorf("sweepCounts(4) = %v, want %v", got, want)
+	}
+	if c := sweepCounts(100); c[len(c)-1] != 512 {
+		t.Errorf("sweepCounts(100) ends at %d, want 512 (the first power of two ≥ 400)", c[len(c)-1])
+	}
+}
+
+func slicesEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestPrerenderedCalculator checks the markup against the estimate the
+// model makes for the calculator's default form as a request: the
+// headline's energy, the cards, and
+// a chart line per strategy with the configuration marked.
+func TestPrerenderedCalculator(t *testing.T) {
+	p, err := prerenderCalculator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, ferr := calcapi.DefaultForm().Request(calcapi.DefaultRegions())
+	if ferr != nil {
+		t.Fatal(ferr.Text)
+	}
+	b, _ := json.Marshal(fr)
+	req, err := model.ParseRequest(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := cat.Estimate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, h := range map[string]string{"calculator": string(p.Calculator), "embed": string(p.Embed)} {
+		m := regexp.MustCompile(`<output id="energy" data-kwh="([^"]+)"`).FindStringSubmatch(h)
+		if m == nil {
+			t.Fatalf("%s: no energy output", name)
+		}
+		got, err := strconv.ParseFloat(m[1], 64)
+		if err != nil || got != resp.EnergyKWh {
+			t.Errorf("%s: data-kwh = %s, want %v (the model's estimate of the default form)", name, m[1], resp.EnergyKWh)
+		}
+		v, u := jsEnergyParts(resp.EnergyKWh)
+		if !strings.Contains(h, esc(v)+` <span class="unit">`+u+`</span>`) {
+			t.Errorf("%s: headline lacks %s %s", name, v, u)
+		}
+		if n := strings.Count(h, `<div class="card" data-card=`); n != 6 {
+			t.Errorf("%s: %d cards, want 6", name, n)
+		}
+		if n := strings.Count(h, `<path class="line s-`); n != 8 {
+			t.Errorf("%s: %d chart lines, want 8 (4 strategies in 2 charts)", name, n)
+		}
+		if strings.Contains(h, "NaN") || strings.Contains(h, "Infinity") || strings.Contains(h, "<CTL") {
+			t.Errorf("%s: markup contains NaN, Infinity or an unfilled control", name)
+		}
+		for _, id := range []string{`id="f-model"`, `id="f-gpu"`, `id="f-count"`, `id="chart-energy"`, `id="chart-time"`} {
+			if strings.Count(h, id) != 1 {
+				t.Errorf("%s: %s appears %d times, want once", name, id, strings.Count(h, id))
+			}
+		}
+		share := strings.Contains(h, `id="snip-card"`)
+		if share == (name == "embed") {
+			t.Errorf("%s: share section present = %v; the embed has none, the calculator has one", name, share)
+		}
+	}
+}

@@ -1,0 +1,428 @@
+package main
+
+// Number formatting and SVG charts for the prerendered calculator, written
+// to print exactly what site/assets/calc.js prints for the same numbers
+// (its sig, energyParts, lineChart and friends), so that the page the
+// generator writes and the page the WebAssembly redraws have the same text
+// and the same layout. site/format.go formats the other pages in the site's
+// own style; these follow the script instead.
+
+import (
+	"html"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// jsSig is calc.js's sig: digits significant digits, en-US grouping
+// between 1e-3 and 1e7, "1.23×10⁸" outside, "—" for a non-finite value.
+func jsSig(x float64, digits int) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "—"
+	}
+	if x == 0 {
+		return "0"
+	}
+	a := math.Abs(x)
+	if a >= 1e-3 && a < 1e7 {
+		d := max(0, digits-1-int(math.Floor(math.Log10(a))))
+		return jsFixed(x, d)
+	}
+	return jsExponential(x, digits-1)
+}
+
+// jsFixed is Intl.NumberFormat('en-US') with d decimals: the shortest
+// decimal that reads back as x, rounded half away from zero, thousands
+// separated by commas.
+func jsFixed(x float64, d int) string {
+	s := roundHalfUp(strconv.FormatFloat(math.Abs(x), 'f', -1, 64), d)
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	if x < 0 {
+		b.WriteByte('-')
+	}
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if hasFrac {
+		b.WriteString("." + frac)
+	}
+	return b.String()
+}
+
+// jsToFixed is Number.prototype.toFixed: the exact value of x rounded to
+// d decimals, a tie going away from zero.
+func jsToFixed(x float64, d int) string {
+	s := roundHalfUp(exactDecimal(math.Abs(x)), d)
+	if x < 0 && strings.Trim(s, "0.") != "" {
+		return "-" + s
+	}
+	return s
+}
+
+// jsExponential is calc.js's exponent form: Number.prototype.toExponential
+// with d decimals (exact value, ties away from zero), the exponent in
+// superscript digits after "×10".
+func jsExponential(x float64, d int) string {
+	s := exactDecimal(math.Abs(x))
+	digits := strings.Replace(s, ".", "", 1)
+	point := strings.IndexByte(s, '.')
+	if point < 0 {
+		point = len(s)
+	}
+	first := strings.IndexFunc(digits, func(r rune) bool { return r != '0' })
+	exp := point - first - 1
+	m := roundHalfUp(digits[first:first+1]+"."+digits[first+1:], d)
+	if strings.HasPrefix(m, "10") { // 9.99… rounded up
+		m = roundHalfUp("1."+strings.Repeat("0", d+1), d)
+		exp++
+	}
+	if x < 0 {
+		m = "-" + m
+	}
+	return m + "×10" + jsSup(strconv.Itoa(exp))
+}
+
+// exactDecimal is the exact decimal value of a non-negative float64.
+func exactDecimal(x float64) string {
+	return new(big.Float).SetFloat64(x).Text('f', 1080)
+}
+
+// roundHalfUp rounds a non-negative decimal string to d decimals, a tie
+// going up.
+func roundHalfUp(s string, d int) string {
+	whole, frac, _ := strings.Cut(s, ".")
+	for len(frac) <= d {
+		frac += "0"
+	}
+	keep := []byte(whole + frac[:d])
+	if frac[d] >= '5' {
+		i := len(keep) - 1
+		for ; i >= 0; i-- {
+			if keep[i] == '9' {
+				keep[i] = '0'
+				continue
+			}
+			keep[i]++
+			break
+		}
+		if i < 0 {
+			keep = append([]byte{'1'}, keep...)
+		}
+	}
+	w := len(keep) - d
+	out := string(keep[:w])
+	out = strings.TrimLeft(out, "0")
+	if out == "" {
+		out = "0"
+	}
+	if d > 0 {
+		out += "." + string(keep[w:])
+	}
+	return out
+}
+
+func jsSup(s string) string {
+	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	var b strings.Builder
+	for _, c := range s {
+		switch {
+		case c == '-':
+			b.WriteString("⁻")
+		case c >= '0' && c <= '9':
+			b.WriteString(string([]rune(digits)[c-'0']))
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// jsNum is JavaScript's String(x) for the numbers the script prints
+// unformatted (GPU memory, board power, tick values of a base-2 axis,
+// data-kwh attributes): the shortest decimal that reads back as x, with an
+// exponent ("1e-7", "1e+21") outside 1e-6 to 1e21.
+func jsNum(x float64) string {
+	if a := math.Abs(x); x == 0 || a >= 1e-6 && a < 1e21 {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(x, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	e, _ := strconv.Atoi(exp)
+	if e > 0 {
+		return mant + "e+" + strconv.Itoa(e)
+	}
+	return mant + "e" + strconv.Itoa(e)
+}
+
+func jsEnergyParts(kwh float64) (string, string) {
+	a := math.Abs(kwh)
+	switch {
+	case a < 1:
+		return jsSig(kwh*1000, 3), "Wh"
+	case a < 1e4:
+		return jsSig(kwh, 3), "kWh"
+	case a < 1e7:
+		return jsSig(kwh/1000, 3), "MWh"
+	}
+	return jsSig(kwh/1e6, 3), "GWh"
+}
+
+func jsEnergyText(kwh float64) string { v, u := jsEnergyParts(kwh); return v + " " + u }
+
+func jsMassText(kg float64) string {
+	a := math.Abs(kg)
+	switch {
+	case a < 1:
+		return jsSig(kg*1000, 3) + " g CO₂e"
+	case a < 1000:
+		return jsSig(kg, 3) + " kg CO₂e"
+	}
+	return jsSig(kg/1000, 3) + " t CO₂e"
+}
+
+func jsTimeText(s float64) string {
+	switch {
+	case s < 120:
+		return jsSig(s, 3) + " s"
+	case s < 2*3600:
+		return jsSig(s/60, 3) + " min"
+	case s < 3*86400:
+		return jsSig(s/3600, 3) + " h"
+	}
+	return jsSig(s/86400, 3) + " days"
+}
+
+func jsPowerText(w float64) string {
+	if w < 1e4 {
+		return jsSig(w, 3) + " W"
+	}
+	return jsSig(w/1000, 3) + " kW"
+}
+
+func jsUSD(x float64) string {
+	switch {
+	case x < 1:
+		return "$" + jsSig(x, 3)
+	case x < 1e6:
+		return "$" + jsFixed(x, 2)
+	}
+	return "$" + jsSig(x, 3)
+}
+
+// jsPct is Math.round(x*100) + " %".
+func jsPct(x float64) string { return strconv.Itoa(int(math.Floor(x*100+0.5))) + " %" }
+
+func jsParamsText(n float64) string {
+	if n >= 1e9 {
+		return jsSig(n/1e9, 3) + " B"
+	}
+	return jsSig(n/1e6, 3) + " M"
+}
+
+// esc escapes text for HTML as calc.js's esc does.
+func esc(s string) string { return html.EscapeString(s) }
+
+func fx1(x float64) string { return jsToFixed(x, 1) }
+
+/* ---------- charts: calc.js's axis and lineChart ---------- */
+
+func jsNiceStep(span float64, n int) float64 {
+	raw := span / float64(n)
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	f := raw / p
+	switch {
+	case f < 1.5:
+		return p
+	case f < 3:
+		return 2 * p
+	case f < 7:
+		return 5 * p
+	}
+	return 10 * p
+}
+
+type chartAxis struct {
+	mapv  func(float64) float64
+	ticks []float64
+}
+
+func makeAxis(lo, hi, a, b float64, log, base2 bool) chartAxis {
+	var ticks []float64
+	if log {
+		lmin, lmax := math.Log(lo), math.Log(hi)
+		if lmax-lmin < 1e-9 {
+			lmin -= 0.5
+			lmax += 0.5
+		}
+		m := func(v float64) float64 { return a + (math.Log(v)-lmin)/(lmax-lmin)*(b-a) }
+		if base2 {
+			for v := 1.0; v <= hi*1.0001; v *= 2 {
+				if v >= lo/1.0001 {
+					ticks = append(ticks, v)
+				}
+			}
+		} else {
+			e0, e1 := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+			mults := []float64{1}
+			if e1-e0 <= 2 {
+				mults = []float64{1, 2, 5}
+			} else if e1-e0 <= 4 {
+				mults = []float64{1, 3}
+			}
+			for e := e0; e <= e1; e++ {
+				for _, k := range mults {
+					t := k * math.Pow(10, float64(e))
+					if t >= lo*0.999 && t <= hi*1.001 {
+						ticks = append(ticks, t)
+					}
+				}
+			}
+			if len(ticks) < 2 {
+				ticks = []float64{lo, hi}
+			}
+		}
+		return chartAxis{m, ticks}
+	}
+	span := hi - lo
+	if span == 0 {
+		span = 1
+	}
+	step := jsNiceStep(span, 5)
+	l, h := math.Floor(lo/step)*step, math.Ceil(hi/step)*step
+	if h == l {
+		h = l + step
+	}
+	for t := l; t <= h+step/2; t += step {
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(t, 'g', 12, 64), 64)
+		ticks = append(ticks, v)
+	}
+	return chartAxis{func(v float64) float64 { return a + (v-l)/(h-l)*(b-a) }, ticks}
+}
+
+type chartSeries struct {
+	name, key string
+	pts       [][2]float64
+}
+
+type chartMark struct {
+	x, y  float64
+	label string
+}
+
+type lineChartSpec struct {
+	id, title, desc, xLabel, yLabel string
+	series                          []chartSeries
+	fmtY                            func(float64) string
+	mark                            *chartMark
+	xBase2                          bool
+}
+
+// lineChart is calc.js's lineChart.
+func lineChart(o lineChartSpec) string {
+	const W, H, L, R, T, B = 560.0, 300.0, 64.0, 16.0, 16.0, 46.0
+	var xs, ys []float64
+	for _, s := range o.series {
+		for _, p := range s.pts {
+			xs = append(xs, p[0])
+			ys = append(ys, p[1])
+		}
+	}
+	if o.mark != nil {
+		xs = append(xs, o.mark.x)
+		ys = append(ys, o.mark.y)
+	}
+	if len(xs) == 0 {
+		return `<p class="muted">No feasible configuration to chart.</p>`
+	}
+	xmin, xmax, ymin, ymax := minOf(xs), maxOfF(xs), minOf(ys), maxOfF(ys)
+	ylog := ymax/ymin > 8
+	xa := makeAxis(xmin, xmax, L, W-R, true, o.xBase2)
+	var ya chartAxis
+	if ylog {
+		ya = makeAxis(ymin, ymax, H-B, T, true, false)
+	} else {
+		ya = makeAxis(0, ymax*1.05, H-B, T, false, false)
+	}
+	n := jsNum
+	var b strings.Builder
+	b.WriteString(`<svg viewBox="0 0 560 300" role="img" aria-labelledby="` + o.id + `-t ` + o.id + `-d" class="chart" id="` + o.id + `">`)
+	b.WriteString(`<title id="` + o.id + `-t">` + esc(o.title) + `</title><desc id="` + o.id + `-d">` + esc(o.desc) + `</desc>`)
+	for _, t := range ya.ticks {
+		y := fx1(ya.mapv(t))
+		b.WriteString(`<line class="grid" x1="64" x2="544" y1="` + y + `" y2="` + y + `"/>`)
+		b.WriteString(`<text class="tick" x="58" y="` + y + `" dy="0.32em" text-anchor="end">` + esc(o.fmtY(t)) + `</text>`)
+	}
+	for _, t := range xa.ticks {
+		x := fx1(xa.mapv(t))
+		b.WriteString(`<line class="grid" y1="16" y2="254" x1="` + x + `" x2="` + x + `"/>`)
+		b.WriteString(`<text class="tick" y="270" x="` + x + `" text-anchor="middle">` + esc(n(t)) + `</text>`)
+	}
+	b.WriteString(`<line class="axis" x1="64" x2="544" y1="254" y2="254"/>`)
+	b.WriteString(`<line class="axis" x1="64" x2="64" y1="16" y2="254"/>`)
+	b.WriteString(`<text class="label" x="304" y="292" text-anchor="middle">` + esc(o.xLabel) + `</text>`)
+	yl := o.yLabel
+	if ylog {
+		yl += " (log scale)"
+	}
+	b.WriteString(`<text class="label" transform="translate(14 135) rotate(-90)" text-anchor="middle">` + esc(yl) + `</text>`)
+	for _, s := range o.series {
+		if len(s.pts) == 0 {
+			continue
+		}
+		var d strings.Builder
+		for i, p := range s.pts {
+			if i > 0 {
+				d.WriteByte('L')
+			} else {
+				d.WriteByte('M')
+			}
+			d.WriteString(fx1(xa.mapv(p[0])) + " " + fx1(ya.mapv(p[1])))
+		}
+		b.WriteString(`<path class="line s-` + s.key + `" d="` + d.String() + `"/>`)
+		if len(s.pts) == 1 {
+			b.WriteString(`<circle class="dot s-` + s.key + `" r="4" cx="` + fx1(xa.mapv(s.pts[0][0])) + `" cy="` + fx1(ya.mapv(s.pts[0][1])) + `"/>`)
+		}
+	}
+	if o.mark != nil {
+		mx, my := xa.mapv(o.mark.x), ya.mapv(o.mark.y)
+		b.WriteString(`<circle class="mark" r="6" cx="` + fx1(mx) + `" cy="` + fx1(my) + `"/>`)
+		anchor, dx := "start", 10.0
+		if mx > W-150 {
+			anchor, dx = "end", -10
+		}
+		b.WriteString(`<text class="mark-label" x="` + fx1(mx+dx) + `" y="` + fx1(my-10) + `" text-anchor="` + anchor + `">` + esc(o.mark.label) + `</text>`)
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+func legendHTML(series []chartSeries) string {
+	var b strings.Builder
+	b.WriteString(`<ul class="legend">`)
+	for _, s := range series {
+		b.WriteString(`<li><span class="swatch s-` + s.key + `" aria-hidden="true"></span>` + esc(s.name) + `</li>`)
+	}
+	b.WriteString(`</ul>`)
+	return b.String()
+}
+
+func minOf(xs []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range xs {
+		m = math.Min(m, x)
+	}
+	return m
+}
+
+func maxOfF(xs []float64) float64 {
+	m := math.Inf(-1)
+	for _, x := range xs {
+		m = math.Max(m, x)
+	}
+	return m
+}
