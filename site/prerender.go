@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -175,7 +176,8 @@ func (c *calcView) sel(key string, opts []option) string {
 // hidden is the attribute calc.js's toggle sets on a data-show group.
 func (c *calcView) hidden(show string) string {
 	s := c.state
-	on := map[string]bool{"custom": s["model"] == "custom", "tokens": s["length"] != "epochs", "epochs": s["length"] == "epochs", "hybrid": s["strategy"] == model.Hybrid}[show]
+	on := map[string]bool{"custom": s["model"] == "custom", "tokens": s["length"] != "epochs", "epochs": s["length"] == "epochs", "hybrid": s["strategy"] == model.Hybrid,
+		"peft": s["method"] == "lora" || s["method"] == "qlora", "qlora": s["method"] == "qlora"}[show]
 	if on {
 		return ""
 	}
@@ -216,7 +218,11 @@ func (c *calcView) markup() (string, error) {
 		}
 	}
 
-	c.w(`<div class="calc-layout"><form class="calc-form" novalidate="" aria-label="Training configuration">`)
+	c.w(`<div class="calc-layout">`)
+	if !c.embed {
+		c.summary(r)
+	}
+	c.w(`<form class="calc-form" novalidate="" aria-label="Training configuration">`)
 	// Model
 	c.w(`<fieldset><legend>Model</legend>`)
 	c.w(c.field("model", "Preset or “custom”", c.textInput("model", "text", prerenderUID+"-presets"), &modelHint))
@@ -261,6 +267,25 @@ func (c *calcView) markup() (string, error) {
 		c.field("precision", "Precision", c.sel("precision", precs), nil), `</div>`)
 	c.w(`</fieldset>`)
 
+	// Fine-tuning method (LoRA, QLoRA)
+	c.w(`<fieldset><legend>Fine-tuning method</legend><div class="grid2">`,
+		c.field("method", "Method", c.sel("method", []option{{"full", "Full"}, {"lora", "LoRA"}, {"qlora", "QLoRA"}}), str("LoRA and QLoRA train adapters on a frozen base")),
+		c.field("ckpt", "Checkpointing", c.sel("ckpt", []option{{"", "Default"}, {"on", "On"}, {"off", "Off"}}), str("recomputes activations; default on for QLoRA")), `</div>`)
+	c.w(`<div data-show="peft"`, c.hidden("peft"), `><div class="grid2">`,
+		c.field("rank", "LoRA rank", c.textInput("rank", "numeric", ""), str("empty = 8 (LoRA), 64 (QLoRA)")),
+		c.field("targets", "Adapted modules", c.sel("targets", []option{{"", "Default"}, {"qv", "q, v"}, {"attention", "q, k, v, o"}, {"attention_mlp", "All linear"}}), str("default: q, v (LoRA), all linear (QLoRA)")), `</div>`)
+	c.w(`<div class="grid2" data-show="qlora"`, c.hidden("qlora"), `>`,
+		c.field("base_format", "Base weights", c.sel("base_format", []option{{"", "Default (NF4)"}, {"nf4", "NF4"}, {"int8", "int8"}}), str("NF4 with double quantisation: 4.127 bits")),
+		c.field("compute_dtype", "Compute dtype", c.sel("compute_dtype", []option{{"", "As precision"}, {"bf16", "bf16"}, {"fp16", "fp16"}, {"fp32", "fp32 (slow)"}}), nil), `</div>`)
+	for _, cb := range [][2]string{{"train_emb", "Train embeddings and LM head in full"}, {"compare", "Compare with full fine-tuning"}} {
+		chk := ""
+		if v := s[cb[0]]; v == "1" || v == "true" || v == "on" {
+			chk = " checked"
+		}
+		c.w(`<div class="field check" data-key="`, cb[0], `"><input type="checkbox" value="1" id="f-`, cb[0], `" name="`, cb[0], `" aria-describedby="f-`, cb[0], `-err"`, chk, `><label for="f-`, cb[0], `">`, esc(cb[1]), `</label><p class="err" id="f-`, cb[0], `-err"></p></div>`)
+	}
+	c.w(`</div></fieldset>`)
+
 	// Hardware
 	var strats []option
 	for _, st := range m.Strategies {
@@ -272,10 +297,11 @@ func (c *calcView) markup() (string, error) {
 	}
 	c.w(`<fieldset><legend>Hardware and parallelism</legend>`)
 	c.w(c.field("gpu", "GPU", c.textInput("gpu", "text", prerenderUID+"-gpus"), &gpuHint))
-	c.w(`<div class="grid2">`, c.field("count", "GPUs", c.textInput("count", "numeric", ""), nil), c.field("strategy", "Strategy", c.sel("strategy", strats), nil), `</div>`)
+	c.w(`<div class="grid2 narrow-wide">`, c.field("count", "GPUs", c.textInput("count", "numeric", ""), nil), c.field("strategy", "Strategy", c.sel("strategy", strats), nil), `</div>`)
 	c.w(`<div class="grid2" data-show="hybrid"`, c.hidden("hybrid"), `>`,
 		c.field("tensor", "Tensor-parallel degree", c.textInput("tensor", "numeric", ""), str("data ranks = GPUs ÷ this")),
 		c.field("data_mode", "Data parallel as", c.sel("data_mode", []option{{"fsdp", "FSDP"}, {"ddp", "DDP"}}), nil), `</div>`)
+	c.w(c.field("power", "Power limit (W)", c.textInput("power", "numeric", ""), str("per GPU; empty = the board’s default limit")))
 	c.w(`</fieldset>`)
 
 	// Site
@@ -317,13 +343,11 @@ func (c *calcView) markup() (string, error) {
 	c.w(`</datalist></form>`)
 
 	// Results
-	c.w(`<section class="results" aria-label="Estimate"><div class="status" role="status" aria-live="polite"></div>`)
+	c.w(`<section class="results" aria-label="Estimate" id="` + prerenderUID + `-res" tabindex="-1"><div class="status" role="status" aria-live="polite"></div>`)
 	c.results(r)
 	c.w(`</section></div>`)
 	if c.embed {
 		c.w(`<p class="embed-foot"><a href="index.html?`, esc(c.query()), `" class="open-full" target="_blank" rel="noopener">Open in the full wattscale calculator</a></p>`)
-	} else {
-		c.w(refitMarkup)
 	}
 	return c.b.String(), nil
 }
@@ -340,7 +364,7 @@ func (c *calcView) results(r *model.Response) {
 		`<span class="num" data-kwh="`, kwh(r.EnergyIntervalKWh[1]), `">`, esc(jsEnergyText(r.EnergyIntervalKWh[1])), `</span>`,
 		` · `, esc(jsEnergyText(r.FacilityEnergyKWh)), ` at the wall with PUE `, esc(jsSig(p.PUE, 3)), `</p>`)
 	cu := r.Calibration
-	env := ", outside its fitted range: interval widened"
+	env := ", outside its fitted range: interval widened (see below)"
 	if cu.InEnvelope {
 		env = ", inside its fitted range"
 	}
@@ -360,11 +384,18 @@ func (c *calcView) results(r *model.Response) {
 		etaSub = "speedup " + jsSig(r.Parallel.Speedup, 3) + "× on " + strconv.Itoa(r.Parallel.GPUs) + " GPUs (" + r.Parallel.Law + ")"
 	}
 	lvl := jsPct(r.IntervalLevel)
+	pl := r.PowerLimit
+	powerSub := "the default: the run draws about " + jsSig(pl.UncappedDrawW, 3) + " W per GPU"
+	if pl.TimeFactor != 1 {
+		powerSub = "per GPU: time ×" + jsSig(pl.TimeFactor, 3) + ", energy ×" + jsSig(pl.EnergyFactor, 3) + " (fitted on the Zeus power-capped runs)"
+	}
 	cards := [][4]string{
 		{"Time", jsTimeText(r.TimeS), lvl + " interval " + jsTimeText(r.TimeIntervalS[0]) + " – " + jsTimeText(r.TimeIntervalS[1]), "time"},
 		{"Average power", jsPowerText(r.AvgPowerW), "all " + strconv.Itoa(p.Count) + " GPU" + plural + " together", "power"},
 		{"GPU-hours", jsSig(r.GPUHours, 3), strconv.Itoa(p.Count) + " × " + p.GPUName, "gpuh"},
-		{"CO₂e", jsMassText(r.CO2eKg), lvl + " interval " + jsMassText(r.CO2eIntervalKg[0]) + " – " + jsMassText(r.CO2eIntervalKg[1]) + "; " + jsSig(p.CarbonGPerKWh, 3) + " g/kWh" + region, "co2"},
+		{"CO₂e", jsMassText(r.CO2eKg), lvl + " interval " + jsMassText(r.CO2eIntervalKg[0]) + " – " + jsMassText(r.CO2eIntervalKg[1]) + "; " + jsSig(p.CarbonGPerKWh, 3) + " g/kWh" + region +
+			"; plus " + jsMassText(r.EmbodiedCO2eKg) + " embodied (manufacturing, " + jsSig(r.Embodied.KgPerGPUHour*1000, 3) + " g per GPU-hour, Luccioni et al. 2023), not in energy", "co2"},
+		{"Power limit", jsNum(r.PowerLimit.LimitW) + " W", powerSub, "power-limit"},
 		{"Cost of electricity", jsUSD(r.CostUSD), "at $" + jsSig(p.USDPerKWh, 3) + " per kWh, PUE " + jsSig(p.PUE, 3), "cost"},
 		{"Parallel efficiency η", eta, etaSub, "eta"},
 	}
@@ -384,6 +415,12 @@ func (c *calcView) results(r *model.Response) {
 		`<p class="muted small chart-note">Same model, tokens and batch per GPU; each line is a strategy, the ring is your configuration. More GPUs finish sooner but parallel overhead costs energy.</p>`)
 	c.charts(r)
 	if !c.embed {
+		c.w(`<section class="cheaper" aria-labelledby="cheaper-h"><h2 class="h" id="cheaper-h">Cheaper ways to run this</h2>`,
+			`<p class="muted small">The same model, tokens and batch per GPU on every GPU type of the table (up to 64 each), every layout and eight power limits: `,
+			`each marker is a configuration no other beats on both energy and time. Select one (click, or Tab then Enter) to load it into the form.</p>`,
+			`<div class="cheaper-ctl grid2">`, c.field("deadline", "Deadline (hours)", c.textInput("deadline", "decimal", ""), str("empty = no deadline")),
+			c.field("minimise", "Minimise", c.sel("minimise", []option{{"energy", "Energy"}, {"co2e", "CO₂e (operational + embodied)"}, {"cost", "Electricity cost"}, {"time", "Time"}}), nil),
+			`</div><div class="cheaper-out"></div></section>`)
 		c.w(`<h2 class="h">Share and cite</h2><div class="share">`)
 		c.share()
 		c.w(`</div>`)
@@ -431,9 +468,23 @@ func (c *calcView) provenance(r *model.Response) {
 }
 
 func (c *calcView) notes(r *model.Response) {
-	if len(r.Warnings) > 0 {
-		c.w(`<div class="warnings" role="note"><h4>Warnings</h4><ul>`)
-		for _, w := range r.Warnings {
+	env := c.out.Envelope
+	var warns []string
+	for _, w := range r.Warnings {
+		if !(len(env) > 0 && strings.HasPrefix(w, "outside the envelope of calibration")) {
+			warns = append(warns, w)
+		}
+	}
+	if len(env) > 0 {
+		c.w(`<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3><ul>`)
+		for _, w := range env {
+			c.w(`<li>`, esc(w), `</li>`)
+		}
+		c.w(`</ul></div>`)
+	}
+	if len(warns) > 0 {
+		c.w(`<div class="warnings" role="note"><h3>Warnings</h3><ul>`)
+		for _, w := range warns {
 			c.w(`<li>`, esc(w), `</li>`)
 		}
 		c.w(`</ul></div>`)
@@ -451,6 +502,7 @@ func (c *calcView) charts(r *model.Response) {
 	type ser struct {
 		key, name string
 		e, t      [][2]float64
+		bad       []model.SweepPoint
 	}
 	series := make([]*ser, len(sweepStrategies))
 	idx := map[string]int{}
@@ -460,11 +512,21 @@ func (c *calcView) charts(r *model.Response) {
 	}
 	for _, p := range c.out.Sweep {
 		i, ok := idx[p.Strategy]
-		if p.Error != "" || !ok {
+		if !ok {
+			continue
+		}
+		if p.Error != "" {
+			series[i].bad = append(series[i].bad, p)
 			continue
 		}
 		series[i].e = append(series[i].e, [2]float64{float64(p.GPUs), p.EnergyKWh})
 		series[i].t = append(series[i].t, [2]float64{float64(p.GPUs), p.TimeS / 3600})
+	}
+	memGB := ""
+	for _, g := range c.meta.GPUs {
+		if g.ID == r.Inputs.GPU {
+			memGB = jsNum(g.MemoryGB)
+		}
 	}
 	n, strat := r.Parallel.GPUs, r.Parallel.Strategy
 	label := strconv.Itoa(n) + " × " + strings.ToUpper(strat)
@@ -479,16 +541,35 @@ func (c *calcView) charts(r *model.Response) {
 		for _, p := range s.e {
 			pe = append(pe, [2]float64{p[0], p[1] * eScale})
 		}
-		es = append(es, chartSeries{s.name, s.key, pe})
-		ts = append(ts, chartSeries{s.name, s.key, s.t})
-		if len(s.e) > 0 {
-			shown = append(shown, chartSeries{name: s.name, key: s.key})
+		es = append(es, chartSeries{name: s.name, key: s.key, pts: pe})
+		ts = append(ts, chartSeries{name: s.name, key: s.key, pts: s.t})
+		if len(s.e) == 0 {
+			shown = append(shown, chartSeries{name: s.name, key: s.key, note: "— " + absentReason(firstErr(s.bad, "no point"), memGB)})
+			continue
 		}
+		name := s.name
+		if len(s.bad) > 0 {
+			fits, bad := make([]float64, len(s.e)), make([]float64, len(s.bad))
+			for i, p := range s.e {
+				fits[i] = p[0]
+			}
+			for i, p := range s.bad {
+				bad[i] = float64(p.GPUs)
+			}
+			if minOf(fits) > maxOfF(bad) {
+				why := strings.Split(strings.Replace(absentReason(s.bad[0].Error, memGB), "does not fit", "do not fit", 1), ":")[0]
+				name += " (from " + jsNum(minOf(fits)) + " GPUs; fewer " + why + ")"
+			} else {
+				name += " (" + strconv.Itoa(len(bad)) + " of " + strconv.Itoa(len(bad)+len(fits)) + " GPU counts not possible)"
+			}
+		}
+		shown = append(shown, chartSeries{name: name, key: s.key})
 	}
 	desc := func(energy bool) string {
 		var parts []string
 		for _, s := range series {
 			if len(s.e) == 0 {
+				parts = append(parts, s.name+": "+absentReason(firstErr(s.bad, ""), memGB))
 				continue
 			}
 			a := s.t
@@ -524,21 +605,10 @@ func (c *calcView) share() {
 	enc.Encode(v)
 	sn := c.out.Snippets
 	c.w(`<div class="share-row"><label for="share-url">Link to this estimate</label><div class="row"><input id="share-url" type="text" readonly="" value="?`, esc(c.query()), `"><button type="button" class="btn" data-copy="url">Copy link</button></div></div>`,
-		`<div class="snip"><div class="snip-h"><h4 id="card-h">Hugging Face model card (<code>co2_eq_emissions</code>)</h4><button type="button" class="btn" data-copy="card" aria-describedby="card-h">Copy</button></div><pre id="snip-card" tabindex="0" aria-labelledby="card-h">`, esc(sn.ModelCard), `</pre></div>`,
-		`<div class="snip"><div class="snip-h"><h4 id="cite-h">Sentence for a paper</h4><button type="button" class="btn" data-copy="cite" aria-describedby="cite-h">Copy</button></div><p id="snip-cite" class="cite-text">`, esc(sn.Citation), `</p></div>`,
+		`<div class="snip"><div class="snip-h"><h3 id="card-h">Hugging Face model card (<code>co2_eq_emissions</code>)</h3><button type="button" class="btn" data-copy="card" aria-describedby="card-h">Copy</button></div><pre id="snip-card" tabindex="0" aria-labelledby="card-h">`, esc(sn.ModelCard), `</pre></div>`,
+		`<div class="snip"><div class="snip-h"><h3 id="cite-h">Sentence for a paper</h3><button type="button" class="btn" data-copy="cite" aria-describedby="cite-h">Copy</button></div><p id="snip-cite" class="cite-text">`, esc(sn.Citation), `</p></div>`,
 		`<details class="snip"><summary>Request JSON for the command line</summary><div class="snip-h"><p class="muted small"><code>go run ./site estimate &lt; request.json</code> gives the same answer.</p><button type="button" class="btn" data-copy="req">Copy</button></div><pre id="snip-req" tabindex="0" aria-label="Request JSON">`, esc(strings.TrimSuffix(req.String(), "\n")), `</pre></details>`)
 }
-
-// refitMarkup is the refit section calc.js's buildRefit writes on the
-// full site (its file input works only once the script runs).
-const refitMarkup = `<section class="refit" aria-labelledby="refit-h"><h2 id="refit-h">Refit the law to your own measurements</h2>` +
-	`<p>Upload runs you measured, one row per run, in the project's CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>; the Zeus power trace also works). ` +
-	`The fit runs in this page (a separate 1 MB module loaded only now); nothing is uploaded anywhere.</p>` +
-	`<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>` +
-	`<div class="field"><label for="refit-text">or paste the CSV</label><textarea id="refit-text" rows="4" spellcheck="false"></textarea></div>` +
-	`<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper's log-linear law (with hardware terms)</option><option value="paper">the paper's specification exactly (needs eta on multi-GPU rows)</option><option value="roofline">the roofline model</option></select></div>` +
-	`<button type="button" class="btn primary" id="refit-go">Fit</button></div>` +
-	`<div class="refit-status" role="status" aria-live="polite"></div><div class="refit-out"></div></section>`
 
 // with adds the prerendered markup that fits the shell's mode.
 func (s calcShell) with(p *prerendered) calcShell {
@@ -553,4 +623,41 @@ func (s calcShell) with(p *prerendered) calcShell {
 	}
 	s.FormKeys = p.FormKeys
 	return s
+}
+
+// summary is the estimate's summary that calc.js puts above the form (on a
+// phone the form comes first).
+func (c *calcView) summary(r *model.Response) {
+	c.w(`<a class="summary" href="#`+prerenderUID+`-res" aria-label="Estimate summary: jump to the full estimate">`,
+		`<span class="s-e"><span class="s-k">Energy</span> <output id="sum-energy" data-kwh="`, jsNum(r.EnergyKWh), `">`, esc(jsEnergyText(r.EnergyKWh)), `</output></span>`,
+		`<span class="s-i">`, esc(jsPct(r.IntervalLevel)+" "+jsEnergyText(r.EnergyIntervalKWh[0])+" – "+jsEnergyText(r.EnergyIntervalKWh[1])), `</span>`,
+		`<span class="s-t">`, esc(jsTimeText(r.TimeS)), `</span><span class="s-c">`, esc(jsMassText(r.CO2eKg)), `</span>`,
+		`<span class="s-go" aria-hidden="true">Details ↓</span></a>`)
+}
+
+var (
+	fieldPrefix = regexp.MustCompile(`^[a-z_.]+: `)
+	gotSuffix   = regexp.MustCompile(`, got \S+$`)
+	needGB      = regexp.MustCompile(`need ([\d.]+ GB per GPU)`)
+	parens      = regexp.MustCompile(` \([^)]*\)`)
+)
+
+// absentReason is calc.js's: why a strategy has no point at some GPU
+// counts of the sweep.
+func absentReason(err, memGB string) string {
+	if strings.HasPrefix(err, "hardware.count: must") {
+		err = "the GPU count must" + strings.TrimPrefix(err, "hardware.count: must")
+	}
+	m := parens.ReplaceAllString(gotSuffix.ReplaceAllString(fieldPrefix.ReplaceAllString(err, ""), ""), "")
+	if needGB.MatchString(m) {
+		return "does not fit in " + memGB + " GB: " + strings.Split(strings.TrimPrefix(m, "is too small: "), ";")[0]
+	}
+	return "not possible here: " + m
+}
+
+func firstErr(pts []model.SweepPoint, otherwise string) string {
+	if len(pts) > 0 {
+		return pts[0].Error
+	}
+	return otherwise
 }

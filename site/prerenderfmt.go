@@ -15,44 +15,8 @@ import (
 	"strings"
 )
 
-// jsSig is calc.js's sig: digits significant digits, en-US grouping
-// between 1e-3 and 1e7, "1.23×10⁸" outside, "—" for a non-finite value.
-func jsSig(x float64, digits int) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "—"
-	}
-	if x == 0 {
-		return "0"
-	}
-	a := math.Abs(x)
-	if a >= 1e-3 && a < 1e7 {
-		d := max(0, digits-1-int(math.Floor(math.Log10(a))))
-		return jsFixed(x, d)
-	}
-	return jsExponential(x, digits-1)
-}
-
-// jsFixed is Intl.NumberFormat('en-US') with d decimals: the shortest
-// decimal that reads back as x, rounded half away from zero, thousands
-// separated by commas.
-func jsFixed(x float64, d int) string {
-	s := roundHalfUp(strconv.FormatFloat(math.Abs(x), 'f', -1, 64), d)
-	whole, frac, hasFrac := strings.Cut(s, ".")
-	var b strings.Builder
-	if x < 0 {
-		b.WriteByte('-')
-	}
-	for i, c := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if hasFrac {
-		b.WriteString("." + frac)
-	}
-	return b.String()
-}
+// jsSig is calc.js's sig, which is site/format.go's sig.
+func jsSig(x float64, digits int) string { return sig(x, digits) }
 
 // jsToFixed is Number.prototype.toFixed: the exact value of x rounded to
 // d decimals, a tie going away from zero.
@@ -62,29 +26,6 @@ func jsToFixed(x float64, d int) string {
 		return "-" + s
 	}
 	return s
-}
-
-// jsExponential is calc.js's exponent form: Number.prototype.toExponential
-// with d decimals (exact value, ties away from zero), the exponent in
-// superscript digits after "×10".
-func jsExponential(x float64, d int) string {
-	s := exactDecimal(math.Abs(x))
-	digits := strings.Replace(s, ".", "", 1)
-	point := strings.IndexByte(s, '.')
-	if point < 0 {
-		point = len(s)
-	}
-	first := strings.IndexFunc(digits, func(r rune) bool { return r != '0' })
-	exp := point - first - 1
-	m := roundHalfUp(digits[first:first+1]+"."+digits[first+1:], d)
-	if strings.HasPrefix(m, "10") { // 9.99… rounded up
-		m = roundHalfUp("1."+strings.Repeat("0", d+1), d)
-		exp++
-	}
-	if x < 0 {
-		m = "-" + m
-	}
-	return m + "×10" + jsSup(strconv.Itoa(exp))
 }
 
 // exactDecimal is the exact decimal value of a non-negative float64.
@@ -124,22 +65,6 @@ func roundHalfUp(s string, d int) string {
 		out += "." + string(keep[w:])
 	}
 	return out
-}
-
-func jsSup(s string) string {
-	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-	var b strings.Builder
-	for _, c := range s {
-		switch {
-		case c == '-':
-			b.WriteString("⁻")
-		case c >= '0' && c <= '9':
-			b.WriteString(string([]rune(digits)[c-'0']))
-		default:
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
 }
 
 // jsNum is JavaScript's String(x) for the numbers the script prints
@@ -185,17 +110,7 @@ func jsMassText(kg float64) string {
 	return jsSig(kg/1000, 3) + " t CO₂e"
 }
 
-func jsTimeText(s float64) string {
-	switch {
-	case s < 120:
-		return jsSig(s, 3) + " s"
-	case s < 2*3600:
-		return jsSig(s/60, 3) + " min"
-	case s < 3*86400:
-		return jsSig(s/3600, 3) + " h"
-	}
-	return jsSig(s/86400, 3) + " days"
-}
+func jsTimeText(s float64) string { return fmtDuration(s) }
 
 func jsPowerText(w float64) string {
 	if w < 1e4 {
@@ -205,13 +120,29 @@ func jsPowerText(w float64) string {
 }
 
 func jsUSD(x float64) string {
-	switch {
-	case x < 1:
-		return "$" + jsSig(x, 3)
-	case x < 1e6:
-		return "$" + jsFixed(x, 2)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "—"
 	}
-	return "$" + jsSig(x, 3)
+	if a := math.Abs(x); a < 1 || a >= 1e6 {
+		return "$" + sig(x, 3)
+	}
+	whole, frac, _ := strings.Cut(strconv.FormatFloat(math.Abs(x), 'f', 2, 64), ".")
+	var b strings.Builder
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return minusIf(x, "$"+b.String()+"."+frac)
+}
+
+// minusIf puts the true minus sign before s when x is negative.
+func minusIf(x float64, s string) string {
+	if x < 0 || math.Signbit(x) {
+		return "−" + s
+	}
+	return s
 }
 
 // jsPct is Math.round(x*100) + " %".
@@ -251,8 +182,12 @@ type chartAxis struct {
 	ticks []float64
 }
 
+// makeAxis is calc.js's scale: [lo, hi] onto pixels [a, b], ticks at
+// 1-2-5 per decade (fewer on wide spans) or powers of two on a log scale,
+// round steps (one per 70 px or so) on a linear one.
 func makeAxis(lo, hi, a, b float64, log, base2 bool) chartAxis {
 	var ticks []float64
+	prec12 := func(t float64) float64 { v, _ := strconv.ParseFloat(strconv.FormatFloat(t, 'g', 12, 64), 64); return v }
 	if log {
 		lmin, lmax := math.Log(lo), math.Log(hi)
 		if lmax-lmin < 1e-9 {
@@ -278,7 +213,7 @@ func makeAxis(lo, hi, a, b float64, log, base2 bool) chartAxis {
 				for _, k := range mults {
 					t := k * math.Pow(10, float64(e))
 					if t >= lo*0.999 && t <= hi*1.001 {
-						ticks = append(ticks, t)
+						ticks = append(ticks, prec12(t))
 					}
 				}
 			}
@@ -292,14 +227,14 @@ func makeAxis(lo, hi, a, b float64, log, base2 bool) chartAxis {
 	if span == 0 {
 		span = 1
 	}
-	step := jsNiceStep(span, 5)
+	n := int(math.Floor(math.Abs(b-a)/70 + 0.5))
+	step := jsNiceStep(span, max(2, min(6, n)))
 	l, h := math.Floor(lo/step)*step, math.Ceil(hi/step)*step
 	if h == l {
 		h = l + step
 	}
 	for t := l; t <= h+step/2; t += step {
-		v, _ := strconv.ParseFloat(strconv.FormatFloat(t, 'g', 12, 64), 64)
-		ticks = append(ticks, v)
+		ticks = append(ticks, prec12(t))
 	}
 	return chartAxis{func(v float64) float64 { return a + (v-l)/(h-l)*(b-a) }, ticks}
 }
@@ -307,6 +242,7 @@ func makeAxis(lo, hi, a, b float64, log, base2 bool) chartAxis {
 type chartSeries struct {
 	name, key string
 	pts       [][2]float64
+	note      string // legend: why the series has no point
 }
 
 type chartMark struct {
@@ -322,9 +258,16 @@ type lineChartSpec struct {
 	xBase2                          bool
 }
 
-// lineChart is calc.js's lineChart.
+// prerenderChartW is the width the prerendered charts are drawn at: a
+// chart's box on a desktop-wide page. calc.js redraws each chart at its
+// box's width, 300 px high plus the chart frame's padding and border
+// (site.css .chart: 22 px); the prerendered one is held at that height
+// (style) on narrower pages too, so that nothing below it moves then.
+const prerenderChartW = 390.0
+
+// lineChart is calc.js's lineChart (through its frame).
 func lineChart(o lineChartSpec) string {
-	const W, H, L, R, T, B = 560.0, 300.0, 64.0, 16.0, 16.0, 46.0
+	W, H, L, R, T, B := prerenderChartW, 300.0, 64.0, 16.0, 16.0, 50.0
 	var xs, ys []float64
 	for _, s := range o.series {
 		for _, p := range s.pts {
@@ -343,33 +286,38 @@ func lineChart(o lineChartSpec) string {
 	ylog := ymax/ymin > 8
 	xa := makeAxis(xmin, xmax, L, W-R, true, o.xBase2)
 	var ya chartAxis
+	yl := o.yLabel
 	if ylog {
 		ya = makeAxis(ymin, ymax, H-B, T, true, false)
+		yl += " (log scale)"
 	} else {
 		ya = makeAxis(0, ymax*1.05, H-B, T, false, false)
 	}
 	n := jsNum
 	var b strings.Builder
-	b.WriteString(`<svg viewBox="0 0 560 300" role="img" aria-labelledby="` + o.id + `-t ` + o.id + `-d" class="chart" id="` + o.id + `">`)
+	b.WriteString(`<svg viewBox="0 0 ` + n(W) + ` ` + n(H) + `" width="` + n(W) + `" height="` + n(H) + `" style="height:302px" role="img" aria-labelledby="` + o.id + `-t ` + o.id + `-d" class="chart" id="` + o.id + `">`)
 	b.WriteString(`<title id="` + o.id + `-t">` + esc(o.title) + `</title><desc id="` + o.id + `-d">` + esc(o.desc) + `</desc>`)
 	for _, t := range ya.ticks {
 		y := fx1(ya.mapv(t))
-		b.WriteString(`<line class="grid" x1="64" x2="544" y1="` + y + `" y2="` + y + `"/>`)
-		b.WriteString(`<text class="tick" x="58" y="` + y + `" dy="0.32em" text-anchor="end">` + esc(o.fmtY(t)) + `</text>`)
+		b.WriteString(`<line class="grid" x1="` + n(L) + `" x2="` + n(W-R) + `" y1="` + y + `" y2="` + y + `"/>`)
+		b.WriteString(`<text class="tick" x="` + n(L-6) + `" y="` + y + `" dy="0.32em" text-anchor="end">` + esc(o.fmtY(t)) + `</text>`)
 	}
+	lastEnd := math.Inf(-1)
 	for _, t := range xa.ticks {
-		x := fx1(xa.mapv(t))
-		b.WriteString(`<line class="grid" y1="16" y2="254" x1="` + x + `" x2="` + x + `"/>`)
-		b.WriteString(`<text class="tick" y="270" x="` + x + `" text-anchor="middle">` + esc(n(t)) + `</text>`)
+		x := xa.mapv(t)
+		label := n(t)
+		half := float64(len([]rune(label))) * 3.6
+		b.WriteString(`<line class="grid" y1="` + n(T) + `" y2="` + n(H-B) + `" x1="` + fx1(x) + `" x2="` + fx1(x) + `"/>`)
+		if x-half < lastEnd+6 {
+			continue
+		}
+		lastEnd = x + half
+		b.WriteString(`<text class="tick" y="` + n(H-B+18) + `" x="` + fx1(x) + `" text-anchor="middle">` + esc(label) + `</text>`)
 	}
-	b.WriteString(`<line class="axis" x1="64" x2="544" y1="254" y2="254"/>`)
-	b.WriteString(`<line class="axis" x1="64" x2="64" y1="16" y2="254"/>`)
-	b.WriteString(`<text class="label" x="304" y="292" text-anchor="middle">` + esc(o.xLabel) + `</text>`)
-	yl := o.yLabel
-	if ylog {
-		yl += " (log scale)"
-	}
-	b.WriteString(`<text class="label" transform="translate(14 135) rotate(-90)" text-anchor="middle">` + esc(yl) + `</text>`)
+	b.WriteString(`<line class="axis" x1="` + n(L) + `" x2="` + n(W-R) + `" y1="` + n(H-B) + `" y2="` + n(H-B) + `"/>`)
+	b.WriteString(`<line class="axis" x1="` + n(L) + `" x2="` + n(L) + `" y1="` + n(T) + `" y2="` + n(H-B) + `"/>`)
+	b.WriteString(`<text class="label" x="` + n((L+W-R)/2) + `" y="` + n(H-10) + `" text-anchor="middle">` + esc(o.xLabel) + `</text>`)
+	b.WriteString(`<text class="label" transform="translate(15 ` + n((T+H-B)/2) + `) rotate(-90)" text-anchor="middle">` + esc(yl) + `</text>`)
 	for _, s := range o.series {
 		if len(s.pts) == 0 {
 			continue
@@ -401,10 +349,16 @@ func lineChart(o lineChartSpec) string {
 	return b.String()
 }
 
+// legendHTML is calc.js's legend; a series with a note is struck through
+// and says why.
 func legendHTML(series []chartSeries) string {
 	var b strings.Builder
 	b.WriteString(`<ul class="legend">`)
 	for _, s := range series {
+		if s.note != "" {
+			b.WriteString(`<li class="absent" data-absent="` + esc(s.key) + `"><span class="swatch s-` + s.key + `" aria-hidden="true"></span>` + esc(s.name) + ` <span class="why">` + esc(s.note) + `</span></li>`)
+			continue
+		}
 		b.WriteString(`<li><span class="swatch s-` + s.key + `" aria-hidden="true"></span>` + esc(s.name) + `</li>`)
 	}
 	b.WriteString(`</ul>`)

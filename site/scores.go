@@ -174,7 +174,7 @@ func validationScores(runs []validate.Run, base model.Calibration, in, held vali
 			case "method":
 				row.Meaning = runMethods[g.Key]
 				if f := held.PEFT.Summaries[validate.AsFull]; g.Key != model.MethodFull && f.N > 0 {
-					row.Meaning += fmt.Sprintf("; estimated as if they were full fine-tuning (what wattscale answered before it modelled LoRA), the %d LoRA and QLoRA runs have a held-out median of %s, %s within ×2", f.N, foldText(f), shareText(f, f.Within2))
+					row.Meaning += fmt.Sprintf("; estimated as full fine-tuning instead: median %s, %s within ×2", foldText(f), shareText(f, f.Within2))
 				}
 			}
 			bd.Rows = append(bd.Rows, row)

@@ -33,26 +33,26 @@ type lawRow struct {
 	measuredEta          bool // η from the eta column (or 1 on one GPU) rather than modelled
 }
 
-// Spec names a specification of the log-linear law.
-type Spec string
+// spec names a specification of the log-linear law.
+type spec string
 
 const (
-	// SpecLaw is the project's law fit: the paper's regressors plus hardware
+	// specLaw is the project's law fit: the paper's regressors plus hardware
 	// dummies, η measured where the eta column gives it and modelled from
 	// the speedup curves elsewhere.
-	SpecLaw Spec = "law"
-	// SpecPaper is the roofline paper's specification exactly: OLS of ln E
+	specLaw spec = "law"
+	// specPaper is the roofline paper's specification exactly: OLS of ln E
 	// on ln C, ln M, ln η (measured, T₁/(N·T_N)) and strategy indicators
 	// with single GPU the reference, no hardware terms, cluster-robust
 	// standard errors by workload group.
-	SpecPaper Spec = "paper"
+	specPaper spec = "paper"
 )
 
-// lawRows computes each row's regressors. SpecLaw resolves rows without a
+// lawRows computes each row's regressors. specLaw resolves rows without a
 // measured η through cat (the estimate's modelled η, so the estimate-time
-// rules apply to them); SpecPaper needs only the shape, tokens, batch,
+// rules apply to them); specPaper needs only the shape, tokens, batch,
 // sequence length, strategy, energy and the measured η of multi-GPU rows.
-func lawRows(in Inputs, cat *model.Catalog, spec Spec) ([]lawRow, []string, error) {
+func lawRows(in Inputs, cat *model.Catalog, sp spec) ([]lawRow, []string, error) {
 	var out []lawRow
 	var notes []string
 	skipped, measured, modelled := 0, 0, 0
@@ -66,7 +66,7 @@ func lawRows(in Inputs, cat *model.Catalog, spec Spec) ([]lawRow, []string, erro
 				skipped++
 				continue
 			}
-		case spec == SpecLaw:
+		case sp == specLaw:
 			// The law's hardware dummies need a known accelerator.
 			return nil, nil, fmt.Errorf("row %d: %w", i+1, err)
 		}
@@ -76,7 +76,7 @@ func lawRows(in Inputs, cat *model.Catalog, spec Spec) ([]lawRow, []string, erro
 		case m.Count == 1:
 		case m.Eta > 0:
 			eta = m.Eta
-		case spec == SpecPaper:
+		case sp == specPaper:
 			return nil, nil, fmt.Errorf("row %d: %d GPUs and no eta: the paper's specification needs the measured parallel efficiency T₁/(N·T_N) of every multi-GPU run (column eta)", i+1, m.Count)
 		default:
 			resp, err := cat.Estimate(m.Request())
@@ -210,10 +210,10 @@ func b2f(b bool) float64 {
 // returns the loglinear calibration it implies. η is the measured one
 // (column eta) where a row gives it, else the one the speedup curves model.
 func Law(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
-	return logLinear(in, name, version, SpecLaw)
+	return logLinear(in, name, version, specLaw)
 }
 
-// Paper fits the roofline paper's specification exactly (SpecPaper):
+// Paper fits the roofline paper's specification exactly (specPaper):
 // ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + Σ ln Ψ_s·[strategy = s]
 // by OLS, single GPU the reference, no hardware terms, η the measured
 // efficiency of each run (column eta; 1 on one GPU), cluster-robust
@@ -221,22 +221,22 @@ func Law(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
 // the residual SD, the centred intercept the paper tabulates, and the same
 // law without η. The calibration is in the same form as Law's.
 func Paper(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
-	return logLinear(in, name, version, SpecPaper)
+	return logLinear(in, name, version, specPaper)
 }
 
-func logLinear(in Inputs, name, version string, spec Spec) (model.Calibration, *LawFit, error) {
+func logLinear(in Inputs, name, version string, sp spec) (model.Calibration, *LawFit, error) {
 	cat, err := unitCatalog(&in)
 	if err != nil {
 		return model.Calibration{}, nil, err
 	}
-	rows, notes, err := lawRows(in, cat, spec)
+	rows, notes, err := lawRows(in, cat, sp)
 	if err != nil {
 		return model.Calibration{}, nil, err
 	}
 	if err := checkResponse(rows); err != nil {
 		return model.Calibration{}, nil, err
 	}
-	hardware := spec == SpecLaw
+	hardware := sp == specLaw
 	X, cols, dropped, refGPU := design(rows, true, hardware)
 	if len(cols) == 1 {
 		return model.Calibration{}, nil, fmt.Errorf("fit: degenerate data: none of ln C, ln M, ln η, the strategy or the hardware varies across the %d rows, so the law has nothing to fit (vary the model shape, tokens, batch or sequence length)", len(rows))
@@ -327,7 +327,7 @@ func logLinear(in Inputs, name, version string, spec Spec) (model.Calibration, *
 	desc := "ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + strategy and hardware dummies, by OLS on the measured runs (η measured where the data give it, else modelled from the speedup curves); applied per token at the reference token count."
 	method := "OLS on logs, cluster-robust SEs by workload group; "
 	generated := "make fit (go run ./site fit -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations)"
-	if spec == SpecPaper {
+	if sp == specPaper {
 		title = "The paper's specification fitted on " + in.DataName
 		desc = "ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + strategy dummies (single GPU the reference, no hardware terms), by OLS on the measured runs with η the measured T₁/(N·T_N); the roofline paper's specification exactly; applied per token at the reference token count."
 		method = "the paper's specification: OLS on logs, cluster-robust (CR1) SEs by the group column; "

@@ -107,9 +107,9 @@ func Calibrate(job Job) (Result, error) {
 		case KindRoofline:
 			c, ps, err = rooflineWithPredictions(in, prefix+"-roofline", version, job.Runs)
 		case KindLaw:
-			c, ps, err = lawWithPredictions(in, lawName, version, SpecLaw)
+			c, ps, err = lawWithPredictions(in, lawName, version, specLaw)
 		case KindPaper:
-			c, ps, err = lawWithPredictions(in, strings.TrimSuffix(lawName, "-law")+"-paper", version, SpecPaper)
+			c, ps, err = lawWithPredictions(in, strings.TrimSuffix(lawName, "-law")+"-paper", version, specPaper)
 		}
 		if err != nil {
 			return res, err

@@ -26,8 +26,8 @@ type Prediction struct {
 // held it out, of the ln predictions behind the calibration's
 // cross-validated statistics (CVPooledRMSELn is their RMSE); NaN when no
 // split held it out.
-func lawWithPredictions(in Inputs, name, version string, spec Spec) (model.Calibration, []Prediction, error) {
-	cal, lf, err := logLinear(in, name, version, spec)
+func lawWithPredictions(in Inputs, name, version string, sp spec) (model.Calibration, []Prediction, error) {
+	cal, lf, err := logLinear(in, name, version, sp)
 	if err != nil {
 		return cal, nil, err
 	}

@@ -349,12 +349,13 @@
 
   // frame draws a chart's grid, ticks, axes and axis labels and returns the
   // SVG parts with the two scales. o: {id, title, desc, width, height,
-  // left, x: {min, max, log, base2, ticks, fmt, label}, y: {...}}.
+  // left, role (default img; group when the chart holds controls), cls,
+  // x: {min, max, log, base2, ticks, fmt, label}, y: {...}}.
   function frame(o) {
     var W = o.width || 560, H = o.height || 300, L = o.left || 64, R = 16, T = 16, B = 50;
     var xa = scale(o.x.min, o.x.max, L, W - R, o.x), ya = scale(o.y.min, o.y.max, H - B, T, o.y);
     var fx = o.x.fmt || function (v) { return sig(v, 2); }, fy = o.y.fmt || function (v) { return sig(v, 2); };
-    var out = ['<svg viewBox="0 0 ' + W + ' ' + H + '" width="' + W + '" height="' + H + '" role="img" aria-labelledby="' + o.id + '-t' + (o.desc ? ' ' + o.id + '-d' : '') + '" class="chart" id="' + o.id + '">',
+    var out = ['<svg viewBox="0 0 ' + W + ' ' + H + '" width="' + W + '" height="' + H + '" role="' + (o.role || 'img') + '" aria-labelledby="' + o.id + '-t' + (o.desc ? ' ' + o.id + '-d' : '') + '" class="chart' + (o.cls ? ' ' + o.cls : '') + '" id="' + o.id + '">',
       '<title id="' + o.id + '-t">' + esc(o.title) + '</title>' + (o.desc ? '<desc id="' + o.id + '-d">' + esc(o.desc) + '</desc>' : '')];
     ya.ticks.forEach(function (t) {
       var y = ya.map(t).toFixed(1);
@@ -856,26 +857,14 @@
         (sv.time_s < 0 ? ' and takes ' + esc(timeText(-sv.time_s)) + ' longer' : ' and finishes ' + esc(timeText(sv.time_s)) + ' sooner') : 'Your configuration is already the least ' + esc(obj) + ' of those searched') + '.</p>';
     }
     // Chart.
-    var W = 560, H = 320, L = 64, R = 16, T = 16, B = 46;
     var all = pts.concat(cur ? [cur] : []);
     var xs = all.map(function (c) { return c.time_s / 3600; }), ys = all.map(function (c) { return c.energy_kwh; });
     if (r.deadline_s) xs.push(r.deadline_s / 3600);
-    var xa = scale(Math.min.apply(null, xs) / 1.15, Math.max.apply(null, xs) * 1.15, L, W - R, { log: true });
-    var ya = scale(Math.min.apply(null, ys) / 1.15, Math.max.apply(null, ys) * 1.15, H - B, T, { log: true });
-    var o = [];
-    o.push('<svg viewBox="0 0 ' + W + ' ' + H + '" role="group" aria-labelledby="chart-pareto-t" class="chart pareto" id="chart-pareto">');
-    o.push('<title id="chart-pareto-t">Energy against wall-clock time of the least-energy configurations (' + pts.length + ' on the front)</title>');
-    ya.ticks.forEach(function (t) {
-      var y = ya.map(t).toFixed(1);
-      o.push('<line class="grid" x1="' + L + '" x2="' + (W - R) + '" y1="' + y + '" y2="' + y + '"/><text class="tick" x="' + (L - 6) + '" y="' + y + '" dy="0.32em" text-anchor="end">' + esc(sig(t, 2)) + '</text>');
-    });
-    xa.ticks.forEach(function (t) {
-      var x = xa.map(t).toFixed(1);
-      o.push('<line class="grid" y1="' + T + '" y2="' + (H - B) + '" x1="' + x + '" x2="' + x + '"/><text class="tick" y="' + (H - B + 16) + '" x="' + x + '" text-anchor="middle">' + esc(sig(t, 2)) + '</text>');
-    });
-    o.push('<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (H - B) + '" y2="' + (H - B) + '"/><line class="axis" x1="' + L + '" x2="' + L + '" y1="' + T + '" y2="' + (H - B) + '"/>');
-    o.push('<text class="label" x="' + ((L + W - R) / 2) + '" y="' + (H - 8) + '" text-anchor="middle">Wall-clock time (hours, log scale)</text>');
-    o.push('<text class="label" transform="translate(14 ' + ((T + H - B) / 2) + ') rotate(-90)" text-anchor="middle">Accelerator energy (kWh, log scale)</text>');
+    var f = frame({ id: 'chart-pareto', role: 'group', cls: 'pareto', width: Math.min(640, chartWidth(el0)), height: 320, // .pareto-fig is at most 640 px wide
+      title: 'Energy against wall-clock time of the least-energy configurations (' + pts.length + ' on the front)',
+      x: { min: Math.min.apply(null, xs) / 1.15, max: Math.max.apply(null, xs) * 1.15, log: true, label: 'Wall-clock time (hours, log scale)' },
+      y: { min: Math.min.apply(null, ys) / 1.15, max: Math.max.apply(null, ys) * 1.15, log: true, label: 'Accelerator energy (kWh, log scale)' } });
+    var o = f.out, xa = f.xa, ya = f.ya, W = f.W, T = f.T, H = f.H, B = f.B;
     if (r.deadline_s) {
       var dx = xa.map(r.deadline_s / 3600).toFixed(1);
       o.push('<line class="deadline" x1="' + dx + '" x2="' + dx + '" y1="' + T + '" y2="' + (H - B) + '"/><text class="mark-label" x="' + dx + '" y="' + (T + 12) + '" dx="-4" text-anchor="end">deadline</text>');
@@ -1174,7 +1163,7 @@
   // sweep: the memory check's words ("does not fit in 80 GB: …"), or the
   // model's message.
   function absentReason(err, memGB) {
-    var m = String(err).replace(/^[a-z_.]+: /, '').replace(/, got \S+$/, '');
+    var m = String(err).replace(/^hardware\.count: must/, 'the GPU count must').replace(/^[a-z_.]+: /, '').replace(/, got \S+$/, '').replace(/ \([^)]*\)/g, '');
     var fit = /need ([\d.]+ GB per GPU)/.exec(m);
     if (fit) return 'does not fit in ' + memGB + ' GB: ' + m.replace(/^is too small: /, '').split(';')[0];
     return 'not possible here: ' + m;
@@ -1225,7 +1214,7 @@
         var fits = s.e.map(function (p) { return p[0]; }), bad = s.bad.map(function (p) { return p.gpus; });
         var below = Math.min.apply(null, fits) > Math.max.apply(null, bad);
         name += below ? ' (from ' + Math.min.apply(null, fits) + ' GPUs; fewer ' + absentReason(s.bad[0].error, memGB).replace(/^does not fit/, 'do not fit').split(':')[0] + ')' :
-          ' (' + bad.length + ' of ' + (bad.length + fits.length) + ' GPU counts not possible)';
+          ' (not possible at ' + bad.length + ' of ' + (bad.length + fits.length) + ' GPU counts: ' + absentReason(s.bad[0].error, memGB).replace(/^not possible here: /, '') + ')';
       }
       return { key: s.key, name: name };
     }));
@@ -1853,7 +1842,7 @@
         '<td class="num">' + esc(k.p ? (k.p < 1e-4 ? '< 0.0001' : sig(k.p, 2)) : '—') + '</td></tr>';
     }).join('');
     var stats = [
-      ['Runs (n)', f.n], ['Workload groups', f.groups], ['R²', f.r2 != null ? sig(f.r2, 4) : ''], ['Adjusted R²', f.adj_r2 != null ? sig(f.adj_r2, 4) : ''],
+      ['Runs (n)', f.n], ['Workload groups', f.groups], ['R²', f.r2 != null ? sig(f.r2, 4) : ''], ['Adjusted R²', f.adj_r2 != null ? sig(f.adj_r2, 4) : ''], ['Adjusted R² without η', f.without_eta && f.without_eta.adj_r2 != null ? sig(f.without_eta.adj_r2, 4) : ''], ['RMSE without η (ln)', f.without_eta && f.without_eta.rmse_ln != null ? sig(f.without_eta.rmse_ln, 3) : ''],
       ['RMSE (ln energy)', f.rmse_ln != null ? sig(f.rmse_ln, 3) : ''], ['Residual SD (ln)', f.residual_sd_ln != null ? sig(f.residual_sd_ln, 3) : ''], ['Held-out R²', f.cv_r2 != null ? sig(f.cv_r2, 4) : ''],
       ['Held-out RMSE (ln)', f.cv_rmse_ln != null ? sig(f.cv_rmse_ln, 3) : ''], ['Interval coverage held out', f.cv_coverage != null ? pct(f.cv_coverage) : ''],
       ['Cross-validation', f.cv_method || '']

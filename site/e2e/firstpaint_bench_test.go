@@ -162,6 +162,28 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 		slowInput = append(slowInput, eval[float64](t, sctx, recomputedMs))
 		slow = append(slow, eval[float64](t, sctx, estimateVisibleMs))
 	}
+	if shots := os.Getenv("WATTSCALE_SHOTS"); shots != "" && os.MkdirAll(shots, 0o755) == nil {
+		// One more throttled load, not timed: the page as painted before
+		// the WebAssembly arrived, and after the takeover.
+		ctx := coldBrowser(t)
+		throttle(t, ctx)
+		do(t, ctx, "open throttled", chromedp.Navigate(cs.URL+"/"))
+		for _, when := range []string{"before", "after"} {
+			if when == "after" {
+				waitFor(t, ctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
+			}
+			ready := eval[string](t, ctx, `document.getElementById('calc-root').dataset.ready || 'not yet'`)
+			png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := filepath.Join(shots, "throttled-"+when+"-takeover.png")
+			if err := os.WriteFile(name, png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("wrote %s (WebAssembly ready: %s)", name, ready)
+		}
+	}
 	add("navigation → first estimate visible, localhost (prerendered; Element Timing)", ms(local), "< 300 ms")
 	add("navigation → first estimate computed by the WebAssembly, localhost", ms(localWasm), "")
 	add("navigation → first estimate visible, file://", ms(file), "< 300 ms")

@@ -1,6 +1,6 @@
 // Package fitapi is the logic behind the browser refit (wasm/fit): a
 // measurement CSV in, the fitted calibration and its diagnostics out, as
-// JSON, through the same model/fit calls as `go run ./site fit`. It is the
+// JSON, through the same pipeline (fit.Calibrate) as `go run ./site fit`. It is the
 // only browser code that imports gonum (through model/fit), which is why it
 // lives in its own WebAssembly module, loaded only when a user asks for a
 // refit.
