@@ -209,16 +209,29 @@ type searchGPU struct {
 	field  string // candidates[i] for messages
 }
 
-// point is one evaluated configuration (without its Request, built only
-// for the configurations returned).
+// point is one evaluated configuration, kept small (the search holds
+// thousands): its layout is an index into layouts(count), and CO2e and cost
+// follow from energy and time (siteCosts).
 type point struct {
-	g                          *searchGPU
-	count                      int
-	plan                       Plan
-	strategy                   string
-	limit                      float64
-	kwh, timeS, co2e, emb, usd float64
+	g                 *searchGPU
+	count, layout     int32
+	limit, kwh, timeS float64
 }
+
+// siteCosts turns a point's energy and time into CO2e, embodied CO2e and
+// cost, with the same operations as Estimate.
+type siteCosts struct {
+	pue, carbon, usd, embodied float64
+}
+
+func (sc siteCosts) co2e(p *point) float64 { return p.kwh * sc.pue * sc.carbon / 1000 }
+func (sc siteCosts) emb(p *point) float64 {
+	return sc.embodied * (float64(p.count) * p.timeS / 3600)
+}
+func (sc siteCosts) cost(p *point) float64 { return p.kwh * sc.pue * sc.usd }
+
+// strategy is the point's layout.
+func (p *point) strategy() Strategy { return layouts(int(p.count))[p.layout] }
 
 // Recommend searches GPU type × count × layout × power limit for the
 // least-energy (or CO2e, cost, time) configuration that fits in memory and
@@ -279,12 +292,13 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		return resp, c.addCurrent(&resp, req, base)
 	}
 
+	sc := siteCosts{pue: base.site.PUE, carbon: base.site.CarbonGPerKWh, usd: base.site.USDPerKWh, embodied: EmbodiedKgPerGPUHour()}
 	score := func(p *point) float64 {
 		switch obj {
 		case MinCO2e:
-			return p.co2e + p.emb
+			return sc.co2e(p) + sc.emb(p)
 		case MinCost:
-			return p.usd
+			return sc.cost(p)
 		case MinTime:
 			return p.timeS
 		}
@@ -316,14 +330,14 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 	resp.MeetsDeadline = best != nil
 	if best == nil {
 		best = fastest
-		resp.Warnings = append(resp.Warnings, fmt.Sprintf("no searched configuration meets the deadline of %s s; the fastest takes %s s (%s × %s, %s): best is the fastest option", ShortNum(req.DeadlineS), ShortNum(math.Round(fastest.timeS)), ShortNum(float64(fastest.count)), fastest.g.gpu.ID, fastest.strategy))
+		resp.Warnings = append(resp.Warnings, fmt.Sprintf("no searched configuration meets the deadline of %s s; the fastest takes %s s (%s × %s, %s): best is the fastest option", ShortNum(req.DeadlineS), ShortNum(math.Round(fastest.timeS)), ShortNum(float64(fastest.count)), fastest.g.gpu.ID, strategyName(fastest.strategy())))
 	}
-	bc := c.config(wreq, best, req.DeadlineS)
+	bc := c.config(wreq, sc, best, req.DeadlineS)
 	resp.Best = &bc
-	fc := c.config(wreq, fastest, req.DeadlineS)
+	fc := c.config(wreq, sc, fastest, req.DeadlineS)
 	resp.Fastest = &fc
 	for _, p := range paretoFront(pts) {
-		resp.Pareto = append(resp.Pareto, c.config(wreq, p, req.DeadlineS))
+		resp.Pareto = append(resp.Pareto, c.config(wreq, sc, p, req.DeadlineS))
 	}
 	return resp, c.addCurrent(&resp, req, base)
 }
@@ -481,7 +495,7 @@ func (c *Catalog) search(base *resolved, gpus []searchGPU) ([]point, int, error)
 		r.gpu, r.peak = sg.gpu, sg.peak
 		for _, n := range sg.counts {
 			r.count = n
-			for _, st := range layouts(n) {
+			for li, st := range layouts(n) {
 				searched += len(sg.limits)
 				// Tensor ranks must divide the heads; checked here so that
 				// refused layouts cost no error message.
@@ -511,9 +525,7 @@ func (c *Catalog) search(base *resolved, gpus []searchGPU) ([]point, int, error)
 						}
 						kwh, timeS = e.EnergyKWh, e.TimeS
 					}
-					gh := float64(n) * timeS / 3600
-					pts = append(pts, point{g: sg, count: n, plan: r.plan, strategy: r.strategy, limit: w, kwh: kwh, timeS: timeS,
-						co2e: kwh * r.site.PUE * r.site.CarbonGPerKWh / 1000, emb: gh * EmbodiedKgPerGPUHour(), usd: kwh * r.site.PUE * r.site.USDPerKWh})
+					pts = append(pts, point{g: sg, count: int32(n), layout: int32(li), limit: w, kwh: kwh, timeS: timeS})
 				}
 			}
 		}
@@ -619,19 +631,24 @@ func (c *Catalog) leanEstimate(r *resolved, tc *Calibration, pre *leanPre) (kwh,
 }
 
 // config turns a point into a Config with its estimate request.
-func (c *Catalog) config(wreq Request, p *point, deadline float64) Config {
-	st := Strategy{Name: p.strategy}
-	if p.strategy == Hybrid {
-		st = Strategy{Name: Hybrid, Tensor: float64(p.plan.Tensor), Data: float64(p.plan.Data), DataMode: p.plan.DataMode}
-	}
-	hw := HardwareSpec{GPU: p.g.gpu.ID, Count: float64(p.count), PowerLimitW: p.limit}
+func (c *Catalog) config(wreq Request, sc siteCosts, p *point, deadline float64) Config {
+	st := p.strategy()
 	req := wreq
-	req.Hardware, req.Strategy = hw, st
+	req.Hardware, req.Strategy = HardwareSpec{GPU: p.g.gpu.ID, Count: float64(p.count), PowerLimitW: p.limit}, st
+	co2e, emb := sc.co2e(p), sc.emb(p)
 	return Config{
-		Hardware: ConfigHardware{GPU: p.g.gpu.ID, Count: p.count, PowerLimitW: p.limit}, Strategy: st,
-		EnergyKWh: p.kwh, TimeS: p.timeS, CO2eKg: p.co2e, EmbodiedCO2eKg: p.emb, TotalCO2eKg: p.co2e + p.emb, CostUSD: p.usd,
+		Hardware: ConfigHardware{GPU: p.g.gpu.ID, Count: int(p.count), PowerLimitW: p.limit}, Strategy: st,
+		EnergyKWh: p.kwh, TimeS: p.timeS, CO2eKg: co2e, EmbodiedCO2eKg: emb, TotalCO2eKg: co2e + emb, CostUSD: sc.cost(p),
 		GPUHours: float64(p.count) * p.timeS / 3600, MeetsDeadline: deadline == 0 || p.timeS <= deadline, Request: req,
 	}
+}
+
+// strategyName is how messages name a layout.
+func strategyName(st Strategy) string {
+	if st.Name == Hybrid {
+		return fmt.Sprintf("tensor %s × %s %s", ShortNum(st.Tensor), st.DataMode, ShortNum(st.Data))
+	}
+	return st.Name
 }
 
 // paretoFront returns the points no other point beats on both time and

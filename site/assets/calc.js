@@ -3,7 +3,10 @@
  * Contract with the page (site/templates): a mount element
  *   <div id="calc-root" data-mode="calculator"></div>   (or "planner", "embed")
  * and, by relative URLs, assets/calc.css, assets/wasm_exec.js and
- * assets/calc.js. Everything else is found next to this script:
+ * assets/calc.js. Everything else is found next to this script, under the
+ * name the mount element's data-assets JSON maps it to (the build gives
+ * the wasm and scripts content-hashed names, calc.0123456789.wasm; without
+ * data-assets the plain names below are used):
  *   calc.wasm        the Go calculator (wasm/calc), loaded on start
  *   calc-embed.js    window.WATTSCALE_WASM_GZ_B64 = base64(gzip(calc.wasm)),
  *                    loaded only when fetching calc.wasm fails (file://)
@@ -22,6 +25,12 @@
   var BASE = script && script.src ? new URL('.', script.src).href : '';
   var SVGNS = 'http://www.w3.org/2000/svg';
   var perf = (window.wattscalePerf = window.wattscalePerf || {});
+  var ASSETS = {};
+
+  // asset is the name a file next to this script was written under.
+  function asset(name) {
+    return ASSETS[name] || name;
+  }
 
   /* ---------- loading Go WebAssembly ---------- */
 
@@ -53,8 +62,8 @@
   // fetch is blocked). It resolves with the name of the path that worked
   // once the program has set window[o.global].
   async function loadGo(o) {
-    if (typeof Go === 'undefined') await loadScript(BASE + 'wasm_exec.js');
-    var url = BASE + o.wasm;
+    if (typeof Go === 'undefined') await loadScript(BASE + asset('wasm_exec.js'));
+    var url = BASE + asset(o.wasm);
     var go = new Go();
     var inst = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
@@ -77,7 +86,7 @@
     }
     if (!inst) {
       try {
-        if (!window[o.embedGlobal]) await loadScript(BASE + o.embedScript);
+        if (!window[o.embedGlobal]) await loadScript(BASE + asset(o.embedScript));
         var bytes = await gunzip(b64ToBytes(window[o.embedGlobal]));
         inst = (await WebAssembly.instantiate(bytes, go.importObject)).instance;
         how = 'embedded';
@@ -753,7 +762,7 @@
       '<div class="legend-wrap"></div>' +
       (this.embed ? '' : '<section class="cheaper" aria-labelledby="cheaper-h"><h2 class="h" id="cheaper-h">Cheaper ways to run this</h2>' +
         '<p class="muted small">The same model, tokens and batch per GPU on every GPU type of the table (up to 64 each), every layout and eight power limits: ' +
-        'each marker is a configuration no other beats on both energy and time. Select one (click, or Tab then Enter) to load it into the form.</p>' +
+        'each marker is a configuration no other beats on both energy and time. Select one (click, or Tab to the chart, arrow keys along it, Enter) to load it into the form.</p>' +
         '<div class="cheaper-ctl grid2"></div><div class="cheaper-out"></div></section>') +
       (this.embed ? '' : '<h2 class="h">Share and cite</h2><div class="share"></div>');
     // On a phone the form comes first: this summary (energy with its
@@ -792,6 +801,17 @@
       var pick = function (e) {
         var g = e.target.closest && e.target.closest('[data-pareto]');
         if (!g) return;
+        if (e.type === 'keydown' && /^Arrow/.test(e.key)) {
+          var step = e.key === 'ArrowLeft' || e.key === 'ArrowDown' ? -1 : 1;
+          var next = outEl.querySelector('[data-pareto="' + (+g.getAttribute('data-pareto') + step) + '"]');
+          if (next) {
+            e.preventDefault();
+            g.setAttribute('tabindex', '-1');
+            next.setAttribute('tabindex', '0');
+            next.focus();
+          }
+          return;
+        }
         if (e.type === 'keydown' && e.key !== 'Enter' && e.key !== ' ') return;
         e.preventDefault();
         self.loadConfig(self.cheaperPoints[+g.getAttribute('data-pareto')]);
@@ -870,10 +890,16 @@
       o.push('<line class="deadline" x1="' + dx + '" x2="' + dx + '" y1="' + T + '" y2="' + (H - B) + '"/><text class="mark-label" x="' + dx + '" y="' + (T + 12) + '" dx="-4" text-anchor="end">deadline</text>');
     }
     o.push('<path class="line s-fsdp" d="' + pts.map(function (c, i) { return (i ? 'L' : 'M') + xa.map(c.time_s / 3600).toFixed(1) + ' ' + ya.map(c.energy_kwh).toFixed(1); }).join('') + '"/>');
+    // One tab stop for the whole front (the recommendation); the arrow
+    // keys move along it.
+    var focusAt = 0;
+    pts.forEach(function (c, i) {
+      if (c.hardware.gpu === b.hardware.gpu && c.hardware.count === b.hardware.count && c.hardware.power_limit_w === b.hardware.power_limit_w && JSON.stringify(c.strategy) === JSON.stringify(b.strategy)) focusAt = i;
+    });
     pts.forEach(function (c, i) {
       var isBest = c.hardware.gpu === b.hardware.gpu && c.hardware.count === b.hardware.count && c.hardware.power_limit_w === b.hardware.power_limit_w && JSON.stringify(c.strategy) === JSON.stringify(b.strategy);
       var label = configText(c) + ': ' + energyText(c.energy_kwh) + ', ' + timeText(c.time_s) + (isBest ? ' (recommended)' : '') + (c.meets_deadline ? '' : ' (misses the deadline)') + '. Load into the form.';
-      o.push('<g class="pt' + (isBest ? ' best' : '') + (c.meets_deadline ? '' : ' late') + '" data-pareto="' + i + '" data-kwh="' + c.energy_kwh + '" tabindex="0" role="button" aria-label="' + esc(label) + '">' +
+      o.push('<g class="pt' + (isBest ? ' best' : '') + (c.meets_deadline ? '' : ' late') + '" data-pareto="' + i + '" data-kwh="' + c.energy_kwh + '" tabindex="' + (i === focusAt ? 0 : -1) + '" role="button" aria-label="' + esc(label) + '">' +
         '<title>' + esc(label) + '</title><circle r="' + (isBest ? 7 : 5) + '" cx="' + xa.map(c.time_s / 3600).toFixed(1) + '" cy="' + ya.map(c.energy_kwh).toFixed(1) + '"/></g>');
     });
     if (cur) {
@@ -1079,7 +1105,14 @@
     this.renderBreakdown(r);
     this.renderProvenance(r, out);
     this.renderCharts(out);
-    if (!this.embed) { this.renderShare(out); this.renderCheaper(); }
+    if (!this.embed) {
+      this.renderShare(out);
+      // The panel must never stop the estimate from showing.
+      try { this.renderCheaper(); } catch (e) {
+        var co = this.results.querySelector('.cheaper-out');
+        if (co) co.innerHTML = '<p class="err">Could not search cheaper configurations: ' + esc(e.message) + '</p>';
+      }
+    }
     else {
       var a = this.root.querySelector('.open-full');
       if (a) a.href = new URL('../index.html?' + this.query(), BASE).href;
@@ -1681,11 +1714,11 @@
     '  var d = e.data;',
     '  try {',
     '    if (!self.wattscale_fit) {',
-    '      importScripts(d.base + "wasm_exec.js");',
+    '      importScripts(d.base + d.exec);',
     '      var go = new Go(), inst;',
     '      var ready = new Promise(function (r) { self.wattscaleFitReady = r; });',
-    '      try { inst = (await WebAssembly.instantiateStreaming(fetch(d.base + "fit.wasm"), go.importObject)).instance; }',
-    '      catch (x) { var r = await fetch(d.base + "fit.wasm"); if (!r.ok) throw new Error("HTTP " + r.status); inst = (await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject)).instance; }',
+    '      try { inst = (await WebAssembly.instantiateStreaming(fetch(d.base + d.wasm), go.importObject)).instance; }',
+    '      catch (x) { var r = await fetch(d.base + d.wasm); if (!r.ok) throw new Error("HTTP " + r.status); inst = (await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject)).instance; }',
     '      go.run(inst);',
     '      if (!self.wattscale_fit) await ready;',
     '    }',
@@ -1771,7 +1804,7 @@
         else resolve(JSON.parse(e.data.out));
       };
       w.onerror = function (e) { reject(new Error(e.message || 'the fitting worker failed')); };
-      w.postMessage({ base: BASE, arg: JSON.stringify(arg) });
+      w.postMessage({ base: BASE, exec: asset('wasm_exec.js'), wasm: asset('fit.wasm'), arg: JSON.stringify(arg) });
     });
   };
 
@@ -1932,7 +1965,13 @@
 
   function boot() {
     var root = document.getElementById('calc-root');
-    if (root) start(root);
+    if (!root) return;
+    try {
+      ASSETS = JSON.parse(root.getAttribute('data-assets') || '{}');
+    } catch (e) {
+      ASSETS = {};
+    }
+    start(root);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
   else boot();
