@@ -1,5 +1,7 @@
 package calcapi
 
+import "github.com/wattscale/wattscale/model"
+
 // Region is a grid carbon-intensity preset the calculator offers. Figures
 // are annual averages of the electricity mix, g CO2e per kWh.
 type Region struct {
@@ -36,5 +38,19 @@ func DefaultRegions() []Region {
 		{"cn", "China", 582.3, srcOWID},
 		{"jp", "Japan", 485.4, srcOWID},
 		{"au", "Australia", 548.7, srcOWID},
+	}
+}
+
+// Apply names the region in reports and fills the carbon intensity with
+// the region's figure, while the intensity given is the region's own or
+// left empty. A different figure is the user's own: the site then names no
+// region. The calculator and the planner both use it; the page follows the
+// same rule when it restores a link (a region without an intensity takes
+// the region's figure) and when the user edits the intensity (the region
+// becomes "custom").
+func (r *Region) Apply(s *model.SiteSpec) {
+	if s.CarbonGPerKWh == 0 || s.CarbonGPerKWh == r.CarbonGPerKWh {
+		s.Region = r.Name
+		s.CarbonGPerKWh = r.CarbonGPerKWh
 	}
 }
