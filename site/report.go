@@ -248,7 +248,7 @@ func calReport(c model.Calibration) CalReport {
 	if c.Provenance.Notes != "" {
 		cr.Notes = append(cr.Notes, c.Provenance.Notes)
 	}
-	z := normalQuantile(0.5 + c.Interval.Level/2)
+	z := model.NormalQuantile(0.5 + c.Interval.Level/2)
 	cr.Interval = fmt.Sprintf("Estimates carry a %s interval of ×/÷ %s inside the envelope, from a standard deviation of %s in ln energy. Where that comes from: %s.",
 		pct(c.Interval.Level), fixed(math.Exp(z*c.Interval.SigmaLn), 2), fixed(c.Interval.SigmaLn, 3), c.Interval.Method)
 	e := c.Envelope
@@ -453,7 +453,7 @@ func predictionCharts(c model.Calibration, ps []fit.Prediction) []template.HTML 
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 	}
-	z := normalQuantile(0.5 + c.Interval.Level/2)
+	z := model.NormalQuantile(0.5 + c.Interval.Level/2)
 	band := math.Exp(z * c.Interval.SigmaLn)
 	lo, hi = niceLogFloor(lo/band), niceLogCeil(hi*band)
 	pv := Chart{ID: c.Name + "-pred", Title: "Held-out prediction against measurement, " + c.Name,
@@ -628,9 +628,6 @@ func speedupRows(c model.Calibration) []SpeedupRow {
 func pct(x float64) string {
 	return trimZeros(fixed(100*x, 1)) + " %"
 }
-
-// normalQuantile is the standard normal quantile.
-func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 
 // plainFit says what a calibration's held-out R² and interval coverage mean
 // for someone reading an estimate ("" when neither was measured).
