@@ -560,7 +560,7 @@ func (c *calcView) charts(r *model.Response) {
 				why := strings.Split(strings.Replace(absentReason(s.bad[0].Error, memGB), "does not fit", "do not fit", 1), ":")[0]
 				name += " (from " + jsNum(minOf(fits)) + " GPUs; fewer " + why + ")"
 			} else {
-				name += " (" + strconv.Itoa(len(bad)) + " of " + strconv.Itoa(len(bad)+len(fits)) + " GPU counts not possible)"
+				name += " (not possible at " + strconv.Itoa(len(bad)) + " of " + strconv.Itoa(len(bad)+len(fits)) + " GPU counts: " + strings.TrimPrefix(absentReason(s.bad[0].Error, memGB), "not possible here: ") + ")"
 			}
 		}
 		shown = append(shown, chartSeries{name: name, key: s.key})
