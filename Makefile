@@ -49,6 +49,7 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseReading$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMarker$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRuns$$' -fuzztime $(FUZZTIME) ./model/validate
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./model/csvx
 	$(GO) test -run '^$$' -fuzz '^FuzzEstimateForm$$' -fuzztime $(FUZZTIME) ./wasm/calcapi
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./wasm/api
 	$(GO) test -run '^$$' -fuzz '^FuzzRecommendRequest$$' -fuzztime $(FUZZTIME) ./model

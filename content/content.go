@@ -5,10 +5,15 @@
 package content
 
 import (
+	"bytes"
 	"embed"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
+	"strings"
 
 	"github.com/wattscale/wattscale/model"
 )
@@ -50,36 +55,111 @@ var ValidationRuns []byte
 // names none.
 const DefaultCalibration = "wattscale-roofline"
 
-// LoadCalibrations parses every *.json in fsys's calibrations folder, in name order.
-func LoadCalibrations(fsys fs.FS) ([]model.Calibration, error) {
-	names, err := fs.Glob(fsys, "calibrations/*.json")
+// CalibrationFile is one calibration file as read: its path in the file
+// tree, its bytes (as published) and the calibration.
+type CalibrationFile struct {
+	Path        string
+	Raw         []byte
+	Calibration model.Calibration
+}
+
+// ReadCalibrations is the one calibration loader, for the embedded
+// calibrations, a content tree (site build -content DIR) and a folder given
+// with -calibrations DIR (os.DirFS(DIR), dir "."): it reads every *.json
+// in dir of fsys, in name order. It is strict: a JSON syntax or type
+// error names the file and its line, and a calibration whose name is not
+// its file's name (without .json) is an error. Every bad file is
+// reported. A folder with no *.json file is an error.
+func ReadCalibrations(fsys fs.FS, dir string) ([]CalibrationFile, error) {
+	names, err := fs.Glob(fsys, path.Join(dir, "*.json"))
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(names)
-	var out []model.Calibration
-	for _, n := range names {
-		b, err := fs.ReadFile(fsys, n)
-		if err != nil {
+	if len(names) == 0 {
+		if _, err := fs.Stat(fsys, dir); err != nil {
 			return nil, err
 		}
-		c, err := model.ParseCalibration(b)
+		return nil, fmt.Errorf("no %s file", path.Join(dir, "*.json"))
+	}
+	sort.Strings(names)
+	var out []CalibrationFile
+	var errs []error
+	for _, n := range names {
+		raw, err := fs.ReadFile(fsys, n)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", n, err)
+			errs = append(errs, err)
+			continue
 		}
-		out = append(out, c)
+		c, err := model.ParseCalibration(raw)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: %w", n, jsonErrorLine(raw, err), err))
+			continue
+		}
+		if want := strings.TrimSuffix(path.Base(n), ".json"); c.Name != want {
+			errs = append(errs, fmt.Errorf("%s:1: calibration name %q does not match the file name (want %q)", n, c.Name, want))
+			continue
+		}
+		out = append(out, CalibrationFile{Path: n, Raw: raw, Calibration: c})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
-// Catalog builds the catalog from the embedded calibrations, the built-in
-// hardware table and presets.
+// jsonErrorLine is the line of a JSON syntax or type error, or 1 when the
+// error has no position (a value out of range).
+func jsonErrorLine(raw []byte, err error) int {
+	var off int64
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	default:
+		return 1
+	}
+	if off > int64(len(raw)) {
+		off = int64(len(raw))
+	}
+	return 1 + bytes.Count(raw[:off], []byte("\n"))
+}
+
+// Values are the files' calibrations, in the same order.
+func Values(files []CalibrationFile) []model.Calibration {
+	out := make([]model.Calibration, len(files))
+	for i, f := range files {
+		out[i] = f.Calibration
+	}
+	return out
+}
+
+// LoadCalibrations reads the calibrations folder of a content tree (the
+// embedded one: Calibrations) with ReadCalibrations.
+func LoadCalibrations(fsys fs.FS) ([]model.Calibration, error) {
+	files, err := ReadCalibrations(fsys, "calibrations")
+	if err != nil {
+		return nil, err
+	}
+	return Values(files), nil
+}
+
+// NewCatalog is the one catalog constructor: the built-in hardware table
+// and presets, the calibrations, DefaultCalibration as the default, and
+// the embedded power-limit calibration.
+func NewCatalog(cals []model.Calibration) (*model.Catalog, error) {
+	return WithPower(model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, DefaultCalibration))
+}
+
+// Catalog builds the catalog of the embedded calibrations.
 func Catalog() (*model.Catalog, error) {
 	cals, err := LoadCalibrations(Calibrations)
 	if err != nil {
 		return nil, err
 	}
-	return WithPower(model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, DefaultCalibration))
+	return NewCatalog(cals)
 }
 
 // WithPower sets the embedded power-limit calibration on a catalog just

@@ -70,27 +70,12 @@ func AsFieldError(err error) *FieldError {
 	return nil
 }
 
-// checkRange reports a *FieldError unless lo <= x <= hi and x is finite.
-// Pass math.Inf(1) for an open upper end; exclusive lower ends use checkPositive.
-func checkRange(field string, x, lo, hi float64) error {
-	if math.IsNaN(x) || math.IsInf(x, 0) || x < lo || x > hi {
-		return fieldErr(field, x, "must be a finite number in [%s, %s]", formatFloat(lo), formatFloat(hi))
-	}
-	return nil
-}
-
-// checkPositive reports a *FieldError unless 0 < x <= hi and x is finite.
+// checkPositive and checkCount check numbers that are not request fields
+// (the recommender's) with Bounds, the one wording of a range error.
 func checkPositive(field string, x, hi float64) error {
-	if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 || x > hi {
-		return fieldErr(field, x, "must be a finite number greater than 0 and at most %s", formatFloat(hi))
-	}
-	return nil
+	return Bounds{Max: hi, MinOpen: true}.Check(field, x)
 }
 
-// checkCount reports a *FieldError unless x is a whole number in [lo, hi].
 func checkCount(field string, x float64, lo, hi int) error {
-	if math.IsNaN(x) || math.IsInf(x, 0) || x != math.Trunc(x) || x < float64(lo) || x > float64(hi) {
-		return fieldErr(field, x, "must be a whole number from %d to %d", lo, hi)
-	}
-	return nil
+	return Bounds{Min: float64(lo), Max: float64(hi), Whole: true}.Check(field, x)
 }

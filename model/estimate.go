@@ -157,7 +157,7 @@ type Parallel struct {
 	DataMode   string  `json:"data_mode,omitempty"`
 	Speedup    float64 `json:"speedup"`
 	Efficiency float64 `json:"efficiency"` // η = S/N
-	Law        string  `json:"law"`        // which curves gave S
+	Law        string  `json:"law"`        // what gave S: the communication-aware model or the speedup curves
 	AlphaEta   float64 `json:"alpha_eta"`
 }
 
@@ -279,47 +279,8 @@ func (r *resolved) checkSteps() error {
 // recommender checks memory per layout).
 func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 	r := &resolved{}
-	m := req.Model
-	hasShape := m.Layers != 0 || m.Hidden != 0 || m.Heads != 0 || m.FFN != 0 || m.Vocab != 0 || m.KVHeads != 0
-	switch {
-	case m.Preset != "" && hasShape:
-		return nil, fieldErr("model", nil, "give either preset or a shape (layers, hidden, heads, ffn, vocab), not both")
-	case m.Preset != "":
-		p, err := c.preset(m.Preset)
-		if err != nil {
-			return nil, err
-		}
-		r.name, r.arch = p.Name, p.Arch
-		r.head = "lm"
-		if p.Family == "BERT" || p.Family == "RoBERTa" || p.Family == "DistilBERT" {
-			r.head = "classifier"
-		}
-	case hasShape:
-		for _, f := range []struct {
-			n string
-			v float64
-		}{{"layers", m.Layers}, {"hidden", m.Hidden}, {"heads", m.Heads}, {"ffn", m.FFN}, {"vocab", m.Vocab}} {
-			if err := checkCount("model."+f.n, f.v, 1, 1<<22); err != nil {
-				return nil, err
-			}
-		}
-		if err := checkCount("model.kv_heads", m.KVHeads, 0, 1<<22); err != nil {
-			return nil, err
-		}
-		r.name = "custom"
-		r.arch = Arch{Layers: int(m.Layers), Hidden: int(m.Hidden), Heads: int(m.Heads), KVHeads: int(m.KVHeads), FFN: int(m.FFN), Vocab: int(m.Vocab), GLU: m.GLU}
-		r.head = "lm"
-	default:
-		return nil, fieldErr("model", nil, "give a preset (for example \"bert-base\") or a shape with layers, hidden, heads, ffn and vocab")
-	}
-	switch m.Head {
-	case "":
-	case "lm", "classifier":
-		r.head = m.Head
-	default:
-		return nil, fieldErr("model.head", m.Head, "must be \"lm\" or \"classifier\"")
-	}
-	if err := r.arch.Validate("model"); err != nil {
+	var err error
+	if r.name, r.arch, r.head, err = c.resolveModel(req.Model); err != nil {
 		return nil, err
 	}
 	r.params = r.arch.Params()
@@ -329,25 +290,25 @@ func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 	case t.Tokens != 0 && (t.DatasetTokens != 0 || t.Epochs != 0):
 		return nil, fieldErr("training.tokens", t.Tokens, "give tokens, or dataset_tokens with epochs, not both")
 	case t.Tokens != 0:
-		if err := checkPositive("training.tokens", t.Tokens, 1e16); err != nil {
+		if err := checkField("training.tokens", t.Tokens); err != nil {
 			return nil, err
 		}
 		r.tokens = t.Tokens
 	case t.DatasetTokens != 0 || t.Epochs != 0:
-		if err := checkPositive("training.dataset_tokens", t.DatasetTokens, 1e16); err != nil {
+		if err := checkField("training.dataset_tokens", t.DatasetTokens); err != nil {
 			return nil, err
 		}
-		if err := checkPositive("training.epochs", t.Epochs, 1e4); err != nil {
+		if err := checkField("training.epochs", t.Epochs); err != nil {
 			return nil, err
 		}
 		r.tokens = t.DatasetTokens * t.Epochs
 	default:
 		return nil, fieldErr("training.tokens", nil, "is required (or dataset_tokens with epochs)")
 	}
-	if err := checkCount("training.seq_len", t.SeqLen, 1, 1<<21); err != nil {
+	if err := checkField("training.seq_len", t.SeqLen); err != nil {
 		return nil, err
 	}
-	if err := checkCount("training.batch_per_gpu", t.BatchPerGPU, 1, 1<<16); err != nil {
+	if err := checkField("training.batch_per_gpu", t.BatchPerGPU); err != nil {
 		return nil, err
 	}
 	r.seq, r.bat = int(t.SeqLen), int(t.BatchPerGPU)
@@ -356,7 +317,7 @@ func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 	}
 	r.state = DefaultStateBytesPerParam
 	if t.StateBytesPerParam != 0 {
-		if err := checkRange("training.state_bytes_per_param", t.StateBytesPerParam, 2, 64); err != nil {
+		if err := checkField("training.state_bytes_per_param", t.StateBytesPerParam); err != nil {
 			return nil, err
 		}
 		r.state = t.StateBytesPerParam
@@ -380,7 +341,7 @@ func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 	if r.limitW, err = checkPowerLimit("hardware.power_limit_w", req.Hardware.PowerLimitW, g); err != nil {
 		return nil, err
 	}
-	if err := checkCount("hardware.count", req.Hardware.Count, 1, 1<<20); err != nil {
+	if err := checkField("hardware.count", req.Hardware.Count); err != nil {
 		return nil, err
 	}
 	r.count = int(req.Hardware.Count)
@@ -392,35 +353,11 @@ func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 		return nil, err
 	}
 
-	s := req.Site
-	if s.PUE == 0 {
-		r.site.PUE = DefaultPUE
-		r.assume = append(r.assume, fmt.Sprintf("PUE %.2f: Uptime Institute 2024 global average (site.pue not given)", DefaultPUE))
-	} else if err := checkRange("site.pue", s.PUE, 1, 3); err != nil {
+	var assume []string
+	if r.site, assume, err = ResolveSite(req.Site); err != nil {
 		return nil, err
-	} else {
-		r.site.PUE = s.PUE
 	}
-	if s.CarbonGPerKWh == 0 {
-		r.site.CarbonGPerKWh = DefaultCarbonGPerKWh
-		r.assume = append(r.assume, fmt.Sprintf("grid intensity %g gCO2e/kWh: IEA world average (site.carbon_g_per_kwh not given)", float64(DefaultCarbonGPerKWh)))
-	} else if err := checkRange("site.carbon_g_per_kwh", s.CarbonGPerKWh, 0, 2000); err != nil {
-		return nil, err
-	} else {
-		r.site.CarbonGPerKWh = s.CarbonGPerKWh
-	}
-	if s.USDPerKWh == 0 {
-		r.site.USDPerKWh = DefaultUSDPerKWh
-		r.assume = append(r.assume, fmt.Sprintf("electricity price %.2f USD/kWh: an assumed tariff (site.usd_per_kwh not given)", DefaultUSDPerKWh))
-	} else if err := checkRange("site.usd_per_kwh", s.USDPerKWh, 0, 10); err != nil {
-		return nil, err
-	} else {
-		r.site.USDPerKWh = s.USDPerKWh
-	}
-	if len(s.Region) > 100 {
-		return nil, fieldErr("site.region", nil, "must be at most 100 characters")
-	}
-	r.site.Region = s.Region
+	r.assume = append(r.assume, assume...)
 
 	if r.cal, err = c.Calibration(req.Calibration); err != nil {
 		return nil, err
@@ -485,10 +422,10 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 	case TP:
 		r.plan = Plan{Tensor: n, Data: 1}
 	case Hybrid:
-		if err := checkCount("strategy.tensor", s.Tensor, 1, 1<<20); err != nil {
+		if err := checkField("strategy.tensor", s.Tensor); err != nil {
 			return err
 		}
-		if err := checkCount("strategy.data", s.Data, 1, 1<<20); err != nil {
+		if err := checkField("strategy.data", s.Data); err != nil {
 			return err
 		}
 		mode := s.DataMode
@@ -532,7 +469,7 @@ func (r *resolved) stateBytesPerGPU() float64 {
 	return f + t
 }
 
-// activationBytesPerTokenLayer is 34·d bytes at 16-bit activations
+// actBytesPerTokenLayer is 34·d bytes at 16-bit activations
 // (Korthikanti et al. 2022, eq. 1 without the attention-score term, which
 // flash attention and selective recomputation remove); doubled for fp32/tf32.
 func (r *resolved) actBytesPerTokenLayer() float64 {
@@ -599,7 +536,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	// Per-step latency: one GPU doing the whole run takes tokens/(B·S) steps.
 	tStep := rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq))
 	t1 := tComp + tMem + tStep
-	pAvg := g.IdlePowerW + activity*(g.BoardPowerW-g.IdlePowerW)
+	pAvg := g.BusyPowerW(activity)
 	// A power limit below the uncapped draw slows the clock (power.go).
 	p0 := pAvg
 	limTime, limPower, limSigma, err := c.powerFactors(g, r.limitW, p0)
@@ -613,12 +550,13 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	alpha := 0.0
-	if a, ok := tc.AlphaEta[g.Interconnect]; ok {
-		alpha = a.Value
-	} else if r.count > 1 && cal.Kind != KindLogLinear {
-		alpha = -1
-		assume = append(assume, "α_η = −1 (no fitted value for this interconnect)")
+	alpha, fitted := tc.AlphaEtaFor(g.Interconnect)
+	if !fitted {
+		alpha = 0
+		if r.count > 1 && cal.Kind != KindLogLinear {
+			alpha = AlphaEtaFallback
+			assume = append(assume, AlphaEtaFallbackNote)
+		}
 	}
 	if cal.Kind == KindLogLinear && cal.Law != nil {
 		// The law carries its own α_η: the parallel share and the reported
@@ -692,7 +630,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	// Envelope and interval.
 	outside, sigma := r.envelope(cal)
 	sigma = math.Hypot(sigma, limSigma)
-	z := normalQuantile(0.5 + cal.Interval.Level/2)
+	z := NormalQuantile(0.5 + cal.Interval.Level/2)
 	lo, hi := math.Exp(-z*sigma), math.Exp(z*sigma)
 	if len(outside) > 0 {
 		warn = append(warn, fmt.Sprintf("outside the envelope of calibration %s (%s); the interval is widened", cal.Name, strings.Join(outside, "; ")))
@@ -802,8 +740,7 @@ func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, 
 // envelope lists the dimensions outside the calibration's envelope and the
 // widened ln-space SD. Model size is judged by the parameter count alone
 // (layers and hidden are reported in the envelope but not counted twice).
-// The
-// widened ln-space SD: each numeric dimension outside its range adds
+// Each numeric dimension outside its range adds
 // (WidenPerEFold·|ln(x/edge)|)² to the variance, and hardware the
 // calibration was not fitted on adds WidenHardware².
 func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
@@ -870,29 +807,4 @@ func finiteResponse(r *Response) bool {
 		r.CO2eKg, r.CostUSD, r.Breakdown.ComputeKWh, r.Breakdown.MemoryKWh, r.Breakdown.ParallelKWh, r.Breakdown.FixedKWh,
 		r.Roofline.ArithmeticIntensity, r.Roofline.EnergyLowerBoundKWh, r.Parallel.Speedup, r.Parallel.Efficiency) &&
 		r.EnergyKWh > 0 && r.TimeS > 0
-}
-
-// normalQuantile returns the p-quantile of the standard normal (Acklam's
-// rational approximation, relative error below 1.2e-9).
-func normalQuantile(p float64) float64 {
-	a := [6]float64{-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00}
-	b := [5]float64{-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01}
-	cc := [6]float64{-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00}
-	d := [4]float64{7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00}
-	const pl = 0.02425
-	switch {
-	case p <= 0:
-		return math.Inf(-1)
-	case p >= 1:
-		return math.Inf(1)
-	case p < pl:
-		q := math.Sqrt(-2 * math.Log(p))
-		return (((((cc[0]*q+cc[1])*q+cc[2])*q+cc[3])*q+cc[4])*q + cc[5]) / ((((d[0]*q+d[1])*q+d[2])*q+d[3])*q + 1)
-	case p > 1-pl:
-		q := math.Sqrt(-2 * math.Log(1-p))
-		return -(((((cc[0]*q+cc[1])*q+cc[2])*q+cc[3])*q+cc[4])*q + cc[5]) / ((((d[0]*q+d[1])*q+d[2])*q+d[3])*q + 1)
-	}
-	q := p - 0.5
-	rr := q * q
-	return (((((a[0]*rr+a[1])*rr+a[2])*rr+a[3])*rr+a[4])*rr + a[5]) * q / (((((b[0]*rr+b[1])*rr+b[2])*rr+b[3])*rr+b[4])*rr + 1)
 }

@@ -251,7 +251,7 @@ func editDistance(a, b string) int {
 
 // Sources shared by many rows.
 const (
-	srcRef   = "shared/reference/hardware-and-grid.md (vendor datasheets via llm-analysis GPU configs and TechPowerUp)"
+	srcRef   = "vendor datasheets, via the llm-analysis GPU configs (github.com/cli99/llm-analysis) and the TechPowerUp GPU database"
 	idleCCF  = "measured idle, Cloud Carbon Footprint / Teads coefficients"
 	idleEst  = "estimate: 10% of board power (no published idle figure)"
 	idleH100 = "measured idle about 35 W (Lambert & Luccioni 2026 harness, one H100 SXM)"

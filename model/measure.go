@@ -2,11 +2,14 @@ package model
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/wattscale/wattscale/model/csvx"
 )
 
 // Measurement is one measured training run in the project's measurement
@@ -51,51 +54,29 @@ const MaxMeasurementRows = 100000
 // come in any order; unknown columns are errors; every error names the line
 // and column. presets resolves the model column.
 func ParseMeasurements(r io.Reader, presets []Preset) ([]Measurement, error) {
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = false
-	cr.FieldsPerRecord = 0
-	head, err := cr.Read()
-	if err == io.EOF {
+	rd, err := csvx.NewReader(r, csvx.Header{Required: requiredColumns, Known: MeasurementColumns,
+		MissingText: "missing required column %q", UnknownText: "unknown column %q (known: " + strings.Join(MeasurementColumns, ", ") + ")"})
+	if errors.Is(err, csvx.ErrEmpty) {
 		return nil, fmt.Errorf("measurements: empty file; the first line must be a header with %s", strings.Join(requiredColumns, ", "))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("measurements: line 1: %w", err)
-	}
-	known := map[string]bool{}
-	for _, c := range MeasurementColumns {
-		known[c] = true
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		if !known[h] {
-			return nil, fmt.Errorf("measurements: line 1: unknown column %q (known: %s)", h, strings.Join(MeasurementColumns, ", "))
-		}
-		if _, dup := col[h]; dup {
-			return nil, fmt.Errorf("measurements: line 1: column %q appears twice", h)
-		}
-		col[h] = i
-	}
-	for _, c := range requiredColumns {
-		if _, ok := col[c]; !ok {
-			return nil, fmt.Errorf("measurements: line 1: missing required column %q", c)
-		}
+		return nil, fmt.Errorf("measurements: %w", err)
 	}
 	var out []Measurement
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
+	for {
+		row, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("measurements: line %d: %w", line, err)
+			return nil, fmt.Errorf("measurements: %w", err)
 		}
 		if len(out) >= MaxMeasurementRows {
 			return nil, fmt.Errorf("measurements: more than %d rows", MaxMeasurementRows)
 		}
-		m, err := parseMeasurement(rec, col, presets)
+		m, err := parseMeasurement(row, presets)
 		if err != nil {
-			return nil, fmt.Errorf("measurements: line %d: %w", line, err)
+			return nil, fmt.Errorf("measurements: %w", row.Wrap("", err))
 		}
 		out = append(out, m)
 	}
@@ -105,13 +86,8 @@ func ParseMeasurements(r io.Reader, presets []Preset) ([]Measurement, error) {
 	return out, nil
 }
 
-func parseMeasurement(rec []string, col map[string]int, presets []Preset) (Measurement, error) {
-	get := func(name string) string {
-		if i, ok := col[name]; ok && i < len(rec) {
-			return strings.TrimSpace(rec[i])
-		}
-		return ""
-	}
+func parseMeasurement(row csvx.Row, presets []Preset) (Measurement, error) {
+	get := row.Get
 	num := func(name string, lo, hi float64, optional bool) (float64, error) {
 		s := get(name)
 		if s == "" {

@@ -1,9 +1,9 @@
 package model
 
-// The paper's lightweight proxies (Zoubeirou a Mayaki 2026, section 3 of
-// shared/reference/energy-scaling.md). They are descriptors for the scaling
-// law, not physical counts; the physical counts used by the roofline are in
-// roofline.go.
+// The paper's lightweight proxies (M. Zoubeirou a Mayaki, arXiv 2606.23546,
+// 2026, section 3). They are descriptors for the scaling law, not physical
+// counts; the physical counts used by the roofline are resolved.counts in
+// estimate.go.
 
 // ParamsProxy is the paper's non-embedding parameter proxy
 // N(L, d, ff) = L·(12·d² + 2·d·ff). With ff = 4d it equals 20·L·d², which is

@@ -290,8 +290,8 @@ type Links struct {
 // system. Intra-node figures are per direction; inter-node figures are the
 // reference system's compute-fabric bandwidth divided by its GPUs.
 var linkTable = map[string]Links{
-	"v100-sxm2-16gb": {150, 6.25, "NVLink 150 GB/s per direction (shared/reference/hardware-and-grid.md); DGX-1: 4 × 100 Gb/s InfiniBand EDR for 8 GPUs"},
-	"v100-sxm2-32gb": {150, 6.25, "NVLink 150 GB/s per direction (shared/reference/hardware-and-grid.md); DGX-1: 4 × 100 Gb/s InfiniBand EDR for 8 GPUs"},
+	"v100-sxm2-16gb": {150, 6.25, "NVLink 150 GB/s per direction (NVIDIA V100 datasheet); DGX-1: 4 × 100 Gb/s InfiniBand EDR for 8 GPUs"},
+	"v100-sxm2-32gb": {150, 6.25, "NVLink 150 GB/s per direction (NVIDIA V100 datasheet); DGX-1: 4 × 100 Gb/s InfiniBand EDR for 8 GPUs"},
 	"a100-sxm4-40gb": {300, 25, "NVLink 600 GB/s total (hardware table); DGX A100: 8 × 200 Gb/s InfiniBand HDR, one per GPU"},
 	"a100-sxm4-80gb": {300, 25, "NVLink 600 GB/s total (hardware table); DGX A100: 8 × 200 Gb/s InfiniBand HDR, one per GPU"},
 	"h100-sxm5":      {450, 50, "NVLink 900 GB/s total (hardware table); DGX H100: 8 × 400 Gb/s InfiniBand NDR, one per GPU"},

@@ -50,9 +50,9 @@ func chromium(t *testing.T) string {
 // WATTSCALE_SHOTS=DIR also saves each page's screenshots there.
 func TestPagesInBrowser(t *testing.T) {
 	bin := chromium(t)
-	axe, err := os.ReadFile(filepath.Join("..", "node_modules", "axe-core", "axe.min.js"))
+	axe, err := os.ReadFile(filepath.Join("e2e", "node_modules", "axe-core", "axe.min.js"))
 	if err != nil {
-		msg := "axe-core not installed (npm ci at the repository root): " + err.Error()
+		msg := "axe-core not installed (npm ci --prefix site/e2e): " + err.Error()
 		if os.Getenv("WATTSCALE_REQUIRE_E2E") == "1" {
 			t.Fatal(msg)
 		}

@@ -19,7 +19,11 @@ package main
 //	                                      WebAssembly and assets
 //	render   → map[path][]byte            templates embedded in the binary,
 //	                                      deterministic SVG charts, maths as
-//	                                      MathML; then every link is checked
+//	                                      MathML; the calculator's scripts
+//	                                      and wasm under content-hashed
+//	                                      names; then every link is checked
+//	compress → NAME.br, NAME.gz           beside every text and wasm file
+//	                                      (cached by content; -compress)
 //	write    → DIR                        only changed files are rewritten
 //
 // The content tree (content/ in the repository):
@@ -50,6 +54,7 @@ package main
 // fragment is a build error. Two builds of the same tree are byte-identical.
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -59,17 +64,29 @@ import (
 	"slices"
 	"time"
 
+	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/fit"
 	"github.com/wattscale/wattscale/model/validate"
 )
 
-// buildOptions configure a build.
+// buildOptions are a build's inputs. The generator is a library: the
+// content, the data and the assets come in as file trees (an fs.FS: the
+// repository's folders through os.DirFS, or a fstest.MapFS in the tests),
+// and the WebAssembly comes in already compiled (buildWasm runs before
+// the build, in the command line); compute reads nothing and runs no tool.
 type buildOptions struct {
-	Content fs.FS       // the content tree
-	DataDir string      // third-party data (the Zeus trace); "" or a missing file: charts left out with a note
-	Assets  fs.FS       // the calculator's static assets (site/assets), copied to assets/; nil = none
-	Wasm    wasmOptions // how to build the WebAssembly
+	Content fs.FS // the content tree
+	// Data holds the third-party data (zeus-bert-power.csv at its root);
+	// nil, or a tree without the file: the Zeus charts are left out with a
+	// note. DataName is how the pages and notes name it (DATA_DIR).
+	Data     fs.FS
+	DataName string
+	Assets   fs.FS             // the calculator's static assets (site/assets), copied to assets/; nil = none
+	Wasm     map[string][]byte // buildWasm's output by site path (assets/calc.wasm, …); nil = no calculator wasm
+	Notes    []string          // what the steps before the build left out (buildWasm's notes)
+	CacheDir string            // cache of compressed copies (and compiled wasm); "" = none
+	Compress compression       // the .br and .gz copies buildInto writes beside the files (the zero value: none)
 }
 
 // build runs load, compute and render and checks the links: the files of
@@ -80,7 +97,13 @@ func build(o buildOptions) (map[string][]byte, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := compute(s, o)
+	if s.Zeus, s.ZeusStatus, err = loadZeus(o.Data, o.DataName); err != nil {
+		return nil, nil, err
+	}
+	if s.Assets, err = readAssets(o.Assets); err != nil {
+		return nil, nil, err
+	}
+	c, err := compute(s, o.Wasm)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,17 +111,40 @@ func build(o buildOptions) (map[string][]byte, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, ok := files["assets/calc.js"]; ok {
+	if _, ok := c.AssetNames["assets/calc.js"]; ok {
 		files["sw.js"] = serviceWorker(files, calcPages(s.Pages))
 	}
 	if err := checkLinks(files); err != nil {
 		return nil, nil, fmt.Errorf("broken links:\n%w", err)
 	}
-	return files, c.Notes, nil
+	return files, append(append([]string{}, o.Notes...), c.Notes...), nil
+}
+
+// readAssets reads the calculator's static assets by site path (assets/…).
+func readAssets(fsys fs.FS) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	if fsys == nil {
+		return out, nil
+	}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		out["assets/"+p] = b
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("site/assets: %w", err)
+	}
+	return out, nil
 }
 
 // compute derives everything the pages show beyond their Markdown.
-func compute(s *Site, o buildOptions) (*Computed, error) {
+func compute(s *Site, wasm map[string][]byte) (*Computed, error) {
 	c := &Computed{Assets: map[string][]byte{}}
 	// The validation page's scores (the held-out refits take about 1.5 s)
 	// run beside the report's Zeus refits and the WebAssembly build; only
@@ -119,24 +165,12 @@ func compute(s *Site, o buildOptions) (*Computed, error) {
 			scores <- r
 		}()
 	}
-	in := reportInputs{cals: s.Calibrations, scaling: s.Scaling, runs: s.RunsRaw}
-	for _, f := range s.DataFiles {
-		if f.Path == "data/published-scaling.csv" {
-			ci, err := scalingIntervals(f.Data)
-			if err != nil {
-				return nil, fmt.Errorf("data/%w", err)
-			}
-			in.ci = ci
-		}
+	in := reportInputs{cals: s.Calibrations, scaling: s.Scaling, runs: s.RunsRaw, ci: scalingIntervals(s.Scaling)}
+	in.zeus, in.zeusSt = s.Zeus, s.ZeusStatus
+	if !s.ZeusStatus.Available {
+		c.Notes = append(c.Notes, "report: Zeus charts left out: "+s.ZeusStatus.Note)
 	}
-	zeus, st, err := loadZeus(o.DataDir)
-	if err != nil {
-		return nil, err
-	}
-	in.zeus, in.zeusSt = zeus, st
-	if !st.Available {
-		c.Notes = append(c.Notes, "report: Zeus charts left out: "+st.Note)
-	}
+	var err error
 	if c.Report, err = computeReport(in); err != nil {
 		return nil, err
 	}
@@ -145,30 +179,22 @@ func compute(s *Site, o buildOptions) (*Computed, error) {
 		return nil, err
 	}
 
-	if o.Assets != nil {
-		err := fs.WalkDir(o.Assets, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := fs.ReadFile(o.Assets, p)
-			if err != nil {
-				return err
-			}
-			c.Assets["assets/"+p] = b
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("site/assets: %w", err)
-		}
-	}
-	wasm, notes, err := buildWasm(o.Wasm)
-	if err != nil {
-		return nil, err
+	for name, b := range s.Assets {
+		c.Assets[name] = b
 	}
 	for name, b := range wasm {
 		c.Assets[name] = b
 	}
-	c.Notes = append(c.Notes, notes...)
+	if _, ok := wasm["assets/calc.wasm"]; ok {
+		if d := embeddedDiffer(s.CalFiles); d != "" {
+			c.Notes = append(c.Notes, "calculator: its WebAssembly embeds the module's content/calibrations, which differ from this content tree's ("+d+"): the pages show this tree's calibrations, the calculator the module's")
+		}
+	}
+	c.AssetNames = fingerprint(c.Assets)
+	if len(c.Assets) > 0 {
+		c.Assets[assetManifestName] = assetManifest(c.AssetNames)
+		c.Assets[hostHeadersName] = hostHeaders(c.AssetNames)
+	}
 	var vs *ValidationScores
 	if scores != nil {
 		r := <-scores
@@ -185,26 +211,50 @@ func compute(s *Site, o buildOptions) (*Computed, error) {
 	return c, nil
 }
 
-// loadZeus reads the Zeus trace from dir. A missing file is not an error
-// (the report says the charts need it); a malformed one is.
-func loadZeus(dir string) ([]model.Measurement, ZeusStatus, error) {
-	st := ZeusStatus{Path: filepath.Join(dir, "zeus-bert-power.csv")}
-	if dir == "" {
-		st.Path, st.Note = "DATA_DIR/zeus-bert-power.csv", "DATA_DIR is not set"
+// embeddedDiffer names the first calibration file that differs between
+// the content tree's and those compiled into the calculator (content's
+// embedded copy); "" when they are the same.
+func embeddedDiffer(files []File) string {
+	emb, err := content.ReadCalibrations(content.Calibrations, "calibrations")
+	if err != nil {
+		return "the embedded calibrations do not load: " + err.Error()
+	}
+	if len(emb) != len(files) {
+		return fmt.Sprintf("%d files against %d", len(files), len(emb))
+	}
+	for i, f := range files {
+		if f.Path != emb[i].Path || !bytes.Equal(f.Data, emb[i].Raw) {
+			return f.Path
+		}
+	}
+	return ""
+}
+
+// zeusFile is the Zeus trace's name in the data tree.
+const zeusFile = "zeus-bert-power.csv"
+
+// loadZeus reads the Zeus trace from the data tree, named name in notes. A
+// missing tree or file is not an error (the report says the charts need
+// it); a malformed file is.
+func loadZeus(data fs.FS, name string) ([]model.Measurement, ZeusStatus, error) {
+	if name == "" {
+		name = "DATA_DIR"
+	}
+	st := ZeusStatus{Path: name + "/" + zeusFile}
+	if data == nil {
+		st.Note = name + " is not set"
 		return nil, st, nil
 	}
-	f, err := os.Open(st.Path)
+	raw, err := fs.ReadFile(data, zeusFile)
 	if err != nil {
 		st.Note = "cannot open it: " + err.Error()
 		return nil, st, nil
 	}
-	defer f.Close()
-	rows, err := fit.ReadMeasurements(f, model.DefaultPresets())
+	rows, err := fit.ReadMeasurements(bytes.NewReader(raw), model.DefaultPresets())
 	if err != nil {
 		return nil, st, fmt.Errorf("%s: %w", st.Path, err)
 	}
 	st.Available, st.Rows = true, len(rows)
-	st.Path = "DATA_DIR/zeus-bert-power.csv"
 	return rows, st, nil
 }
 
@@ -236,11 +286,13 @@ func defaultCacheDir() string {
 
 // siteFlags are the flags build and serve share.
 type siteFlags struct {
-	content, data, cache string
-	noWasm               bool
+	content, data, cache, compress string
+	noWasm                         bool
 }
 
-func (f *siteFlags) register(fs *flag.FlagSet) {
+// register adds the flags; compress is the -compress default.
+func (f *siteFlags) register(fs *flag.FlagSet, compress string) {
+	fs.StringVar(&f.compress, "compress", compress, "the .br and .gz copies written beside every text and wasm file: best (brotli 11, gzip -9; slow the first time, then cached), fast or none")
 	fs.StringVar(&f.content, "content", "", "content tree (default: content/ of the module)")
 	fs.StringVar(&f.data, "data", dataDir(), "folder with third-party data (the Zeus trace), default $DATA_DIR or ../shared/data")
 	fs.StringVar(&f.cache, "cache", defaultCacheDir(), "cache for compiled WebAssembly; empty = no cache")
@@ -257,10 +309,21 @@ func (f *siteFlags) options() (buildOptions, error) {
 	if content == "" {
 		content = filepath.Join(root, "content")
 	}
-	o := buildOptions{Content: os.DirFS(content), DataDir: f.data, Assets: calcAssets(),
-		Wasm: wasmOptions{Root: root, CacheDir: f.cache}}
+	comp, err := parseCompression(f.compress)
+	if err != nil {
+		return buildOptions{}, err
+	}
+	o := buildOptions{Content: os.DirFS(content), DataName: "DATA_DIR", Assets: calcAssets(), CacheDir: f.cache, Compress: comp}
+	if f.data != "" {
+		o.Data = os.DirFS(f.data)
+	}
+	w := wasmOptions{Root: root, CacheDir: f.cache}
 	if f.noWasm {
-		o.Wasm.Root = ""
+		w.Root = ""
+	}
+	// The toolchain runs here, before the build, which only takes its output.
+	if o.Wasm, o.Notes, err = buildWasm(w); err != nil {
+		return buildOptions{}, err
 	}
 	return o, nil
 }
@@ -270,7 +333,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fl.SetOutput(stderr)
 	out := fl.String("o", "public", "output folder")
 	var sf siteFlags
-	sf.register(fl)
+	sf.register(fl, compressBest.Name)
 	if err := fl.Parse(args); err != nil {
 		return errUsage
 	}
@@ -290,6 +353,9 @@ func buildInto(o buildOptions, dir string, stderr io.Writer) error {
 	start := time.Now()
 	files, notes, err := build(o)
 	if err != nil {
+		return err
+	}
+	if err := compressed(files, o.Compress, dirCache(o.CacheDir)); err != nil {
 		return err
 	}
 	if err := write(dir, files); err != nil {

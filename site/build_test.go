@@ -24,7 +24,7 @@ func testDataDir() string {
 // realOptions builds the repository's content tree with the calculator's
 // assets but without compiling WebAssembly (the e2e tests and make serve do).
 func realOptions() buildOptions {
-	return buildOptions{Content: os.DirFS(filepath.Join("..", "content")), DataDir: testDataDir(), Assets: calcAssets()}
+	return buildOptions{Content: os.DirFS(filepath.Join("..", "content")), Data: os.DirFS(testDataDir()), DataName: "DATA_DIR", Assets: calcAssets()}
 }
 
 // TestBuildRealContent builds the real content/ tree: any broken link,
@@ -61,7 +61,7 @@ func TestBuildRealContent(t *testing.T) {
 	}
 	for _, mode := range []struct{ page, mode string }{{"index.html", "calculator"}, {"planner/index.html", "planner"}, {"embed.html", "embed"}} {
 		s := string(files[mode.page])
-		if !regexp.MustCompile(`<div id="calc-root" class="calc-root[^"]*" data-mode="` + mode.mode + `"`).MatchString(s) {
+		if !regexp.MustCompile(`<div id="calc-root" class="calc-root[^"]*" data-mode="` + mode.mode + `" data-assets="\{`).MatchString(s) {
 			t.Errorf("%s has no calc-root mount with data-mode %q", mode.page, mode.mode)
 		}
 		if !strings.Contains(s, "<noscript>") {
@@ -191,7 +191,7 @@ func TestBuildDeterministic(t *testing.T) {
 // the report says the charts need the dataset.
 func TestBuildWithoutZeus(t *testing.T) {
 	o := realOptions()
-	o.DataDir = t.TempDir()
+	o.Data = os.DirFS(t.TempDir())
 	files, notes, err := build(o)
 	if err != nil {
 		t.Fatal(err)
@@ -460,12 +460,12 @@ a,b,c
 -- data/extra.csv --
 a,b,a
 1,2,3
-`, []string{"data/extra.csv:1", `repeated column name "a"`}},
+`, []string{"data/extra.csv:1", `column "a" appears twice`}},
 		{"scaling table bad value", `
 -- data/published-scaling.csv --
 gpu,interconnect,workload,strategy,n,speedup,speedup_ci_low,speedup_ci_high,energy_per_token_ratio,pairs,source
 rtx-2080-ti,pcie,bert-sst2,fsdp,2,fast,,,2.09,12,x
-`, []string{"data/published-scaling.csv", "line 2", "speedup"}},
+`, []string{"data/published-scaling.csv:2", "column speedup", `"fast"`}},
 		{"calibration JSON syntax", `
 -- calibrations/broken.json --
 {"name": "broken",
@@ -516,5 +516,44 @@ func BenchmarkBuild(b *testing.B) {
 		if _, _, err := build(o); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestBuildInMemory builds a site entirely from in-memory trees, with the
+// WebAssembly handed in already compiled (fake bytes: the build only
+// renames, references and publishes them): the calculator page loads the
+// content-hashed files, and a content tree whose calibrations are not the
+// ones compiled into the calculator gets a note saying so.
+func TestBuildInMemory(t *testing.T) {
+	fsys := minimalSite(t)
+	wasm := map[string][]byte{"assets/calc.wasm": []byte("\x00asm fake calculator"), "assets/wasm_exec.js": []byte("/* go */\n"),
+		"assets/calc-embed.js": []byte("window.WATTSCALE_WASM_GZ_B64 = \"\";\n")}
+	o := buildOptions{Content: fsys, Assets: fstest.MapFS{"calc.js": {Data: []byte("/* calc */\n")}}, Wasm: wasm, Notes: []string{"from before"}}
+	files, notes, err := build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(files["index.html"])
+	wantWasm := hashedName("assets/calc.wasm", wasm["assets/calc.wasm"])
+	if _, ok := files[wantWasm]; !ok {
+		t.Errorf("no %s in the output", wantWasm)
+	}
+	for _, want := range []string{`src="` + hashedName("assets/wasm_exec.js", wasm["assets/wasm_exec.js"]) + `"`, strings.TrimPrefix(wantWasm, "assets/")} {
+		if !strings.Contains(page, want) {
+			t.Errorf("index.html lacks %s", want)
+		}
+	}
+	joined := strings.Join(notes, "\n")
+	if !strings.HasPrefix(joined, "from before") || !strings.Contains(joined, "Zeus charts left out: DATA_DIR is not set") || strings.Contains(joined, "calculator: its WebAssembly") {
+		t.Errorf("notes with the module's own calibrations:\n%s", joined)
+	}
+	// Another calibration set: the note names the first file that differs.
+	raw := fsys["calibrations/wattscale-roofline.json"].Data
+	fsys["calibrations/wattscale-roofline.json"] = &fstest.MapFile{Data: bytes.Replace(raw, []byte(`"version": "`), []byte(`"version": "local-`), 1)}
+	if _, notes, err = build(o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "differ from this content tree's (calibrations/wattscale-roofline.json)") {
+		t.Errorf("no note that the calculator's calibrations differ from the tree's:\n%s", strings.Join(notes, "\n"))
 	}
 }

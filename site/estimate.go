@@ -2,12 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
@@ -38,7 +38,8 @@ func runEstimate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	return writeJSON(stdout, resp)
 }
 
-// catalog is content.Catalog() plus the calibrations in dir ("" = none).
+// catalog is content.Catalog() plus the calibrations in dir ("" = none),
+// read by the same strict loader.
 func catalog(dir string) (*model.Catalog, error) {
 	if dir == "" {
 		return content.Catalog()
@@ -47,29 +48,14 @@ func catalog(dir string) (*model.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	files, err := content.ReadCalibrations(os.DirFS(dir), ".")
 	if err != nil {
-		return nil, err
-	}
-	if len(names) == 0 {
-		if _, err := os.Stat(dir); err != nil {
-			return nil, fmt.Errorf("-calibrations: %w", err)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("-calibrations: stat %s: %w", dir, fs.ErrNotExist)
 		}
-		return nil, fmt.Errorf("-calibrations: no *.json file in %s", dir)
+		return nil, fmt.Errorf("-calibrations %s: %w", dir, err)
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			return nil, fmt.Errorf("-calibrations: %w", err)
-		}
-		c, err := model.ParseCalibration(b)
-		if err != nil {
-			return nil, fmt.Errorf("-calibrations: %s: %w", n, err)
-		}
-		cals = append(cals, c)
-	}
-	return content.WithPower(model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, content.DefaultCalibration))
+	return content.NewCatalog(append(cals, content.Values(files)...))
 }
 
 func writeJSON(w io.Writer, v any) error {

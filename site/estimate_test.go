@@ -89,8 +89,8 @@ func TestEstimateCalibrationErrors(t *testing.T) {
 		dir, want string
 	}{
 		{filepath.Join(dup, "absent"), "-calibrations: stat"},
-		{t.TempDir(), "-calibrations: no *.json file in"},
-		{bad, "broken.json: calibration: json: unknown field \"colour\""},
+		{t.TempDir(), "no *.json file"},
+		{bad, "broken.json:1: calibration: json: unknown field \"colour\""},
 		{dup, `calibration "wattscale-roofline" appears twice`},
 	}
 	for _, tc := range tests {

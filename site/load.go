@@ -2,19 +2,18 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/csvx"
 	"github.com/wattscale/wattscale/model/fit"
 	"github.com/wattscale/wattscale/model/validate"
 	"github.com/yuin/goldmark/ast"
@@ -35,6 +34,10 @@ type Site struct {
 	Rules        []byte              // validation/README.md: the table's documentation and scoring rules (nil when absent)
 	Scaling      []fit.ScalingPoint  // data/published-scaling.csv
 	DataFiles    []File              // data/*.csv and validation/runs.csv as published
+	// Read from the other trees of buildOptions:
+	Zeus       []model.Measurement // the Zeus trace (Data), nil when it is not available
+	ZeusStatus ZeusStatus          // whether it was found, and why not
+	Assets     map[string][]byte   // the calculator's static assets (Assets) by site path
 }
 
 // File is a content file copied to the output as it is.
@@ -142,12 +145,12 @@ func load(fsys fs.FS, md *markdown) (*Site, error) {
 			continue
 		}
 		if err := checkCSV(raw); err != nil {
-			errs = append(errs, fmt.Errorf("%s:%w", d, err))
+			errs = append(errs, fileError(d, err))
 			continue
 		}
 		if d == "data/published-scaling.csv" {
 			if s.Scaling, err = fit.ReadScaling(bytes.NewReader(raw)); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", d, err))
+				errs = append(errs, fileError(d, err))
 				continue
 			}
 		}
@@ -215,101 +218,50 @@ func loadPage(fsys fs.FS, name string, md *markdown) (Page, error) {
 	return pg, nil
 }
 
-// loadCalibrations parses calibrations/*.json; a JSON syntax or type error
-// names the line.
+// loadCalibrations reads calibrations/*.json with content's strict loader
+// (a JSON error names file:line; a calibration is named as its file).
 func loadCalibrations(fsys fs.FS) ([]model.Calibration, []File, error) {
-	names, err := fs.Glob(fsys, "calibrations/*.json")
+	read, err := content.ReadCalibrations(fsys, "calibrations")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("content: %w", err)
 	}
-	if len(names) == 0 {
-		return nil, nil, fmt.Errorf("content: no calibrations/*.json")
+	files := make([]File, len(read))
+	for i, f := range read {
+		files[i] = File{f.Path, f.Raw}
 	}
-	sort.Strings(names)
-	var cals []model.Calibration
-	var files []File
-	var errs []error
-	for _, n := range names {
-		raw, err := fs.ReadFile(fsys, n)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		c, err := model.ParseCalibration(raw)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: %w", n, jsonErrorLine(raw, err), err))
-			continue
-		}
-		if want := strings.TrimSuffix(path.Base(n), ".json"); c.Name != want {
-			errs = append(errs, fmt.Errorf("%s:1: calibration name %q does not match the file name (want %q)", n, c.Name, want))
-			continue
-		}
-		cals = append(cals, c)
-		files = append(files, File{n, raw})
-	}
-	return cals, files, errors.Join(errs...)
+	return content.Values(read), files, nil
 }
 
-// jsonErrorLine is the line of a JSON syntax or type error, or 1 when the
-// error has no position (a value out of range).
-func jsonErrorLine(raw []byte, err error) int {
-	var off int64
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	default:
-		return 1
+// fileError writes err as "NAME:LINE: message" when it is a
+// *csvx.LineError (anywhere in its chain), else as "NAME: message" with
+// the reader's own prefix (runs: , scaling: ) dropped.
+func fileError(name string, err error) error {
+	var le *csvx.LineError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%s:%d: %s", name, le.Line, le.Detail())
 	}
-	if off > int64(len(raw)) {
-		off = int64(len(raw))
+	msg := err.Error()
+	if i := strings.Index(msg, ": "); i > 0 && !strings.Contains(msg[:i], " ") {
+		msg = msg[i+2:]
 	}
-	return 1 + bytes.Count(raw[:off], []byte("\n"))
+	return fmt.Errorf("%s: %s", name, msg)
 }
 
 // checkCSV checks that a CSV file parses, has a header of distinct
-// non-empty names and the same number of fields on every line. The error
-// starts with the line number (the caller prefixes the file name).
+// non-empty names and the same number of fields on every line.
 func checkCSV(raw []byte) error {
-	cr := csv.NewReader(bytes.NewReader(raw))
-	head, err := cr.Read()
+	rd, err := csvx.NewReader(bytes.NewReader(raw), csvx.Header{})
 	if err != nil {
-		return csvErr(err, 1)
-	}
-	seen := map[string]bool{}
-	for _, h := range head {
-		h = strings.TrimSpace(h)
-		if h == "" || seen[h] {
-			return fmt.Errorf("1: header: empty or repeated column name %q", h)
-		}
-		seen[h] = true
+		return err
 	}
 	for {
-		_, err := cr.Read()
-		if err == io.EOF {
+		if _, err := rd.Next(); err == io.EOF {
 			return nil
-		}
-		if err != nil {
-			line, _ := cr.FieldPos(0)
-			return csvErr(err, line)
+		} else if err != nil {
+			return err
 		}
 	}
 }
-
-// csvErr formats a csv error as "LINE: message".
-func csvErr(err error, line int) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%d: %v", pe.Line, pe.Err)
-	}
-	return fmt.Errorf("%d: %w", line, err)
-}
-
-// runsLine matches validate.ReadRuns's "runs: line N: " prefix.
-var runsLine = regexp.MustCompile(`^runs: line (\d+): `)
 
 // loadRuns reads validation/runs.csv with validate.ReadRuns (the reader of
 // "site validate", so that the page scores the same rows) and checks that
@@ -319,11 +271,7 @@ func loadRuns(raw []byte, hw *model.Hardware) ([]validate.Run, error) {
 	const name = "validation/runs.csv"
 	runs, err := validate.ReadRuns(bytes.NewReader(raw))
 	if err != nil {
-		msg := err.Error()
-		if m := runsLine.FindStringSubmatch(msg); m != nil {
-			return nil, fmt.Errorf("%s:%s: %s", name, m[1], msg[len(m[0]):])
-		}
-		return nil, fmt.Errorf("%s: %s", name, strings.TrimPrefix(msg, "runs: "))
+		return nil, fileError(name, err)
 	}
 	for _, r := range runs {
 		if _, err := hw.Lookup(r.GPU); err != nil {

@@ -10,7 +10,7 @@ import (
 // with every capped run as a marker, and the cross-validation rows; without
 // the trace it says why the charts are missing.
 func TestPowerReport(t *testing.T) {
-	zeus, st, err := loadZeus(testDataDir())
+	zeus, st, err := loadZeus(os.DirFS(testDataDir()), "DATA_DIR")
 	if err != nil {
 		t.Fatal(err)
 	}

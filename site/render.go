@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -27,7 +28,8 @@ type Computed struct {
 	Report     Report
 	Hardware   HardwareTable
 	Validation ValidationTable
-	Assets     map[string][]byte // assets/…: the calculator's files and WebAssembly
+	Assets     map[string][]byte // assets/…: the calculator's files and WebAssembly, under their written names
+	AssetNames map[string]string // plain asset name (assets/calc.js) → the name it is written under (fingerprint)
 	Prerender  *prerendered      // the calculator's default estimate as markup (site/prerender.go)
 	Notes      []string          // what the build left out and why
 }
@@ -71,13 +73,16 @@ type navItem struct {
 }
 
 // calcShell is what the calculator, planner and embed shells include: the
-// mount element's mode and the calculator's files that this build has.
-// calc.js finds calc.wasm, calc-embed.js, fit.wasm and fit-embed.js next
-// to itself (site/assets/calc.js states the contract).
+// mount element's mode and the calculator's files that this build has,
+// under their content-hashed names. calc.js finds calc.wasm, calc-embed.js,
+// fit.wasm and fit-embed.js next to itself, under the names the mount
+// element's data-assets maps them to (site/assets/calc.js states the
+// contract).
 type calcShell struct {
 	Mode        string // calculator, planner or embed
-	CSS         bool   // assets/calc.css exists
+	CSS         string // the stylesheet's path (assets/calc.HASH.css); "" when the build has none
 	Scripts     []string
+	Assets      string        // JSON object: file name in assets/ → the name it is written under
 	Prerendered template.HTML // the calculator with its default estimate; "" = none (the planner)
 	FormKeys    []string      // URL keys of the calculator's state
 }
@@ -141,7 +146,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 		}
 		switch p.Meta.Template {
 		case "calculator", "planner":
-			d.Calc = shell(p.Meta.Template, out).with(c.Prerender)
+			d.Calc = shell(p.Meta.Template, c.AssetNames).with(c.Prerender)
 		case "report":
 			d.Report, d.Files = &c.Report, files
 		case "hardware":
@@ -168,7 +173,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 	// embed.html: the calculator alone, for an iframe in another site.
 	var buf bytes.Buffer
 	d := pageData{Title: "Energy calculator", Description: "wattscale's energy calculator for transformer fine-tuning, for embedding.",
-		Path: "embed.html", Template: "embed", Calc: shell("embed", out).with(c.Prerender), hrefs: hrefs(s.Pages, "")}
+		Path: "embed.html", Template: "embed", Calc: shell("embed", c.AssetNames).with(c.Prerender), hrefs: hrefs(s.Pages, "")}
 	for _, q := range nav {
 		if q.Slug == "" {
 			d.Nav = []navItem{{Title: q.Meta.NavTitle, Href: q.OutPath()}}
@@ -218,14 +223,18 @@ func navOrder(ps []Page) []*Page {
 // calcScripts are the calculator's scripts, in load order.
 var calcScripts = []string{"assets/wasm_exec.js", "assets/calc.js"}
 
-// shell lists the calculator assets this build has.
-func shell(mode string, files map[string][]byte) calcShell {
-	s := calcShell{Mode: mode}
-	_, s.CSS = files["assets/calc.css"]
+// shell lists the calculator assets this build has, by the names they
+// are written under.
+func shell(mode string, names map[string]string) calcShell {
+	s := calcShell{Mode: mode, CSS: names["assets/calc.css"]}
 	for _, f := range calcScripts {
-		if _, ok := files[f]; ok {
-			s.Scripts = append(s.Scripts, f)
+		if n, ok := names[f]; ok {
+			s.Scripts = append(s.Scripts, n)
 		}
+	}
+	if len(s.Scripts) > 0 {
+		b, _ := json.Marshal(assetMap(names)) // a map of strings always marshals
+		s.Assets = string(b)
 	}
 	return s
 }

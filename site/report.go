@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
 	"html"
 	"html/template"
@@ -186,39 +184,16 @@ func scalingKey(p fit.ScalingPoint) string {
 	return fmt.Sprintf("%s/%s/%s/%g", p.GPU, p.Interconnect, p.Strategy, p.N)
 }
 
-// scalingIntervals reads the published 95 % intervals of the speedups,
-// which fit.ReadScaling does not keep.
-func scalingIntervals(raw []byte) (map[string][2]float64, error) {
-	cr := csv.NewReader(bytes.NewReader(raw))
-	recs, err := cr.ReadAll()
-	if err != nil || len(recs) == 0 {
-		return nil, fmt.Errorf("published-scaling.csv: %v", err)
-	}
-	col := map[string]int{}
-	for i, h := range recs[0] {
-		col[strings.TrimSpace(h)] = i
-	}
-	for _, c := range []string{"gpu", "interconnect", "strategy", "n", "speedup_ci_low", "speedup_ci_high"} {
-		if _, ok := col[c]; !ok {
-			return nil, fmt.Errorf("published-scaling.csv:1: missing column %q", c)
-		}
-	}
+// scalingIntervals maps each scaling point with a published 95 % interval
+// of its speedup to that interval.
+func scalingIntervals(points []fit.ScalingPoint) map[string][2]float64 {
 	out := map[string][2]float64{}
-	for i, rec := range recs[1:] {
-		lo, hi := strings.TrimSpace(rec[col["speedup_ci_low"]]), strings.TrimSpace(rec[col["speedup_ci_high"]])
-		if lo == "" && hi == "" {
-			continue
+	for _, p := range points {
+		if p.SpeedupCI != ([2]float64{}) {
+			out[scalingKey(p)] = p.SpeedupCI
 		}
-		l, err1 := strconv.ParseFloat(lo, 64)
-		h, err2 := strconv.ParseFloat(hi, 64)
-		n, err3 := strconv.ParseFloat(rec[col["n"]], 64)
-		if err1 != nil || err2 != nil || err3 != nil || !(l > 0 && h >= l) {
-			return nil, fmt.Errorf("published-scaling.csv:%d: speedup interval %q – %q is not two positive numbers, low first", i+2, lo, hi)
-		}
-		p := fit.ScalingPoint{GPU: rec[col["gpu"]], Interconnect: model.Interconnect(rec[col["interconnect"]]), Strategy: rec[col["strategy"]], N: n}
-		out[scalingKey(p)] = [2]float64{l, h}
 	}
-	return out, nil
+	return out
 }
 
 // calReport formats one calibration.
@@ -273,7 +248,7 @@ func calReport(c model.Calibration) CalReport {
 	if c.Provenance.Notes != "" {
 		cr.Notes = append(cr.Notes, c.Provenance.Notes)
 	}
-	z := normalQuantile(0.5 + c.Interval.Level/2)
+	z := model.NormalQuantile(0.5 + c.Interval.Level/2)
 	cr.Interval = fmt.Sprintf("Estimates carry a %s interval of ×/÷ %s inside the envelope, from a standard deviation of %s in ln energy. Where that comes from: %s.",
 		pct(c.Interval.Level), fixed(math.Exp(z*c.Interval.SigmaLn), 2), fixed(c.Interval.SigmaLn, 3), c.Interval.Method)
 	e := c.Envelope
@@ -478,7 +453,7 @@ func predictionCharts(c model.Calibration, ps []fit.Prediction) []template.HTML 
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 	}
-	z := normalQuantile(0.5 + c.Interval.Level/2)
+	z := model.NormalQuantile(0.5 + c.Interval.Level/2)
 	band := math.Exp(z * c.Interval.SigmaLn)
 	lo, hi = niceLogFloor(lo/band), niceLogCeil(hi*band)
 	pv := Chart{ID: c.Name + "-pred", Title: "Held-out prediction against measurement, " + c.Name,
@@ -653,9 +628,6 @@ func speedupRows(c model.Calibration) []SpeedupRow {
 func pct(x float64) string {
 	return trimZeros(fixed(100*x, 1)) + " %"
 }
-
-// normalQuantile is the standard normal quantile.
-func normalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
 
 // plainFit says what a calibration's held-out R² and interval coverage mean
 // for someone reading an estimate ("" when neither was measured).

@@ -95,7 +95,7 @@ var (
 // scorings are independent; the held-out one (a refit per source, about
 // 1.5 s) is the slow one.
 func scoreValidation(runs []validate.Run, cals []model.Calibration, scaling []fit.ScalingPoint) (in, held validate.Report, err error) {
-	cat, err := model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, content.DefaultCalibration)
+	cat, err := content.NewCatalog(cals)
 	if err != nil {
 		return in, held, fmt.Errorf("validation scores: %w", err)
 	}

@@ -67,7 +67,7 @@ func newEstimator(cat *model.Catalog, calName string) (*estimator, error) {
 	return &estimator{cat: cat, cal: cal, rp: cal.Roofline}, nil
 }
 
-// assumptions returns the sentences every estimated inference stage relies on.
+// inferenceAssumptions returns the sentences every estimated inference stage relies on.
 func (e *estimator) inferenceAssumptions() []string {
 	rp := e.rp
 	return []string{
@@ -131,8 +131,8 @@ func inputBoundWarning(what string, tokens, timeS float64, gpus int) string {
 }
 
 // plausibleUCompute is the highest achieved fraction of peak FLOP/s taken as
-// usual for large transformer workloads (0.3–0.5 model-FLOPs utilisation in
-// large-scale training; shared/reference/hardware-and-grid.md).
+// usual for large transformer workloads (model-FLOPs utilisation of 0.2–0.46
+// in large-scale training: Chowdhery et al. 2022, PaLM, table 3).
 const plausibleUCompute = 0.6
 
 func bytesPerElement(p model.Precision) float64 {
@@ -145,43 +145,15 @@ func bytesPerElement(p model.Precision) float64 {
 	return 2
 }
 
-// resolveArch returns the model of an inference stage.
+// resolveArch returns the model of an inference stage (model.ResolveModel:
+// the same presets, shapes, ranges and messages as a fine-tuning request);
+// an inference stage computes the language-model head.
 func (e *estimator) resolveArch(m model.ModelSpec, path string) (string, model.Arch, error) {
-	hasShape := m.Layers != 0 || m.Hidden != 0 || m.Heads != 0 || m.FFN != 0 || m.Vocab != 0 || m.KVHeads != 0
-	switch {
-	case m.Preset != "" && hasShape:
-		return "", model.Arch{}, &model.FieldError{Field: path + ".model", Message: "give either preset or a shape (layers, hidden, heads, ffn, vocab), not both"}
-	case m.Preset != "":
-		p, err := model.FindPreset(e.cat.Presets, m.Preset)
-		if err != nil {
-			return "", model.Arch{}, atPath(path, err)
-		}
-		if m.Head != "" && m.Head != "lm" {
-			return "", model.Arch{}, &model.FieldError{Field: path + ".model.head", Value: quote(m.Head), Message: "must be \"lm\": an inference stage computes the language-model head"}
-		}
-		return p.Name, p.Arch, nil
-	case hasShape:
-		for _, f := range []struct {
-			n string
-			v float64
-		}{{"layers", m.Layers}, {"hidden", m.Hidden}, {"heads", m.Heads}, {"ffn", m.FFN}, {"vocab", m.Vocab}} {
-			if err := checkWhole(path+".model."+f.n, f.v, 1, 1<<22); err != nil {
-				return "", model.Arch{}, err
-			}
-		}
-		if err := checkWhole(path+".model.kv_heads", m.KVHeads, 0, 1<<22); err != nil {
-			return "", model.Arch{}, err
-		}
-		if m.Head != "" && m.Head != "lm" {
-			return "", model.Arch{}, &model.FieldError{Field: path + ".model.head", Value: quote(m.Head), Message: "must be \"lm\": an inference stage computes the language-model head"}
-		}
-		a := model.Arch{Layers: int(m.Layers), Hidden: int(m.Hidden), Heads: int(m.Heads), KVHeads: int(m.KVHeads), FFN: int(m.FFN), Vocab: int(m.Vocab), GLU: m.GLU}
-		if err := a.Validate(path + ".model"); err != nil {
-			return "", model.Arch{}, err
-		}
-		return "custom", a, nil
+	if m.Head != "" && m.Head != "lm" {
+		return "", model.Arch{}, &model.FieldError{Field: path + ".model.head", Value: quote(m.Head), Message: "must be \"lm\": an inference stage computes the language-model head"}
 	}
-	return "", model.Arch{}, &model.FieldError{Field: path + ".model", Message: "give a preset (for example \"olmo-2-32b\") or a shape with layers, hidden, heads, ffn and vocab"}
+	name, a, _, err := e.cat.ResolveModel(m, path)
+	return name, a, err
 }
 
 // resolveDevice checks the hardware, precision, strategy and overrides of an
@@ -237,7 +209,7 @@ func (e *estimator) resolveDevice(s *InferenceSpec, a model.Arch, path string) (
 		}
 		d.uM = s.UMemory
 	}
-	d.pBusy = g.IdlePowerW + rp.Activity.Value*(g.BoardPowerW-g.IdlePowerW)
+	d.pBusy = g.BusyPowerW(rp.Activity.Value)
 	d.overheadS = rp.OverheadS.Value
 	d.sp, d.eta, d.alpha = float64(n), 1, 0
 	if d.strategy == InferTP {
@@ -246,11 +218,7 @@ func (e *estimator) resolveDevice(s *InferenceSpec, a model.Arch, path string) (
 			return nil, &model.FieldError{Field: path + ".hardware.gpu", Value: quote(g.ID), Message: err.Error()}
 		}
 		d.sp, d.eta = sp, eta
-		if a, ok := e.cal.AlphaEta[g.Interconnect]; ok {
-			d.alpha = a.Value
-		} else {
-			d.alpha = -1
-		}
+		d.alpha, _ = e.cal.AlphaEtaFor(g.Interconnect)
 	}
 	return d, nil
 }
@@ -271,10 +239,13 @@ func (e *estimator) lookupGPU(h model.HardwareSpec, path string, minCount int) (
 }
 
 // run turns single-GPU-equivalent FLOPs and bytes into energy and time on
-// the layout: t₁ = C/(peak·u_c) + M/(bandwidth·u_m) as in the fine-tuning
-// estimate; dp divides the time by the replicas at equal energy; tp divides
-// it by the speedup S and multiplies the energy by η^α_η; every GPU idles
-// through the start-up time.
+// the layout: t₁ = C/(peak·u_c) + M/(bandwidth·u_m), the fine-tuning
+// estimate's roofline time without its per-step latency, at the busy power
+// of the calibration's activity (one figure for every precision); dp
+// divides the time by the replicas at equal energy; tp divides it by the
+// speedup S and multiplies the energy by η^α_η (α_η = −1 where the
+// calibration has no fitted value); every GPU idles through the start-up
+// time.
 func (d *device) run(flops, bytes float64) (kwh, timeS float64) {
 	t1 := flops/(d.peak*d.uC) + bytes/(d.gpu.BandwidthGBs*1e9*d.uM)
 	j := d.pBusy * t1
@@ -581,7 +552,7 @@ func (e *estimator) prerun(s *PrerunSpec, path string) (stageEst, error) {
 	if s.IdleS == 0 && s.BurnInS == 0 {
 		return stageEst{}, &model.FieldError{Field: path + ".idle_s", Message: "give idle_s and/or burn_in_s, seconds"}
 	}
-	busy := g.IdlePowerW + e.rp.Activity.Value*(g.BoardPowerW-g.IdlePowerW)
+	busy := g.BusyPowerW(e.rp.Activity.Value)
 	j := float64(n) * (g.IdlePowerW*s.IdleS + busy*s.BurnInS)
 	detail := fmt.Sprintf("%s s idle at %s W and %s s burn-in at %.0f W on %d × %s", model.ShortNum(s.IdleS), model.ShortNum(g.IdlePowerW), model.ShortNum(s.BurnInS), busy, n, g.ID)
 	return stageEst{kwh: j / 3.6e6, timeS: s.IdleS + s.BurnInS, detail: detail}, nil
@@ -606,36 +577,18 @@ func (e *estimator) student(req model.Request, site model.SiteSpec, calName, pat
 	return stageEst{kwh: resp.EnergyKWh, timeS: resp.TimeS, tokens: in.Tokens, detail: detail, params: resp.Proxies.Params}, resp, nil
 }
 
-// checkWhole reports a *model.FieldError unless x is a whole number in [lo, hi].
+// checkWhole, checkPositive and checkRange check a plan's numbers with
+// model.Bounds, so that a plan's range errors read as a request's.
 func checkWhole(field string, x, lo, hi float64) error {
-	if math.IsNaN(x) || math.IsInf(x, 0) || x != math.Trunc(x) || x < lo || x > hi {
-		return &model.FieldError{Field: field, Value: model.ShortNum(x), Message: fmt.Sprintf("must be a whole number from %s to %s", model.ShortNum(lo), model.ShortNum(hi))}
-	}
-	return nil
+	return model.Bounds{Min: lo, Max: hi, Whole: true}.Check(field, x)
 }
 
-// checkPositive reports a *model.FieldError unless 0 < x <= hi.
 func checkPositive(field string, x, hi float64) error {
-	if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 || x > hi {
-		return &model.FieldError{Field: field, Value: model.ShortNum(x), Message: fmt.Sprintf("must be a finite number greater than 0 and at most %s", model.ShortNum(hi))}
-	}
-	return nil
+	return model.Bounds{Max: hi, MinOpen: true}.Check(field, x)
 }
 
-// checkRange reports a *model.FieldError unless lo <= x <= hi (lo < x when
-// openLo).
 func checkRange(field string, x, lo, hi float64, openLo bool) error {
-	bad := math.IsNaN(x) || math.IsInf(x, 0) || x < lo || x > hi || (openLo && x == lo)
-	if !bad {
-		return nil
-	}
-	l := "from " + model.ShortNum(lo)
-	if openLo {
-		l = "greater than " + model.ShortNum(lo) + " and at most"
-	} else {
-		l += " to"
-	}
-	return &model.FieldError{Field: field, Value: model.ShortNum(x), Message: fmt.Sprintf("must be a finite number %s %s", l, model.ShortNum(hi))}
+	return model.Bounds{Min: lo, Max: hi, MinOpen: openLo}.Check(field, x)
 }
 
 // checkKWh checks a measured energy: 0 (nothing spent) or from minKWh to

@@ -173,28 +173,14 @@ func finiteResult(r *Result) bool {
 }
 
 func (ev *evaluation) resolveSite(s model.SiteSpec) error {
-	ev.site = SiteUsed{PUE: s.PUE, CarbonGPerKWh: s.CarbonGPerKWh, USDPerKWh: s.USDPerKWh, Region: s.Region}
-	if s.PUE == 0 {
-		ev.site.PUE = model.DefaultPUE
-		ev.assumeOnce(fmt.Sprintf("PUE %.2f: Uptime Institute 2024 global average (site.pue not given)", model.DefaultPUE))
-	} else if err := checkRange("site.pue", s.PUE, 1, 3, false); err != nil {
+	site, assume, err := model.ResolveSite(s)
+	if err != nil {
 		return err
 	}
-	if s.CarbonGPerKWh == 0 {
-		ev.site.CarbonGPerKWh = model.DefaultCarbonGPerKWh
-		ev.assumeOnce(fmt.Sprintf("grid intensity %g gCO2e/kWh: IEA world average (site.carbon_g_per_kwh not given)", float64(model.DefaultCarbonGPerKWh)))
-	} else if err := checkRange("site.carbon_g_per_kwh", s.CarbonGPerKWh, 0, 2000, false); err != nil {
-		return err
+	for _, a := range assume {
+		ev.assumeOnce(a)
 	}
-	if s.USDPerKWh == 0 {
-		ev.site.USDPerKWh = model.DefaultUSDPerKWh
-		ev.assumeOnce(fmt.Sprintf("electricity price %.2f USD/kWh: an assumed tariff (site.usd_per_kwh not given)", model.DefaultUSDPerKWh))
-	} else if err := checkRange("site.usd_per_kwh", s.USDPerKWh, 0, 10, false); err != nil {
-		return err
-	}
-	if len(s.Region) > 100 {
-		return &model.FieldError{Field: "site.region", Message: "must be at most 100 characters"}
-	}
+	ev.site = SiteUsed{PUE: site.PUE, CarbonGPerKWh: site.CarbonGPerKWh, USDPerKWh: site.USDPerKWh, Region: site.Region}
 	ev.assumeOnce(fmt.Sprintf("CO2e = energy × PUE × grid intensity and cost = energy × PUE × price, per stage, with PUE %.2f, %g gCO2e/kWh and %.2f USD/kWh", ev.site.PUE, ev.site.CarbonGPerKWh, ev.site.USDPerKWh))
 	return nil
 }

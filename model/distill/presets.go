@@ -8,7 +8,7 @@ import (
 )
 
 // PaperCitation is the source of the presets.
-const PaperCitation = "Lambert & Luccioni, Towards Resource-Efficient LLMs: End-to-End Energy Accounting of Distillation Pipelines, ICML 2026 (arXiv 2605.13981), main-results and stage-decomposition tables (shared/reference/distillation.md section 5); teacher OLMo-2-SFT 32B, one H100 SXM 80 GB, bf16, sequence length 1024, averaged over three datasets and 2–3 repeats"
+const PaperCitation = "Lambert & Luccioni, Towards Resource-Efficient LLMs: End-to-End Energy Accounting of Distillation Pipelines, ICML 2026 (arXiv 2605.13981), main-results and stage-decomposition tables; teacher OLMo-2-SFT 32B, one H100 SXM 80 GB, bf16, sequence length 1024, averaged over three datasets and 2–3 repeats"
 
 // PaperTokens is the token count behind the paper's whole-pipeline J/token
 // column (J/token = total kWh · 3.6e6 / PaperTokens; "about 3.0e7 tokens").

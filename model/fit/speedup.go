@@ -1,7 +1,6 @@
 package fit
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/csvx"
 	"github.com/wattscale/wattscale/model/fit/stats"
 )
 
@@ -19,63 +19,72 @@ type ScalingPoint struct {
 	Strategy     string
 	N            float64
 	Speedup      float64
-	EnergyRatio  float64 // energy per token relative to one GPU; 0 = not given
+	SpeedupCI    [2]float64 // the published 95 % interval of the speedup, low first; zeros = not given
+	EnergyRatio  float64    // energy per token relative to one GPU; 0 = not given
 	Source       string
 }
 
-// ReadScaling parses the published scaling table.
+// ReadScaling parses the published scaling table. Errors are
+// *csvx.LineError, wrapped as "scaling: line N: …".
 func ReadScaling(r io.Reader) ([]ScalingPoint, error) {
-	cr := csv.NewReader(r)
-	head, err := cr.Read()
+	rd, err := csvx.NewReader(r, csvx.Header{Required: []string{"gpu", "interconnect", "strategy", "n", "speedup", "energy_per_token_ratio", "source"}})
 	if err != nil {
-		return nil, fmt.Errorf("scaling: header: %w", err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[strings.TrimSpace(h)] = i
-	}
-	for _, c := range []string{"gpu", "interconnect", "strategy", "n", "speedup", "energy_per_token_ratio", "source"} {
-		if _, ok := col[c]; !ok {
-			return nil, fmt.Errorf("scaling: missing column %q", c)
-		}
+		return nil, fmt.Errorf("scaling: %w", err)
 	}
 	var out []ScalingPoint
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
+	for {
+		row, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("scaling: line %d: %w", line, err)
+			return nil, fmt.Errorf("scaling: %w", err)
 		}
-		p := ScalingPoint{GPU: rec[col["gpu"]], Interconnect: model.Interconnect(rec[col["interconnect"]]), Strategy: rec[col["strategy"]], Source: rec[col["source"]]}
-		if p.Interconnect != model.PCIe && p.Interconnect != model.NVLink {
-			return nil, fmt.Errorf("scaling: line %d: interconnect %q is not pcie or nvlink", line, p.Interconnect)
-		}
-		if p.Strategy != model.FSDP && p.Strategy != model.TP && p.Strategy != model.DDP {
-			return nil, fmt.Errorf("scaling: line %d: strategy %q is not fsdp, tp or ddp", line, p.Strategy)
-		}
-		for _, f := range []struct {
-			name string
-			dst  *float64
-			opt  bool
-		}{{"n", &p.N, false}, {"speedup", &p.Speedup, false}, {"energy_per_token_ratio", &p.EnergyRatio, true}} {
-			s := strings.TrimSpace(rec[col[f.name]])
-			if s == "" && f.opt {
-				continue
-			}
-			x, err := strconv.ParseFloat(s, 64)
-			if err != nil || !(x > 0) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("scaling: line %d: column %s: %q is not a positive number", line, f.name, s)
-			}
-			*f.dst = x
-		}
-		if p.N < 2 {
-			return nil, fmt.Errorf("scaling: line %d: n must be at least 2", line)
+		p, err := scalingPoint(row, rd.Has("speedup_ci_low") && rd.Has("speedup_ci_high"))
+		if err != nil {
+			return nil, fmt.Errorf("scaling: %w", err)
 		}
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// scalingPoint reads one row of the scaling table.
+func scalingPoint(row csvx.Row, ci bool) (ScalingPoint, error) {
+	p := ScalingPoint{GPU: row.Raw("gpu"), Interconnect: model.Interconnect(row.Raw("interconnect")), Strategy: row.Raw("strategy"), Source: row.Raw("source")}
+	if p.Interconnect != model.PCIe && p.Interconnect != model.NVLink {
+		return p, row.Errorf("", "interconnect %q is not pcie or nvlink", p.Interconnect)
+	}
+	if p.Strategy != model.FSDP && p.Strategy != model.TP && p.Strategy != model.DDP {
+		return p, row.Errorf("", "strategy %q is not fsdp, tp or ddp", p.Strategy)
+	}
+	for _, f := range []struct {
+		name string
+		dst  *float64
+		opt  bool
+	}{{"n", &p.N, false}, {"speedup", &p.Speedup, false}, {"energy_per_token_ratio", &p.EnergyRatio, true}} {
+		s := row.Get(f.name)
+		if s == "" && f.opt {
+			continue
+		}
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(x > 0) || math.IsInf(x, 0) {
+			return p, row.Errorf(f.name, "%q is not a positive number", s)
+		}
+		*f.dst = x
+	}
+	if p.N < 2 {
+		return p, row.Errorf("", "n must be at least 2")
+	}
+	if lo, hi := row.Get("speedup_ci_low"), row.Get("speedup_ci_high"); ci && (lo != "" || hi != "") {
+		l, err1 := strconv.ParseFloat(lo, 64)
+		h, err2 := strconv.ParseFloat(hi, 64)
+		if err1 != nil || err2 != nil || !(l > 0 && h >= l) || math.IsInf(h, 0) {
+			return p, row.Errorf("", "speedup interval %q – %q is not two positive numbers, low first", lo, hi)
+		}
+		p.SpeedupCI = [2]float64{l, h}
+	}
+	return p, nil
 }
 
 // ddpShare is the ratio of DDP's to FSDP's per-step communication volume:

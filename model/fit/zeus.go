@@ -2,7 +2,6 @@ package fit
 
 import (
 	"bytes"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -10,9 +9,11 @@ import (
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/csvx"
 )
 
-// ZeusHeader is the header of shared/data/zeus-bert-power.csv.
+// ZeusHeader is the header of zeus-bert-power.csv (the bert_base_uncased rows
+// of ml-energy/zeus's NSDI'23 power traces; scripts/fetch-zeus.sh builds it).
 var ZeusHeader = []string{"gpu", "dataset", "network", "batch_size", "optimizer", "power_limit_w", "time_per_epoch_s", "average_power_w"}
 
 // ZeusAssumptions are the tokens-per-epoch and shape assumptions used to
@@ -52,56 +53,66 @@ func IsZeus(header []string) bool {
 // per (gpu, dataset, batch, power limit) epoch, energy = time × average power.
 // Rows for networks other than bert_base_uncased are errors.
 func ReadZeus(r io.Reader) ([]model.Measurement, error) {
-	cr := csv.NewReader(r)
-	head, err := cr.Read()
+	rd, err := csvx.NewReader(r, csvx.Header{})
 	if err != nil {
-		return nil, fmt.Errorf("zeus: header: %w", err)
+		return nil, fmt.Errorf("zeus: %w", err)
 	}
-	if !IsZeus(head) {
-		return nil, fmt.Errorf("zeus: header %q is not %q", strings.Join(head, ","), strings.Join(ZeusHeader, ","))
+	if !IsZeus(rd.Columns()) {
+		return nil, fmt.Errorf("zeus: header %q is not %q", strings.Join(rd.Columns(), ","), strings.Join(ZeusHeader, ","))
 	}
 	var out []model.Measurement
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
+	for {
+		row, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("zeus: line %d: %w", line, err)
+			return nil, fmt.Errorf("zeus: %w", err)
 		}
-		gpu, ok := zeusGPU[rec[0]]
-		if !ok {
-			return nil, fmt.Errorf("zeus: line %d: unknown gpu %q", line, rec[0])
+		m, err := zeusRow(row)
+		if err != nil {
+			return nil, fmt.Errorf("zeus: %w", err)
 		}
-		as, ok := ZeusAssumptions[rec[1]]
-		if !ok {
-			return nil, fmt.Errorf("zeus: line %d: unknown dataset %q", line, rec[1])
-		}
-		if rec[2] != "bert_base_uncased" {
-			return nil, fmt.Errorf("zeus: line %d: network %q is not bert_base_uncased", line, rec[2])
-		}
-		var v [4]float64
-		for i, c := range []int{3, 5, 6, 7} {
-			v[i], err = strconv.ParseFloat(rec[c], 64)
-			if err != nil || !(v[i] > 0) || math.IsInf(v[i], 0) {
-				return nil, fmt.Errorf("zeus: line %d: column %s: %q is not a positive number", line, ZeusHeader[c], rec[c])
-			}
-		}
-		batch, limit, t, p := v[0], v[1], v[2], v[3]
-		if batch != math.Trunc(batch) {
-			return nil, fmt.Errorf("zeus: line %d: batch_size %g is not whole", line, batch)
-		}
-		out = append(out, model.Measurement{
-			Model: "bert-base", Arch: bertBase, Head: "classifier", GPU: gpu, Count: 1, Strategy: model.Single,
-			SeqLen: as.SeqLen, BatchPerGPU: int(batch), Tokens: as.Examples * float64(as.SeqLen),
-			Precision: zeusPrecision[rec[0]], PowerLimitW: limit, EnergyKWh: t * p / 3.6e6, DurationS: t,
-			Group: rec[0] + "/" + rec[1], Source: "Zeus NSDI'23 power trace (ml-energy/zeus)",
-		})
+		out = append(out, m)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("zeus: no rows")
 	}
 	return out, nil
+}
+
+// zeusRow converts one row of the trace.
+func zeusRow(row csvx.Row) (model.Measurement, error) {
+	g, ds := row.Get("gpu"), row.Get("dataset")
+	gpu, ok := zeusGPU[g]
+	if !ok {
+		return model.Measurement{}, row.Errorf("", "unknown gpu %q", g)
+	}
+	as, ok := ZeusAssumptions[ds]
+	if !ok {
+		return model.Measurement{}, row.Errorf("", "unknown dataset %q", ds)
+	}
+	if n := row.Get("network"); n != "bert_base_uncased" {
+		return model.Measurement{}, row.Errorf("", "network %q is not bert_base_uncased", n)
+	}
+	var v [4]float64
+	for i, c := range []string{"batch_size", "power_limit_w", "time_per_epoch_s", "average_power_w"} {
+		var err error
+		v[i], err = strconv.ParseFloat(row.Get(c), 64)
+		if err != nil || !(v[i] > 0) || math.IsInf(v[i], 0) {
+			return model.Measurement{}, row.Errorf(c, "%q is not a positive number", row.Get(c))
+		}
+	}
+	batch, limit, t, p := v[0], v[1], v[2], v[3]
+	if batch != math.Trunc(batch) {
+		return model.Measurement{}, row.Errorf("", "batch_size %g is not whole", batch)
+	}
+	return model.Measurement{
+		Model: "bert-base", Arch: bertBase, Head: "classifier", GPU: gpu, Count: 1, Strategy: model.Single,
+		SeqLen: as.SeqLen, BatchPerGPU: int(batch), Tokens: as.Examples * float64(as.SeqLen),
+		Precision: zeusPrecision[g], PowerLimitW: limit, EnergyKWh: t * p / 3.6e6, DurationS: t,
+		Group: g + "/" + ds, Source: "Zeus NSDI'23 power trace (ml-energy/zeus)",
+	}, nil
 }
 
 var bertBase = model.Arch{Layers: 12, Hidden: 768, Heads: 12, FFN: 3072, Vocab: 30522, Tied: true}

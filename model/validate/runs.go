@@ -8,7 +8,6 @@
 package validate
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/csvx"
 )
 
 // Run is one row of the validation table. Zero numbers mean "not reported"
@@ -93,62 +93,38 @@ var enums = map[string][]string{
 }
 
 // ReadRuns parses the validation table. The header must hold exactly
-// RunColumns (in any order); every error names the line and the column.
+// RunColumns (in any order); every error names the line and the column
+// (a *csvx.LineError, wrapped as "runs: line N: column C: …").
 func ReadRuns(r io.Reader) ([]Run, error) {
-	cr := csv.NewReader(r)
-	head, err := cr.Read()
+	rd, err := csvx.NewReader(r, csvx.Header{Required: RunColumns, Known: RunColumns})
 	if err != nil {
-		return nil, fmt.Errorf("runs: line 1: %w", err)
-	}
-	col := map[string]int{}
-	for i, h := range head {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		if _, dup := col[h]; dup {
-			return nil, fmt.Errorf("runs: line 1: column %q appears twice", h)
-		}
-		col[h] = i
-	}
-	for _, c := range RunColumns {
-		if _, ok := col[c]; !ok {
-			return nil, fmt.Errorf("runs: line 1: missing column %q", c)
-		}
-	}
-	if len(col) != len(RunColumns) {
-		known := map[string]bool{}
-		for _, c := range RunColumns {
-			known[c] = true
-		}
-		for h := range col {
-			if !known[h] {
-				return nil, fmt.Errorf("runs: line 1: unknown column %q", h)
-			}
-		}
+		return nil, fmt.Errorf("runs: %w", err)
 	}
 	var out []Run
 	ids := map[string]int{}
-	for line := 2; ; line++ {
-		rec, err := cr.Read()
+	for {
+		row, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("runs: line %d: %w", line, err)
+			return nil, fmt.Errorf("runs: %w", err)
 		}
-		p := rowParser{rec: rec, col: col, line: line}
+		p := rowParser{row: row}
 		run := p.run()
 		if p.err != nil {
-			return nil, p.err
+			return nil, fmt.Errorf("runs: %w", p.err)
 		}
 		if prev, dup := ids[run.ID]; dup {
-			return nil, fmt.Errorf("runs: line %d: id %q already used on line %d", line, run.ID, prev)
+			return nil, fmt.Errorf("runs: %w", row.Errorf("", "id %q already used on line %d", run.ID, prev))
 		}
-		ids[run.ID] = line
+		ids[run.ID] = row.Line
 		out = append(out, run)
 	}
 	for _, r := range out {
 		if r.DuplicateOf != "" {
 			if _, ok := ids[r.DuplicateOf]; !ok || r.DuplicateOf == r.ID {
-				return nil, fmt.Errorf("runs: line %d: column duplicate_of: %q is not the id of another row", r.Line, r.DuplicateOf)
+				return nil, fmt.Errorf("runs: %w", &csvx.LineError{Line: r.Line, Column: "duplicate_of", Err: fmt.Errorf("%q is not the id of another row", r.DuplicateOf)})
 			}
 		}
 	}
@@ -160,20 +136,18 @@ func ReadRuns(r io.Reader) ([]Run, error) {
 
 // rowParser reads one record, keeping the first error.
 type rowParser struct {
-	rec  []string
-	col  map[string]int
-	line int
-	err  error
+	row csvx.Row
+	err error
 }
 
 func (p *rowParser) fail(c, format string, args ...any) {
 	if p.err == nil {
-		p.err = fmt.Errorf("runs: line %d: column %s: %s", p.line, c, fmt.Sprintf(format, args...))
+		p.err = p.row.Errorf(c, format, args...)
 	}
 }
 
 func (p *rowParser) str(c string) string {
-	s := strings.TrimSpace(p.rec[p.col[c]])
+	s := p.row.Get(c)
 	if e, ok := enums[c]; ok {
 		for _, v := range e {
 			if s == v {
@@ -187,7 +161,7 @@ func (p *rowParser) str(c string) string {
 
 // num parses a positive finite number; empty gives 0 unless required.
 func (p *rowParser) num(c string, required bool) float64 {
-	s := strings.TrimSpace(p.rec[p.col[c]])
+	s := p.row.Get(c)
 	if s == "" {
 		if required {
 			p.fail(c, "is required")
@@ -223,7 +197,7 @@ func (p *rowParser) run() Run {
 		EnergyKWh: p.num("energy_kwh", true), Scope: p.str("energy_scope"), Host: p.str("host"),
 		PUE: p.num("pue", false), PowerW: p.num("power_w", false), TimeS: p.num("time_s", false),
 		SourceKind: p.str("source_kind"), Stage: p.str("stage"), DuplicateOf: p.str("duplicate_of"), Exclude: p.str("exclude"),
-		Source: p.str("source"), Citation: p.str("citation"), Notes: p.str("notes"), Line: p.line,
+		Source: p.str("source"), Citation: p.str("citation"), Notes: p.str("notes"), Line: p.row.Line,
 	}
 	switch {
 	case r.ID == "":

@@ -31,7 +31,7 @@ const AsFull = "wattscale-as-full"
 
 // BaselineMFU is the model-FLOPs utilisation of the 6·N·D baseline:
 // "achieved model-FLOPs utilisation for large-scale training is usually
-// 0.3–0.5 of peak" (shared/reference/hardware-and-grid.md, rules of thumb);
+// 0.3–0.5 of peak" (EleutherAI, Transformer Math 101, rules of thumb);
 // 0.4 is the middle of that range.
 const BaselineMFU = 0.4
 

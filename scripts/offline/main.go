@@ -13,6 +13,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"html/template"
@@ -40,7 +41,8 @@ func main() {
 	fmt.Printf("wrote %s (%d bytes): open it from disk, no server needed\n", *out, len(page))
 }
 
-// parts are the site's files the page inlines, in order.
+// parts are the site's files the page inlines, in order, by their plain
+// names.
 var parts = []string{"assets/calc.css", "assets/wasm_exec.js", "assets/calc-embed.js", "assets/calc.js"}
 
 var page = template.Must(template.New("offline").Parse(`<!doctype html>
@@ -69,11 +71,26 @@ header p { margin: 0; opacity: 0.85; }
 </html>
 `))
 
-// build reads the built site's assets and renders the single file.
+// build reads the built site's assets and renders the single file. The
+// site writes its scripts and wasm under content-hashed names
+// (assets/calc.0123456789.js); assets/manifest.json maps each plain name
+// to the name it was written under.
 func build(site string) ([]byte, error) {
+	raw, err := os.ReadFile(filepath.Join(site, "assets", "manifest.json"))
+	if err != nil {
+		return nil, fmt.Errorf("%w (build the site first: go run ./site build -o %s)", err, site)
+	}
+	var names map[string]string
+	if err := json.Unmarshal(raw, &names); err != nil {
+		return nil, fmt.Errorf("assets/manifest.json: %w", err)
+	}
 	files := map[string]string{}
 	for _, p := range parts {
-		b, err := os.ReadFile(filepath.Join(site, p))
+		name, ok := names[strings.TrimPrefix(p, "assets/")]
+		if !ok {
+			return nil, fmt.Errorf("assets/manifest.json lists no %s (was the site built with -nowasm?)", p)
+		}
+		b, err := os.ReadFile(filepath.Join(site, "assets", name))
 		if err != nil {
 			return nil, fmt.Errorf("%w (build the site first: go run ./site build -o %s)", err, site)
 		}
@@ -85,7 +102,7 @@ func build(site string) ([]byte, error) {
 		return template.JS(strings.ReplaceAll(s, "</script", `<\/script`))
 	}
 	var b bytes.Buffer
-	err := page.Execute(&b, struct {
+	err = page.Execute(&b, struct {
 		CSS                   template.CSS
 		WasmExec, Embed, Calc template.JS
 	}{template.CSS(files["assets/calc.css"]), js(files["assets/wasm_exec.js"]), js(files["assets/calc-embed.js"]), js(files["assets/calc.js"])})

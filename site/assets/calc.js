@@ -3,7 +3,10 @@
  * Contract with the page (site/templates): a mount element
  *   <div id="calc-root" data-mode="calculator"></div>   (or "planner", "embed")
  * and, by relative URLs, assets/calc.css, assets/wasm_exec.js and
- * assets/calc.js. Everything else is found next to this script:
+ * assets/calc.js. Everything else is found next to this script, under the
+ * name the mount element's data-assets JSON maps it to (the build gives
+ * the wasm and scripts content-hashed names, calc.0123456789.wasm; without
+ * data-assets the plain names below are used):
  *   calc.wasm        the Go calculator (wasm/calc), loaded on start
  *   calc-embed.js    window.WATTSCALE_WASM_GZ_B64 = base64(gzip(calc.wasm)),
  *                    loaded only when fetching calc.wasm fails (file://)
@@ -22,6 +25,12 @@
   var BASE = script && script.src ? new URL('.', script.src).href : '';
   var SVGNS = 'http://www.w3.org/2000/svg';
   var perf = (window.wattscalePerf = window.wattscalePerf || {});
+  var ASSETS = {};
+
+  // asset is the name a file next to this script was written under.
+  function asset(name) {
+    return ASSETS[name] || name;
+  }
 
   /* ---------- loading Go WebAssembly ---------- */
 
@@ -53,8 +62,8 @@
   // fetch is blocked). It resolves with the name of the path that worked
   // once the program has set window[o.global].
   async function loadGo(o) {
-    if (typeof Go === 'undefined') await loadScript(BASE + 'wasm_exec.js');
-    var url = BASE + o.wasm;
+    if (typeof Go === 'undefined') await loadScript(BASE + asset('wasm_exec.js'));
+    var url = BASE + asset(o.wasm);
     var go = new Go();
     var inst = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
@@ -77,7 +86,7 @@
     }
     if (!inst) {
       try {
-        if (!window[o.embedGlobal]) await loadScript(BASE + o.embedScript);
+        if (!window[o.embedGlobal]) await loadScript(BASE + asset(o.embedScript));
         var bytes = await gunzip(b64ToBytes(window[o.embedGlobal]));
         inst = (await WebAssembly.instantiate(bytes, go.importObject)).instance;
         how = 'embedded';
@@ -433,10 +442,38 @@
     return out;
   }
 
+  // applies reports whether a row of the field table (meta.fields, from
+  // model.RequestFields) matters for the form state s: its "when" names the
+  // form key and value it depends on.
+  function applies(f, s) {
+    var w = f.when;
+    if (!w) return true;
+    var v = s[w.key] == null ? '' : s[w.key];
+    if (w.in) return w.in.indexOf(v) >= 0;
+    return (v === (w.value || '')) !== !!w.not;
+  }
+
+  // followRegion keeps the grid region and the carbon intensity of a form
+  // being edited in step, as calcapi's Region.Apply reads them: choosing a
+  // region fills in its intensity; typing another intensity makes the
+  // region "custom". Used by the calculator and the planner.
+  function followRegion(self, st, k, v) {
+    var regions = self.meta.regions;
+    if (k === 'region') {
+      var r = regions.filter(function (x) { return x.id === v; })[0];
+      if (r) { st.carbon = String(r.carbon_g_per_kwh); self.inputs.carbon.value = st.carbon; }
+    } else if (k === 'carbon') {
+      var cur = regions.filter(function (x) { return x.id === st.region; })[0];
+      if (cur && String(cur.carbon_g_per_kwh) !== v.trim()) { st.region = 'custom'; self.inputs.region.value = 'custom'; }
+    }
+  }
+
   function Calculator(root, api, meta, opts) {
     this.root = root;
     this.api = api;
     this.meta = meta;
+    this.fields = {};
+    meta.fields.forEach(function (f) { this.fields[f.key] = f; }, this);
     this.embed = !!opts.embed;
     this.state = Object.assign({}, meta.default_form);
     this.inputs = {};
@@ -500,11 +537,10 @@
 
   Calculator.prototype.readURL = function () {
     var q = new URLSearchParams(location.search);
-    var known = this.meta.form_keys;
     var self = this;
     var any = false;
     q.forEach(function (v, k) {
-      if (known.indexOf(k) >= 0) { self.state[k] = v; any = true; }
+      if (self.fields[k]) { self.state[k] = v; any = true; }
     });
     // A link with a grid region but no intensity takes the region's figure.
     if (any && q.has('region') && !q.has('carbon')) {
@@ -521,15 +557,7 @@
 
   Calculator.prototype.activeKeys = function () {
     var s = this.state;
-    return this.meta.form_keys.filter(function (k) {
-      if (['layers', 'hidden', 'heads', 'kv_heads', 'ffn', 'vocab', 'glu'].indexOf(k) >= 0) return s.model === 'custom';
-      if (k === 'tokens') return s.length !== 'epochs';
-      if (k === 'dataset_tokens' || k === 'epochs') return s.length === 'epochs';
-      if (k === 'tensor' || k === 'data_mode') return s.strategy === 'hybrid';
-      if (['rank', 'targets', 'train_emb', 'compare'].indexOf(k) >= 0) return s.method === 'lora' || s.method === 'qlora';
-      if (k === 'base_format' || k === 'compute_dtype') return s.method === 'qlora';
-      return true;
-    });
+    return this.meta.fields.filter(function (f) { return applies(f, s); }).map(function (f) { return f.key; });
   };
 
   Calculator.prototype.shareURL = function () {
@@ -539,20 +567,31 @@
     return u.href;
   };
 
-  // field builds one labelled control with its hint and error slot.
-  Calculator.prototype.field = function (key, label, control, hint) {
+  // labelled builds one labelled control with its hint and error slot
+  // (hint null: none; '': one the page fills in later).
+  function labelled(self, key, label, control, hint) {
     var id = 'f-' + key;
     control.id = id;
     control.name = key;
     var hintId = id + '-hint', errId = id + '-err';
     control.setAttribute('aria-describedby', (hint !== null ? hintId + ' ' : '') + errId);
-    this.inputs[key] = control;
+    self.inputs[key] = control;
     return el('div', { class: 'field', 'data-key': key }, [
       el('label', { for: id, text: label }),
       control,
       hint !== null ? el('p', { class: 'hint', id: hintId, text: hint || '' }) : null,
       el('p', { class: 'err', id: errId, 'aria-live': 'polite' })
     ]);
+  }
+
+  // field builds the input of a form key with the label and hint of its
+  // row of the field table (hint, when given, overrides the table's).
+  // field(key, control[, hint]) or field(key, label, control[, hint]) for
+  // a label in other words than the table's.
+  Calculator.prototype.field = function (key, a, b, c) {
+    var f = this.fields[key] || {};
+    if (typeof a === 'string') return labelled(this, key, a, b, c === undefined ? (f.hint || null) : c);
+    return labelled(this, key, f.label || key, a, b === undefined ? (f.hint || null) : b);
   };
 
   function textInput(mode, list) {
@@ -590,18 +629,18 @@
 
     // Model
     var fsModel = el('fieldset', {}, [el('legend', { text: 'Model' })]);
-    fsModel.appendChild(this.field('model', 'Preset or “custom”', textInput('text', uid + '-presets'), ''));
-    var shape = el('div', { class: 'grid3 shape', 'data-show': 'custom' });
-    [['layers', 'Layers'], ['hidden', 'Hidden size'], ['heads', 'Attention heads'], ['kv_heads', 'KV heads (GQA)'], ['ffn', 'FFN size'], ['vocab', 'Vocabulary']].forEach(function (f) {
-      shape.appendChild(self.field(f[0], f[1], textInput('numeric'), f[0] === 'kv_heads' ? 'empty = heads' : null));
+    fsModel.appendChild(this.field('model', textInput('text', uid + '-presets'), ''));
+    var shape = el('div', { class: 'grid3 shape', 'data-group': '' });
+    ['layers', 'hidden', 'heads', 'kv_heads', 'ffn', 'vocab'].forEach(function (k) {
+      shape.appendChild(self.field(k, textInput('numeric')));
     });
     var glu = el('input', { type: 'checkbox', value: '1' });
     glu.id = 'f-glu'; glu.name = 'glu';
     this.inputs.glu = glu;
-    shape.appendChild(el('div', { class: 'field check', 'data-key': 'glu' }, [glu, el('label', { for: 'f-glu', text: 'Gated MLP (SwiGLU)' }), el('p', { class: 'err', id: 'f-glu-err' })]));
+    shape.appendChild(el('div', { class: 'field check', 'data-key': 'glu' }, [glu, el('label', { for: 'f-glu', text: this.fields.glu.label }), el('p', { class: 'err', id: 'f-glu-err' })]));
     glu.setAttribute('aria-describedby', 'f-glu-err');
     fsModel.appendChild(shape);
-    fsModel.appendChild(this.field('head', 'Trained head', select([
+    fsModel.appendChild(this.field('head', select([
       { value: '', text: 'Default for the model' }, { value: 'lm', text: 'Language-model head (vocabulary)' }, { value: 'classifier', text: 'Small classifier head' }]), null));
     form.appendChild(fsModel);
 
@@ -610,21 +649,19 @@
     var lenTokens = el('input', { type: 'radio', name: 'length', value: 'tokens', id: 'f-length-tokens' });
     var lenEpochs = el('input', { type: 'radio', name: 'length', value: 'epochs', id: 'f-length-epochs' });
     this.inputs.length = [lenTokens, lenEpochs];
-    fsTrain.appendChild(el('div', { class: 'radios', role: 'radiogroup', 'aria-label': 'Training length given as' }, [
+    fsTrain.appendChild(el('div', { class: 'radios', role: 'radiogroup', 'aria-label': this.fields.length.label }, [
       el('span', { class: 'radio' }, [lenTokens, el('label', { for: 'f-length-tokens', text: 'Total tokens' })]),
       el('span', { class: 'radio' }, [lenEpochs, el('label', { for: 'f-length-epochs', text: 'Dataset × epochs' })])
     ]));
-    var tok = this.field('tokens', 'Tokens processed (all epochs)', textInput(), 'e.g. 2e8, 200M, 1.5B');
-    tok.setAttribute('data-show', 'tokens');
-    fsTrain.appendChild(tok);
-    var ep = el('div', { class: 'grid2', 'data-show': 'epochs' }, [
-      this.field('dataset_tokens', 'Tokens per epoch', textInput(), null),
-      this.field('epochs', 'Epochs', textInput(), null)]);
+    fsTrain.appendChild(this.field('tokens', textInput()));
+    var ep = el('div', { class: 'grid2', 'data-group': '' }, [
+      this.field('dataset_tokens', textInput()),
+      this.field('epochs', textInput())]);
     fsTrain.appendChild(ep);
     fsTrain.appendChild(el('div', { class: 'grid3' }, [
-      this.field('seq', 'Sequence', textInput('numeric'), null),
-      this.field('batch', 'Batch / GPU', textInput('numeric'), null),
-      this.field('precision', 'Precision', select(m.precisions.map(function (p) { return { value: p, text: p }; })), null)]));
+      this.field('seq', textInput('numeric')),
+      this.field('batch', textInput('numeric')),
+      this.field('precision', select(m.precisions.map(function (p) { return { value: p, text: p }; })))]));
     form.appendChild(fsTrain);
 
     // Fine-tuning method (LoRA, QLoRA; issue 12)
@@ -632,12 +669,12 @@
     fsMethod.appendChild(el('div', { class: 'grid2' }, [
       this.field('method', 'Method', select([{ value: 'full', text: 'Full' }, { value: 'lora', text: 'LoRA' }, { value: 'qlora', text: 'QLoRA' }]), 'LoRA and QLoRA train adapters on a frozen base'),
       this.field('ckpt', 'Checkpointing', select([{ value: '', text: 'Default' }, { value: 'on', text: 'On' }, { value: 'off', text: 'Off' }]), 'recomputes activations; default on for QLoRA')]));
-    var peft = el('div', { 'data-show': 'peft' });
+    var peft = el('div', { 'data-group': '' });
     peft.appendChild(el('div', { class: 'grid2' }, [
       this.field('rank', 'LoRA rank', textInput('numeric'), 'empty = 8 (LoRA), 64 (QLoRA)'),
       this.field('targets', 'Adapted modules', select([{ value: '', text: 'Default' }, { value: 'qv', text: 'q, v' },
         { value: 'attention', text: 'q, k, v, o' }, { value: 'attention_mlp', text: 'All linear' }]), 'default: q, v (LoRA), all linear (QLoRA)')]));
-    var q4 = el('div', { class: 'grid2', 'data-show': 'qlora' }, [
+    var q4 = el('div', { class: 'grid2', 'data-group': '' }, [
       this.field('base_format', 'Base weights', select([{ value: '', text: 'Default (NF4)' }, { value: 'nf4', text: 'NF4' }, { value: 'int8', text: 'int8' }]), 'NF4 with double quantisation: 4.127 bits'),
       this.field('compute_dtype', 'Compute dtype', select([{ value: '', text: 'As precision' }, { value: 'bf16', text: 'bf16' }, { value: 'fp16', text: 'fp16' }, { value: 'fp32', text: 'fp32 (slow)' }]), null)]);
     peft.appendChild(q4);
@@ -653,31 +690,46 @@
 
     // Hardware
     var fsHw = el('fieldset', {}, [el('legend', { text: 'Hardware and parallelism' })]);
-    fsHw.appendChild(this.field('gpu', 'GPU', textInput('text', uid + '-gpus'), ''));
+    fsHw.appendChild(this.field('gpu', textInput('text', uid + '-gpus'), ''));
     fsHw.appendChild(el('div', { class: 'grid2 narrow-wide' }, [
-      this.field('count', 'GPUs', textInput('numeric'), null),
-      this.field('strategy', 'Strategy', select(m.strategies.map(function (s) { return { value: s, text: STRATEGY_NAMES[s] || s }; })), null)]));
-    fsHw.appendChild(el('div', { class: 'grid2', 'data-show': 'hybrid' }, [
-      this.field('tensor', 'Tensor-parallel degree', textInput('numeric'), 'data ranks = GPUs ÷ this'),
-      this.field('data_mode', 'Data parallel as', select([{ value: 'fsdp', text: 'FSDP' }, { value: 'ddp', text: 'DDP' }]), null)]));
-    fsHw.appendChild(this.field('power', 'Power limit (W)', textInput('numeric'), 'per GPU; empty = the board’s default limit'));
+      this.field('count', textInput('numeric')),
+      this.field('strategy', select(m.strategies.map(function (s) { return { value: s, text: STRATEGY_NAMES[s] || s }; })))]));
+    fsHw.appendChild(el('div', { class: 'grid2', 'data-group': '' }, [
+      this.field('tensor', textInput('numeric')),
+      this.field('data_mode', select(this.fields.data_mode.choices.map(function (c) { return { value: c, text: c.toUpperCase() }; })))]));
+    fsHw.appendChild(this.field('power', textInput('numeric')));
     form.appendChild(fsHw);
 
     // Site
     var fsSite = el('fieldset', {}, [el('legend', { text: 'Site, grid and price' })]);
-    fsSite.appendChild(this.field('region', 'Grid region', select(m.regions.map(function (r) {
+    fsSite.appendChild(this.field('region', select(m.regions.map(function (r) {
       return { value: r.id, text: r.name + ' — ' + sig(r.carbon_g_per_kwh) + ' g/kWh' };
     }).concat([{ value: 'custom', text: 'Custom intensity' }])), ''));
     fsSite.appendChild(el('div', { class: 'grid3' }, [
-      this.field('carbon', 'g CO₂e/kWh', textInput(), null),
-      this.field('pue', 'PUE', textInput(), 'empty = ' + m.site_defaults.pue),
-      this.field('price', 'USD/kWh', textInput(), null)]));
+      this.field('carbon', textInput()),
+      this.field('pue', textInput()),
+      this.field('price', textInput())]));
     form.appendChild(fsSite);
 
     // Calibration
     var fsCal = el('fieldset', {}, [el('legend', { text: 'Calibration' })]);
-    fsCal.appendChild(this.field('cal', 'Coefficients', select(this.calOptions()), ''));
+    fsCal.appendChild(this.field('cal', select(this.calOptions()), ''));
     form.appendChild(fsCal);
+
+    // Every other row of the field table gets a plain input in its group's
+    // fieldset, so a field added to model.RequestFields appears here
+    // without a change to this file.
+    var groups = { model: fsModel, training: fsTrain, hardware: fsHw, site: fsSite, calibration: fsCal };
+    m.fields.forEach(function (f) {
+      if (self.inputs[f.key] || !groups[f.group]) return;
+      var c;
+      if (f.kind === 'enum') c = select(f.choices.map(function (x) { return { value: x, text: x || 'Default' }; }));
+      else if (f.kind === 'bool') { c = el('input', { type: 'checkbox', value: '1' }); }
+      else c = textInput(f.kind === 'int' ? 'numeric' : f.kind === 'number' ? 'decimal' : 'text');
+      var node = self.field(f.key, c);
+      if (f.help) c.title = f.help;
+      groups[f.group].appendChild(node);
+    });
     form.appendChild(el('p', { class: 'err form-err', id: uid + '-formerr', 'aria-live': 'polite' }));
     this.formErr = form.lastChild;
 
@@ -740,9 +792,9 @@
     }
     if (!this.embed) {
       var ctl = res.querySelector('.cheaper-ctl');
-      ctl.appendChild(this.field('deadline', 'Deadline (hours)', textInput(), 'empty = no deadline'));
-      ctl.appendChild(this.field('minimise', 'Minimise', select([{ value: 'energy', text: 'Energy' }, { value: 'co2e', text: 'CO₂e (operational + embodied)' },
-        { value: 'cost', text: 'Electricity cost' }, { value: 'time', text: 'Time' }]), null));
+      ctl.appendChild(this.field('deadline', textInput()));
+      var MINIMISE = { energy: 'Energy', co2e: 'CO₂e (operational + embodied)', cost: 'Electricity cost', time: 'Time' };
+      ctl.appendChild(this.field('minimise', select(this.fields.minimise.choices.map(function (c) { return { value: c, text: MINIMISE[c] || c }; }))));
       ctl.addEventListener('input', onInput);
       ctl.addEventListener('change', onInput);
       var outEl = res.querySelector('.cheaper-out');
@@ -883,12 +935,16 @@
     this.toggle();
   };
 
+  // toggle shows the inputs that apply (the field table's "when") and
+  // hides a group of inputs when none of them applies.
   Calculator.prototype.toggle = function () {
-    var s = this.state;
-    var show = { custom: s.model === 'custom', tokens: s.length !== 'epochs', epochs: s.length === 'epochs', hybrid: s.strategy === 'hybrid',
-      peft: s.method === 'lora' || s.method === 'qlora', qlora: s.method === 'qlora' };
-    Array.prototype.forEach.call(this.root.querySelectorAll('[data-show]'), function (n) {
-      n.hidden = !show[n.getAttribute('data-show')];
+    var s = this.state, self = this;
+    Array.prototype.forEach.call(this.form.querySelectorAll('.field[data-key]'), function (n) {
+      var f = self.fields[n.getAttribute('data-key')];
+      n.hidden = !!f && !applies(f, s);
+    });
+    Array.prototype.forEach.call(this.form.querySelectorAll('[data-group]'), function (n) {
+      n.hidden = !n.querySelector('.field[data-key]:not([hidden])');
     });
   };
 
@@ -900,12 +956,8 @@
     if (this.state[k] === v) return;
     var t0 = performance.now();
     this.state[k] = v;
-    if (k === 'region') {
-      var r = this.meta.regions.filter(function (x) { return x.id === v; })[0];
-      if (r) { this.state.carbon = String(r.carbon_g_per_kwh); this.inputs.carbon.value = this.state.carbon; }
-    } else if (k === 'carbon') {
-      var cur = this.meta.regions.filter(function (x) { return x.id === this.state.region; }, this)[0];
-      if (cur && String(cur.carbon_g_per_kwh) !== v.trim()) { this.state.region = 'custom'; this.inputs.region.value = 'custom'; }
+    if (k === 'region' || k === 'carbon') {
+      followRegion(this, this.state, k, v);
     } else if (k === 'model' && v === 'custom' && this.lastPreset) {
       // Start the custom shape from the preset the user had.
       var a = this.lastPreset.arch, st = this.state, self = this;
@@ -1295,7 +1347,7 @@
     return q.toString();
   };
 
-  Planner.prototype.field = Calculator.prototype.field;
+  Planner.prototype.field = function (key, label, control, hint) { return labelled(this, key, label, control, hint); };
 
   Planner.prototype.build = function () {
     var self = this, m = this.meta, pm = this.pm;
@@ -1325,13 +1377,16 @@
     form.appendChild(el('p', {}, [add]));
 
     var fsSite = el('fieldset', {}, [el('legend', { text: 'Site, grid and price' })]);
-    fsSite.appendChild(this.field('region', 'Grid region', select(m.regions.map(function (r) {
+    // The site inputs are the calculator's: labels and hints from its field table.
+    var F = {};
+    m.fields.forEach(function (f) { F[f.key] = f; });
+    fsSite.appendChild(this.field('region', F.region.label, select(m.regions.map(function (r) {
       return { value: r.id, text: r.name + ' — ' + sig(r.carbon_g_per_kwh) + ' g/kWh' };
     }).concat([{ value: 'custom', text: 'Custom intensity' }])), null));
     fsSite.appendChild(el('div', { class: 'grid3' }, [
-      this.field('carbon', 'g CO₂e/kWh', textInput(), null),
-      this.field('pue', 'PUE', textInput(), 'empty = ' + m.site_defaults.pue),
-      this.field('price', 'USD/kWh', textInput(), null)]));
+      this.field('carbon', F.carbon.label, textInput(), F.carbon.hint || null),
+      this.field('pue', F.pue.label, textInput(), F.pue.hint || null),
+      this.field('price', F.price.label, textInput(), F.price.hint || null)]));
     form.appendChild(fsSite);
     var fsServe = el('fieldset', {}, [el('legend', { text: 'Serving (for T*)' })]);
     fsServe.appendChild(el('div', { class: 'grid2' }, [
@@ -1477,13 +1532,7 @@
     }
     if (st[k] === v) return;
     st[k] = v;
-    if (k === 'region') {
-      var r = this.meta.regions.filter(function (x) { return x.id === v; })[0];
-      if (r) { st.carbon = String(r.carbon_g_per_kwh); this.inputs.carbon.value = st.carbon; }
-    } else if (k === 'carbon') {
-      var cur = this.meta.regions.filter(function (x) { return x.id === st.region; })[0];
-      if (cur && String(cur.carbon_g_per_kwh) !== v.trim()) { st.region = 'custom'; this.inputs.region.value = 'custom'; }
-    }
+    followRegion(this, st, k, v);
     this.update();
     history.replaceState(null, '', '?' + this.query() + location.hash);
   };
@@ -1665,11 +1714,11 @@
     '  var d = e.data;',
     '  try {',
     '    if (!self.wattscale_fit) {',
-    '      importScripts(d.base + "wasm_exec.js");',
+    '      importScripts(d.base + d.exec);',
     '      var go = new Go(), inst;',
     '      var ready = new Promise(function (r) { self.wattscaleFitReady = r; });',
-    '      try { inst = (await WebAssembly.instantiateStreaming(fetch(d.base + "fit.wasm"), go.importObject)).instance; }',
-    '      catch (x) { var r = await fetch(d.base + "fit.wasm"); if (!r.ok) throw new Error("HTTP " + r.status); inst = (await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject)).instance; }',
+    '      try { inst = (await WebAssembly.instantiateStreaming(fetch(d.base + d.wasm), go.importObject)).instance; }',
+    '      catch (x) { var r = await fetch(d.base + d.wasm); if (!r.ok) throw new Error("HTTP " + r.status); inst = (await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject)).instance; }',
     '      go.run(inst);',
     '      if (!self.wattscale_fit) await ready;',
     '    }',
@@ -1755,7 +1804,7 @@
         else resolve(JSON.parse(e.data.out));
       };
       w.onerror = function (e) { reject(new Error(e.message || 'the fitting worker failed')); };
-      w.postMessage({ base: BASE, arg: JSON.stringify(arg) });
+      w.postMessage({ base: BASE, exec: asset('wasm_exec.js'), wasm: asset('fit.wasm'), arg: JSON.stringify(arg) });
     });
   };
 
@@ -1916,7 +1965,13 @@
 
   function boot() {
     var root = document.getElementById('calc-root');
-    if (root) start(root);
+    if (!root) return;
+    try {
+      ASSETS = JSON.parse(root.getAttribute('data-assets') || '{}');
+    } catch (e) {
+      ASSETS = {};
+    }
+    start(root);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
   else boot();

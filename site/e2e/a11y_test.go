@@ -96,15 +96,15 @@ type axeViolation struct {
 	Nodes  []string `json:"nodes"`
 }
 
-// TestAccessibility runs axe-core (pinned in package.json, installed by
-// npm ci) in the calculator, the planner and the embed page, in light and
-// dark schemes and with a field in error, and fails on any serious or
+// TestAccessibility runs axe-core (pinned in site/e2e/package.json,
+// installed by npm ci --prefix site/e2e) in the calculator, the planner
+// and the embed page, in light and dark schemes and with a field in error, and fails on any serious or
 // critical violation.
 func TestAccessibility(t *testing.T) {
-	axePath := filepath.Join(repoRoot(t), "node_modules", "axe-core", "axe.min.js")
+	axePath := filepath.Join(repoRoot(t), "site", "e2e", "node_modules", "axe-core", "axe.min.js")
 	axe, err := os.ReadFile(axePath)
 	if err != nil {
-		msg := "axe-core not installed (run `npm ci` at the repository root): " + err.Error()
+		msg := "axe-core not installed (run `npm ci --prefix site/e2e`): " + err.Error()
 		if os.Getenv("WATTSCALE_REQUIRE_E2E") == "1" {
 			t.Fatal(msg)
 		}

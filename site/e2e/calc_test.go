@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/wattscale/wattscale/model"
 )
 
 // TestEstimateMatchesCLI types configurations into the calculator and
@@ -79,7 +81,7 @@ func TestSharedURLRestoresEveryField(t *testing.T) {
 	}
 	for _, kv := range [][2]string{{"layers", "20"}, {"hidden", "1536"}, {"heads", "12"}, {"kv_heads", "4"}, {"ffn", "6144"}, {"vocab", "50000"},
 		{"dataset_tokens", "3e7"}, {"epochs", "2.5"}, {"seq", "512"}, {"batch", "16"}, {"gpu", "a40"}, {"count", "6"}, {"tensor", "3"},
-		{"carbon", "123"}, {"pue", "1.3"}, {"price", "0.21"}} {
+		{"carbon", "123"}, {"pue", "1.3"}, {"price", "0.21"}, {"state_bytes", "8"}} {
 		typeInto(t, ctx, kv[0], kv[1])
 	}
 	const fields = `(function(){var o={};document.querySelectorAll('#calc-root .calc-form input, #calc-root .calc-form select').forEach(function(e){
@@ -104,10 +106,22 @@ func TestSharedURLRestoresEveryField(t *testing.T) {
 		t.Errorf("energy from the link %.17g kWh, before %.17g kWh", got, energy)
 	}
 	u, _ := url.Parse(link)
-	for _, k := range []string{"model", "layers", "glu", "length", "dataset_tokens", "epochs", "strategy", "tensor", "data_mode", "region", "carbon", "pue", "price", "cal", "head"} {
-		if !u.Query().Has(k) {
-			t.Errorf("share link %s lacks %s", link, k)
+	// Every row of the field table that applies to this form is an input
+	// of the page and a key of the link, with nothing listed by hand.
+	q := u.Query()
+	for _, f := range model.RequestFields {
+		if f.Key == "" || !f.When.Holds(q.Get) {
+			continue
 		}
+		if !q.Has(f.Key) {
+			t.Errorf("share link %s lacks %s", link, f.Key)
+		}
+		if n := eval[int](t, ctx2, `document.querySelectorAll('#calc-root .calc-form [name="`+f.Key+`"]').length`); n == 0 {
+			t.Errorf("the form has no input named %s", f.Key)
+		}
+	}
+	if q.Get("state_bytes") != "8" {
+		t.Errorf("share link %s: state_bytes %q, want 8", link, q.Get("state_bytes"))
 	}
 }
 

@@ -83,7 +83,13 @@ func builtSite(t testing.TB) string {
 			return
 		}
 		start := time.Now()
-		cmd := exec.Command(cli, "build", "-o", siteDir)
+		// Brotli at quality 11 takes minutes the first time; the tests
+		// need the copies, not their best size (make bench does).
+		comp := "fast"
+		if os.Getenv("WATTSCALE_BENCH") == "1" {
+			comp = "best"
+		}
+		cmd := exec.Command(cli, "build", "-compress", comp, "-o", siteDir)
 		cmd.Dir = root
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
@@ -96,6 +102,26 @@ func builtSite(t testing.TB) string {
 		t.Fatal(siteErr)
 	}
 	return siteDir
+}
+
+// assetPath is where the built site in dir wrote the asset with the plain
+// name (assets/calc.wasm): its scripts and wasm have content-hashed names,
+// listed in assets/manifest.json.
+func assetPath(t testing.TB, dir, plain string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "assets", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names map[string]string
+	if err := json.Unmarshal(raw, &names); err != nil {
+		t.Fatalf("assets/manifest.json: %v", err)
+	}
+	name, ok := names[strings.TrimPrefix(plain, "assets/")]
+	if !ok {
+		t.Fatalf("assets/manifest.json lists no %s", plain)
+	}
+	return "assets/" + name
 }
 
 // siteCLI builds the command line (what `go run ./site` runs) once.

@@ -135,7 +135,7 @@ func TestRefitMatchesCLI(t *testing.T) {
 	syntheticMeasurements(t, file)
 	ctx := browser(t)
 	openCalc(t, ctx, srv.URL+"/index.html")
-	if loaded := eval[bool](t, ctx, `performance.getEntriesByType('resource').some(function(e){return /fit\.wasm$/.test(e.name)})`); loaded {
+	if loaded := eval[bool](t, ctx, `performance.getEntriesByType('resource').some(function(e){return /\/fit\.[0-9a-f]{10}\.wasm$/.test(e.name)})`); loaded {
 		t.Error("fit.wasm was fetched before a refit was asked for")
 	}
 	do(t, ctx, "upload the CSV", chromedp.SetUploadFiles(chromedp.ID("refit-file"), []string{file}))

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
@@ -289,11 +288,69 @@ func (g *schemaGen) fields(s *schema, t reflect.Type, in bool) {
 		if e := f.Tag.Get("enum"); e != "" {
 			fs.Enum = strings.Split(e, ",")
 		}
+		if prefix, ok := requestPrefix[t]; ok && in && fs.Description == "" {
+			fs.Description = fieldDoc(prefix + name)
+		}
 		s.Properties[name] = fs
 		if !omit && !in {
 			s.Required = append(s.Required, name)
 		}
 	}
+}
+
+// requestPrefix gives the JSON path below which the fields of an estimate
+// request's types lie, so that their descriptions come from the field
+// table, model.RequestFields.
+var requestPrefix = func() map[reflect.Type]string {
+	m := map[reflect.Type]string{}
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || t == reflect.TypeFor[model.Strategy]() {
+			return
+		}
+		m[t] = prefix
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			if name != "" && name != "-" {
+				walk(t.Field(i).Type, prefix+name+".")
+			}
+		}
+	}
+	walk(reflect.TypeFor[model.Request](), "")
+	return m
+}()
+
+// fieldDoc describes the request field at path from its row of
+// model.RequestFields: what it is, its unit, range or choices, and what
+// leaving it out means.
+func fieldDoc(path string) string {
+	f := model.RequestField(path)
+	if f == nil {
+		return ""
+	}
+	d := f.Help
+	if f.Unit != "" {
+		d += " (" + f.Unit + ")"
+	}
+	if f.Bounds != nil {
+		d += "; " + strings.TrimPrefix(f.Rule(), "must be ")
+	}
+	var choices []string
+	for _, c := range f.Choices {
+		if c != "" {
+			choices = append(choices, c)
+		}
+	}
+	if len(choices) > 0 {
+		d += "; one of " + strings.Join(choices, ", ")
+	}
+	if f.Default != "" {
+		d += "; left out: " + f.Default
+	}
+	return d
 }
 
 // special describes the types with their own JSON encoding.
@@ -313,9 +370,9 @@ func special(t reflect.Type) *schema {
 				{
 					Type: "object",
 					Properties: map[string]*schema{
-						"tensor":    {Type: "number", Description: "tensor-parallel ranks"},
-						"data":      {Type: "number", Description: "data-parallel ranks"},
-						"data_mode": {Type: "string", Description: strconv.Quote(model.DDP) + " or " + strconv.Quote(model.FSDP)},
+						"tensor":    {Type: "number", Description: fieldDoc("strategy.tensor")},
+						"data":      {Type: "number", Description: fieldDoc("strategy.data")},
+						"data_mode": {Type: "string", Description: fieldDoc("strategy.data_mode")},
 					},
 					AdditionalProperties: false,
 				},

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wattscale/wattscale/model"
 )
 
 // validator checks JSON values against the schemas of an OpenAPI 3.1
@@ -366,6 +368,49 @@ func TestValidatorRejects(t *testing.T) {
 	for _, body := range []string{`{"strategy": {"tensor": 2, "pipeline": 2}}`, `{"strategy": 3}`, `{"colour": 1}`, `{"training": {"tokens": "x"}}`} {
 		if err := v.validate(rs, decodeAny(t, []byte(body)), "$"); err == nil {
 			t.Errorf("request %s passes the request schema", body)
+		}
+	}
+}
+
+// TestOpenAPIDescribesEveryTableField walks the estimate request's schema
+// to each path of model.RequestFields: every field is there, described in
+// the table's words with its range, so that a new row of the table (such
+// as training.state_bytes_per_param) reaches the API's description alone.
+func TestOpenAPIDescribesEveryTableField(t *testing.T) {
+	v := loadValidator(t)
+	root := v.requestSchema("/api/v1/estimate")
+	for _, f := range model.RequestFields {
+		if f.Path == "" {
+			continue
+		}
+		s := root
+		for _, name := range strings.Split(f.Path, ".") {
+			if ref, ok := s["$ref"].(string); ok {
+				var err error
+				if s, err = v.resolve(ref); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if one, ok := s["oneOf"].([]any); ok { // strategy: a name or an object
+				s = one[len(one)-1].(map[string]any)
+			}
+			p, ok := s["properties"].(map[string]any)[name].(map[string]any)
+			if !ok {
+				t.Errorf("%s: the request schema has no property %q", f.Path, name)
+				s = nil
+				break
+			}
+			s = p
+		}
+		if s == nil || f.Path == "strategy" {
+			continue
+		}
+		d, _ := s["description"].(string)
+		if !strings.HasPrefix(d, f.Help) {
+			t.Errorf("%s: description %q does not start with the table's help %q", f.Path, d, f.Help)
+		}
+		if f.Bounds != nil && !strings.Contains(d, strings.TrimPrefix(f.Rule(), "must be ")) {
+			t.Errorf("%s: description %q lacks the range %q", f.Path, d, f.Rule())
 		}
 	}
 }

@@ -70,8 +70,9 @@ type EstimateOutput struct {
 	FullError *Error          `json:"full_error,omitempty"`
 }
 
-// Estimate runs one calculator interaction. The request goes through
-// model.ParseRequest and model.Catalog.Estimate, the command line's path.
+// Estimate runs one calculator interaction. A form becomes a model.Request
+// (Form.Request) that goes straight to model.Catalog.Estimate; a request
+// JSON goes through model.ParseRequest first, the command line's path.
 func (a *API) Estimate(input []byte) (out []byte) {
 	defer recoverInto(&out)
 	var in EstimateInput
@@ -79,17 +80,24 @@ func (a *API) Estimate(input []byte) (out []byte) {
 		return mustJSON(EstimateOutput{Error: &Error{Field: "(body)", Message: "is not valid JSON: " + err.Error(), Text: "(body): is not valid JSON: " + err.Error()}})
 	}
 	var o EstimateOutput
-	o.Request = in.Request
+	var req model.Request
+	var err error
 	if in.Form != nil {
-		req, ferr := in.Form.Request(a.Regions)
-		if ferr != nil {
+		// The form becomes a request value that goes to the model as it is;
+		// its JSON is only for the page to show (and for the command line).
+		var ferr *Error
+		if req, ferr = in.Form.Request(a.Regions); ferr != nil {
 			o.Error = ferr
 			o.Errors = a.allErrors(in.Form, ferr)
 			return mustJSON(o)
 		}
-		o.Request = mustJSON(req)
+		if b, merr := json.Marshal(req); merr == nil {
+			o.Request = b
+		}
+	} else {
+		o.Request = in.Request
+		req, err = model.ParseRequest(bytes.NewReader(in.Request))
 	}
-	req, err := model.ParseRequest(bytes.NewReader(o.Request))
 	if err == nil {
 		var resp model.Response
 		if resp, err = a.Catalog.Estimate(req); err == nil {
@@ -184,7 +192,9 @@ func (a *API) errorOf(err error, f Form) *Error {
 
 // Meta is what the page needs to build its form: presets, GPUs with the
 // precisions each supports, calibrations, strategies, precisions, grid
-// presets, the default form and the model's site defaults.
+// presets, the default form, the field table (labels, kinds, ranges, when
+// each input applies: what the page renders, checks and keeps in the URL)
+// and the model's site defaults.
 type Meta struct {
 	APIVersion   string       `json:"api_version"`
 	Presets      []PresetInfo `json:"presets"`
@@ -195,8 +205,13 @@ type Meta struct {
 	Regions      []Region     `json:"regions"`
 	DefaultForm  Form         `json:"default_form"`
 	FormKeys     []string     `json:"form_keys"`
+	Fields       []FieldInfo  `json:"fields"`
 	SiteDefaults SiteDefaults `json:"site_defaults"`
 }
+
+// FieldInfo is one form input as the page receives it: a row of
+// model.RequestFields with a form key.
+type FieldInfo = model.Field
 
 // PresetInfo is one model preset as the form lists it.
 type PresetInfo struct {
@@ -243,6 +258,9 @@ func (a *API) Meta() (out []byte) {
 	defer recoverInto(&out)
 	m := Meta{APIVersion: model.APIVersion, Strategies: model.Strategies, Regions: a.Regions, DefaultForm: DefaultForm(), FormKeys: FormKeys,
 		SiteDefaults: SiteDefaults{model.DefaultPUE, model.DefaultCarbonGPerKWh, model.DefaultUSDPerKWh}}
+	for _, k := range FormKeys {
+		m.Fields = append(m.Fields, *formFields[k])
+	}
 	for _, p := range a.Catalog.Presets {
 		m.Presets = append(m.Presets, PresetInfo{p.Name, p.Family, p.Arch, p.ParamsPublished, p.Source})
 	}

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -351,4 +354,145 @@ func FuzzEstimateForm(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEveryTableFieldInFormAndURL checks that each row of the field table
+// with a form key is a form input, reaches the request at its path, and
+// survives the URL round trip (Form → query of the active keys → Form),
+// so that a field added to model.RequestFields needs nothing else here.
+func TestEveryTableFieldInFormAndURL(t *testing.T) {
+	a := newAPI(t)
+	var meta Meta
+	if err := json.Unmarshal(a.Meta(), &meta); err != nil {
+		t.Fatal(err)
+	}
+	shipped := map[string]bool{}
+	for _, f := range meta.Fields {
+		shipped[f.Key] = true
+	}
+	// A valid value other than the opening one, per kind, and the form
+	// state that makes the field apply.
+	for _, fd := range model.RequestFields {
+		if fd.Key == "" {
+			continue
+		}
+		t.Run(fd.Key, func(t *testing.T) {
+			if !shipped[fd.Key] {
+				t.Errorf("the page's field list lacks %q", fd.Key)
+			}
+			f := DefaultForm()
+			if _, ok := f[fd.Key]; !ok {
+				t.Fatalf("DefaultForm lacks %q", fd.Key)
+			}
+			if w := fd.When; w != nil {
+				if len(w.In) > 0 {
+					f[w.Key] = w.In[0]
+				} else if w.Not {
+					f[w.Key] = ""
+				} else {
+					f[w.Key] = w.Value
+				}
+			}
+			if f["model"] == "custom" {
+				f["layers"], f["hidden"], f["heads"], f["ffn"], f["vocab"] = "12", "768", "12", "3072", "30522"
+			}
+			value := ""
+			switch fd.Kind {
+			case model.KindNumber, model.KindInt:
+				var x float64
+				switch {
+				case fd.Bounds == nil && fd.Path == "hardware.power_limit_w":
+					g, err := a.Catalog.Hardware.Lookup(f["gpu"])
+					if err != nil {
+						t.Fatal(err)
+					}
+					pr := model.PowerLimits(g)
+					x = math.Round((pr.MinW + pr.DefaultW) / 2)
+				case fd.Path == "training.lora.rank":
+					x = 16
+				case fd.Bounds == nil:
+					t.Fatalf("no test value for %q, a number without bounds", fd.Key)
+				case fd.Max < 10:
+					x = fd.Max
+				default:
+					x = fd.Min + 1
+				}
+				if fd.Key == "tokens" || fd.Key == "dataset_tokens" {
+					x = 3e8
+				}
+				if fd.Key == "tensor" {
+					x = 4
+				}
+				value = strconv.FormatFloat(x, 'g', -1, 64)
+			case model.KindBool:
+				value = "1"
+			case model.KindEnum:
+				for _, c := range fd.Choices {
+					if c != "" && c != f[fd.Key] {
+						value = c
+						break
+					}
+				}
+			default:
+				value = map[string]string{"model": "gpt2", "gpu": "h100", "region": "fr", "cal": "zoubeirou2026-bert-pooled", "targets": "attention"}[fd.Key]
+			}
+			if value == "" {
+				t.Fatalf("no test value for %q", fd.Key)
+			}
+			f[fd.Key] = value
+			if fd.Key == "region" {
+				f["carbon"] = "" // the region's own figure then applies (Region.Apply)
+			}
+			if !slices.Contains(f.Active(), fd.Key) {
+				t.Fatalf("%q is not active in %v", fd.Key, f)
+			}
+			q := url.Values{}
+			for _, k := range f.Active() {
+				q.Set(k, f[k])
+			}
+			back := DefaultForm()
+			parsed, err := url.ParseQuery(q.Encode())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range parsed {
+				back[k] = v[0]
+			}
+			if back[fd.Key] != value {
+				t.Errorf("URL round trip: %s=%q came back as %q", fd.Key, value, back[fd.Key])
+			}
+			r1, e1 := f.Request(a.Regions)
+			r2, e2 := back.Request(a.Regions)
+			if e1 != nil || e2 != nil {
+				t.Fatalf("form errors %+v / %+v", e1, e2)
+			}
+			if !reflect.DeepEqual(r1, r2) {
+				t.Errorf("the request changed through the URL:\n%+v\n%+v", r1, r2)
+			}
+			if fd.Path != "" && !strings.Contains(string(mustJSON(r1)), `"`+fd.Path[strings.LastIndex(fd.Path, ".")+1:]+`"`) {
+				t.Errorf("request %s lacks %s", mustJSON(r1), fd.Path)
+			}
+		})
+	}
+}
+
+// TestStateBytesThroughTheForm follows training.state_bytes_per_param, the
+// field the form once lacked, from the form's text to the estimate.
+func TestStateBytesThroughTheForm(t *testing.T) {
+	a := newAPI(t)
+	lean := estimate(t, a, EstimateInput{Form: form(map[string]string{"state_bytes": "8"})})
+	def := estimate(t, a, EstimateInput{Form: form(nil)})
+	if lean.Error != nil || def.Error != nil {
+		t.Fatalf("errors %+v %+v", lean.Error, def.Error)
+	}
+	if !strings.Contains(string(lean.Request), `"state_bytes_per_param":8`) {
+		t.Errorf("request %s lacks state_bytes_per_param 8", lean.Request)
+	}
+	if got, want := lean.Response.Memory.StateGBPerGPU, def.Response.Memory.StateGBPerGPU/2; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("state per GPU with 8 bytes/param = %g GB, want half of %g", got, def.Response.Memory.StateGBPerGPU)
+	}
+	bad := estimate(t, a, EstimateInput{Form: form(map[string]string{"state_bytes": "100"})})
+	if bad.Error == nil || bad.Error.Input != "state_bytes" || bad.Error.Field != "training.state_bytes_per_param" || !strings.Contains(bad.Error.Message, "[2, 64]") {
+		t.Errorf("state_bytes 100 gave error %+v", bad.Error)
+	}
 }

@@ -13,45 +13,26 @@ import (
 // show the message beside it; the conversion to a model.Request happens
 // here, where it is tested natively.
 //
-// Keys:
-//
-//	model                  preset name, or "custom" for a shape
-//	layers hidden heads kv_heads ffn vocab glu   custom shape (glu: "1" or "")
-//	head                   "", "lm" or "classifier"
-//	length                 "tokens" (default) or "epochs"
-//	tokens                 tokens processed, all epochs (length=tokens)
-//	dataset_tokens epochs  tokens per epoch and passes (length=epochs)
-//	seq batch precision    sequence length, sequences per GPU per step, numeric format
-//	gpu count strategy     accelerator id or alias, how many, single|ddp|fsdp|tp|hybrid
-//	tensor data_mode       hybrid: tensor-parallel degree, ddp|fsdp over the rest
-//	region carbon pue price  grid preset id, g CO2e/kWh, PUE, USD/kWh ("" = model defaults)
-//	cal                    calibration name ("" = the catalog default)
-//	power                  power limit per GPU, W ("" = the board's default)
-//	deadline minimise      the recommender panel: deadline in hours ("" = none), energy|co2e|cost|time
-//	method                 full (default), lora or qlora
-//	rank targets train_emb lora and qlora: adapter rank, adapted modules, "1" to train embeddings ("" = the method's default)
-//	base_format compute_dtype  qlora: nf4|int8 and fp16|bf16|fp32 ("" = the defaults)
-//	ckpt                   gradient checkpointing: "on", "off" or "" (the method's default)
-//	compare                "1": also estimate full fine-tuning of the same configuration (lora and qlora)
+// The keys, their request paths, kinds, ranges, opening values and when
+// each applies are the rows of model.RequestFields; the page receives the
+// same table (Meta.Fields). Besides the request's own fields the form has
+// length ("tokens" or "epochs": which training-length inputs apply), model
+// "custom" (give the shape instead of a preset) and region (a grid preset
+// id that also fills the carbon intensity, see Region.Apply), and the
+// recommender panel's search settings (recommendFields).
 type Form map[string]string
 
-// FormKeys lists every key a Form may hold, in the order the page shows them.
-var FormKeys = []string{"model", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "glu", "head",
-	"length", "tokens", "dataset_tokens", "epochs", "seq", "batch", "precision",
-	"method", "rank", "targets", "train_emb", "base_format", "compute_dtype", "ckpt", "compare",
-	"gpu", "count", "strategy", "tensor", "data_mode", "region", "carbon", "pue", "price", "cal", "power", "deadline", "minimise"}
-
-// DefaultForm is the configuration the calculator opens with: fine-tuning
-// BERT-base on 200 M tokens with FSDP over four A100s, as
-// content/examples/request.json but with 512-token sequences, so that a
-// first visit lands inside the default calibration's fitted range (its
-// envelope starts at 512 tokens).
-func DefaultForm() Form {
-	return Form{"model": "bert-base", "length": "tokens", "tokens": "2e8", "dataset_tokens": "1e8", "epochs": "2",
-		"seq": "512", "batch": "32", "precision": "fp16", "gpu": "a100-sxm4-80gb", "count": "4", "strategy": "fsdp",
-		"tensor": "2", "data_mode": "fsdp", "region": "world", "carbon": "475", "pue": "", "price": "0.15",
-		"layers": "12", "hidden": "768", "heads": "12", "kv_heads": "", "ffn": "3072", "vocab": "30522", "glu": "", "head": "", "cal": "", "power": "", "deadline": "", "minimise": "energy",
-		"method": "full", "rank": "", "targets": "", "train_emb": "", "base_format": "", "compute_dtype": "", "ckpt": "", "compare": ""}
+// recommendFields are the form's keys outside the estimate request: the
+// "cheaper ways to run this" panel's search settings, which fill the
+// recommend request (Form.RecommendRequest) and which the panel renders,
+// and compare (also estimate full fine-tuning, API.Estimate).
+var recommendFields = []model.Field{
+	{Key: "deadline", Path: "deadline_s", Kind: model.KindNumber, Group: "recommend", Label: "Deadline (hours)", Unit: "hours", Optional: true,
+		Default: "no deadline", Hint: "empty = no deadline", Help: "the latest the run may finish, hours"},
+	{Key: "minimise", Path: "minimise", Kind: model.KindEnum, Group: "recommend", Label: "Minimise", Choices: []string{"energy", "co2e", "cost", "time"}, Form: "energy",
+		Help: "what the recommendation makes least: energy, CO2e (operational + embodied), electricity cost or time"},
+	{Key: "compare", Kind: model.KindBool, Group: "method", Label: "Compare with full fine-tuning", Optional: true, When: &model.When{Key: "method", In: []string{model.MethodLoRA, model.MethodQLoRA}},
+		Help: "lora and qlora: also estimate full fine-tuning of the same configuration"},
 }
 
 // peft reports whether the form's method trains adapters (lora or qlora).
@@ -60,38 +41,61 @@ func (f Form) peft() bool {
 	return m == model.MethodLoRA || m == model.MethodQLoRA
 }
 
+// FormKeys lists every key a Form may hold, in the order the page shows them.
+var FormKeys = func() []string {
+	var out []string
+	for _, f := range model.RequestFields {
+		if f.Key != "" {
+			out = append(out, f.Key)
+		}
+	}
+	for _, f := range recommendFields {
+		out = append(out, f.Key)
+	}
+	return out
+}()
+
+// formFields maps form keys to their rows of model.RequestFields (or of
+// recommendFields).
+var formFields = func() map[string]*model.Field {
+	m := map[string]*model.Field{}
+	for i, f := range model.RequestFields {
+		if f.Key != "" {
+			m[f.Key] = &model.RequestFields[i]
+		}
+	}
+	for i := range recommendFields {
+		m[recommendFields[i].Key] = &recommendFields[i]
+	}
+	return m
+}()
+
+// DefaultForm is the configuration the calculator opens with: fine-tuning
+// BERT-base on 200 M tokens with FSDP over four A100s, as
+// content/examples/request.json but with 512-token sequences, so that a
+// first visit lands inside the default calibration's fitted range (its
+// envelope starts at 512 tokens).
+func DefaultForm() Form {
+	f := Form{}
+	for _, k := range FormKeys {
+		f[k] = formFields[k].Form
+	}
+	return f
+}
+
+// applies reports whether the field's input matters for this form.
+func (f Form) applies(fd *model.Field) bool {
+	return fd.When.Holds(func(k string) string { return f[k] })
+}
+
 // Active lists the keys that matter for this form (the custom shape only
 // with model=custom, and so on): the keys a shared link carries.
 func (f Form) Active() []string {
 	var out []string
 	for _, k := range FormKeys {
-		switch k {
-		case "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "glu":
-			if f["model"] != "custom" {
-				continue
-			}
-		case "tokens":
-			if f["length"] == "epochs" {
-				continue
-			}
-		case "dataset_tokens", "epochs":
-			if f["length"] != "epochs" {
-				continue
-			}
-		case "tensor", "data_mode":
-			if f["strategy"] != model.Hybrid {
-				continue
-			}
-		case "rank", "targets", "train_emb", "compare":
-			if !f.peft() {
-				continue
-			}
-		case "base_format", "compute_dtype":
-			if strings.TrimSpace(f["method"]) != model.MethodQLoRA {
-				continue
-			}
+		if f.applies(formFields[k]) {
+			out = append(out, k)
 		}
-		out = append(out, k)
 	}
 	return out
 }
@@ -157,20 +161,22 @@ func ParseNumber(s string) (float64, bool) {
 	return x * mult, true
 }
 
-// formFields maps form keys to request paths (for inputs that hold one
-// request field).
-var formFields = map[string]string{
-	"model": "model.preset", "layers": "model.layers", "hidden": "model.hidden", "heads": "model.heads",
-	"kv_heads": "model.kv_heads", "ffn": "model.ffn", "vocab": "model.vocab", "head": "model.head",
-	"tokens": "training.tokens", "dataset_tokens": "training.dataset_tokens", "epochs": "training.epochs",
-	"seq": "training.seq_len", "batch": "training.batch_per_gpu", "precision": "training.precision",
-	"gpu": "hardware.gpu", "count": "hardware.count", "strategy": "strategy", "tensor": "strategy.tensor",
-	"data_mode": "strategy.data_mode", "carbon": "site.carbon_g_per_kwh", "pue": "site.pue", "price": "site.usd_per_kwh",
-	"region": "site.region", "cal": "calibration", "power": "hardware.power_limit_w",
-	"deadline": "deadline_s", "minimise": "minimise",
-	"method": "training.method", "rank": "training.lora.rank", "targets": "training.lora.targets",
-	"train_emb": "training.lora.train_embeddings", "base_format": "training.lora.base_format",
-	"compute_dtype": "training.lora.compute_dtype", "ckpt": "training.gradient_checkpointing",
+// number reads the key's text as a number. Empty text is an error when
+// required, else (0, nil): the model's stated default applies.
+func (f Form) number(key string, required bool) (float64, *Error) {
+	raw := strings.TrimSpace(f[key])
+	path := formFields[key].Path
+	if raw == "" {
+		if required {
+			return 0, formErr(path, key, "", "is required")
+		}
+		return 0, nil
+	}
+	x, ok := ParseNumber(raw)
+	if !ok {
+		return 0, formErr(path, key, f[key], numberProblem(key, raw))
+	}
+	return x, nil
 }
 
 // InputFor names the form key whose input shows an error on the request
@@ -190,125 +196,75 @@ func (f Form) InputFor(path string) string {
 	case "strategy.data":
 		return "tensor"
 	}
-	for k, p := range formFields {
-		if p == path {
-			return k
-		}
+	if fd := model.RequestField(path); fd != nil {
+		return fd.Key
 	}
 	return ""
-}
-
-// number reads the key's text as a number. Empty text is an error when
-// required, else (0, nil): the model's stated default applies.
-func (f Form) number(key string, required bool) (float64, *Error) {
-	raw := strings.TrimSpace(f[key])
-	if raw == "" {
-		if required {
-			return 0, formErr(formFields[key], key, "", "is required")
-		}
-		return 0, nil
-	}
-	x, ok := ParseNumber(raw)
-	if !ok {
-		return 0, formErr(formFields[key], key, f[key], numberProblem(key, raw))
-	}
-	return x, nil
 }
 
 // Request converts the form into a fine-tuning request. Only the form's own
 // syntax is checked here (numbers, choices); ranges are the model's to check.
 func (f Form) Request(regions []Region) (model.Request, *Error) {
 	var req model.Request
-	var err *Error
-	num := func(key string, required bool) float64 {
-		if err != nil {
-			return 0
-		}
-		var x float64
-		x, err = f.number(key, required)
-		return x
-	}
-	switch m := strings.TrimSpace(f["model"]); m {
-	case "":
+	if strings.TrimSpace(f["model"]) == "" {
 		return req, formErr("model.preset", "model", "", "is required: a preset such as bert-base, or custom")
-	case "custom":
-		req.Model.Layers = num("layers", true)
-		req.Model.Hidden = num("hidden", true)
-		req.Model.Heads = num("heads", true)
-		req.Model.KVHeads = num("kv_heads", false)
-		req.Model.FFN = num("ffn", true)
-		req.Model.Vocab = num("vocab", true)
-		req.Model.GLU = f["glu"] == "1" || f["glu"] == "true" || f["glu"] == "on"
-	default:
-		req.Model.Preset = m
 	}
-	req.Model.Head = strings.TrimSpace(f["head"])
-	if f["length"] == "epochs" {
-		req.Training.DatasetTokens = num("dataset_tokens", true)
-		req.Training.Epochs = num("epochs", true)
-	} else {
-		req.Training.Tokens = num("tokens", true)
-	}
-	req.Training.SeqLen = num("seq", true)
-	req.Training.BatchPerGPU = num("batch", true)
-	req.Training.Precision = model.Precision(strings.TrimSpace(f["precision"]))
-	if m := strings.TrimSpace(f["method"]); m != "" && m != model.MethodFull {
-		req.Training.Method = m
-	}
-	if f.peft() {
-		l := &model.LoRASpec{Rank: num("rank", false), Targets: strings.TrimSpace(f["targets"]),
-			TrainEmbeddings: on(f["train_emb"])}
-		if strings.TrimSpace(f["method"]) == model.MethodQLoRA {
-			l.BaseFormat = strings.TrimSpace(f["base_format"])
-			l.ComputeDtype = model.Precision(strings.TrimSpace(f["compute_dtype"]))
+	for i := range model.RequestFields {
+		fd := &model.RequestFields[i]
+		k := fd.Key
+		if k == "" || fd.Path == "" || !f.applies(fd) {
+			continue
 		}
-		if err == nil && l.Rank == 0 && strings.TrimSpace(f["rank"]) != "" {
-			return req, formErr("training.lora.rank", "rank", f["rank"], "must be a whole number from 1 to the model's hidden size; leave it empty for the method's default")
-		}
-		if *l != (model.LoRASpec{}) {
-			req.Training.LoRA = l
-		}
-	}
-	switch c := strings.TrimSpace(f["ckpt"]); c {
-	case "":
-	case "on", "1", "true":
-		t := true
-		req.Training.GradientCheckpointing = &t
-	case "off", "0", "false":
-		t := false
-		req.Training.GradientCheckpointing = &t
-	default:
-		return req, formErr("training.gradient_checkpointing", "ckpt", c, "must be on, off or empty (the method's default)")
-	}
-	req.Hardware.GPU = strings.TrimSpace(f["gpu"])
-	req.Hardware.Count = num("count", true)
-	req.Hardware.PowerLimitW = num("power", false)
-	switch st := strings.TrimSpace(f["strategy"]); st {
-	case model.Hybrid:
-		t := num("tensor", true)
-		if err == nil {
-			n := req.Hardware.Count
-			if t < 1 || t != float64(int64(t)) || n != float64(int64(n)) || int64(n)%int64(t) != 0 {
-				return req, formErr("strategy.tensor", "tensor", f["tensor"], "must be a whole number that divides the GPU count ("+f["count"]+")")
+		raw := strings.TrimSpace(f[k])
+		var v any
+		switch fd.Kind {
+		case model.KindNumber, model.KindInt:
+			if raw == "" {
+				if !fd.Optional {
+					return req, formErr(fd.Path, k, "", "is required")
+				}
+				continue
 			}
-			req.Strategy = model.Strategy{Name: model.Hybrid, Tensor: t, Data: n / t, DataMode: strings.TrimSpace(f["data_mode"])}
+			x, ok := ParseNumber(raw)
+			if !ok {
+				return req, formErr(fd.Path, k, f[k], numberProblem(k, raw))
+			}
+			v = x
+		case model.KindBool:
+			switch raw {
+			case "": // unticked or left at the default: the model's default
+				continue
+			case "1", "true", "on":
+				v = true
+			case "0", "false", "off":
+				v = false
+			default:
+				return req, formErr(fd.Path, k, raw, "must be on, off or empty (the default)")
+			}
+		default:
+			if k == "model" && raw == "custom" || k == "region" || raw == "" && fd.Optional || raw == fd.Implied && raw != "" {
+				continue
+			}
+			v = raw
 		}
-	default:
-		req.Strategy = model.Strategy{Name: st}
+		if err := fd.Set(&req, v); err != nil {
+			panic(err) // the table and the request type disagree: a programming error
+		}
 	}
-	req.Site.PUE = num("pue", false)
-	req.Site.CarbonGPerKWh = num("carbon", false)
-	req.Site.USDPerKWh = num("price", false)
-	if err != nil {
-		return req, err
+	if r := req.Training.LoRA; r != nil && r.Rank == 0 && strings.TrimSpace(f["rank"]) != "" {
+		return req, formErr("training.lora.rank", "rank", f["rank"], "must be a whole number from 1 to the model's hidden size; leave it empty for the method's default")
 	}
-	// A grid preset names the region in reports only while the carbon
-	// figure is the preset's own (or left empty, when the preset supplies it).
-	if r := findRegion(regions, f["region"]); r != nil && (req.Site.CarbonGPerKWh == 0 || req.Site.CarbonGPerKWh == r.CarbonGPerKWh) {
-		req.Site.Region = r.Name
-		req.Site.CarbonGPerKWh = r.CarbonGPerKWh
+	if req.Strategy.Name == model.Hybrid {
+		// The form asks for the tensor degree; the data degree is the rest.
+		t, n := req.Strategy.Tensor, req.Hardware.Count
+		if t < 1 || t != float64(int64(t)) || n != float64(int64(n)) || int64(n)%int64(t) != 0 {
+			return req, formErr("strategy.tensor", "tensor", f["tensor"], "must be a whole number that divides the GPU count ("+f["count"]+")")
+		}
+		req.Strategy.Data = n / t
 	}
-	req.Calibration = strings.TrimSpace(f["cal"])
+	if r := findRegion(regions, f["region"]); r != nil {
+		r.Apply(&req.Site)
+	}
 	return req, nil
 }
 

@@ -3,7 +3,6 @@ package calcapi
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -53,13 +52,105 @@ var numberExamples = map[string]string{
 	"n": "a whole number, for example 4", "jref": "a number, for example 1.2", "jstu": "a number, for example 0.3",
 }
 
-var (
-	// pathRE matches a request path a message may quote: training.seq_len,
-	// options[2].stages_kwh.teacher.
-	pathRE = regexp.MustCompile(`options\[\d+\]\.[a-z_]+(?:\.[a-z_]+)*|\b(?:model|training|hardware|strategy|site|serving)\.[a-z_]+(?:\.[a-z_]+)?\b`)
-	// rangeRE matches "in [1, 3]".
-	rangeRE = regexp.MustCompile(`in \[([^\],]+), ([^\]]+)\]`)
-)
+// The messages' paths and ranges are found by the two scanners below, not
+// by package regexp, which would add about 270 KB to calc.wasm (measured
+// with scripts/wasmsize); plain_test.go checks them against the regular
+// expressions they implement:
+//
+//	paths:  options\[\d+\]\.[a-z_]+(?:\.[a-z_]+)*|\b(?:model|training|hardware|strategy|site|serving)\.[a-z_]+(?:\.[a-z_]+)?\b
+//	ranges: in \[([^\],]+), ([^\]]+)\]   →   from $1 to $2
+
+// replaceRanges writes "in [1, 3]" as "from 1 to 3".
+func replaceRanges(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "in [")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		rest := s[i+4:]
+		if j := strings.IndexAny(rest, "],"); j > 0 && strings.HasPrefix(rest[j:], ", ") {
+			if k := strings.IndexByte(rest[j+2:], ']'); k > 0 {
+				b.WriteString(s[:i] + "from " + rest[:j] + " to " + rest[j+2:j+2+k])
+				s = rest[j+2+k+1:]
+				continue
+			}
+		}
+		b.WriteString(s[:i+1])
+		s = s[i+1:]
+	}
+}
+
+// replacePaths replaces every request path a message quotes
+// (training.seq_len, options[2].stages_kwh.teacher) by f's answer.
+func replacePaths(s string, f func(string) string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if end := pathAt(s, i); end > i {
+			b.WriteString(s[last:i] + f(s[i:end]))
+			i, last = end, end
+			continue
+		}
+		i++
+	}
+	return b.String() + s[last:]
+}
+
+// pathAt is the end of the path that starts at s[i], or -1.
+func pathAt(s string, i int) int {
+	if rest, ok := strings.CutPrefix(s[i:], "options["); ok {
+		d := run(rest, 0, isDigit)
+		if d > 0 && strings.HasPrefix(rest[d:], "].") {
+			q := i + len("options[") + d + 2
+			if n := run(s, q, isLower); n > 0 {
+				q += n
+				for q < len(s) && s[q] == '.' && run(s, q+1, isLower) > 0 {
+					q += 1 + run(s, q+1, isLower)
+				}
+				return q
+			}
+		}
+	}
+	if i > 0 && isWord(s[i-1]) {
+		return -1
+	}
+	for _, name := range []string{"model", "training", "hardware", "strategy", "site", "serving"} {
+		if !strings.HasPrefix(s[i:], name+".") {
+			continue
+		}
+		p := i + len(name) + 1
+		n := run(s, p, isLower)
+		if n == 0 {
+			return -1
+		}
+		q := p + n
+		if q < len(s) && s[q] == '.' {
+			if m := run(s, q+1, isLower); m > 0 && (q+1+m == len(s) || !isWord(s[q+1+m])) {
+				return q + 1 + m
+			}
+		}
+		if q == len(s) || !isWord(s[q]) {
+			return q
+		}
+		return -1
+	}
+	return -1
+}
+
+// run is how many bytes from s[i] satisfy ok.
+func run(s string, i int, ok func(byte) bool) int {
+	n := 0
+	for i+n < len(s) && ok(s[i+n]) {
+		n++
+	}
+	return n
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' || c == '_' }
+func isWord(c byte) bool  { return isLower(c) || isDigit(c) || 'A' <= c && c <= 'Z' }
 
 // plain rewrites a model or form message in the form's words.
 func plain(field, input, msg string, f Form) string {
@@ -75,8 +166,8 @@ func plain(field, input, msg string, f Form) string {
 	if field == "model.preset" && strings.HasPrefix(s, "is required") {
 		return "is needed: pick a model from the list, or type custom to give its shape"
 	}
-	s = rangeRE.ReplaceAllString(s, "from $1 to $2")
-	s = pathRE.ReplaceAllStringFunc(s, func(p string) string {
+	s = replaceRanges(s)
+	s = replacePaths(s, func(p string) string {
 		if l, ok := formLabels[p]; ok {
 			return "“" + l + "”"
 		}

@@ -84,9 +84,16 @@ func BestPerStudent(r *distill.Result) string {
 	return best
 }
 
+// planSiteKeys are the calculator's site inputs, which the planner shares
+// (rows of model.RequestFields).
+var planSiteKeys = []string{"region", "carbon", "pue", "price"}
+
 // DefaultPlanForm is the planner's opening state: the paper's 1B pipelines.
 func DefaultPlanForm() PlanForm {
-	f := PlanForm{"set": "1b", "n": "1", "region": "world", "carbon": "475", "pue": "", "price": "0.15", "jref": "", "jstu": ""}
+	f := PlanForm{"set": "1b", "n": "1", "jref": "", "jstu": ""}
+	for _, k := range planSiteKeys {
+		f[k] = formFields[k].Form // the calculator's site inputs, opening as there
+	}
 	f.setRows(PlanSets["1b"])
 	return f
 }
@@ -229,15 +236,15 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 		}
 		p.Options = append(p.Options, o)
 	}
-	pue, err := num("pue", "site.pue", false)
+	pue, err := num("pue", formFields["pue"].Path, false)
 	if err != nil {
 		return p, err
 	}
-	carbon, err := num("carbon", "site.carbon_g_per_kwh", false)
+	carbon, err := num("carbon", formFields["carbon"].Path, false)
 	if err != nil {
 		return p, err
 	}
-	price, err := num("price", "site.usd_per_kwh", false)
+	price, err := num("price", formFields["price"].Path, false)
 	if err != nil {
 		return p, err
 	}
@@ -248,8 +255,8 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 		return *x
 	}
 	p.Site = model.SiteSpec{PUE: deref(pue), CarbonGPerKWh: deref(carbon), USDPerKWh: deref(price)}
-	if r := findRegion(regions, f["region"]); r != nil && (p.Site.CarbonGPerKWh == 0 || p.Site.CarbonGPerKWh == r.CarbonGPerKWh) {
-		p.Site.Region, p.Site.CarbonGPerKWh = r.Name, r.CarbonGPerKWh
+	if r := findRegion(regions, f["region"]); r != nil {
+		r.Apply(&p.Site)
 	}
 	return p, nil
 }

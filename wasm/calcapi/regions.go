@@ -1,5 +1,7 @@
 package calcapi
 
+import "github.com/wattscale/wattscale/model"
+
 // Region is a grid carbon-intensity preset the calculator offers. Figures
 // are annual averages of the electricity mix, g CO2e per kWh.
 type Region struct {
@@ -10,8 +12,8 @@ type Region struct {
 }
 
 const (
-	srcOWID = "Our World in Data 2023 (CC-BY), as used by CodeCarbon; shared/reference/hardware-and-grid.md"
-	srcGA   = "Green Algorithms 2022 (CC-BY-4.0); shared/reference/hardware-and-grid.md"
+	srcOWID = "Our World in Data 2023 (CC-BY), as used by CodeCarbon (github.com/mlco2/codecarbon)"
+	srcGA   = "Green Algorithms 2022 (CC-BY-4.0; Lannelongue et al., Advanced Science 2021)"
 )
 
 // DefaultRegions returns the built-in grid presets, world average first.
@@ -19,7 +21,7 @@ const (
 // Green Algorithms 2022.
 func DefaultRegions() []Region {
 	return []Region{
-		{"world", "World average", 475, "IEA world average (the CodeCarbon and Green Algorithms default); shared/reference/hardware-and-grid.md"},
+		{"world", "World average", 475, "IEA world average (the CodeCarbon and Green Algorithms default)"},
 		{"us", "United States", 369.5, srcOWID},
 		{"us-va", "US, Virginia (PJM)", 308, srcGA},
 		{"us-ca", "US, California", 216.4, srcGA},
@@ -36,5 +38,19 @@ func DefaultRegions() []Region {
 		{"cn", "China", 582.3, srcOWID},
 		{"jp", "Japan", 485.4, srcOWID},
 		{"au", "Australia", 548.7, srcOWID},
+	}
+}
+
+// Apply names the region in reports and fills the carbon intensity with
+// the region's figure, while the intensity given is the region's own or
+// left empty. A different figure is the user's own: the site then names no
+// region. The calculator and the planner both use it; the page follows the
+// same rule when it restores a link (a region without an intensity takes
+// the region's figure) and when the user edits the intensity (the region
+// becomes "custom").
+func (r *Region) Apply(s *model.SiteSpec) {
+	if s.CarbonGPerKWh == 0 || s.CarbonGPerKWh == r.CarbonGPerKWh {
+		s.Region = r.Name
+		s.CarbonGPerKWh = r.CarbonGPerKWh
 	}
 }

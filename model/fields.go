@@ -1,0 +1,291 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// The field table: every input of an estimate request, once. It drives the
+// range checks and their messages (Catalog.Estimate), the calculator's form
+// and URL state (wasm/calcapi ships it to the page), the OpenAPI schema
+// (wasm/api) and the field lists in the README and the API page (checked by
+// tests). A new request field is a row here plus the model code that uses
+// it.
+
+// FieldKind is how a field's value is written.
+type FieldKind string
+
+// Field kinds.
+const (
+	KindNumber FieldKind = "number" // a finite number within Bounds
+	KindInt    FieldKind = "int"    // a whole number within Bounds
+	KindEnum   FieldKind = "enum"   // one of Choices
+	KindBool   FieldKind = "bool"   // in a form: "1" (or "true", "on") or ""
+	KindString FieldKind = "string" // free text or a name from a catalogue (preset, GPU, calibration)
+)
+
+// Bounds is a numeric field's accepted range, and with it the one wording
+// of a range error used across the project.
+type Bounds struct {
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+	MinOpen bool    `json:"min_open,omitempty"` // Min itself is excluded
+	Whole   bool    `json:"whole,omitempty"`    // whole numbers only
+}
+
+// Check returns a *FieldError naming field unless x is finite and within b.
+func (b Bounds) Check(field string, x float64) error {
+	bad := math.IsNaN(x) || math.IsInf(x, 0) || x < b.Min || x > b.Max || (b.MinOpen && x == b.Min) || (b.Whole && x != math.Trunc(x))
+	if !bad {
+		return nil
+	}
+	return fieldErr(field, x, "%s", b.Rule())
+}
+
+// Rule is the range in words, as an error message says it.
+func (b Bounds) Rule() string {
+	switch {
+	case b.Whole:
+		return fmt.Sprintf("must be a whole number from %s to %s", strconv.FormatFloat(b.Min, 'f', -1, 64), strconv.FormatFloat(b.Max, 'f', -1, 64))
+	case b.MinOpen:
+		return fmt.Sprintf("must be a finite number greater than %s and at most %s", formatFloat(b.Min), formatFloat(b.Max))
+	}
+	return fmt.Sprintf("must be a finite number in [%s, %s]", formatFloat(b.Min), formatFloat(b.Max))
+}
+
+// When says when a form field applies: while the form key Key holds Value
+// (or, with Not, anything else; with In, one of those values).
+type When struct {
+	Key   string   `json:"key"`
+	Value string   `json:"value,omitempty"`
+	Not   bool     `json:"not,omitempty"`
+	In    []string `json:"in,omitempty"`
+}
+
+// Holds reports whether the condition holds for the form values get returns.
+func (w *When) Holds(get func(key string) string) bool {
+	if w == nil {
+		return true
+	}
+	v := get(w.Key)
+	if len(w.In) > 0 {
+		for _, x := range w.In {
+			if v == x {
+				return true
+			}
+		}
+		return false
+	}
+	return (v == w.Value) != w.Not
+}
+
+// Field is one row of a field table.
+type Field struct {
+	Key   string    `json:"key"`            // the form's and the URL query's name; "" for a field the form derives
+	Path  string    `json:"path,omitempty"` // dotted JSON path in the request; "" for a form-only choice
+	Kind  FieldKind `json:"kind"`
+	Group string    `json:"group"` // the form's fieldset: model, training, method, hardware, site, calibration
+	Label string    `json:"label"` // the form's label
+	Help  string    `json:"help"`  // what it is, in the form's words (tooltips, OpenAPI, docs)
+	Unit  string    `json:"unit,omitempty"`
+	*Bounds
+	Choices []string `json:"choices,omitempty"` // KindEnum: the accepted values ("" when it may be left empty)
+	// Optional fields may be left out (zero in JSON, empty in the form):
+	// the model then uses its stated default, Default says which.
+	Optional bool   `json:"optional,omitempty"`
+	Default  string `json:"default,omitempty"` // what leaving it out means, in words
+	Hint     string `json:"hint,omitempty"`    // the form's hint under the input
+	Form     string `json:"form"`              // the form's opening text
+	Implied  string `json:"implied,omitempty"` // a form value that means "leave the field out" (the model's default)
+	When     *When  `json:"when,omitempty"`
+}
+
+// Check checks x against the field's bounds (nil bounds accept anything).
+func (f *Field) Check(x float64) error {
+	if f.Bounds == nil {
+		return nil
+	}
+	return f.Bounds.Check(f.Path, x)
+}
+
+func intBounds(lo, hi float64) *Bounds { return &Bounds{Min: lo, Max: hi, Whole: true} }
+
+// RequestFields is the estimate request's field table, in the form's order.
+var RequestFields = []Field{
+	{Key: "model", Path: "model.preset", Kind: KindString, Group: "model", Label: "Preset or “custom”", Form: "bert-base",
+		Default: "give the shape instead (layers, hidden, heads, ffn, vocab)", Help: "a model preset (bert-base, llama-3-8b, …); in the form, custom gives the shape"},
+	{Key: "layers", Path: "model.layers", Kind: KindInt, Group: "model", Label: "Layers", Form: "12", Bounds: intBounds(1, 1<<22),
+		Default: "required for a shape", Help: "transformer layers (blocks)", When: &When{Key: "model", Value: "custom"}},
+	{Key: "hidden", Path: "model.hidden", Kind: KindInt, Group: "model", Label: "Hidden size", Form: "768", Bounds: intBounds(1, 1<<22),
+		Default: "required for a shape", Help: "model (embedding) width d", When: &When{Key: "model", Value: "custom"}},
+	{Key: "heads", Path: "model.heads", Kind: KindInt, Group: "model", Label: "Attention heads", Form: "12", Bounds: intBounds(1, 1<<22),
+		Default: "required for a shape", Help: "attention heads; they must divide the hidden size", When: &When{Key: "model", Value: "custom"}},
+	{Key: "kv_heads", Path: "model.kv_heads", Kind: KindInt, Group: "model", Label: "KV heads (GQA)", Bounds: intBounds(0, 1<<22), Optional: true,
+		Default: "as many as the attention heads", Hint: "empty = heads", Help: "key/value heads for grouped-query attention", When: &When{Key: "model", Value: "custom"}},
+	{Key: "ffn", Path: "model.ffn", Kind: KindInt, Group: "model", Label: "FFN size", Form: "3072", Bounds: intBounds(1, 1<<22),
+		Default: "required for a shape", Help: "inner width of the feed-forward block", When: &When{Key: "model", Value: "custom"}},
+	{Key: "vocab", Path: "model.vocab", Kind: KindInt, Group: "model", Label: "Vocabulary", Form: "30522", Bounds: intBounds(1, 1<<22),
+		Default: "required for a shape", Help: "vocabulary size", When: &When{Key: "model", Value: "custom"}},
+	{Key: "glu", Path: "model.glu", Kind: KindBool, Group: "model", Label: "Gated MLP (SwiGLU)", Optional: true, Default: "false",
+		Help: "a gated feed-forward block (SwiGLU, three matrices)", When: &When{Key: "model", Value: "custom"}},
+	{Key: "head", Path: "model.head", Kind: KindEnum, Group: "model", Label: "Trained head", Choices: []string{"", "lm", "classifier"}, Optional: true,
+		Default: "lm, or classifier for encoder presets (BERT, RoBERTa, DistilBERT)", Help: "lm (a vocabulary projection is trained) or classifier (a small task head)"},
+	{Key: "length", Kind: KindEnum, Group: "training", Label: "Training length given as", Choices: []string{"tokens", "epochs"}, Form: "tokens",
+		Help: "total tokens, or tokens per epoch × epochs"},
+	{Key: "tokens", Path: "training.tokens", Kind: KindNumber, Group: "training", Label: "Tokens processed (all epochs)", Unit: "tokens", Form: "2e8",
+		Bounds: &Bounds{Min: 0, Max: 1e16, MinOpen: true}, Default: "give dataset_tokens and epochs instead", Hint: "e.g. 2e8, 200M, 1.5B", Help: "tokens processed over the whole run, all epochs", When: &When{Key: "length", Value: "epochs", Not: true}},
+	{Key: "dataset_tokens", Path: "training.dataset_tokens", Kind: KindNumber, Group: "training", Label: "Tokens per epoch", Unit: "tokens", Form: "1e8",
+		Bounds: &Bounds{Min: 0, Max: 1e16, MinOpen: true}, Default: "give tokens instead", Help: "tokens in one pass over the dataset", When: &When{Key: "length", Value: "epochs"}},
+	{Key: "epochs", Path: "training.epochs", Kind: KindNumber, Group: "training", Label: "Epochs", Form: "2",
+		Bounds: &Bounds{Min: 0, Max: 1e4, MinOpen: true}, Default: "give tokens instead", Help: "passes over the dataset (may be fractional)", When: &When{Key: "length", Value: "epochs"}},
+	{Key: "seq", Path: "training.seq_len", Kind: KindInt, Group: "training", Label: "Sequence", Unit: "tokens", Form: "512", Bounds: intBounds(1, 1<<21),
+		Help: "tokens per sequence"},
+	{Key: "batch", Path: "training.batch_per_gpu", Kind: KindInt, Group: "training", Label: "Batch / GPU", Unit: "sequences", Form: "32", Bounds: intBounds(1, 1<<16),
+		Help: "sequences per GPU per step (micro-batch)"},
+	{Key: "precision", Path: "training.precision", Kind: KindEnum, Group: "training", Label: "Precision", Form: "fp16", Choices: precisionNames(),
+		Help: "numeric format of the matrix multiplications"},
+	{Key: "state_bytes", Path: "training.state_bytes_per_param", Kind: KindNumber, Group: "training", Label: "State bytes / parameter", Unit: "bytes",
+		Bounds: &Bounds{Min: 2, Max: 64}, Optional: true,
+		Default: fmt.Sprintf("%d (AdamW in mixed precision)", DefaultStateBytesPerParam), Hint: fmt.Sprintf("empty = %d (AdamW)", DefaultStateBytesPerParam),
+		Help: "device memory per parameter for weights, gradients and optimizer state: 16 for AdamW in mixed precision, about 8 for Adafactor with fp32 master weights, 4 on pure bf16 weights; sets the memory check and the optimizer's memory traffic"},
+	{Key: "method", Path: "training.method", Kind: KindEnum, Group: "method", Label: "Method", Choices: []string{MethodFull, MethodLoRA, MethodQLoRA}, Optional: true,
+		Form: MethodFull, Implied: MethodFull, Default: "full", Hint: "LoRA and QLoRA train adapters on a frozen base",
+		Help: "fine-tuning method: full (every weight trained), lora (low-rank adapters on a frozen 16-bit base) or qlora (adapters on a quantised base)"},
+	{Key: "ckpt", Path: "training.gradient_checkpointing", Kind: KindBool, Group: "method", Label: "Checkpointing", Optional: true,
+		Default: "off; on for qlora (its recipe)", Hint: "recomputes activations; default on for QLoRA",
+		Help: "gradient checkpointing: recompute each layer's activations in the backward pass (one more forward pass, far less activation memory)"},
+	{Key: "rank", Path: "training.lora.rank", Kind: KindInt, Group: "method", Label: "LoRA rank", Optional: true, When: loraOnly,
+		Default: "8 for lora (PEFT's default), 64 for qlora", Hint: "empty = 8 (LoRA), 64 (QLoRA)", Help: "adapter rank r, a whole number from 1 to the model's hidden size"},
+	{Key: "targets", Path: "training.lora.targets", Kind: KindString, Group: "method", Label: "Adapted modules", Optional: true, When: loraOnly,
+		Default: "qv for lora, attention_mlp for qlora", Hint: "default: q, v (LoRA), all linear (QLoRA)",
+		Help: "the adapted modules: qv, attention, attention_mlp, or a comma-separated list of q, k, v, o, gate, up, down"},
+	{Key: "base_format", Path: "training.lora.base_format", Kind: KindEnum, Group: "method", Label: "Base weights", Choices: []string{"", "nf4", "int8"}, Optional: true,
+		When: &When{Key: "method", Value: MethodQLoRA}, Default: "nf4", Hint: "NF4 with double quantisation: 4.127 bits",
+		Help: "qlora: storage format of the frozen base, nf4 (4-bit NormalFloat, double quantisation) or int8 (LLM.int8())"},
+	{Key: "compute_dtype", Path: "training.lora.compute_dtype", Kind: KindEnum, Group: "method", Label: "Compute dtype", Choices: []string{"", "bf16", "fp16", "fp32"}, Optional: true,
+		When: &When{Key: "method", Value: MethodQLoRA}, Default: "training.precision", Help: "qlora: the format the base weights are dequantised to for each matmul"},
+	{Key: "train_emb", Path: "training.lora.train_embeddings", Kind: KindBool, Group: "method", Label: "Train embeddings and LM head in full", Optional: true, When: loraOnly,
+		Default: "false", Help: "train the token embeddings and the LM head in full (with optimizer state) besides the adapters"},
+	{Key: "gpu", Path: "hardware.gpu", Kind: KindString, Group: "hardware", Label: "GPU", Form: "a100-sxm4-80gb",
+		Help: "accelerator id or alias (a100-sxm4-80gb, h100, …)"},
+	{Key: "count", Path: "hardware.count", Kind: KindInt, Group: "hardware", Label: "GPUs", Form: "4", Bounds: intBounds(1, 1<<20),
+		Help: "how many accelerators"},
+	{Key: "power", Path: "hardware.power_limit_w", Kind: KindNumber, Group: "hardware", Label: "Power limit (W)", Unit: "W", Optional: true,
+		Default: "the board's default limit (its board power)", Hint: "per GPU; empty = the board’s default limit",
+		Help: "board power limit per GPU, as nvidia-smi -pl sets it; it must lie within the board's range of limits"},
+	{Key: "strategy", Path: "strategy", Kind: KindEnum, Group: "hardware", Label: "Strategy", Form: FSDP, Choices: Strategies,
+		Help: "parallel layout: single, ddp, fsdp, tp, or hybrid tensor × data parallelism"},
+	{Key: "tensor", Path: "strategy.tensor", Kind: KindInt, Group: "hardware", Label: "Tensor-parallel degree", Form: "2", Bounds: intBounds(1, 1<<20),
+		Hint: "data ranks = GPUs ÷ this", Default: "required in a hybrid layout", Help: "hybrid: tensor-parallel ranks; the data-parallel ranks are the GPUs divided by this", When: &When{Key: "strategy", Value: Hybrid}},
+	{Key: "", Path: "strategy.data", Kind: KindInt, Group: "hardware", Label: "Data-parallel degree", Bounds: intBounds(1, 1<<20),
+		Default: "required in a hybrid layout", Help: "hybrid: data-parallel ranks (the form derives it: GPUs ÷ tensor-parallel degree)", When: &When{Key: "strategy", Value: Hybrid}},
+	{Key: "data_mode", Path: "strategy.data_mode", Kind: KindEnum, Group: "hardware", Label: "Data parallel as", Form: FSDP, Choices: []string{FSDP, DDP},
+		Optional: true, Default: "ddp", Help: "hybrid: how the data-parallel ranks hold the model, fsdp (sharded) or ddp (replicated)", When: &When{Key: "strategy", Value: Hybrid}},
+	{Key: "region", Path: "site.region", Kind: KindString, Group: "site", Label: "Grid region", Form: "world", Optional: true, Default: "no region named",
+		Help: "where the run draws power; echoed in reports (the form's grid presets also fill the carbon intensity)"},
+	{Key: "carbon", Path: "site.carbon_g_per_kwh", Kind: KindNumber, Group: "site", Label: "g CO₂e/kWh", Unit: "g CO2e/kWh", Form: "475",
+		Bounds: &Bounds{Min: 0, Max: 2000}, Optional: true, Default: fmt.Sprintf("%g (IEA world average)", float64(DefaultCarbonGPerKWh)),
+		Help: "carbon intensity of the electricity"},
+	{Key: "pue", Path: "site.pue", Kind: KindNumber, Group: "site", Label: "PUE", Bounds: &Bounds{Min: 1, Max: 3}, Optional: true,
+		Default: fmt.Sprintf("%g (Uptime Institute 2024 global average)", DefaultPUE), Hint: fmt.Sprintf("empty = %g", DefaultPUE), Help: "the facility's power usage effectiveness (facility energy ÷ IT energy)"},
+	{Key: "price", Path: "site.usd_per_kwh", Kind: KindNumber, Group: "site", Label: "USD/kWh", Unit: "USD/kWh", Form: "0.15",
+		Bounds: &Bounds{Min: 0, Max: 10}, Optional: true, Default: fmt.Sprintf("%g (an assumed tariff)", DefaultUSDPerKWh),
+		Help: "electricity price"},
+	{Key: "cal", Path: "calibration", Kind: KindString, Group: "calibration", Label: "Coefficients", Optional: true,
+		Default: "the catalog's default calibration", Help: "the calibration to use, by name"},
+}
+
+// loraOnly is when the adapter inputs apply.
+var loraOnly = &When{Key: "method", In: []string{MethodLoRA, MethodQLoRA}}
+
+func precisionNames() []string {
+	out := make([]string, len(Precisions))
+	for i, p := range Precisions {
+		out[i] = string(p)
+	}
+	return out
+}
+
+var requestFieldByPath = func() map[string]*Field {
+	m := map[string]*Field{}
+	for i := range RequestFields {
+		if p := RequestFields[i].Path; p != "" {
+			m[p] = &RequestFields[i]
+		}
+	}
+	return m
+}()
+
+// RequestField returns the row of RequestFields for a request path, or nil.
+func RequestField(path string) *Field { return requestFieldByPath[path] }
+
+// checkField checks x against the bounds of the request field at path.
+func checkField(path string, x float64) error {
+	f := RequestField(path)
+	if f == nil {
+		panic("model: no field " + path + " in RequestFields")
+	}
+	return f.Check(x)
+}
+
+// Set stores v (float64, bool or string, as the field's kind says) at the
+// field's JSON path in req. A strategy name goes to Strategy.Name.
+func (f *Field) Set(req *Request, v any) error {
+	if f.Path == "" {
+		return fmt.Errorf("model: field %q has no request path", f.Key)
+	}
+	if f.Path == "strategy" {
+		s, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("model: strategy takes a string, got %T", v)
+		}
+		req.Strategy.Name = s
+		return nil
+	}
+	dst, err := fieldValue(reflect.ValueOf(req).Elem(), f.Path)
+	if err != nil {
+		return err
+	}
+	if dst.Kind() == reflect.Pointer { // an optional value: nil = the default
+		dst.Set(reflect.New(dst.Type().Elem()))
+		dst = dst.Elem()
+	}
+	val := reflect.ValueOf(v)
+	if val.Kind() != dst.Kind() {
+		return fmt.Errorf("model: field %s takes %v, got %T", f.Path, dst.Type(), v)
+	}
+	dst.Set(val.Convert(dst.Type()))
+	return nil
+}
+
+// fieldValue finds the struct field at a dotted JSON path below v,
+// allocating the optional (pointer) objects on the way.
+func fieldValue(v reflect.Value, path string) (reflect.Value, error) {
+	for _, name := range strings.Split(path, ".") {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return reflect.Value{}, fmt.Errorf("model: %s: %s is not inside an object", path, name)
+		}
+		t := v.Type()
+		found := false
+		for i := range t.NumField() {
+			tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			if tag == name {
+				v, found = v.Field(i), true
+				break
+			}
+		}
+		if !found {
+			return reflect.Value{}, fmt.Errorf("model: %s: no field %s", path, name)
+		}
+	}
+	return v, nil
+}

@@ -1,0 +1,126 @@
+package model
+
+import (
+	"fmt"
+	"math"
+)
+
+// The resolution steps that other packages (model/distill, model/validate,
+// the site) share with Catalog.Estimate, so that each rule and each error
+// message exists once.
+
+// ResolveModel resolves a preset-or-shape model: the name ("custom" for a
+// shape), the shape and the head trained by default ("classifier" for
+// encoder presets, else "lm"). Errors name the field under path (""
+// for a top-level request, "options[0].teacher" inside a plan), with the
+// shape's ranges from RequestFields.
+func (c *Catalog) ResolveModel(m ModelSpec, path string) (name string, a Arch, head string, err error) {
+	name, a, head, err = c.resolveModel(m)
+	if err != nil {
+		return "", Arch{}, "", PrefixField(path, err)
+	}
+	return name, a, head, nil
+}
+
+func (c *Catalog) resolveModel(m ModelSpec) (string, Arch, string, error) {
+	var name, head string
+	var a Arch
+	hasShape := m.Layers != 0 || m.Hidden != 0 || m.Heads != 0 || m.FFN != 0 || m.Vocab != 0 || m.KVHeads != 0
+	switch {
+	case m.Preset != "" && hasShape:
+		return "", a, "", fieldErr("model", nil, "give either preset or a shape (layers, hidden, heads, ffn, vocab), not both")
+	case m.Preset != "":
+		p, err := c.preset(m.Preset)
+		if err != nil {
+			return "", a, "", err
+		}
+		name, a = p.Name, p.Arch
+		head = "lm"
+		if p.Family == "BERT" || p.Family == "RoBERTa" || p.Family == "DistilBERT" {
+			head = "classifier"
+		}
+	case hasShape:
+		for _, f := range []struct {
+			n string
+			v float64
+		}{{"layers", m.Layers}, {"hidden", m.Hidden}, {"heads", m.Heads}, {"ffn", m.FFN}, {"vocab", m.Vocab}, {"kv_heads", m.KVHeads}} {
+			if err := checkField("model."+f.n, f.v); err != nil {
+				return "", a, "", err
+			}
+		}
+		name = "custom"
+		a = Arch{Layers: int(m.Layers), Hidden: int(m.Hidden), Heads: int(m.Heads), KVHeads: int(m.KVHeads), FFN: int(m.FFN), Vocab: int(m.Vocab), GLU: m.GLU}
+		head = "lm"
+	default:
+		return "", a, "", fieldErr("model", nil, "give a preset (for example \"bert-base\") or a shape with layers, hidden, heads, ffn and vocab")
+	}
+	switch m.Head {
+	case "":
+	case "lm", "classifier":
+		head = m.Head
+	default:
+		return "", a, "", fieldErr("model.head", m.Head, "must be \"lm\" or \"classifier\"")
+	}
+	if err := a.Validate("model"); err != nil {
+		return "", a, "", err
+	}
+	return name, a, head, nil
+}
+
+// ResolveSite fills the site figures left at zero with the stated defaults
+// (DefaultPUE, DefaultCarbonGPerKWh, DefaultUSDPerKWh) and checks the
+// others against RequestFields. assumptions has one sentence per default
+// used, the same wherever an estimate is made.
+func ResolveSite(s SiteSpec) (site SiteSpec, assumptions []string, err error) {
+	site = s
+	if s.PUE == 0 {
+		site.PUE = DefaultPUE
+		assumptions = append(assumptions, fmt.Sprintf("PUE %.2f: Uptime Institute 2024 global average (site.pue not given)", DefaultPUE))
+	} else if err := checkField("site.pue", s.PUE); err != nil {
+		return site, nil, err
+	}
+	if s.CarbonGPerKWh == 0 {
+		site.CarbonGPerKWh = DefaultCarbonGPerKWh
+		assumptions = append(assumptions, fmt.Sprintf("grid intensity %g gCO2e/kWh: IEA world average (site.carbon_g_per_kwh not given)", float64(DefaultCarbonGPerKWh)))
+	} else if err := checkField("site.carbon_g_per_kwh", s.CarbonGPerKWh); err != nil {
+		return site, nil, err
+	}
+	if s.USDPerKWh == 0 {
+		site.USDPerKWh = DefaultUSDPerKWh
+		assumptions = append(assumptions, fmt.Sprintf("electricity price %.2f USD/kWh: an assumed tariff (site.usd_per_kwh not given)", DefaultUSDPerKWh))
+	} else if err := checkField("site.usd_per_kwh", s.USDPerKWh); err != nil {
+		return site, nil, err
+	}
+	if len(s.Region) > 100 {
+		return site, nil, fieldErr("site.region", nil, "must be at most 100 characters")
+	}
+	return site, assumptions, nil
+}
+
+// BusyPowerW is one GPU's power while it computes: idle power plus
+// activity × (board power − idle power), activity being the calibration's
+// fraction of the dynamic range (RooflineParams.ForPrecision).
+func (g *GPU) BusyPowerW(activity float64) float64 {
+	return g.IdlePowerW + activity*(g.BoardPowerW-g.IdlePowerW)
+}
+
+// AlphaEtaFallback is α_η where a calibration has no fitted value for an
+// interconnect class, and AlphaEtaFallbackNote the assumption that says so.
+const (
+	AlphaEtaFallback     = -1.0
+	AlphaEtaFallbackNote = "α_η = −1 (no fitted value for this interconnect)"
+)
+
+// AlphaEtaFor returns the calibration's α_η, the exponent of η in the
+// parallel energy factor η^α_η, for an interconnect class, or
+// AlphaEtaFallback with fitted false when it has none.
+func (c *Calibration) AlphaEtaFor(ic Interconnect) (alpha float64, fitted bool) {
+	if a, ok := c.AlphaEta[ic]; ok {
+		return a.Value, true
+	}
+	return AlphaEtaFallback, false
+}
+
+// NormalQuantile returns the p-quantile of the standard normal distribution,
+// √2·erf⁻¹(2p − 1).
+func NormalQuantile(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
