@@ -76,7 +76,13 @@ func TestPagesInBrowser(t *testing.T) {
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
+	// A bound for the whole test and one for each page view, so that one
+	// slow page (axe-core on a long page, a loaded machine) fails on its
+	// own instead of taking every later view with it.
+	if err := chromedp.Do(ctx); err != nil { // start the browser on the unbounded context
+		t.Fatal(err)
+	}
+	bctx, cancel := context.WithTimeout(ctx, 7*time.Minute)
 	defer cancel()
 
 	// WATTSCALE_SHOTS=DIR saves a full-page screenshot of every page at
@@ -93,6 +99,8 @@ func TestPagesInBrowser(t *testing.T) {
 		for _, width := range []int64{1280, 390} {
 			for _, scheme := range []string{"light", "dark"} {
 				t.Run(fmt.Sprintf("%s/%d/%s", p, width, scheme), func(t *testing.T) {
+					ctx, cancel := context.WithTimeout(bctx, time.Minute)
+					defer cancel()
 					if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: width, Height: 900, DeviceScaleFactor: 1, Mobile: width < 600}); err != nil {
 						t.Fatal(err)
 					}
