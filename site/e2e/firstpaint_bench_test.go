@@ -29,6 +29,7 @@ import (
 // does, and records the encoding of each response.
 type compressedServer struct {
 	*httptest.Server
+	dir string
 	mu  sync.Mutex
 	enc map[string]string // path → content-encoding served
 	zip map[string][]byte // enc+path → compressed bytes
@@ -36,7 +37,7 @@ type compressedServer struct {
 
 func serveCompressed(t testing.TB, dir string) *compressedServer {
 	t.Helper()
-	cs := &compressedServer{enc: map[string]string{}, zip: map[string][]byte{}}
+	cs := &compressedServer{dir: dir, enc: map[string]string{}, zip: map[string][]byte{}}
 	files := http.FileServer(http.Dir(dir))
 	cs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
@@ -79,7 +80,14 @@ func (cs *compressedServer) compressed(enc, p string, b []byte) []byte {
 	if ok {
 		return z
 	}
-	z = compress(enc, b)
+	// The build's own precompressed copy (site build writes .br and .gz
+	// beside each text and wasm file), else compressed here once.
+	ext := map[string]string{"br": ".br", "gzip": ".gz"}[enc]
+	if pre, err := os.ReadFile(filepath.Join(cs.dir, filepath.FromSlash(strings.TrimPrefix(path.Clean(p), "/"))) + ext); err == nil {
+		z = pre
+	} else {
+		z = compress(enc, b)
+	}
 	cs.mu.Lock()
 	cs.zip[enc+p] = z
 	cs.mu.Unlock()
