@@ -265,7 +265,7 @@ func TestRefitDoesNotBlockTheForm(t *testing.T) {
 	ctx := browser(t)
 	openCalc(t, ctx, srv.URL+"/index.html")
 
-	raw, err := os.ReadFile(filepath.Join(dir, "assets", "fit.wasm"))
+	raw, err := os.ReadFile(filepath.Join(dir, assetPath(t, dir, "assets/fit.wasm")))
 	if err != nil {
 		t.Fatal(err)
 	}
