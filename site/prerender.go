@@ -108,6 +108,62 @@ type calcView struct {
 	out   *calcapi.EstimateOutput
 	embed bool
 	b     strings.Builder
+	// placed holds the form keys the layout writes; every other row of the
+	// field table gets a plain input at the end of its group's fieldset
+	// (extraMark), as calc.js's build does.
+	placed map[string]bool
+}
+
+// extraMark is where a group's unplaced field-table rows go.
+func extraMark(group string) string { return "<!--extra:" + group + "-->" }
+
+// extras returns the plain inputs of the field table's rows in group that
+// the layout did not place, in table order (calc.js: "Every other row of
+// the field table gets a plain input in its group's fieldset").
+func (c *calcView) extras(group string) string {
+	var b strings.Builder
+	for _, f := range c.meta.Fields {
+		if f.Group != group || c.placed[f.Key] {
+			continue
+		}
+		var ctl string
+		switch f.Kind {
+		case model.KindEnum:
+			opts := make([]option, len(f.Choices))
+			for i, x := range f.Choices {
+				t := x
+				if t == "" {
+					t = "Default"
+				}
+				opts[i] = option{x, t}
+			}
+			ctl = c.sel(f.Key, opts)
+		case model.KindBool:
+			chk := ""
+			if v := c.state[f.Key]; v == "1" || v == "true" || v == "on" {
+				chk = " checked"
+			}
+			ctl = `<input type="checkbox" value="1"<CTL` + chk + `>`
+		default:
+			mode := "text"
+			switch f.Kind {
+			case model.KindInt:
+				mode = "numeric"
+			case model.KindNumber:
+				mode = "decimal"
+			}
+			ctl = c.textInput(f.Key, mode, "")
+		}
+		if f.Help != "" {
+			ctl = strings.Replace(ctl, "<CTL", ` title="`+esc(f.Help)+`"<CTL`, 1)
+		}
+		var hint *string
+		if f.Hint != "" {
+			hint = str(f.Hint)
+		}
+		b.WriteString(c.field(f.Key, f.Label, ctl, hint))
+	}
+	return b.String()
 }
 
 func (c *calcView) w(s ...string) {
@@ -127,6 +183,10 @@ func (c *calcView) query() string {
 
 // field is calc.js's Calculator.field; hint nil = no hint paragraph.
 func (c *calcView) field(key, label, control string, hint *string) string {
+	if c.placed == nil {
+		c.placed = map[string]bool{}
+	}
+	c.placed[key] = true
 	id := "f-" + key
 	desc := id + "-err"
 	if hint != nil {
@@ -241,7 +301,7 @@ func (c *calcView) markup() (string, error) {
 	c.w(`<div class="field check" data-key="glu"><input type="checkbox" value="1" id="f-glu" name="glu" aria-describedby="f-glu-err"`, checked, `><label for="f-glu">Gated MLP (SwiGLU)</label><p class="err" id="f-glu-err"></p></div>`)
 	c.w(`</div>`)
 	c.w(c.field("head", "Trained head", c.sel("head", []option{{"", "Default for the model"}, {"lm", "Language-model head (vocabulary)"}, {"classifier", "Small classifier head"}}), nil))
-	c.w(`</fieldset>`)
+	c.w(extraMark("model"), `</fieldset>`)
 
 	// Training
 	tokChecked, epChecked := " checked", ""
@@ -265,7 +325,7 @@ func (c *calcView) markup() (string, error) {
 		c.field("seq", "Sequence", c.textInput("seq", "numeric", ""), nil),
 		c.field("batch", "Batch / GPU", c.textInput("batch", "numeric", ""), nil),
 		c.field("precision", "Precision", c.sel("precision", precs), nil), `</div>`)
-	c.w(`</fieldset>`)
+	c.w(extraMark("training"), `</fieldset>`)
 
 	// Fine-tuning method (LoRA, QLoRA)
 	c.w(`<fieldset><legend>Fine-tuning method</legend><div class="grid2">`,
@@ -302,7 +362,7 @@ func (c *calcView) markup() (string, error) {
 		c.field("tensor", "Tensor-parallel degree", c.textInput("tensor", "numeric", ""), str("data ranks = GPUs ÷ this")),
 		c.field("data_mode", "Data parallel as", c.sel("data_mode", []option{{"fsdp", "FSDP"}, {"ddp", "DDP"}}), nil), `</div>`)
 	c.w(c.field("power", "Power limit (W)", c.textInput("power", "numeric", ""), str("per GPU; empty = the board’s default limit")))
-	c.w(`</fieldset>`)
+	c.w(extraMark("hardware"), `</fieldset>`)
 
 	// Site
 	var regs []option
@@ -316,7 +376,7 @@ func (c *calcView) markup() (string, error) {
 		c.field("carbon", "g CO₂e/kWh", c.textInput("carbon", "decimal", ""), nil),
 		c.field("pue", "PUE", c.textInput("pue", "decimal", ""), str("empty = "+jsNum(m.SiteDefaults.PUE))),
 		c.field("price", "USD/kWh", c.textInput("price", "decimal", ""), nil), `</div>`)
-	c.w(`</fieldset>`)
+	c.w(extraMark("site"), `</fieldset>`)
 
 	// Calibration
 	def := ""
@@ -329,7 +389,7 @@ func (c *calcView) markup() (string, error) {
 	for _, cal := range m.Calibrations {
 		cals = append(cals, option{cal.Name, cal.Name + " " + cal.Version + " (" + cal.Kind + ")"})
 	}
-	c.w(`<fieldset><legend>Calibration</legend>`, c.field("cal", "Coefficients", c.sel("cal", cals), &calHint), `</fieldset>`)
+	c.w(`<fieldset><legend>Calibration</legend>`, c.field("cal", "Coefficients", c.sel("cal", cals), &calHint), extraMark("calibration"), `</fieldset>`)
 	c.w(`<p class="err form-err" id="` + prerenderUID + `-formerr" aria-live="polite"></p>`)
 	c.w(`<datalist id="` + prerenderUID + `-presets">`)
 	for _, p := range m.Presets {
@@ -349,7 +409,14 @@ func (c *calcView) markup() (string, error) {
 	if c.embed {
 		c.w(`<p class="embed-foot"><a href="index.html?`, esc(c.query()), `" class="open-full" target="_blank" rel="noopener">Open in the full wattscale calculator</a></p>`)
 	}
-	return c.b.String(), nil
+	out := c.b.String()
+	for _, k := range []string{"glu", "length", "train_emb", "compare"} { // written without field
+		c.placed[k] = true
+	}
+	for _, g := range []string{"model", "training", "hardware", "site", "calibration"} {
+		out = strings.Replace(out, extraMark(g), c.extras(g), 1)
+	}
+	return out, nil
 }
 
 // results is the results section after calc.js's render.
