@@ -170,9 +170,12 @@ func PowerLimits(g *GPU) PowerRange {
 	if m, ok := powerMins[g.ID]; ok {
 		return PowerRange{MinW: m.w, DefaultW: g.BoardPowerW, Source: m.src}
 	}
-	return PowerRange{MinW: math.Round(g.BoardPowerW * minLimitShare), DefaultW: g.BoardPowerW,
-		Source: fmt.Sprintf("estimate: %.0f%% of board power (no published minimum; the Zeus GPUs range from 33%% to 50%%)", minLimitShare*100)}
+	return PowerRange{MinW: math.Round(g.BoardPowerW * minLimitShare), DefaultW: g.BoardPowerW, Source: estimatedMinSource}
 }
+
+// estimatedMinSource says where the lowest limit of a board with no
+// published minimum comes from (formatted once: every estimate asks).
+var estimatedMinSource = fmt.Sprintf("estimate: %.0f%% of board power (no published minimum; the Zeus GPUs range from 33%% to 50%%)", minLimitShare*100)
 
 // PowerLimitInfo reports how a power limit changed an estimate.
 type PowerLimitInfo struct {
