@@ -323,9 +323,6 @@ func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 		r.state = t.StateBytesPerParam
 	}
 	r.prec = Precision(strings.ToLower(string(t.Precision)))
-	if r.prec == "" {
-		return nil, fieldErr("training.precision", nil, "is required: one of %s", joinPrecisions(Precisions))
-	}
 
 	if req.Hardware.GPU == "" {
 		return nil, fieldErr("hardware.gpu", nil, "is required, for example \"a100-sxm4-80gb\"")
@@ -335,6 +332,10 @@ func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 		return nil, err
 	}
 	r.gpu = g
+	if r.prec == "" {
+		r.prec = g.DefaultPrecision()
+		r.assume = append(r.assume, fmt.Sprintf("training.precision not given: %s, what a typical mixed-precision recipe uses on a %s (%s)", r.prec, g.ID, DefaultPrecisionRule))
+	}
 	if r.peak, err = g.PeakFLOPS(r.prec); err != nil {
 		return nil, err
 	}

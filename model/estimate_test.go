@@ -185,7 +185,6 @@ func TestBadRequests(t *testing.T) {
 		{"state bytes too small", func(r *model.Request) { r.Training.StateBytesPerParam = 1 }, "training.state_bytes_per_param"},
 		{"NaN state bytes", func(r *model.Request) { r.Training.StateBytesPerParam = math.NaN() }, "training.state_bytes_per_param"},
 		{"unknown calibration", func(r *model.Request) { r.Calibration = "nope" }, "calibration"},
-		{"missing precision", func(r *model.Request) { r.Training.Precision = "" }, "training.precision"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -391,5 +390,50 @@ func TestTooManyGPUs(t *testing.T) {
 	req.Hardware.Count = 4
 	if resp, err = cat.Estimate(req); err != nil || strings.Contains(strings.Join(resp.Warnings, "\n"), "optimizer steps") {
 		t.Errorf("4 GPUs: %v, warnings %q; want no few-steps warning", err, resp.Warnings)
+	}
+}
+
+// TestDefaultPrecision leaves training.precision out: the estimate uses the
+// accelerator's usual mixed-precision format, says so in its assumptions,
+// and equals the estimate that names that format.
+func TestDefaultPrecision(t *testing.T) {
+	cat := catalog(t)
+	for _, c := range []struct {
+		gpu  string
+		want model.Precision
+	}{
+		{"h100-sxm5", model.BF16},      // bf16 in hardware
+		{"a100-sxm4-80gb", model.BF16}, // Ampere
+		{"v100-sxm2-32gb", model.FP16}, // Volta: fp16 tensor cores, no bf16
+		{"t4", model.FP16},             // Turing
+		{"p100-pcie-16gb", model.FP32}, // Pascal: fp16 only at twice fp32, no tensor cores
+	} {
+		t.Run(c.gpu, func(t *testing.T) {
+			req := model.Request{Model: model.ModelSpec{Preset: "bert-base"},
+				Training: model.TrainingSpec{Tokens: 1e8, SeqLen: 128, BatchPerGPU: 8},
+				Hardware: model.HardwareSpec{GPU: c.gpu, Count: 1}, Strategy: model.Strategy{Name: model.Single}}
+			got, err := cat.Estimate(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Inputs.Precision != c.want {
+				t.Errorf("precision left out on %s = %s, want %s", c.gpu, got.Inputs.Precision, c.want)
+			}
+			said := false
+			for _, a := range got.Assumptions {
+				said = said || strings.Contains(a, "training.precision not given: "+string(c.want))
+			}
+			if !said {
+				t.Errorf("assumptions %q do not state the precision used", got.Assumptions)
+			}
+			req.Training.Precision = c.want
+			named, err := cat.Estimate(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if named.EnergyKWh != got.EnergyKWh {
+				t.Errorf("energy with precision left out %.6g kWh, named %s %.6g kWh", got.EnergyKWh, c.want, named.EnergyKWh)
+			}
+		})
 	}
 }

@@ -73,6 +73,23 @@ func (g *GPU) PeakFLOPS(p Precision) (float64, error) {
 	return t * 1e12, nil
 }
 
+// DefaultPrecisionRule states how DefaultPrecision chooses.
+const DefaultPrecisionRule = "bf16 where the accelerator has it in hardware; otherwise fp16 where its fp16 peak is a tensor-core one (at least 4× fp32: Volta, Turing); otherwise fp32"
+
+// DefaultPrecision is the numeric format a typical mixed-precision recipe
+// uses on g when a request names none (DefaultPrecisionRule): bf16 on
+// Ampere and later and on TPUs, fp16 on Volta and Turing, fp32 before
+// (Pascal's fp16 runs without tensor cores at twice fp32).
+func (g *GPU) DefaultPrecision() Precision {
+	switch {
+	case g.peakTFLOPS(BF16) > 0:
+		return BF16
+	case g.FP16TFLOPS >= 4*g.FP32TFLOPS && g.FP16TFLOPS > 0:
+		return FP16
+	}
+	return FP32
+}
+
 // Supported lists the precisions with a non-zero peak.
 func (g *GPU) Supported() []Precision {
 	var out []Precision
