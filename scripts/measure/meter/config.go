@@ -24,11 +24,14 @@ func Template(req model.Request, cat *model.Catalog) (model.Measurement, error) 
 		probe.Training.Tokens = math.Max(t.SeqLen*t.BatchPerGPU*n, 1)
 	}
 	probe.Calibration = ""
-	if _, err := cat.Estimate(probe); err != nil {
+	resp, err := cat.Estimate(probe)
+	if err != nil {
 		return model.Measurement{}, err
 	}
+	// The precision the estimate used: the request's, or the accelerator's
+	// usual one when the request leaves it out.
 	m := model.Measurement{Head: req.Model.Head, Count: int(req.Hardware.Count), Strategy: req.Strategy.Name,
-		SeqLen: int(req.Training.SeqLen), BatchPerGPU: int(req.Training.BatchPerGPU), Precision: req.Training.Precision}
+		SeqLen: int(req.Training.SeqLen), BatchPerGPU: int(req.Training.BatchPerGPU), Precision: resp.Inputs.Precision}
 	if req.Model.Preset != "" {
 		p, err := model.FindPreset(cat.Presets, req.Model.Preset)
 		if err != nil {

@@ -31,6 +31,14 @@ func TestTemplate(t *testing.T) {
 			t.Errorf("Template = %+v, want bert-base on a100-sxm4-80gb, 3e6 tokens", m)
 		}
 	})
+	t.Run("precision left out: the accelerator's usual one", func(t *testing.T) {
+		r := base()
+		r.Training.Precision = ""
+		m, err := Template(r, cat)
+		if err != nil || m.Precision != model.BF16 {
+			t.Errorf("Template = %+v, %v; want precision bf16 on an h100-sxm5", m, err)
+		}
+	})
 	t.Run("tokens left to the markers", func(t *testing.T) {
 		m, err := Template(base(), cat)
 		if err != nil || m.Tokens != 0 {
@@ -57,7 +65,6 @@ func TestTemplate(t *testing.T) {
 	}{
 		{"unknown preset", func(r *model.Request) { r.Model.Preset = "bert-huge" }, "model.preset"},
 		{"nvidia-smi name not in the table (give -gpu)", func(r *model.Request) { r.Hardware.GPU = "NVIDIA H100 80GB HBM3" }, "hardware.gpu"},
-		{"no precision", func(r *model.Request) { r.Training.Precision = "" }, "training.precision"},
 		{"fractional batch", func(r *model.Request) { r.Training.BatchPerGPU = 2.5 }, "training.batch_per_gpu"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
