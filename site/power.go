@@ -93,10 +93,7 @@ func powerCharts(pc *model.PowerCalibration, pts []fit.PowerPoint) []template.HT
 		Y:    Axis{Label: "energy ratio", Min: 0.5, Max: 1.8},
 	}
 	for _, g := range sortedKeys(byGPU) {
-		st, ok := gpuStyle[g]
-		if !ok {
-			st = [2]string{"s3", "diamond"}
-		}
+		st := styleOf(g)
 		var a, b []Point
 		for _, p := range byGPU[g] {
 			label := fmt.Sprintf("%s %s batch %d at %.0f W (draw %.0f W uncapped): time ×%s, energy ×%s", g, p.Workload, p.Batch, p.LimitW, p.UncappedW, sig(p.TimeRatio, 3), sig(p.EnergyRatio, 3))

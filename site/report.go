@@ -438,6 +438,14 @@ func refitNote(shipped, refit model.Calibration) string {
 // gpuStyle gives each accelerator of the Zeus trace a colour and marker.
 var gpuStyle = map[string][2]string{"a40": {"s0", "circle"}, "v100-pcie-16gb": {"s1", "square"}, "p100-pcie-16gb": {"s2", "triangle"}}
 
+// styleOf is a GPU's chart class and marker, a diamond for any other GPU.
+func styleOf(gpu string) [2]string {
+	if st, ok := gpuStyle[gpu]; ok {
+		return st
+	}
+	return [2]string{"s3", "diamond"}
+}
+
 // predictionCharts draws held-out predictions against measurements (log
 // axes, with the calibration's interval around the diagonal) and the
 // held-out residuals.
@@ -478,10 +486,7 @@ func predictionCharts(c model.Calibration, ps []fit.Prediction) []template.HTML 
 		Series{Class: "ref", Line: true, Dash: true, Points: []Point{{X: lo, Y: -zl}, {X: hi, Y: -zl}}},
 	)
 	for _, g := range sortedKeys(byGPU) {
-		st, ok := gpuStyle[g]
-		if !ok {
-			st = [2]string{"s3", "diamond"}
-		}
+		st := styleOf(g)
 		var a, b []Point
 		for _, p := range byGPU[g] {
 			label := fmt.Sprintf("%s: measured %s, predicted %s", p.Group, fmtKWh(p.MeasuredKWh), fmtKWh(p.HeldOutKWh))
