@@ -942,27 +942,28 @@ func TestWorkerdLoad(t *testing.T) {
 //     under 1 ms, a p99 under 3 ms and under 1 ms of CPU per warm request
 //     (issue 17). They depend on the machine's load, so the load average
 //     is printed with them;
-//   - 120,000 estimates at concurrency 16 in batches of 10,000, then 5,000
+//   - 180,000 estimates at concurrency 16 in batches of 10,000, then 5,000
 //     at 64, on the same isolate: none may fail or take over a second. One
 //     isolate runs one request at a time, so latency here is mostly
 //     queueing: at concurrency 16 a request waits for about 15 others;
-//   - memory, after a full collection, at 10,000, 60,000 and 120,000
-//     requests: the V8 heap in use, and the heap V8 holds, must stay within
-//     10 % (the heap V8 holds within 1 MiB), from 10,000 to 60,000 and from
-//     60,000 to 120,000. workerd's resident memory is printed from 10,000
-//     to 60,000 for ours and for a trivial JavaScript worker
-//     (testdata/jsworker) under the same load: both rise, by 20-50 % in
-//     runs on a 2-core machine, so the issue's "within 10 %" for resident
-//     memory is not checked. The rise is native memory outside the V8
-//     heap (which V8 shrinks back to about 1.6 MB after the collection)
-//     and outside Go's linear memory (12 MB throughout): in
-//     /proc/PID/smaps it is all in one anonymous region reserved in 1 GiB
-//     steps, as the tcmalloc linked into workerd reserves its heap, which
-//     keeps freed memory at its high-water mark. It levels off (measured
-//     once to 200,000 requests: 217 MB after 60,000, 218.7 MB after
-//     200,000). What is checked of resident memory is that it rises by at
-//     most 1 KB per request from 60,000 to 120,000: the V8 leak fixed
-//     earlier grew it by 2.5-4 KB per request;
+//   - memory, after a full collection, at 10,000, 60,000, 120,000 and
+//     180,000 requests: the V8 heap in use, and the heap V8 holds, must
+//     stay within 10 % (the heap V8 holds within 1 MiB) over each span,
+//     and workerd's resident memory within 10 % from 120,000 to 180,000.
+//     Resident memory is printed from 10,000 to 60,000 for ours and for a
+//     trivial JavaScript worker (testdata/jsworker) under the same load:
+//     both rise, by 20-50 % in runs on a 2-core machine, so the issue's
+//     "within 10 % from 10,000 to 60,000" is not checked for it. The rise
+//     is native memory outside the V8 heap (which V8 shrinks back to about
+//     1.6 MB after the collection) and outside Go's linear memory (12 MB
+//     throughout): in /proc/PID/smaps it is all in one anonymous region
+//     reserved in 1 GiB steps, as the tcmalloc linked into workerd
+//     reserves its heap, which keeps freed memory at its high-water mark.
+//     It levels off by about 120,000 requests (measured to 240,000:
+//     158.8, 194.2, 225.5, 225.6 and 226.4 MB after 10,000, 60,000,
+//     120,000, 180,000 and 240,000), so a leak shows from 120,000 to
+//     180,000: the V8 leak fixed earlier grew it by 2.5-4 KB per request,
+//     150-240 MB over that span;
 //   - the size of app.wasm, raw and gzip -9 (Cloudflare's limit applies to
 //     the compressed upload: 3 MB on the free plan).
 func BenchmarkWorkerd(b *testing.B) {
@@ -986,8 +987,8 @@ func BenchmarkWorkerd(b *testing.B) {
 		cpu := (cpu1 - cpu0) / time.Duration(one.n)
 		b.Logf("one connection: %v; workerd CPU %v per request; load average %.2f before, %.2f after", one, cpu, loadAvg, loadAverage())
 
-		s := soak(b, p, body, want, 12, 1, 6, 12)
-		at10k, at60k, at120k := s.mem[1], s.mem[6], s.mem[12]
+		s := soak(b, p, body, want, 18, 1, 6, 12, 18)
+		at10k, at60k, at120k, at180k := s.mem[1], s.mem[6], s.mem[12], s.mem[18]
 		r64 := load(p.base, body, want, 5000, 64)
 		r64.check(b, "concurrency 64")
 		r64.checkSlow(b, "concurrency 64")
@@ -1006,7 +1007,7 @@ func BenchmarkWorkerd(b *testing.B) {
 		for _, span := range []struct {
 			name string
 			a, b memory
-		}{{"10,000 and 60,000", at10k, at60k}, {"60,000 and 120,000", at60k, at120k}} {
+		}{{"10,000 and 60,000", at10k, at60k}, {"60,000 and 120,000", at60k, at120k}, {"120,000 and 180,000", at120k, at180k}} {
 			if g := grown(span.a.heap, span.b.heap); g > 0.10 {
 				b.Errorf("V8 heap in use grew %.1f %% between %s requests (%d -> %d bytes)", 100*g, span.name, span.a.heap, span.b.heap)
 			}
@@ -1014,9 +1015,9 @@ func BenchmarkWorkerd(b *testing.B) {
 				b.Errorf("V8 heap held grew by %d bytes between %s requests (%d -> %d bytes)", d, span.name, span.a.heapTotal, span.b.heapTotal)
 			}
 		}
-		if d := at120k.rss - at60k.rss; d > 1000*60000 {
-			b.Errorf("workerd RSS grew by %d bytes (%d per request) between 60,000 and 120,000 requests (%d -> %d bytes): more than the 1 KB per request of allocator high-water marks, a leak",
-				d, d/60000, at60k.rss, at120k.rss)
+		if g := grown(at120k.rss, at180k.rss); g > 0.10 {
+			b.Errorf("workerd RSS grew %.1f %% between 120,000 and 180,000 requests (%d -> %d bytes, %d per request), after the allocator's high-water mark: a leak",
+				100*g, at120k.rss, at180k.rss, (at180k.rss-at120k.rss)/60000)
 		}
 		b.ReportMetric(float64(one.p50.Microseconds())/1000, "p50-c1-ms")
 		b.ReportMetric(float64(one.p99.Microseconds())/1000, "p99-c1-ms")
@@ -1034,7 +1035,9 @@ func BenchmarkWorkerd(b *testing.B) {
 		b.ReportMetric(float64(at10k.rss), "rss-10k-B")
 		b.ReportMetric(float64(at60k.rss), "rss-60k-B")
 		b.ReportMetric(float64(at120k.rss), "rss-120k-B")
-		b.ReportMetric(float64(at120k.heapTotal), "heap-held-120k-B")
+		b.ReportMetric(float64(at180k.rss), "rss-180k-B")
+		b.ReportMetric(float64(at180k.heap), "heap-180k-B")
+		b.ReportMetric(float64(at180k.heapTotal), "heap-held-180k-B")
 		b.ReportMetric(float64(c.mem[1].rss), "js-rss-10k-B")
 		b.ReportMetric(float64(c.mem[6].rss), "js-rss-60k-B")
 		b.ReportMetric(float64(s.all.errors+r64.errors), "failed")
