@@ -31,7 +31,12 @@ type Computed struct {
 	Assets     map[string][]byte // assets/…: the calculator's files and WebAssembly, under their written names
 	AssetNames map[string]string // plain asset name (assets/calc.js) → the name it is written under (fingerprint)
 	Prerender  *prerendered      // the calculator's default estimate as markup (site/prerender.go)
-	Notes      []string          // what the build left out and why
+	// Calibrations is the content tree's calibrations for the calculator's
+	// WebAssembly (content.EncodeCalibrations), when they are not the ones
+	// compiled into it; "" otherwise. The calculator, planner and embed
+	// pages carry it (data-calibrations).
+	Calibrations string
+	Notes        []string // what the build left out and why
 }
 
 // pageData is what a page template sees.
@@ -86,6 +91,9 @@ type calcShell struct {
 	Wasm        string        // the page's WebAssembly (assets/calc.HASH.wasm, or planner.HASH.wasm on the planner), fetched and compiled from the page's head; "" = none
 	Prerendered template.HTML // the calculator with its default estimate; "" = none (the planner)
 	FormKeys    []string      // URL keys of the calculator's state
+	// Calibrations is Computed.Calibrations: JSON that calc.js hands to the
+	// WebAssembly before it starts; "" = the calibrations compiled in.
+	Calibrations string
 }
 
 // fileLink is a published data file.
@@ -147,7 +155,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 		}
 		switch p.Meta.Template {
 		case "calculator", "planner":
-			d.Calc = shell(p.Meta.Template, c.AssetNames).with(c.Prerender)
+			d.Calc = shell(p.Meta.Template, c.AssetNames).with(c.Prerender).carrying(c.Calibrations)
 		case "report":
 			d.Report, d.Files = &c.Report, files
 		case "hardware":
@@ -174,7 +182,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 	// embed.html: the calculator alone, for an iframe in another site.
 	var buf bytes.Buffer
 	d := pageData{Title: "Energy calculator", Description: "wattscale's energy calculator for transformer fine-tuning, for embedding.",
-		Path: "embed.html", Template: "embed", Calc: shell("embed", c.AssetNames).with(c.Prerender), hrefs: hrefs(s.Pages, "")}
+		Path: "embed.html", Template: "embed", Calc: shell("embed", c.AssetNames).with(c.Prerender).carrying(c.Calibrations), hrefs: hrefs(s.Pages, "")}
 	for _, q := range nav {
 		if q.Slug == "" {
 			d.Nav = []navItem{{Title: q.Meta.NavTitle, Href: q.OutPath()}}
@@ -247,6 +255,12 @@ func shell(mode string, names map[string]string) calcShell {
 		s.Assets = string(b)
 		s.Wasm = names[wasmOf(mode)]
 	}
+	return s
+}
+
+// carrying sets the calibrations the page hands to the calculator.
+func (s calcShell) carrying(cals string) calcShell {
+	s.Calibrations = cals
 	return s
 }
 

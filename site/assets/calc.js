@@ -1988,6 +1988,10 @@
     root.setAttribute('aria-busy', 'true');
     if (!pre) root.innerHTML = '<p class="loading">Loading the calculator…</p>';
     var how;
+    // A site built from another content tree hands the WebAssembly that
+    // tree's calibrations (site/build.go); it reads them when it starts.
+    var cals = root.getAttribute('data-calibrations');
+    if (cals) window.wattscaleCalibrations = cals;
     try {
       how = await loadGo(mode === 'planner' ?
         { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :

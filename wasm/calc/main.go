@@ -16,17 +16,20 @@
 // set plus the planner's functions. The linker drops every calcapi
 // method not called here, so calc.wasm is about 70 KB brotli lighter.
 //
+// The calibrations are the module's (content.Catalog), or those the page
+// hands over in window.wattscaleCalibrations before the program starts
+// (content.ShippedCatalog; jsexport.Catalog).
+//
 // Build: GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o calc.wasm ./wasm/calc
 package main
 
 import (
-	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/wasm/calcapi"
 	"github.com/wattscale/wattscale/wasm/jsexport"
 )
 
 func main() {
-	cat, err := content.Catalog()
+	cat, err := jsexport.Catalog()
 	if err != nil {
 		jsexport.Fail(err)
 		return

@@ -1,12 +1,30 @@
 //go:build js && wasm
 
 // Package jsexport is the syscall/js glue the calculator's and the
-// planner's WebAssembly entry points share: it registers Go functions that
+// planner's WebAssembly entry points share: it builds their catalog
+// (Catalog) and registers Go functions that
 // take and return JSON strings on one global object, then tells the page.
 // The functions themselves are package calcapi's, tested natively.
 package jsexport
 
-import "syscall/js"
+import (
+	"syscall/js"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
+)
+
+// Catalog is the catalog of the calibrations compiled in (content's), or,
+// when the page hands over its content tree's own (calc.js sets
+// window.wattscaleCalibrations from the page's data-calibrations, which
+// the site build writes when the tree's calibrations differ from the
+// module's), of those.
+func Catalog() (*model.Catalog, error) {
+	if v := js.Global().Get("wattscaleCalibrations"); v.Type() == js.TypeString {
+		return content.ShippedCatalog([]byte(v.String()))
+	}
+	return content.Catalog()
+}
 
 // Func is an exported function: the first argument's string as bytes (nil
 // when it is missing or not a string; calcapi then answers with a JSON

@@ -13,17 +13,20 @@
 //	wattscale.distill(json)      {"form"|"plan"} -> {"plan","result","error"}
 //	wattscale.plannerMeta()      the paper's presets and ready-made plans
 //
+// The calibrations are the module's (content.Catalog), or those the page
+// hands over in window.wattscaleCalibrations before the program starts
+// (content.ShippedCatalog; jsexport.Catalog).
+//
 // Build: GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o planner.wasm ./wasm/planner
 package main
 
 import (
-	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/wasm/calcapi"
 	"github.com/wattscale/wattscale/wasm/jsexport"
 )
 
 func main() {
-	cat, err := content.Catalog()
+	cat, err := jsexport.Catalog()
 	if err != nil {
 		jsexport.Fail(err)
 		return
