@@ -20,17 +20,22 @@ type Catalog struct {
 	Default string
 	// Power is the power-limit response (content/calibrations/power); nil
 	// = power limits below a run's draw are refused.
-	Power   *PowerCalibration
-	byName  map[string]int
-	presets map[string]int // normalised preset name -> index
+	Power       *PowerCalibration
+	byName      map[string]int
+	presets     map[string]int // normalised preset name -> index
+	presetExact map[string]int // preset name as written -> the index presets gives it
+	calConsts   map[*Calibration]*calConsts
 }
 
 // NewCatalog checks the calibrations and indexes them. def names the
 // default calibration.
 func NewCatalog(hw *Hardware, presets []Preset, cals []Calibration, def string) (*Catalog, error) {
-	c := &Catalog{Hardware: hw, Presets: presets, Calibrations: cals, Default: def, byName: map[string]int{}, presets: map[string]int{}}
+	c := &Catalog{Hardware: hw, Presets: presets, Calibrations: cals, Default: def, byName: map[string]int{}, presets: map[string]int{}, presetExact: map[string]int{}}
 	for i, p := range presets {
 		c.presets[normName(p.Name)] = i
+	}
+	for _, p := range presets {
+		c.presetExact[p.Name] = c.presets[normName(p.Name)]
 	}
 	for i := range cals {
 		if err := cals[i].Validate(); err != nil {
@@ -41,6 +46,7 @@ func NewCatalog(hw *Hardware, presets []Preset, cals []Calibration, def string) 
 		}
 		c.byName[cals[i].Name] = i
 	}
+	c.calConsts = newCalConsts(cals, hw)
 	d, ok := c.byName[def]
 	if !ok {
 		return nil, fmt.Errorf("catalog: default calibration %q not found", def)
@@ -54,6 +60,9 @@ func NewCatalog(hw *Hardware, presets []Preset, cals []Calibration, def string) 
 // preset finds a preset by its normalised name, falling back to FindPreset
 // for the error with close matches.
 func (c *Catalog) preset(name string) (*Preset, error) {
+	if i, ok := c.presetExact[name]; ok {
+		return &c.Presets[i], nil // the usual spelling: no normalising needed
+	}
 	if i, ok := c.presets[normName(name)]; ok {
 		return &c.Presets[i], nil
 	}
@@ -233,28 +242,33 @@ type resolved struct {
 // Estimate turns a request into a response, or returns a *FieldError that
 // names the offending field. It never returns NaN or Inf in a response.
 func (c *Catalog) Estimate(req Request) (Response, error) {
-	r, err := c.resolve(req)
-	if err != nil {
+	var r resolved // on the stack: one estimate allocates only what the response keeps
+	if err := c.resolveInto(&r, req); err != nil {
 		return Response{}, err
 	}
-	return c.estimate(r)
+	return c.estimate(&r)
 }
 
 func (c *Catalog) resolve(req Request) (*resolved, error) {
-	r, err := c.resolveInputs(req)
-	if err != nil {
+	r := &resolved{}
+	if err := c.resolveInto(r, req); err != nil {
 		return nil, err
+	}
+	return r, nil
+}
+
+// resolveInto validates req into r, memory and step checks included.
+func (c *Catalog) resolveInto(r *resolved, req Request) error {
+	if err := c.fillInputs(r, req); err != nil {
+		return err
 	}
 	// Memory feasibility: by default 16 bytes/param for weights, gradients
 	// and Adam state in mixed precision (Rajbhandari et al. 2020, ZeRO,
 	// section 3.1); training.state_bytes_per_param overrides it.
 	if err := r.checkState(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := r.checkSteps(); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return r.checkSteps()
 }
 
 // minSteps is the fewest optimizer steps a layout must leave the run: the
@@ -280,57 +294,64 @@ func (r *resolved) checkSteps() error {
 // recommender checks memory per layout).
 func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 	r := &resolved{}
-	var err error
-	if r.name, r.arch, r.head, err = c.resolveModel(req.Model); err != nil {
+	if err := c.fillInputs(r, req); err != nil {
 		return nil, err
+	}
+	return r, nil
+}
+
+// fillInputs is resolveInputs into a zero resolved that the caller owns.
+func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
+	if r.name, r.arch, r.head, err = c.resolveModel(req.Model); err != nil {
+		return err
 	}
 	r.params = r.arch.Params()
 
 	t := req.Training
 	switch {
 	case t.Tokens != 0 && (t.DatasetTokens != 0 || t.Epochs != 0):
-		return nil, fieldErr("training.tokens", t.Tokens, "give tokens, or dataset_tokens with epochs, not both")
+		return fieldErr("training.tokens", t.Tokens, "give tokens, or dataset_tokens with epochs, not both")
 	case t.Tokens != 0:
-		if err := checkField("training.tokens", t.Tokens); err != nil {
-			return nil, err
+		if err := fieldTokens.Check(t.Tokens); err != nil {
+			return err
 		}
 		r.tokens = t.Tokens
 	case t.DatasetTokens != 0 || t.Epochs != 0:
-		if err := checkField("training.dataset_tokens", t.DatasetTokens); err != nil {
-			return nil, err
+		if err := fieldDatasetTokens.Check(t.DatasetTokens); err != nil {
+			return err
 		}
-		if err := checkField("training.epochs", t.Epochs); err != nil {
-			return nil, err
+		if err := fieldEpochs.Check(t.Epochs); err != nil {
+			return err
 		}
 		r.tokens = t.DatasetTokens * t.Epochs
 	default:
-		return nil, fieldErr("training.tokens", nil, "is required (or dataset_tokens with epochs)")
+		return fieldErr("training.tokens", nil, "is required (or dataset_tokens with epochs)")
 	}
-	if err := checkField("training.seq_len", t.SeqLen); err != nil {
-		return nil, err
+	if err := fieldSeqLen.Check(t.SeqLen); err != nil {
+		return err
 	}
-	if err := checkField("training.batch_per_gpu", t.BatchPerGPU); err != nil {
-		return nil, err
+	if err := fieldBatchPerGPU.Check(t.BatchPerGPU); err != nil {
+		return err
 	}
 	r.seq, r.bat = int(t.SeqLen), int(t.BatchPerGPU)
 	if r.tokens < float64(r.seq) {
-		return nil, fieldErr("training.tokens", r.tokens, "must cover at least one sequence (%d tokens)", r.seq)
+		return fieldErr("training.tokens", r.tokens, "must cover at least one sequence (%d tokens)", r.seq)
 	}
 	r.state = DefaultStateBytesPerParam
 	if t.StateBytesPerParam != 0 {
-		if err := checkField("training.state_bytes_per_param", t.StateBytesPerParam); err != nil {
-			return nil, err
+		if err := fieldStateBytes.Check(t.StateBytesPerParam); err != nil {
+			return err
 		}
 		r.state = t.StateBytesPerParam
 	}
 	r.prec = Precision(strings.ToLower(string(t.Precision)))
 
 	if req.Hardware.GPU == "" {
-		return nil, fieldErr("hardware.gpu", nil, "is required, for example \"a100-sxm4-80gb\"")
+		return fieldErr("hardware.gpu", nil, "is required, for example \"a100-sxm4-80gb\"")
 	}
 	g, err := c.Hardware.Lookup(req.Hardware.GPU)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	r.gpu = g
 	if r.prec == "" {
@@ -338,31 +359,31 @@ func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 		r.assume = append(r.assume, fmt.Sprintf("training.precision not given: %s, what a typical mixed-precision recipe uses on a %s (%s)", r.prec, g.ID, DefaultPrecisionRule))
 	}
 	if r.peak, err = g.PeakFLOPS(r.prec); err != nil {
-		return nil, err
+		return err
 	}
 	if r.limitW, err = checkPowerLimit("hardware.power_limit_w", req.Hardware.PowerLimitW, g); err != nil {
-		return nil, err
+		return err
 	}
-	if err := checkField("hardware.count", req.Hardware.Count); err != nil {
-		return nil, err
+	if err := fieldCount.Check(req.Hardware.Count); err != nil {
+		return err
 	}
 	r.count = int(req.Hardware.Count)
 	if err := r.resolveMethod(t); err != nil {
-		return nil, err
+		return err
 	}
 
 	if err := r.resolveStrategy(req.Strategy); err != nil {
-		return nil, err
+		return err
 	}
 
 	var assume []string
 	if r.site, assume, err = ResolveSite(req.Site); err != nil {
-		return nil, err
+		return err
 	}
 	r.assume = append(r.assume, assume...)
 
 	if r.cal, err = c.Calibration(req.Calibration); err != nil {
-		return nil, err
+		return err
 	}
 	r.timeCal = r.cal
 	if r.cal.Kind != KindRoofline {
@@ -372,7 +393,7 @@ func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 		return nil, err
 	}
 
-	return r, nil
+	return nil
 }
 
 // checkState refuses a layout whose weights, gradients and optimizer state
@@ -635,12 +656,12 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	}
 
 	// Envelope and interval.
-	outside, sigma := r.envelope(cal)
+	outside, envWarn, sigma := r.envelope(cal)
 	sigma = math.Hypot(sigma, limSigma)
-	z := NormalQuantile(0.5 + cal.Interval.Level/2)
+	z := c.intervalZ(cal)
 	lo, hi := math.Exp(-z*sigma), math.Exp(z*sigma)
 	if len(outside) > 0 {
-		warn = append(warn, fmt.Sprintf("outside the envelope of calibration %s (%s); the interval is widened", cal.Name, strings.Join(outside, "; ")))
+		warn = append(warn, envWarn)
 	}
 
 	// Memory warnings.
@@ -702,11 +723,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		NonEmbeddingParams:   a.NonEmbeddingParams(),
 	}
 	lawName := "none (one GPU)"
-	switch {
-	case r.count > 1 && commModel:
-		lawName = "communication-aware model of " + tc.Name + " (" + string(g.Interconnect) + " links)"
-	case r.count > 1:
-		lawName = string(g.Interconnect) + " curves of " + tc.Name
+	if r.count > 1 {
+		lawName = c.parallelLaw(tc, g.Interconnect, commModel)
 	}
 	resp.Parallel = Parallel{GPUs: r.count, Strategy: r.strategy, Tensor: r.plan.Tensor, Data: r.plan.Data, DataMode: r.plan.DataMode, Speedup: sp, Efficiency: eta, Law: lawName, AlphaEta: alpha}
 	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB, FrozenGBPerGPU: frozen / 1e9, TrainedGBPerGPU: trained / 1e9}
@@ -744,17 +762,23 @@ func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, 
 	return speedup, eta, false, err
 }
 
-// envelope lists the dimensions outside the calibration's envelope and the
-// widened ln-space SD. Model size is judged by the parameter count alone
-// (layers and hidden are reported in the envelope but not counted twice).
-// Each numeric dimension outside its range adds
-// (WidenPerEFold·|ln(x/edge)|)² to the variance, and hardware the
-// calibration was not fitted on adds WidenHardware².
-func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
+// envelope lists the dimensions outside the calibration's envelope, the
+// warning that names them ("" when none) and the widened ln-space SD.
+// Model size is judged by the parameter count alone (layers and hidden are
+// reported in the envelope but not counted twice). Each numeric dimension
+// outside its range adds (WidenPerEFold·|ln(x/edge)|)² to the variance, and
+// hardware the calibration was not fitted on adds WidenHardware².
+//
+// Estimates far outside the envelope are common, so the warning is built
+// in one allocation and each listed dimension is a substring of it.
+func (r *resolved) envelope(cal *Calibration) (outside []string, warning string, sigma float64) {
 	e, sigma := cal.envelopeFor(r.prec)
 	v := sigma * sigma
-	var out []string
-	dims := []struct {
+	var buf [256]byte
+	items := buf[:0] // the dimensions, "; "-separated
+	var spans [5][2]int
+	n := 0
+	dims := [4]struct {
 		name string
 		x    float64
 		rng  [2]float64
@@ -777,7 +801,20 @@ func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
 		default:
 			continue
 		}
-		out = append(out, d.name+" "+ShortNum(d.x)+" not in ["+ShortNum(d.rng[0])+", "+ShortNum(d.rng[1])+"]")
+		if n > 0 {
+			items = append(items, "; "...)
+		}
+		spans[n][0] = len(items)
+		items = append(items, d.name...)
+		items = append(items, ' ')
+		items = appendShortNum(items, d.x)
+		items = append(items, " not in ["...)
+		items = appendShortNum(items, d.rng[0])
+		items = append(items, ", "...)
+		items = appendShortNum(items, d.rng[1])
+		items = append(items, ']')
+		spans[n][1] = len(items)
+		n++
 		k := e.WidenPerEFold * math.Abs(math.Log(d.x/edge))
 		v += k * k
 	}
@@ -789,11 +826,35 @@ func (r *resolved) envelope(cal *Calibration) ([]string, float64) {
 			}
 		}
 		if !found {
-			out = append(out, "gpu "+r.gpu.ID+" not among "+strings.Join(e.Hardware, ", "))
+			if n > 0 {
+				items = append(items, "; "...)
+			}
+			spans[n][0] = len(items)
+			items = append(items, "gpu "...)
+			items = append(items, r.gpu.ID...)
+			items = append(items, " not among "...)
+			for i, h := range e.Hardware {
+				if i > 0 {
+					items = append(items, ", "...)
+				}
+				items = append(items, h...)
+			}
+			spans[n][1] = len(items)
+			n++
 			v += e.WidenHardware * e.WidenHardware
 		}
 	}
-	return out, math.Sqrt(v)
+	if n == 0 {
+		return nil, "", math.Sqrt(v)
+	}
+	const pre, post = "outside the envelope of calibration ", "); the interval is widened"
+	warning = pre + cal.Name + " (" + string(items) + post
+	head := len(pre) + len(cal.Name) + len(" (")
+	outside = make([]string, n)
+	for i, sp := range spans[:n] {
+		outside[i] = warning[head+sp[0] : head+sp[1]]
+	}
+	return outside, warning, math.Sqrt(v)
 }
 
 // ShortNum prints whole numbers below a million exactly and others to 3
@@ -807,6 +868,17 @@ func ShortNum(x float64) string {
 		return strconv.FormatFloat(x, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+// appendShortNum appends ShortNum(x) to b.
+func appendShortNum(b []byte, x float64) []byte {
+	if s, ok := nonFinite(x); ok {
+		return append(b, s...)
+	}
+	if x == math.Trunc(x) && math.Abs(x) < 1e6 {
+		return strconv.AppendFloat(b, x, 'f', 0, 64)
+	}
+	return strconv.AppendFloat(b, x, 'g', 3, 64)
 }
 
 func finiteResponse(r *Response) bool {

@@ -128,16 +128,22 @@ func joinPrecisions(ps []Precision) string {
 
 // Hardware is a table of accelerators with forgiving lookup.
 type Hardware struct {
-	GPUs []GPU
-	keys map[string]int // normalised name -> index
+	GPUs  []GPU
+	keys  map[string]int // normalised name -> index
+	exact map[string]int // id, name and aliases as written -> the index keys gives them
 }
 
 // NewHardware indexes gpus for lookup by id, name and aliases.
 func NewHardware(gpus []GPU) *Hardware {
-	h := &Hardware{GPUs: gpus, keys: map[string]int{}}
+	h := &Hardware{GPUs: gpus, keys: map[string]int{}, exact: map[string]int{}}
 	for i, g := range gpus {
 		for _, k := range append([]string{g.ID, g.Name}, g.Aliases...) {
 			h.keys[normName(k)] = i
+		}
+	}
+	for _, g := range gpus {
+		for _, k := range append([]string{g.ID, g.Name}, g.Aliases...) {
+			h.exact[k] = h.keys[normName(k)]
 		}
 	}
 	return h
@@ -169,6 +175,9 @@ func normName(s string) string {
 // prefix and a trailing memory size are ignored where that leaves one match.
 // The error lists close matches.
 func (h *Hardware) Lookup(name string) (*GPU, error) {
+	if i, ok := h.exact[name]; ok {
+		return &h.GPUs[i], nil // the usual spelling: no normalising needed
+	}
 	k := normName(name)
 	if k == "" {
 		return nil, fieldErr("hardware.gpu", name, "must name an accelerator, for example h100-sxm5 or a100-sxm4-80gb")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"strings"
 )
 
@@ -97,7 +98,10 @@ var moduleNames = []struct {
 
 // names lists the modules in block order.
 func (m loraModules) names() []string {
-	var out []string
+	if m == 0 {
+		return nil
+	}
+	out := make([]string, 0, bits.OnesCount8(uint8(m)))
 	for _, n := range moduleNames {
 		if m&n.m != 0 {
 			out = append(out, n.name)

@@ -165,7 +165,7 @@ const minLimitShare = 0.4
 // expose no power limit: their range is the board power alone.
 func PowerLimits(g *GPU) PowerRange {
 	if g.Vendor == "Google" {
-		return PowerRange{MinW: g.BoardPowerW, DefaultW: g.BoardPowerW, Source: "no user-settable power limit"}
+		return PowerRange{MinW: g.BoardPowerW, DefaultW: g.BoardPowerW, Source: noPowerLimitSource}
 	}
 	if m, ok := powerMins[g.ID]; ok {
 		return PowerRange{MinW: m.w, DefaultW: g.BoardPowerW, Source: m.src}
@@ -173,9 +173,26 @@ func PowerLimits(g *GPU) PowerRange {
 	return PowerRange{MinW: math.Round(g.BoardPowerW * minLimitShare), DefaultW: g.BoardPowerW, Source: estimatedMinSource}
 }
 
+// noPowerLimitSource is the source of the range of a board without a
+// user-settable power limit.
+const noPowerLimitSource = "no user-settable power limit"
+
 // estimatedMinSource says where the lowest limit of a board with no
 // published minimum comes from (formatted once: every estimate asks).
 var estimatedMinSource = fmt.Sprintf("estimate: %.0f%% of board power (no published minimum; the Zeus GPUs range from 33%% to 50%%)", minLimitShare*100)
+
+// rangeSources is "range: " + each source PowerLimits gives, formatted
+// once rather than per estimate (powerInfo).
+var rangeSources = func() map[string]string {
+	m := map[string]string{}
+	for _, src := range []string{noPowerLimitSource, estimatedMinSource} {
+		m[src] = "range: " + src
+	}
+	for _, p := range powerMins {
+		m[p.src] = "range: " + p.src
+	}
+	return m
+}()
 
 // PowerLimitInfo reports how a power limit changed an estimate.
 type PowerLimitInfo struct {
@@ -243,8 +260,12 @@ func (c *Catalog) powerFactors(g *GPU, w, p0 float64) (timeF, powerF, sigma floa
 // powerInfo reports the limit of r and what it did.
 func (r *resolved) powerInfo(pc *PowerCalibration, p0, timeF, powerF, sigma float64) PowerLimitInfo {
 	pr := PowerLimits(r.gpu)
+	src, ok := rangeSources[pr.Source]
+	if !ok {
+		src = "range: " + pr.Source
+	}
 	info := PowerLimitInfo{LimitW: r.limitW, DefaultW: pr.DefaultW, MinW: pr.MinW, UncappedDrawW: p0, RelativeLimit: r.limitW / p0,
-		TimeFactor: timeF, EnergyFactor: timeF * powerF, SigmaLn: sigma, Source: "range: " + pr.Source}
+		TimeFactor: timeF, EnergyFactor: timeF * powerF, SigmaLn: sigma, Source: src}
 	if pc != nil && (timeF != 1 || powerF != 1) {
 		info.Calibration = pc.Name
 		info.Source += "; response: " + pc.Citation

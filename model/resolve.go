@@ -76,19 +76,19 @@ func ResolveSite(s SiteSpec) (site SiteSpec, assumptions []string, err error) {
 	if s.PUE == 0 {
 		site.PUE = DefaultPUE
 		assumptions = append(assumptions, fmt.Sprintf("PUE %.2f: Uptime Institute 2024 global average (site.pue not given)", DefaultPUE))
-	} else if err := checkField("site.pue", s.PUE); err != nil {
+	} else if err := fieldPUE.Check(s.PUE); err != nil {
 		return site, nil, err
 	}
 	if s.CarbonGPerKWh == 0 {
 		site.CarbonGPerKWh = DefaultCarbonGPerKWh
 		assumptions = append(assumptions, fmt.Sprintf("grid intensity %g gCO2e/kWh: IEA world average (site.carbon_g_per_kwh not given)", float64(DefaultCarbonGPerKWh)))
-	} else if err := checkField("site.carbon_g_per_kwh", s.CarbonGPerKWh); err != nil {
+	} else if err := fieldCarbon.Check(s.CarbonGPerKWh); err != nil {
 		return site, nil, err
 	}
 	if s.USDPerKWh == 0 {
 		site.USDPerKWh = DefaultUSDPerKWh
 		assumptions = append(assumptions, fmt.Sprintf("electricity price %.2f USD/kWh: an assumed tariff (site.usd_per_kwh not given)", DefaultUSDPerKWh))
-	} else if err := checkField("site.usd_per_kwh", s.USDPerKWh); err != nil {
+	} else if err := fieldUSD.Check(s.USDPerKWh); err != nil {
 		return site, nil, err
 	}
 	if len(s.Region) > 100 {

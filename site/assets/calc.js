@@ -1294,7 +1294,7 @@
     this.last = null;
     var q = new URLSearchParams(location.search), self = this, any = false, rowsGiven = false;
     q.forEach(function (v, k) {
-      if (/^(set|n|region|carbon|pue|price|jref|jstu|rows|o\d+\.(preset|name|regime|pre|teacher|student|eval|q|baseline))$/.test(k)) {
+      if (/^(set|n|region|carbon|pue|price|jref|jstu|rows|o\d+\.(preset|name|regime|pre|teacher|student|eval|q|baseline|smode|s\.[a-z_]+))$/.test(k)) {
         if (!any) { self.clearRows(); any = true; }
         if (k === 'rows' || /^o\d+\./.test(k)) rowsGiven = true;
         self.state[k] = v;
@@ -1319,6 +1319,28 @@
   };
   Planner.prototype.rows = function () { var n = parseInt(this.state.rows, 10); return n > 0 && n <= this.pm.max_rows ? n : 0; };
   Planner.prototype.preset = function (name) { return this.pm.presets.filter(function (p) { return p.name === name; })[0]; };
+  // rowKeys are a row's keys after "oK.": the measured stages and, for an
+  // estimated student stage (smode "estimate"), the calculator's form keys
+  // of its training request ("s.KEY", calcapi.StudentKeys).
+  Planner.prototype.rowKeys = function () {
+    return ['preset', 'name', 'regime', 'pre', 'teacher', 'student', 'eval', 'q', 'baseline', 'smode'].concat(this.pm.student_keys.map(function (k) { return 's.' + k; }));
+  };
+  // studentState is row o's student request as the calculator's form keys.
+  Planner.prototype.studentState = function (o) {
+    var st = this.state, sub = {};
+    this.pm.student_keys.forEach(function (k) { sub[k] = st[o + 's.' + k] == null ? '' : st[o + 's.' + k]; });
+    return sub;
+  };
+  // estimated reports whether row o's student stage is estimated.
+  Planner.prototype.estimated = function (o) { return !this.state[o + 'preset'] && this.state[o + 'smode'] === 'estimate'; };
+  // ownRow makes a preset row the user's own, keeping the preset's numbers.
+  Planner.prototype.ownRow = function (o, p) {
+    var st = this.state;
+    st[o + 'preset'] = '';
+    st[o + 'name'] = p.name + ' (mine)'; st[o + 'regime'] = p.regime; st[o + 'q'] = p.quality != null ? String(p.quality) : '';
+    STAGES.forEach(function (s) { var x = p.stages_kwh[s[0]]; st[o + s[1]] = x != null ? String(x) : ''; });
+    st.set = 'custom';
+  };
 
   // loadSet starts from a ready-made plan; "My own numbers" (and a name the
   // planner does not know) opens on an editable example that evaluates:
@@ -1342,7 +1364,12 @@
     for (var i = 1; i <= n; i++) {
       var o = 'o' + i + '.';
       if (st[o + 'preset']) { q.set(o + 'preset', st[o + 'preset']); if (st[o + 'baseline']) q.set(o + 'baseline', st[o + 'baseline']); continue; }
-      ['name', 'regime', 'pre', 'teacher', 'student', 'eval', 'q', 'baseline'].forEach(function (k) { if (st[o + k] != null && st[o + k] !== '') q.set(o + k, st[o + k]); });
+      var est = this.estimated(o);
+      ['name', 'regime', 'pre', 'teacher', 'student', 'eval', 'q', 'baseline', 'smode'].forEach(function (k) { if (st[o + k] != null && st[o + k] !== '' && !(est && k === 'student')) q.set(o + k, st[o + k]); });
+      if (est) {
+        var sub = this.studentState(o), F = this.F;
+        this.pm.student_keys.forEach(function (k) { if (sub[k] !== '' && applies(F[k], sub)) q.set(o + 's.' + k, sub[k]); });
+      }
     }
     return q.toString();
   };
@@ -1351,6 +1378,8 @@
 
   Planner.prototype.build = function () {
     var self = this, m = this.meta, pm = this.pm;
+    this.F = {};
+    m.fields.forEach(function (f) { self.F[f.key] = f; });
     this.root.innerHTML = '';
     this.inputs = {};
     this.root.classList.add('wattscale', 'planner');
@@ -1433,6 +1462,22 @@
       stg.appendChild(f);
     });
     fs.appendChild(stg);
+    fs.appendChild(this.field(o + 'smode', 'Student stage', select([{ value: '', text: 'Measured energy (kWh)' }, { value: 'estimate', text: 'Estimated from its training setup' }]), null));
+    // The estimated student's inputs: rows of the calculator's field table.
+    var F = this.F, m = this.meta, est = el('div', { class: 'grid2 student-est', 'data-student-est': '1' });
+    var choiceText = { '': 'Default', full: 'Full', lora: 'LoRA', qlora: 'QLoRA' };
+    this.pm.student_keys.forEach(function (k) {
+      var f = F[k], c;
+      if (k === 'model') c = select(m.presets.map(function (p) { return { value: p.name, text: p.name }; }));
+      else if (k === 'gpu') c = select(m.gpus.map(function (g) { return { value: g.id, text: g.name }; }));
+      else if (f.kind === 'bool') c = select([{ value: '', text: 'Default' }, { value: 'on', text: 'On' }, { value: 'off', text: 'Off' }]);
+      else if (f.kind === 'enum') c = select(f.choices.map(function (v) { return { value: v, text: choiceText[v] != null ? choiceText[v] : v }; }));
+      else c = textInput(f.kind === 'int' ? 'numeric' : f.kind === 'string' ? 'text' : 'decimal');
+      var node = self.field(o + 's.' + k, { model: 'Student model', tokens: 'Training tokens', train_emb: 'Train embeddings, LM head' }[k] || f.label, c, f.hint || null);
+      node.setAttribute('data-skey', k);
+      est.appendChild(node);
+    });
+    fs.appendChild(est);
     var sfts = [];
     for (var j = 1; j <= this.rows(); j++) {
       var reg = st['o' + j + '.preset'] ? (this.preset(st['o' + j + '.preset']) || {}).regime : st['o' + j + '.regime'];
@@ -1453,10 +1498,10 @@
       if (mm && mm[2] !== 'preset' && mm[2] !== 'baseline' && st['o' + mm[1] + '.preset']) {
         // A preset row shows the paper's numbers.
         var p = this.preset(st['o' + mm[1] + '.preset']);
-        if (p) v = mm[2] === 'name' ? p.name : mm[2] === 'regime' ? p.regime : mm[2] === 'q' ? (p.quality != null ? String(p.quality) : '') :
+        if (p) v = mm[2] === 'smode' || mm[2].indexOf('s.') === 0 ? '' : mm[2] === 'name' ? p.name : mm[2] === 'regime' ? p.regime : mm[2] === 'q' ? (p.quality != null ? String(p.quality) : '') :
           (function () { var key = { pre: 'preprocess', teacher: 'teacher', student: 'student', eval: 'eval' }[mm[2]]; var x = p.stages_kwh[key]; return x != null ? String(x) : ''; })();
       }
-      if (c.tagName === 'SELECT' && !Array.prototype.some.call(c.options, function (o) { return o.value === v; })) c.appendChild(el('option', { value: v, text: v + ' (not a known choice)' }));
+      if (c.tagName === 'SELECT' && v !== '' && !Array.prototype.some.call(c.options, function (o) { return o.value === v; })) c.appendChild(el('option', { value: v, text: v + ' (not a known choice)' }));
       c.value = v;
     }
     for (var i = 1; i <= this.rows(); i++) {
@@ -1466,10 +1511,22 @@
       var row = this.root.querySelector('[data-row="' + i + '"]');
       if (!row) continue;
       row.querySelector('[data-teacher]').hidden = regime === 'sft';
+      this.toggleStudent(i);
       row.querySelector('[data-distilled]').hidden = regime === 'sft';
       var hint = row.querySelector('#f-o' + i + '\\.preset-hint');
       if (hint) hint.textContent = pr ? (pr.teacher_work ? 'teacher: ' + pr.teacher_work + '; ' : '') + 'published total ' + pr.total_kwh + ' kWh' + (pr.stages_kwh.student == null ? ' (no stage split published)' : '') : 'stage energies you measured, kWh';
     }
+  };
+
+  // toggleStudent shows row i's student inputs that apply: the measured
+  // kWh, or the estimate's inputs by the field table's "when".
+  Planner.prototype.toggleStudent = function (i) {
+    var o = 'o' + i + '.', row = this.root.querySelector('[data-row="' + i + '"]'), F = this.F;
+    if (!row) return;
+    var est = this.estimated(o), sub = this.studentState(o);
+    row.querySelector('.field[data-key="' + o + 'student"]').hidden = est;
+    row.querySelector('[data-student-est]').hidden = !est;
+    Array.prototype.forEach.call(row.querySelectorAll('[data-skey]'), function (n) { n.hidden = !applies(F[n.getAttribute('data-skey')], sub); });
   };
 
   Planner.prototype.rebuild = function (focusKey) {
@@ -1482,7 +1539,7 @@
   };
 
   Planner.prototype.removeRow = function (r) {
-    var st = this.state, n = this.rows(), keys = ['preset', 'name', 'regime', 'pre', 'teacher', 'student', 'eval', 'q', 'baseline'];
+    var st = this.state, n = this.rows(), keys = this.rowKeys();
     for (var i = r; i < n; i++) keys.forEach(function (k) { st['o' + i + '.' + k] = st['o' + (i + 1) + '.' + k]; });
     keys.forEach(function (k) { delete st['o' + n + '.' + k]; });
     st.rows = String(n - 1);
@@ -1512,14 +1569,23 @@
         this.rebuild(k);
         return;
       }
+      if (mm[2] === 'smode') {
+        // Estimating the student: a preset row becomes the user's own, and
+        // the estimate opens on the paper's setup for that pipeline.
+        var from = st[o + 'preset'] || '';
+        if (from) this.ownRow(o, this.preset(from));
+        st[k] = v;
+        if (v === 'estimate' && !st[o + 's.model']) {
+          var sf = this.pm.student_forms[from] || this.pm.student_forms[(st[o + 'regime'] || 'sft') + '-1b'] || this.pm.student_forms[''];
+          for (var sk in sf) st[o + 's.' + sk] = sf[sk];
+        }
+        this.rebuild(k);
+        return;
+      }
       if (mm[2] !== 'baseline' && st[o + 'preset']) {
         // Editing a number of a preset row makes it the user's own.
-        var p = this.preset(st[o + 'preset']);
-        st[o + 'preset'] = '';
-        st[o + 'name'] = p.name + ' (mine)'; st[o + 'regime'] = p.regime; st[o + 'q'] = p.quality != null ? String(p.quality) : '';
-        STAGES.forEach(function (s) { var x = p.stages_kwh[s[0]]; st[o + s[1]] = x != null ? String(x) : ''; });
+        this.ownRow(o, this.preset(st[o + 'preset']));
         st[k] = v;
-        st.set = 'custom';
         this.inputs.set.value = 'custom';
         this.inputs[o + 'preset'].value = '';
         this.inputs[o + 'name'].value = st[o + 'name'];
@@ -1533,6 +1599,7 @@
     if (st[k] === v) return;
     st[k] = v;
     followRegion(this, st, k, v);
+    if (mm && mm[2].indexOf('s.') === 0) this.toggleStudent(+mm[1]);
     this.update();
     history.replaceState(null, '', '?' + this.query() + location.hash);
   };
@@ -1592,7 +1659,7 @@
     var best = r.options.filter(function (o) { return o.name === bestName; })[0] || null;
     this.results.querySelector('.options').innerHTML = r.options.map(function (o) {
       var ns = o.n_star != null ? '<span class="nstar">N* = ' + esc(sig(o.n_star)) + '</span> students to break even' : esc(o.n_star_reason || '');
-      return '<div class="option' + (o === best ? ' best' : '') + '" data-option="' + esc(o.name) + '"' + (o.n_star != null ? ' data-nstar="' + o.n_star + '"' : '') + ' data-oneoff="' + o.one_off_kwh + '">' +
+      return '<div class="option' + (o === best ? ' best' : '') + '" data-option="' + esc(o.name) + '"' + (o.n_star != null ? ' data-nstar="' + o.n_star + '"' : '') + ' data-oneoff="' + o.one_off_kwh + '" data-student="' + o.student_kwh + '">' +
         '<h3>' + esc(o.name) + '</h3><span class="sub">' + esc(REGIME_NAMES[o.regime] || o.regime) + ' · ' + esc(o.source) + '</span>' +
         '<span class="v">' + esc(energyText(o.one_off_kwh)) + '</span><span class="sub">one-off pipeline' + (o.regime !== 'sft' ? '; ' + esc(energyText(o.kwh_per_student)) + ' per student at N = ' + o.students : '') + '</span>' +
         '<span class="sub">' + esc(massText(o.co2e_kg)) + ' · ' + esc(usd(o.cost_usd)) + (o.quality != null ? ' · Q ' + esc(sig(o.quality, 2)) : '') + (o.j_per_token ? ' · ' + esc(sig(o.j_per_token)) + ' J/token' : '') + '</span>' +

@@ -172,6 +172,10 @@ func plain(field, input, msg string, f Form) string {
 			return "“" + l + "”"
 		}
 		if i := strings.Index(p, "]."); i > 0 {
+			if l, ok := formLabels[strings.TrimPrefix(p[i+2:], "student.")]; ok && strings.HasPrefix(p[i+2:], "student.") {
+				n, _ := strconv.Atoi(p[len("options["):i])
+				return fmt.Sprintf("“%s” of option %d's student", l, n+1)
+			}
 			if l, ok := planLabels[p[i+2:]]; ok {
 				n, _ := strconv.Atoi(p[len("options["):i])
 				return fmt.Sprintf("“%s” of option %d", l, n+1)

@@ -23,6 +23,10 @@ import (
 //	oK.pre oK.teacher oK.student oK.eval   stage energies, kWh (prerun is not modelled by the paper's table)
 //	oK.q                 quality Q (student ÷ teacher score), optional
 //	oK.baseline          the sft row a distilled row is compared with ("" = the plan's only sft row)
+//	oK.smode             the student stage: "" (measured, oK.student kWh) or "estimate"
+//	oK.s.KEY             with smode=estimate, the student's fine-tuning request: KEY is a
+//	                     key of the calculator's form (StudentKeys: model, tokens, method,
+//	                     rank, gpu, …), read by Form.Request as the calculator reads it
 //
 // Rows count from 1. A row with a preset uses the paper's numbers; the page
 // clears the preset when the user edits a number of that row.
@@ -82,6 +86,73 @@ func BestPerStudent(r *distill.Result) string {
 		}
 	}
 	return best
+}
+
+// StudentModeEstimate is oK.smode's value for a student stage estimated
+// from its training configuration instead of a measured energy.
+const StudentModeEstimate = "estimate"
+
+// StudentKeys are the calculator form keys (rows of model.RequestFields) a
+// planner row's estimated student stage takes, as "oK.s.KEY": the model
+// preset, the training run, the method with its LoRA/QLoRA options, and the
+// hardware and layout. The site is the plan's.
+var StudentKeys = []string{"model", "tokens", "seq", "batch", "precision", "method", "ckpt", "rank", "targets",
+	"base_format", "compute_dtype", "train_emb", "gpu", "count", "power", "strategy", "tensor", "data_mode"}
+
+// paperStudentTokens are the tokens the paper's students processed, as the
+// study's harness logs imply them (published stage kWh × 3.6e6 ÷ the
+// harness's measured J/token of the same stage; Lambert & Luccioni, ICML
+// 2026, and github.com/StellarLuminosity/Energy at commit 091a5534; the
+// derivation is in model/distill's TestPaperSetupComparison). sft-7b was
+// published as a total only.
+var paperStudentTokens = map[string]float64{"sft-1b": 6.62e8, "sft-13b": 4.63e8, "kd-1b": 1.40e7, "kd-13b": 3.80e7,
+	"synthetic-1b": 5.62e8, "synthetic-13b": 4.00e8}
+
+// DefaultStudentForm is what a row's student stage opens with when it
+// switches to an estimate: the paper's setup (one H100 SXM, bf16,
+// 1024-token sequences, batch 8) for the preset's student model and token
+// count (paperStudentTokens), trained in full; "" or a preset without a
+// stage split = the sft-1b setup. Keys are the calculator form's
+// (StudentKeys).
+func DefaultStudentForm(preset string) map[string]string {
+	f := map[string]string{}
+	for _, k := range StudentKeys {
+		f[k] = formFields[k].Form
+	}
+	tokens, ok := paperStudentTokens[preset]
+	pr, err := distill.FindPreset(distill.Presets(), preset, "")
+	if !ok || err != nil {
+		tokens, pr = paperStudentTokens["sft-1b"], &distill.Preset{StudentKey: "olmo-2-1b"}
+	}
+	for k, v := range map[string]string{"model": pr.StudentKey, "tokens": strings.Replace(strconv.FormatFloat(tokens, 'g', -1, 64), "e+0", "e", 1),
+		"seq": "1024", "batch": "8", "precision": "bf16", "method": model.MethodFull, "gpu": "h100-sxm5", "count": "1", "strategy": model.Single} {
+		f[k] = v
+	}
+	return f
+}
+
+// studentRequest reads row's estimated student stage (keys "oK.s.KEY")
+// through Form.Request, so that the calculator's parsing, defaults and
+// messages apply; errors are placed on the row's inputs and paths.
+func (f PlanForm) studentRequest(row, path string) (*model.Request, *Error) {
+	sub := Form{"length": "tokens"}
+	for _, k := range StudentKeys {
+		sub[k] = f[row+"s."+k]
+	}
+	if m := strings.TrimSpace(sub["model"]); m == "custom" {
+		return nil, formErr(path+".student.model.preset", row+"s.model", m, "must be a model preset here (the planner takes no custom shape)")
+	}
+	req, err := sub.Request(nil)
+	if err != nil {
+		e := *err
+		e.Field = path + ".student." + err.Field
+		e.Input = row + "s." + err.Input
+		fe := &model.FieldError{Field: e.Field, Value: e.Value, Message: e.Message}
+		e.Text = fe.Error()
+		e.Say = plain(e.Field, e.Input, e.Message, nil)
+		return nil, &e
+	}
+	return &req, nil
 }
 
 // planSiteKeys are the calculator's site inputs, which the planner shares
@@ -185,7 +256,7 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 				key, field string
 				dst        **float64
 			}{{"pre", "preprocess", &sv.Preprocess}, {"teacher", "teacher", &sv.Teacher}, {"student", "student", &sv.Student}, {"eval", "eval", &sv.Eval}} {
-				if s.key == "teacher" && o.Regime == distill.RegimeSFT {
+				if s.key == "teacher" && o.Regime == distill.RegimeSFT || s.key == "student" && f[k("smode")] == StudentModeEstimate {
 					continue
 				}
 				v, err := num(k(s.key), path+".stages_kwh."+s.field, false)
@@ -195,6 +266,17 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 				*s.dst = v
 			}
 			o.StagesKWh = sv
+			switch mode := strings.TrimSpace(f[k("smode")]); mode {
+			case "":
+			case StudentModeEstimate:
+				req, err := f.studentRequest(k(""), path)
+				if err != nil {
+					return p, err
+				}
+				o.Student = req
+			default:
+				return p, formErr(path+".student", k("smode"), mode, "must be empty (a measured energy) or estimate")
+			}
 			// Quality is a score from 0 to 1; "70 %" reads as 0.7.
 			qkey := k("q")
 			if raw, ok := strings.CutSuffix(strings.TrimSpace(f[qkey]), "%"); ok {
@@ -313,6 +395,14 @@ func (f PlanForm) InputFor(path string) string {
 			return "jref"
 		case strings.HasPrefix(rest, "serving.j_student"):
 			return "jstu"
+		case strings.HasPrefix(rest, "student."):
+			sub := Form{"model": f[row+"s.model"]}
+			if k := sub.InputFor(strings.TrimPrefix(rest, "student.")); k != "" {
+				return row + "s." + k
+			}
+			return row + "smode"
+		case rest == "student":
+			return row + "smode"
 		case strings.HasPrefix(rest, "stages_kwh."):
 			return row + map[string]string{"prerun": "pre", "preprocess": "pre", "teacher": "teacher", "student": "student", "eval": "eval"}[strings.TrimPrefix(rest, "stages_kwh.")]
 		case rest == "quality":
@@ -393,10 +483,26 @@ type PlannerMeta struct {
 	Custom   PlanForm            `json:"custom_form"` // what "My own numbers" opens with
 	Citation string              `json:"citation"`
 	MaxRows  int                 `json:"max_rows"`
+	// StudentKeys are the calculator form keys of an estimated student
+	// stage ("oK.s.KEY"); StudentForms their opening values per plan
+	// preset ("" = a row of the user's own numbers).
+	StudentKeys  []string                     `json:"student_keys"`
+	StudentForms map[string]map[string]string `json:"student_forms"`
 }
 
 // PlannerMeta returns the planner's catalogue as JSON.
 func (a *API) PlannerMeta() (out []byte) {
 	defer recoverInto(&out)
-	return mustJSON(PlannerMeta{Presets: distill.Presets(), Regimes: distill.Regimes, Sets: PlanSets, Default: DefaultPlanForm(), Custom: CustomPlanForm(), Citation: distill.PaperCitation, MaxRows: MaxPlanRows})
+	return mustJSON(PlannerMeta{Presets: distill.Presets(), Regimes: distill.Regimes, Sets: PlanSets, Default: DefaultPlanForm(), Custom: CustomPlanForm(), Citation: distill.PaperCitation, MaxRows: MaxPlanRows,
+		StudentKeys: StudentKeys, StudentForms: studentForms()})
+}
+
+// studentForms are DefaultStudentForm for each preset and for a row of the
+// user's own numbers ("").
+func studentForms() map[string]map[string]string {
+	m := map[string]map[string]string{"": DefaultStudentForm("")}
+	for _, p := range distill.Presets() {
+		m[p.Name] = DefaultStudentForm(p.Name)
+	}
+	return m
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/distill"
 )
 
@@ -147,5 +148,101 @@ func TestPlannerErrorsNameTheInput(t *testing.T) {
 				t.Errorf("error %+v, want input %q and a message containing %q", out.Error, c.input, c.msg)
 			}
 		})
+	}
+}
+
+// estimatedStudentForm is the custom plan with option 1's student stage
+// estimated from the paper's setup, with over applied to its student keys.
+func estimatedStudentForm(over map[string]string) PlanForm {
+	f := CustomPlanForm()
+	for k, v := range DefaultPlanForm() {
+		if _, ok := f[k]; !ok && !strings.HasPrefix(k, "o") {
+			f[k] = v
+		}
+	}
+	f["o1.smode"] = StudentModeEstimate
+	for k, v := range DefaultStudentForm("sft-1b") {
+		f["o1.s."+k] = v
+	}
+	for k, v := range over {
+		f["o1.s."+k] = v
+	}
+	return f
+}
+
+// TestPlannerLoRAStudent: a planner row's student stage may be estimated
+// and trained with LoRA or QLoRA (issue 12 item 3): the row's student
+// stage energy equals the fine-tuning estimate of the same request, falls
+// from full to lora, and bad LoRA options are errors on the row's input.
+func TestPlannerLoRAStudent(t *testing.T) {
+	a := newAPI(t)
+	studentKWh := func(over map[string]string) float64 {
+		t.Helper()
+		out := plan(t, a, PlanInput{Form: estimatedStudentForm(over)})
+		if out.Error != nil {
+			t.Fatalf("plan with %v: %+v", over, out.Error)
+		}
+		for _, s := range out.Result.Options[0].Stages {
+			if s.Stage == distill.StageStudent {
+				if s.Source != "estimated" {
+					t.Errorf("student stage source %q, want estimated", s.Source)
+				}
+				return s.EnergyKWh
+			}
+		}
+		t.Fatalf("plan with %v: no student stage", over)
+		return 0
+	}
+	full := studentKWh(nil)
+	lora := studentKWh(map[string]string{"method": "lora", "rank": "16"})
+	qlora := studentKWh(map[string]string{"method": "qlora"})
+	if !(lora < full) {
+		t.Errorf("student stage with lora = %.4g kWh, not below full fine-tuning's %.4g kWh", lora, full)
+	}
+	if !(qlora > 0) {
+		t.Errorf("student stage with qlora = %.4g kWh", qlora)
+	}
+	// The stage is the calculator's estimate of the same request at the plan's site.
+	sub := Form{"length": "tokens"}
+	for k, v := range DefaultStudentForm("sft-1b") {
+		sub[k] = v
+	}
+	sub["method"], sub["rank"] = "lora", "16"
+	req, ferr := sub.Request(nil)
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	req.Site = model.SiteSpec{PUE: 1.56}
+	e, err := a.Catalog.Estimate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := math.Abs(e.EnergyKWh-lora) / lora; d > 1e-12 {
+		t.Errorf("planner's lora student %.6g kWh, calculator's estimate %.6g kWh", lora, e.EnergyKWh)
+	}
+
+	for _, c := range []struct {
+		over        map[string]string
+		input, path string
+	}{
+		{map[string]string{"method": "lora", "rank": "0"}, "o1.s.rank", "options[0].student.training.lora.rank"},
+		{map[string]string{"method": "lora", "rank": "99999"}, "o1.s.rank", "options[0].student.training.lora.rank"},
+		{map[string]string{"method": "lora", "targets": "q,zz"}, "o1.s.targets", "options[0].student.training.lora.targets"},
+		{map[string]string{"method": "sgd"}, "o1.s.method", "options[0].student.training.method"},
+		{map[string]string{"tokens": "lots"}, "o1.s.tokens", "options[0].student.training.tokens"},
+		{map[string]string{"model": "custom"}, "o1.s.model", "options[0].student.model.preset"},
+		{map[string]string{"gpu": "h100-sxm5-8gb"}, "o1.s.gpu", "options[0].student.hardware.gpu"},
+	} {
+		out := plan(t, a, PlanInput{Form: estimatedStudentForm(c.over)})
+		if out.Error == nil {
+			t.Errorf("%v: no error", c.over)
+			continue
+		}
+		if out.Error.Input != c.input || out.Error.Field != c.path {
+			t.Errorf("%v: error on input %q, field %q (%s), want %q, %q", c.over, out.Error.Input, out.Error.Field, out.Error.Text, c.input, c.path)
+		}
+		if strings.Contains(out.Error.Say, "options[") {
+			t.Errorf("%v: the page's message %q shows a JSON path", c.over, out.Error.Say)
+		}
 	}
 }
