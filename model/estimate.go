@@ -390,7 +390,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 		r.timeCal, _ = c.Calibration("")
 	}
 	if err := r.resolveStack(t); err != nil {
-		return nil, err
+		return err
 	}
 
 	return nil
