@@ -6,20 +6,39 @@ import (
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/distill"
 )
 
 // runRecommend reads a recommend request JSON on stdin and writes the
 // least-energy (or CO2e, cost, time) configuration, the time–energy Pareto
-// front and the saving over the current configuration. A bad request is an
-// error naming the field.
+// front and the saving over the current configuration. With -plan it reads
+// a per-stage request (a distillation plan with the search settings,
+// distill.RecommendRequest) and answers for each GPU-bound stage. A bad
+// request is an error naming the field.
 func runRecommend(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("recommend", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	plan := fs.Bool("plan", false, "read a distillation plan request {\"plan\": ..., \"candidates\", \"deadline_s\", \"minimise\", \"stages\"} and recommend per stage")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
 	if err := noArgs(fs); err != nil {
 		return err
+	}
+	if *plan {
+		req, err := distill.ParseRecommendRequest(stdin)
+		if err != nil {
+			return err
+		}
+		cat, err := content.Catalog()
+		if err != nil {
+			return err
+		}
+		res, err := distill.Recommend(cat, req)
+		if err != nil {
+			return err
+		}
+		return writeJSON(stdout, res)
 	}
 	req, err := model.ParseRecommendRequest(stdin)
 	if err != nil {

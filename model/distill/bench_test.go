@@ -61,3 +61,18 @@ func BenchmarkPlanEstimated(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRecommendPlan runs the per-stage recommender on the paper-setup
+// plan with every candidate of the hardware table: three student stages
+// through model.Catalog.Recommend, three teacher-side inference stages
+// (two teachers, three evaluations) searched over GPU × count × layout.
+func BenchmarkRecommendPlan(b *testing.B) {
+	cat := catalog(b)
+	p := paperEstimatedPlan(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := distill.Recommend(cat, distill.RecommendRequest{Plan: p}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

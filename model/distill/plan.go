@@ -200,15 +200,20 @@ type InferenceSpec struct {
 // path, for example "options[1].student.training.tokens". ParsePlan checks
 // syntax and types only; Evaluate checks values.
 func ParsePlan(r io.Reader) (Plan, error) {
+	raw, err := model.ReadBody(r)
+	if err != nil {
+		return Plan{}, err
+	}
+	return parsePlan(raw)
+}
+
+// parsePlan decodes a plan read by ParsePlan (or nested in a request).
+func parsePlan(raw []byte) (Plan, error) {
 	var top struct {
 		Baseline    string            `json:"baseline"`
 		Options     []json.RawMessage `json:"options"`
 		Site        json.RawMessage   `json:"site"`
 		Calibration string            `json:"calibration"`
-	}
-	raw, err := model.ReadBody(r)
-	if err != nil {
-		return Plan{}, err
 	}
 	if err := model.DecodeStrict(bytes.NewReader(raw), &top); err != nil {
 		return Plan{}, err

@@ -161,6 +161,19 @@ func NewHandler(cat *model.Catalog, opts Options) (http.Handler, error) {
 			},
 		},
 		{
+			path: Prefix + "distill/recommend", method: http.MethodPost, opID: "recommendPlan",
+			summary: "Find the least-energy (or CO2e, cost, time) hardware of each GPU-bound stage of a distillation plan, stage by stage",
+			doc:     "The same request and response as `go run ./site recommend -plan`: per stage best, pareto, current, saving and warnings (the shapes of /api/v1/recommend), or the reason a stage is not searched; plan_total_kwh before and plan_total_best_kwh after.",
+			in:      reflect.TypeFor[distill.RecommendRequest](), out: reflect.TypeFor[distill.Recommendation](),
+			post: func(body []byte) (any, error) {
+				req, err := distill.ParseRecommendRequest(bytes.NewReader(body))
+				if err != nil {
+					return nil, err
+				}
+				return distill.Recommend(cat, req)
+			},
+		},
+		{
 			path: Prefix + "hardware", method: http.MethodGet, opID: "listHardware",
 			summary: "List the accelerators with their peak rates, power and sources",
 			out:     reflect.TypeFor[HardwareList](), cache: static,

@@ -289,6 +289,52 @@ func TestRecommend(t *testing.T) {
 	}
 }
 
+func examplePlanRecommend(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "content", "examples", "recommend-plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestDistillRecommend: the per-stage route answers what distill.Recommend
+// gives, and names the field of a bad request by its path, the stage's
+// override included.
+func TestDistillRecommend(t *testing.T) {
+	h, cat := newTestHandler(t)
+	body := examplePlanRecommend(t)
+	w := do(h, "POST", "/api/v1/distill/recommend", body, nil)
+	if w.Code != http.StatusOK {
+		t.Fatalf("status = %d %s, want 200", w.Code, w.Body)
+	}
+	req, err := distill.ParseRecommendRequest(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := distill.Recommend(cat, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := decodeAny(t, w.Body.Bytes()), decodeAny(t, mustMarshal(t, res)); !reflect.DeepEqual(got, want) {
+		t.Errorf("POST /api/v1/distill/recommend differs from distill.Recommend")
+	}
+	plan := `{"options": [{"name": "kd", "regime": "kd", "stages_kwh": {"preprocess": 0.4, "student": 5, "eval": 0.3}, "teacher": {"model": {"preset": "olmo-2-32b"}, "hardware": {"gpu": "h100-sxm5", "count": 1}, "tokens": 1e7, "seq_len": 1024}}]}`
+	for _, tc := range []struct{ body, field string }{
+		{`{"plan": ` + plan + `, "candidates": [{"gpu": "h1000"}]}`, "candidates[0].gpu"},
+		{`{"plan": ` + plan + `, "stages": [{"option": "kd", "stage": "teacher", "candidates": [{"gpu": "a100", "max_count": -2}]}]}`, "stages[0].candidates[0].max_count"},
+		{`{"plan": {"options": [{"preset": "kd-1b", "teacher": {}}]}}`, "plan.options[0].teacher"},
+	} {
+		w := do(h, "POST", "/api/v1/distill/recommend", []byte(tc.body), nil)
+		var e struct {
+			Error struct{ Field string } `json:"error"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || w.Code != 400 || e.Error.Field != tc.field {
+			t.Errorf("POST %s: %d %s, want 400 naming %s", tc.body, w.Code, w.Body, tc.field)
+		}
+	}
+}
+
 func TestGetRoutes(t *testing.T) {
 	h, cat := newTestHandler(t)
 	t.Run("hardware", func(t *testing.T) {

@@ -253,6 +253,9 @@ func TestOpenAPIMatchesAnswers(t *testing.T) {
 		{"POST", "/api/v1/recommend", strings.Replace(string(exampleRecommend(t)), `"deadline_s": 36000`, `"deadline_s": 10`, 1), 200},
 		{"POST", "/api/v1/recommend", `{"workload": {"model": {"preset": "bert-base"}, "training": {"tokens": 1e8, "seq_len": 128, "batch_per_gpu": 8, "precision": "fp16"}}, "candidates": [{"gpu": "t4", "max_count": 2}]}`, 200},
 		{"POST", "/api/v1/recommend", `{"candidates": []}`, 400},
+		{"POST", "/api/v1/distill/recommend", string(examplePlanRecommend(t)), 200},
+		{"POST", "/api/v1/distill/recommend", `{"plan": {"options": [{"preset": "sft-1b"}, {"preset": "kd-1b"}]}}`, 200},
+		{"POST", "/api/v1/distill/recommend", `{"plan": {"options": [{"preset": "sft-1b"}]}, "candidates": [{"gpu": "h1000"}], "stagez": 1}`, 400},
 		{"GET", "/api/v1/hardware", "", 200},
 		{"GET", "/api/v1/calibrations", "", 200},
 		{"GET", "/api/v1/health", "", 200},
@@ -288,6 +291,9 @@ func TestOpenAPIMatchesAnswers(t *testing.T) {
 				t.Errorf("answer does not match the document: %v", err)
 			}
 		})
+	}
+	if err := v.validate(v.requestSchema("/api/v1/distill/recommend"), decodeAny(t, examplePlanRecommend(t)), "$"); err != nil {
+		t.Errorf("the plan recommend example does not match the request schema: %v", err)
 	}
 	if err := v.validate(v.requestSchema("/api/v1/recommend"), decodeAny(t, exampleRecommend(t)), "$"); err != nil {
 		t.Errorf("the recommend example does not match the request schema: %v", err)
