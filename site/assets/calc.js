@@ -1978,6 +1978,10 @@
     root.setAttribute('aria-busy', 'true');
     if (!pre) root.innerHTML = '<p class="loading">Loading the calculator…</p>';
     var how;
+    // A site built from another content tree hands the WebAssembly that
+    // tree's calibrations (site/build.go); it reads them when it starts.
+    var cals = root.getAttribute('data-calibrations');
+    if (cals) window.wattscaleCalibrations = cals;
     try {
       how = await loadGo({ wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
     } catch (e) {
