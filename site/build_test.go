@@ -288,11 +288,11 @@ $$\eta = \frac{S(N)}{N}$$
 Back [home](index.md), the [runs](files/validation/runs.csv) and [here](#first-part).
 -- validation/runs.csv --
 `+runsHeader+`
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `)
 }
 
-const runsHeader = "id,phase,method,model,params,layers,hidden,heads,kv_heads,ffn,glu,encdec,moe_top_k,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,host,pue,power_w,time_s,source_kind,stage,duplicate_of,exclude,source,citation,notes"
+const runsHeader = "id,phase,method,stack,model,params,layers,hidden,heads,kv_heads,ffn,glu,encdec,moe_top_k,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,host,pue,power_w,time_s,source_kind,stage,duplicate_of,exclude,source,citation,notes"
 
 func TestBuildMinimalSite(t *testing.T) {
 	files, _, err := build(buildOptions{Content: minimalSite(t)})
@@ -402,29 +402,29 @@ Bad $\operatorname{ln} x$.
 		{"runs.csv bad number", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
-r2,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,lots,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r2,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,lots,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:3", "column tokens", `"lots"`}},
 		{"runs.csv unknown scope", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,rack,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,rack,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:2", "energy_scope", `"rack"`}},
 		{"runs.csv unknown GPU", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,z9000,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,z9000,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:2", "column gpu"}},
 		{"runs.csv repeated id", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:3", `"r1" already used on line 2`}},
 		{"runs.csv unknown column", `
 -- validation/runs.csv --
 ` + runsHeader + `,colour
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,,red
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,,red
 `, []string{"validation/runs.csv:1", `unknown column "colour"`}},
 		{"validation page without its findings", `
 -- pages/validation.md --
