@@ -1294,7 +1294,7 @@
     this.last = null;
     var q = new URLSearchParams(location.search), self = this, any = false, rowsGiven = false;
     q.forEach(function (v, k) {
-      if (/^(set|n|region|carbon|pue|price|jref|jstu|rows|o\d+\.(preset|name|regime|pre|teacher|student|eval|q|baseline|smode|s\.[a-z_]+))$/.test(k)) {
+      if (/^(set|n|region|carbon|pue|price|jref|jstu|rows|minimise|deadline|o\d+\.(preset|name|regime|pre|teacher|student|eval|q|baseline|smode|s\.[a-z_]+))$/.test(k)) {
         if (!any) { self.clearRows(); any = true; }
         if (k === 'rows' || /^o\d+\./.test(k)) rowsGiven = true;
         self.state[k] = v;
@@ -1361,6 +1361,7 @@
   Planner.prototype.query = function () {
     var q = new URLSearchParams(), st = this.state, n = this.rows();
     ['set', 'n', 'region', 'carbon', 'pue', 'price', 'jref', 'jstu', 'rows'].forEach(function (k) { q.set(k, st[k] == null ? '' : st[k]); });
+    ['minimise', 'deadline'].forEach(function (k) { if (st[k]) q.set(k, st[k]); });
     for (var i = 1; i <= n; i++) {
       var o = 'o' + i + '.';
       if (st[o + 'preset']) { q.set(o + 'preset', st[o + 'preset']); if (st[o + 'baseline']) q.set(o + 'baseline', st[o + 'baseline']); continue; }
@@ -1423,6 +1424,11 @@
       this.field('jstu', 'Student J/token', textInput(), null)]));
     fsServe.appendChild(el('p', { class: 'hint', text: 'Serving energy per token of the model the student replaces and of the student; leave empty to skip T*.' }));
     form.appendChild(fsServe);
+    var fsRec = el('fieldset', {}, [el('legend', { text: 'Cheaper hardware per stage' })]);
+    fsRec.appendChild(el('div', { class: 'grid2' }, [
+      this.field('minimise', 'Minimise', select([{ value: '', text: 'Energy' }, { value: 'co2e', text: 'CO₂e (operational + embodied)' }, { value: 'cost', text: 'Electricity cost' }, { value: 'time', text: 'Time' }]), null),
+      this.field('deadline', 'Deadline per stage (hours)', textInput(), 'empty = no deadline')]));
+    form.appendChild(fsRec);
     form.appendChild(el('p', { class: 'err form-err', 'aria-live': 'polite' }));
     this.formErr = form.lastChild;
     form.addEventListener('input', function (e) { self.onInput(e); });
@@ -1438,10 +1444,15 @@
     res.innerHTML = '<div class="status" role="status" aria-live="polite"></div>' +
       '<h2 class="h first">Options side by side</h2><div class="options"></div>' +
       '<h2 class="h">Energy by stage</h2><div class="stages"></div>' +
+      '<section class="stage-rec-box" aria-labelledby="stage-rec-h"><h2 class="h" id="stage-rec-h">Cheaper hardware per stage</h2><p class="muted small">Each estimated GPU stage searched on its own over GPU type × count × layout (and power limit for training), as the calculator\'s “Cheaper ways to run this”; teacher and student may end up on different hardware.</p><div class="stage-rec"></div></section>' +
       '<h2 class="h">Energy per student against reuse</h2><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline\'s student stage. Distillation pays off right of N*.</p><div class="curve"></div>' +
       '<h2 class="h">Energy and quality</h2><p class="muted small">One-off pipeline energy against quality Q (student score ÷ teacher score); the dashed line joins the Pareto-efficient options.</p><div class="plane"></div>' +
       '<div class="tstar"></div><div class="advice-box"></div><div class="pnotes"></div>';
     this.results = res;
+    res.addEventListener('click', function (e) {
+      var b = e.target.closest('[data-use]');
+      if (b) self.useConfig(self.recStages[+b.getAttribute('data-use')]);
+    });
     this.root.appendChild(el('div', { class: 'plan-layout' }, [form, res]));
     this.fill();
   };
@@ -1631,6 +1642,10 @@
     this.root.dataset.state = 'ok';
     this.last = out;
     var r = out.result;
+    try { this.renderStageRec(); } catch (e) {
+      var sr = res.querySelector('.stage-rec');
+      if (sr) sr.innerHTML = '<p class="err">Could not search cheaper hardware: ' + esc(e.message) + '</p>';
+    }
     this.renderOptions(r, out.best_per_student);
     this.renderCharts(r);
     var ts = r.options.filter(function (o) { return o.t_star_tokens != null; });
@@ -1644,6 +1659,65 @@
       '<p class="muted small">Whole plan: ' + esc(energyText(r.plan_total_kwh)) + ', ' + esc(massText(r.plan_co2e_kg)) + ' and ' + esc(usd(r.plan_cost_usd)) + ' at PUE ' + esc(sig(s.pue)) + ', ' + esc(sig(s.carbon_g_per_kwh)) + ' g CO₂e/kWh' + (s.region ? ' (' + esc(s.region) + ')' : '') + ' and $' + esc(sig(s.usd_per_kwh)) + '/kWh. ' +
       'Preset stage energies: ' + esc(this.pm.citation) + '.</p>' +
       (r.assumptions.length ? '<details class="assumptions"><summary>Assumptions used (' + r.assumptions.length + ')</summary><ul>' + r.assumptions.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>' : '');
+  };
+
+  // renderStageRec runs the recommender on each estimated stage of the plan
+  // (calcapi.DistillRecommend, as `site recommend -plan`) and lists, per
+  // searched stage, the user's configuration and the best, with a button
+  // that loads a student stage's best into its option.
+  Planner.prototype.renderStageRec = function () {
+    var box = this.results.querySelector('.stage-rec');
+    this.recStages = [];
+    if (!box || !this.api.distillRecommend) return;
+    var any = false;
+    for (var i = 1; i <= this.rows(); i++) if (this.estimated('o' + i + '.')) any = true;
+    if (!any) {
+      box.innerHTML = '<p class="muted">Measured and published stage energies have no configuration to change. Set an option’s “Student stage” to “Estimated from its training setup” to search GPU type, count, layout and power limit for it.</p>';
+      return;
+    }
+    var out = call(this.api.distillRecommend, { form: this.state });
+    if (out.error) {
+      if (out.error.input === 'deadline' || out.error.input === 'minimise') this.showError(out.error);
+      box.innerHTML = '<p class="muted">' + esc(out.error.say || out.error.message) + '</p>';
+      return;
+    }
+    var r = out.result, obj = { energy: 'energy', co2e: 'CO₂e', cost: 'electricity cost', time: 'time' };
+    var done = r.stages.filter(function (s) { return !s.reason; }), skipped = r.stages.filter(function (s) { return s.reason; });
+    this.recStages = done;
+    var html = '<p class="stage-rec-total" data-before="' + r.plan_total_kwh + '" data-after="' + r.plan_total_best_kwh + '">Whole plan: ' + esc(energyText(r.plan_total_kwh)) + ' as planned, ' +
+      esc(energyText(r.plan_total_best_kwh)) + ' with every searched stage at its best' + (r.saving.energy_kwh > 0 ? ' (' + esc(Math.round(r.saving.energy_pct * 10) / 10 + ' %') + ' less)' : '') + '.</p><ul class="stage-recs">';
+    done.forEach(function (s, j) {
+      var b = s.best, c = s.current, row = +/^options\[(\d+)\]/.exec(s.path)[1] + 1;
+      html += '<li data-stage-rec="' + esc(s.path) + '"' + (b ? ' data-best-kwh="' + b.energy_kwh + '"' : '') + (c ? ' data-current-kwh="' + c.energy_kwh + '"' : '') + '><strong>' + esc(s.option) + ', ' + esc(s.stage) + '</strong>: ' +
+        (c ? 'yours ' + esc(configText(c)) + ': ' + esc(energyText(c.energy_kwh)) + ', ' + esc(timeText(c.time_s)) + '. ' : '') +
+        (b ? (s.meets_deadline ? 'Least ' + esc(obj[s.minimise] || s.minimise) + (s.deadline_s ? ' within the deadline' : '') : 'Nothing meets the deadline; fastest') + ': ' + esc(configText(b)) + ': ' + esc(energyText(b.energy_kwh)) + ', ' + esc(timeText(b.time_s)) +
+          (s.saving && s.saving.energy_kwh > 0 ? ' (' + esc(energyText(s.saving.energy_kwh)) + ', ' + esc(Math.round(s.saving.energy_pct) + ' %') + ' less)' : '') + '. ' +
+          (s.stage === 'student' ? '<button type="button" class="btn small" data-use="' + j + '">Use it for option ' + row + '</button>' : '') : esc((s.warnings || []).join(' '))) +
+        (b && s.warnings && s.warnings.length ? '<br><span class="muted small">' + esc(s.warnings.join(' ')) + '</span>' : '') + '</li>';
+    });
+    html += '</ul>';
+    // Stages not searched, grouped by why.
+    var why = {}, order = [];
+    skipped.forEach(function (s) {
+      if (!why[s.reason]) { why[s.reason] = []; order.push(s.reason); }
+      why[s.reason].push(s.option + ' ' + s.stage);
+    });
+    if (order.length) html += '<div class="muted small stage-rec-skipped"><p>Not searched:</p><ul>' + order.map(function (r) { return '<li>' + esc(why[r].join(', ')) + ': ' + esc(r) + '.</li>'; }).join('') + '</ul></div>';
+    box.innerHTML = html;
+  };
+
+  // useConfig puts a student stage's recommended hardware into its option.
+  Planner.prototype.useConfig = function (s) {
+    if (!s || !s.best) return;
+    var c = s.best, o = 'o' + (+/^options\[(\d+)\]/.exec(s.path)[1] + 1) + '.', st = this.state;
+    st[o + 's.gpu'] = c.hardware.gpu;
+    st[o + 's.count'] = String(c.hardware.count);
+    st[o + 's.power'] = String(c.hardware.power_limit_w);
+    if (typeof c.strategy === 'string') st[o + 's.strategy'] = c.strategy;
+    else { st[o + 's.strategy'] = 'hybrid'; st[o + 's.tensor'] = String(c.strategy.tensor); st[o + 's.data_mode'] = c.strategy.data_mode || 'fsdp'; }
+    this.fill();
+    this.update();
+    history.replaceState(null, '', '?' + this.query() + location.hash);
   };
 
   Planner.prototype.renderCharts = function (r) {

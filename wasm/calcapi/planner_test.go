@@ -246,3 +246,53 @@ func TestPlannerLoRAStudent(t *testing.T) {
 		}
 	}
 }
+
+// TestPlannerRecommendPerStage: the planner's "cheaper hardware" panel is
+// distill.Recommend on the form's plan; the estimated student stage is
+// searched, the measured ones say why not; bad settings land on their inputs.
+func TestPlannerRecommendPerStage(t *testing.T) {
+	a := newAPI(t)
+	f := estimatedStudentForm(map[string]string{"method": "lora"})
+	f["minimise"], f["deadline"] = "energy", "2"
+	in, _ := json.Marshal(PlanInput{Form: f})
+	var out PlanRecommendOutput
+	if err := json.Unmarshal(a.DistillRecommend(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Error != nil {
+		t.Fatalf("DistillRecommend: %+v", out.Error)
+	}
+	p, ferr := f.Plan(a.Regions)
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	want, err := distill.Recommend(a.Catalog, distill.RecommendRequest{Plan: p, Minimise: "energy", DeadlineS: 7200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, w := mustJSON(out.Result), mustJSON(want); !bytes.Equal(got, w) {
+		t.Errorf("DistillRecommend differs from distill.Recommend on the form's plan")
+	}
+	searched := 0
+	for _, s := range out.Result.Stages {
+		if s.Reason == "" {
+			searched++
+			if s.Path != "options[0].student" || s.Best == nil || s.Best.Request.Training.Method != model.MethodLoRA {
+				t.Errorf("searched %s (best %+v), want only options[0].student with its lora workload", s.Path, s.Best)
+			}
+		}
+	}
+	if searched != 1 {
+		t.Errorf("%d stages searched, want the estimated student only", searched)
+	}
+	for _, c := range []struct{ key, value, input string }{{"minimise", "joy", "minimise"}, {"deadline", "soon", "deadline"}, {"deadline", "-1", "deadline"}} {
+		g := estimatedStudentForm(nil)
+		g[c.key] = c.value
+		in, _ := json.Marshal(PlanInput{Form: g})
+		var o PlanRecommendOutput
+		json.Unmarshal(a.DistillRecommend(in), &o)
+		if o.Error == nil || o.Error.Input != c.input {
+			t.Errorf("%s=%q: error %+v, want one on input %s", c.key, c.value, o.Error, c.input)
+		}
+	}
+}
