@@ -148,3 +148,73 @@ func TestPlannerCheaperPerStage(t *testing.T) {
 		t.Errorf("link %q lacks the loaded GPU %s or its power limit", link, gpu)
 	}
 }
+
+// TestPlannerURLRestoresEveryPlanField: a link carrying every key of the
+// planner's field table (calcapi.PlanFormFields, as the page receives it)
+// fills each input, evaluates, and the page's own link after an edit
+// carries every key back unchanged.
+func TestPlannerURLRestoresEveryPlanField(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	state := map[string]string{
+		"set": "custom", "n": "3", "rows": "3", "region": "custom", "carbon": "300", "pue": "1.3", "price": "0.2", "jref": "2", "jstu": "0.5",
+		"minimise": "time", "deadline": "5",
+		"o1.name": "mine-sft", "o1.regime": "sft", "o1.pre": "0.4", "o1.eval": "0.3", "o1.smode": "estimate", "o1.q": "0.7",
+		"o1.s.model": "olmo-2-1b", "o1.s.tokens": "1e8", "o1.s.seq": "1024", "o1.s.batch": "8", "o1.s.precision": "bf16", "o1.s.method": "qlora",
+		"o1.s.ckpt": "on", "o1.s.rank": "32", "o1.s.targets": "attention", "o1.s.base_format": "int8", "o1.s.compute_dtype": "bf16", "o1.s.train_emb": "off",
+		"o1.s.gpu": "h100-sxm5", "o1.s.count": "2", "o1.s.power": "500", "o1.s.strategy": "hybrid", "o1.s.tensor": "2", "o1.s.data_mode": "ddp",
+		"o2.name": "mine-kd", "o2.regime": "kd", "o2.pre": "0.4", "o2.teacher": "11", "o2.student": "5", "o2.eval": "0.3", "o2.q": "0.72", "o2.baseline": "mine-sft",
+		"o3.preset": "synthetic-1b", "o3.baseline": "mine-sft",
+	}
+	q := url.Values{}
+	for k, v := range state {
+		q.Set(k, v)
+	}
+	openCalc(t, ctx, srv.URL+"/planner/index.html?"+q.Encode())
+	if st := eval[string](t, ctx, `document.getElementById('calc-root').dataset.state`); st != "ok" {
+		t.Fatalf("page state %q: %s", st, eval[string](t, ctx, `document.querySelector('.results .status').textContent`))
+	}
+	// The link covers the table: every key, for the plan or some row.
+	keys := eval[[]string](t, ctx, `JSON.parse(wattscale.plannerMeta()).fields.map(function (f) { return f.key; })`)
+	if len(keys) < 30 {
+		t.Fatalf("the page's table has %d keys", len(keys))
+	}
+	for _, k := range keys {
+		found := false
+		for _, r := range []string{"o1.", "o2.", "o3."} {
+			if _, ok := state[strings.Replace(k, "oK.", r, 1)]; ok {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("table key %s is not in the test's link: add it", k)
+		}
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('[data-row]').length`); n != 3 {
+		t.Errorf("rows=3 shows %d option rows", n)
+	}
+	for k, v := range state {
+		if k == "rows" {
+			continue // the number of option rows, not an input
+		}
+		if got := eval[string](t, ctx, `document.getElementById('f-`+k+`').value`); got != v {
+			t.Errorf("restored %s = %q, want %q", k, got, v)
+		}
+	}
+	typeInto(t, ctx, "o2.q", "0.73")
+	state["o2.q"] = "0.73"
+	back, err := url.ParseQuery(strings.TrimPrefix(eval[string](t, ctx, `location.search`), "?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range state {
+		if back.Get(k) != v {
+			t.Errorf("page link: %s = %q, want %q", k, back.Get(k), v)
+		}
+	}
+	for k := range back {
+		if _, ok := state[k]; !ok {
+			t.Errorf("page link carries %s = %q, which the state did not set", k, back.Get(k))
+		}
+	}
+}

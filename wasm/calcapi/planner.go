@@ -205,7 +205,10 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 	// table's path (an option's, for a row key).
 	num := func(key string, row int, required bool) (*float64, *Error) {
 		fd := distill.PlanFieldByKey(key)
-		field := distill.RowPath(fd.Path, row-1)
+		field := fd.Path
+		if row > 0 {
+			field = distill.RowPath(fd.Path, row-1)
+		}
 		raw := strings.TrimSpace(f[key])
 		if raw == "" {
 			if required {

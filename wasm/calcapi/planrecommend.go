@@ -66,7 +66,8 @@ func (a *API) DistillRecommend(input []byte) (out []byte) {
 		case e.Field == "minimise":
 			e.Input = "minimise"
 		}
-		e.Say = plain(strings.TrimPrefix(e.Field, "plan."), e.Input, e.Message, nil)
+		e.Field = strings.TrimPrefix(e.Field, "plan.") // the form's plan, as Distill names its fields
+		e.Say = plain(e.Field, e.Input, e.Message, nil)
 		o.Error = e
 		return mustJSON(o)
 	}
