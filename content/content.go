@@ -90,21 +90,97 @@ func ReadCalibrations(fsys fs.FS, dir string) ([]CalibrationFile, error) {
 			errs = append(errs, err)
 			continue
 		}
-		c, err := model.ParseCalibration(raw)
+		f, err := parseCalibrationFile(n, raw)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: %w", n, jsonErrorLine(raw, err), err))
+			errs = append(errs, err)
 			continue
 		}
-		if want := strings.TrimSuffix(path.Base(n), ".json"); c.Name != want {
-			errs = append(errs, fmt.Errorf("%s:1: calibration name %q does not match the file name (want %q)", n, c.Name, want))
-			continue
-		}
-		out = append(out, CalibrationFile{Path: n, Raw: raw, Calibration: c})
+		out = append(out, f)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// parseCalibrationFile is the check of one file that ReadCalibrations and
+// DecodeCalibrations share: it parses, and it is named as its file.
+func parseCalibrationFile(name string, raw []byte) (CalibrationFile, error) {
+	c, err := model.ParseCalibration(raw)
+	if err != nil {
+		return CalibrationFile{}, fmt.Errorf("%s:%d: %w", name, jsonErrorLine(raw, err), err)
+	}
+	if want := strings.TrimSuffix(path.Base(name), ".json"); c.Name != want {
+		return CalibrationFile{}, fmt.Errorf("%s:1: calibration name %q does not match the file name (want %q)", name, c.Name, want)
+	}
+	return CalibrationFile{Path: name, Raw: raw, Calibration: c}, nil
+}
+
+// shippedFile is one calibration file in EncodeCalibrations' JSON.
+type shippedFile struct {
+	Path string `json:"path"`
+	Raw  string `json:"raw"`
+}
+
+// EncodeCalibrations is how a built site hands its content tree's
+// calibrations to the calculator's WebAssembly, which otherwise has the
+// module's own compiled in (Calibrations): a JSON array of {"path",
+// "raw"}, each file as published. The pages carry it and calc.js passes
+// it on; DecodeCalibrations reads it.
+func EncodeCalibrations(files []CalibrationFile) ([]byte, error) {
+	out := make([]shippedFile, len(files))
+	for i, f := range files {
+		out[i] = shippedFile{Path: f.Path, Raw: string(f.Raw)}
+	}
+	return json.Marshal(out)
+}
+
+// DecodeCalibrations reads EncodeCalibrations' JSON with ReadCalibrations'
+// rules: every file a *.json that parses and is named as its file, no path
+// twice, at least one file; the files come back in path order. Every bad
+// file is reported.
+func DecodeCalibrations(b []byte) ([]CalibrationFile, error) {
+	var in []shippedFile
+	if err := json.Unmarshal(b, &in); err != nil {
+		return nil, fmt.Errorf("shipped calibrations: %w", err)
+	}
+	if len(in) == 0 {
+		return nil, fmt.Errorf("shipped calibrations: no file")
+	}
+	sort.Slice(in, func(i, j int) bool { return in[i].Path < in[j].Path })
+	var out []CalibrationFile
+	var errs []error
+	for i, f := range in {
+		switch {
+		case path.Ext(f.Path) != ".json":
+			errs = append(errs, fmt.Errorf("shipped calibrations: %q is not a *.json file", f.Path))
+			continue
+		case i > 0 && in[i-1].Path == f.Path:
+			errs = append(errs, fmt.Errorf("shipped calibrations: %s appears twice", f.Path))
+			continue
+		}
+		cf, err := parseCalibrationFile(f.Path, []byte(f.Raw))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, cf)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ShippedCatalog is NewCatalog over the calibrations of
+// EncodeCalibrations' JSON: the catalog the calculator's WebAssembly uses
+// when its page hands it the content tree's calibrations.
+func ShippedCatalog(b []byte) (*model.Catalog, error) {
+	files, err := DecodeCalibrations(b)
+	if err != nil {
+		return nil, err
+	}
+	return NewCatalog(Values(files))
 }
 
 // jsonErrorLine is the line of a JSON syntax or type error, or 1 when the

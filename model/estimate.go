@@ -234,6 +234,7 @@ type resolved struct {
 	cal      *Calibration
 	timeCal  *Calibration
 	method   method
+	stack    stack
 	assume   []string
 	warn     []string
 }
@@ -387,6 +388,9 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 	r.timeCal = r.cal
 	if r.cal.Kind != KindRoofline {
 		r.timeCal, _ = c.Calibration("")
+	}
+	if err := r.resolveStack(t); err != nil {
+		return err
 	}
 
 	return nil
@@ -553,8 +557,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	// Roofline on one GPU, then the parallel layout.
 	tIdeal := math.Max(C/r.peak, M/bw)
 	uComp, uMem, activity := rp.ForPrecision(r.prec)
+	uComp = r.stack.uCompute(r.prec, uComp)
 	tComp := C / (r.peak * uComp)
-	tMem := M / (bw * uMem)
+	tMem := r.stack.exposedMem(tComp, M/(bw*uMem))
 	// Per-step latency: one GPU doing the whole run takes tokens/(B·S) steps.
 	tStep := rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq))
 	t1 := tComp + tMem + tStep
@@ -622,7 +627,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 			full := *r
 			full.method = method{name: MethodFull, trainable: r.params}
 			ff, fb := full.counts()
-			tFull := (ff*r.tokens/(r.peak*uComp)+fb*r.tokens/(bw*uMem))*limTime + tStep
+			tcFull := ff * r.tokens / (r.peak * uComp)
+			tFull := (tcFull+r.stack.exposedMem(tcFull, fb*r.tokens/(bw*uMem)))*limTime + tStep
 			lawJ *= t1 / tFull
 			assume = append(assume, fmt.Sprintf("the %s law is fitted to full fine-tuning; its energy is scaled by the roofline time of %s over that of full fine-tuning (%.3g)", cal.Name, r.methodLabel(), t1/tFull))
 		}

@@ -481,6 +481,9 @@ func (r *resolved) actMemPerGPU() float64 {
 func (r *resolved) methodUse(flopsTok float64) MethodUse {
 	m := &r.method
 	u := MethodUse{Method: m.name, TrainableParams: m.trainable, GradientCheckpointing: m.ckpt}
+	if r.stack.optimised {
+		u.Stack = StackOptimised
+	}
 	u.TrainableShare = m.trainable / r.params
 	full := r.fullFLOPsPerToken(false)
 	u.FLOPsPerTokenVsFull = flopsTok / full
@@ -526,6 +529,9 @@ type MethodUse struct {
 	ComputeDtype          Precision `json:"compute_dtype,omitempty"`          // qlora: the matmuls' format
 	FrozenBytesPerParam   float64   `json:"frozen_bytes_per_param,omitempty"` // storage of the frozen base
 	GradientCheckpointing bool      `json:"gradient_checkpointing"`
+	// Stack is the software stack when it is not the reference one
+	// ("optimised"); empty = reference (training.stack).
+	Stack string `json:"stack,omitempty"`
 	// FLOPsPerTokenVsFull is the method's training FLOPs per token over
 	// full fine-tuning's without checkpointing (6·N + 6·L·S·d + …): about
 	// 1 for full, 4/6 for lora, 1 for lora with checkpointing.

@@ -568,9 +568,11 @@ func (r *resolved) leanPrepare(tc *Calibration) leanPre {
 	C, M := flopsTok*r.tokens, bytesTok*r.tokens
 	bw := r.gpu.BandwidthGBs * 1e9
 	uComp, uMem, activity := rp.ForPrecision(r.prec)
+	uComp = r.stack.uCompute(r.prec, uComp)
+	tComp := C / (r.peak * uComp)
 	pre := leanPre{
-		tComp: C / (r.peak * uComp),
-		tMem:  M / (bw * uMem),
+		tComp: tComp,
+		tMem:  r.stack.exposedMem(tComp, M/(bw*uMem)),
 		tStep: rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq)),
 		pAvg:  r.gpu.IdlePowerW + activity*(r.gpu.BoardPowerW-r.gpu.IdlePowerW),
 	}

@@ -67,6 +67,10 @@ type TrainingSpec struct {
 	// backward pass (one more forward pass, far less activation memory);
 	// nil = off, on for qlora (its recipe).
 	GradientCheckpointing *bool `json:"gradient_checkpointing,omitempty"`
+	// Stack is the software stack: "reference" (the calibration as fitted,
+	// the default) or "optimised" (fused kernels, packing, Megatron/NeMo
+	// class; see StackUCompute16).
+	Stack string `json:"stack,omitempty"`
 }
 
 // DefaultStateBytesPerParam is AdamW's footprint in mixed precision: bf16

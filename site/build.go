@@ -16,7 +16,11 @@ package main
 //	                                      scores (in-sample and held-out, by
 //	                                      the functions "site validate"
 //	                                      calls), the calculator's
-//	                                      WebAssembly and assets
+//	                                      default estimate (from the
+//	                                      loaded calibrations, which the
+//	                                      pages hand to its WebAssembly
+//	                                      when they are not the module's)
+//	                                      and assets
 //	render   → map[path][]byte            templates embedded in the binary,
 //	                                      deterministic SVG charts, maths as
 //	                                      MathML; the calculator's scripts
@@ -175,7 +179,12 @@ func compute(s *Site, wasm map[string][]byte) (*Computed, error) {
 		return nil, err
 	}
 	c.Hardware = hardwareTable(model.DefaultGPUs(), model.DefaultPresets())
-	if c.Prerender, err = prerenderCalculator(); err != nil {
+	// The calculator's defaults and calibrations are the loaded content's.
+	cat, err := content.NewCatalog(s.Calibrations)
+	if err != nil {
+		return nil, fmt.Errorf("content: calibrations: %w", err)
+	}
+	if c.Prerender, err = prerenderCalculator(cat); err != nil {
 		return nil, err
 	}
 
@@ -187,7 +196,16 @@ func compute(s *Site, wasm map[string][]byte) (*Computed, error) {
 	}
 	if _, ok := wasm["assets/calc.wasm"]; ok {
 		if d := embeddedDiffer(s.CalFiles); d != "" {
-			c.Notes = append(c.Notes, "calculator: its WebAssembly embeds the module's content/calibrations, which differ from this content tree's ("+d+"): the pages show this tree's calibrations, the calculator the module's")
+			files := make([]content.CalibrationFile, len(s.CalFiles))
+			for i, f := range s.CalFiles {
+				files[i] = content.CalibrationFile{Path: f.Path, Raw: f.Data}
+			}
+			b, err := content.EncodeCalibrations(files)
+			if err != nil {
+				return nil, err
+			}
+			c.Calibrations = string(b)
+			c.Notes = append(c.Notes, "calculator: the module's content/calibrations compiled into its WebAssembly differ from this content tree's ("+d+"): the calculator, planner and embed pages hand it this tree's calibrations")
 		}
 	}
 	c.AssetNames = fingerprint(c.Assets)
@@ -333,18 +351,25 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fl.SetOutput(stderr)
 	out := fl.String("o", "public", "output folder")
 	var sf siteFlags
-	sf.register(fl, compressBest.Name)
-	if err := fl.Parse(args); err != nil {
-		return errUsage
-	}
-	if err := noArgs(fl); err != nil {
-		return err
-	}
-	o, err := sf.options()
+	o, err := sf.parse(fl, args, compressBest.Name)
 	if err != nil {
 		return err
 	}
 	return buildInto(o, *out, stderr)
+}
+
+// parse registers the shared flags on fl (compress: the -compress
+// default), parses args and resolves the build's options: the first steps
+// of build and serve.
+func (f *siteFlags) parse(fl *flag.FlagSet, args []string, compress string) (buildOptions, error) {
+	f.register(fl, compress)
+	if err := fl.Parse(args); err != nil {
+		return buildOptions{}, errUsage
+	}
+	if err := noArgs(fl); err != nil {
+		return buildOptions{}, err
+	}
+	return f.options()
 }
 
 // buildInto builds the site into dir and reports the notes, the file count

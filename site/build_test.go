@@ -2,14 +2,20 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"html"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
 // testDataDir is where the Zeus trace is looked for by the tests: $DATA_DIR,
@@ -282,11 +288,11 @@ $$\eta = \frac{S(N)}{N}$$
 Back [home](index.md), the [runs](files/validation/runs.csv) and [here](#first-part).
 -- validation/runs.csv --
 `+runsHeader+`
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `)
 }
 
-const runsHeader = "id,phase,method,model,params,layers,hidden,heads,kv_heads,ffn,glu,encdec,moe_top_k,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,host,pue,power_w,time_s,source_kind,stage,duplicate_of,exclude,source,citation,notes"
+const runsHeader = "id,phase,method,stack,model,params,layers,hidden,heads,kv_heads,ffn,glu,encdec,moe_top_k,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,host,pue,power_w,time_s,source_kind,stage,duplicate_of,exclude,source,citation,notes"
 
 func TestBuildMinimalSite(t *testing.T) {
 	files, _, err := build(buildOptions{Content: minimalSite(t)})
@@ -396,29 +402,29 @@ Bad $\operatorname{ln} x$.
 		{"runs.csv bad number", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
-r2,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,lots,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r2,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,lots,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:3", "column tokens", `"lots"`}},
 		{"runs.csv unknown scope", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,rack,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,rack,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:2", "energy_scope", `"rack"`}},
 		{"runs.csv unknown GPU", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,z9000,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,z9000,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:2", "column gpu"}},
 		{"runs.csv repeated id", `
 -- validation/runs.csv --
 ` + runsHeader + `
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,
 `, []string{"validation/runs.csv:3", `"r1" already used on line 2`}},
 		{"runs.csv unknown column", `
 -- validation/runs.csv --
 ` + runsHeader + `,colour
-r1,finetune,full,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,,red
+r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,,1.5,gpu,no,1,,600,nvml,train,,,Some paper,A citation,,red
 `, []string{"validation/runs.csv:1", `unknown column "colour"`}},
 		{"validation page without its findings", `
 -- pages/validation.md --
@@ -544,7 +550,7 @@ func TestBuildInMemory(t *testing.T) {
 		}
 	}
 	joined := strings.Join(notes, "\n")
-	if !strings.HasPrefix(joined, "from before") || !strings.Contains(joined, "Zeus charts left out: DATA_DIR is not set") || strings.Contains(joined, "calculator: its WebAssembly") {
+	if !strings.HasPrefix(joined, "from before") || !strings.Contains(joined, "Zeus charts left out: DATA_DIR is not set") || strings.Contains(joined, "calculator: the module's content/calibrations") {
 		t.Errorf("notes with the module's own calibrations:\n%s", joined)
 	}
 	// Another calibration set: the note names the first file that differs.
@@ -555,5 +561,84 @@ func TestBuildInMemory(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(notes, "\n"), "differ from this content tree's (calibrations/wattscale-roofline.json)") {
 		t.Errorf("no note that the calculator's calibrations differ from the tree's:\n%s", strings.Join(notes, "\n"))
+	}
+}
+
+// TestContentCalibrationsReachTheCalculator: a content tree whose default
+// calibration differs from the module's (E₀'s overhead ten times longer)
+// changes the calculator's estimate, both the default the build
+// prerenders and what the WebAssembly computes: the pages hand it the
+// tree's calibrations (data-calibrations), and the catalog the wasm builds
+// from them (content.ShippedCatalog, what wasm/calc calls) gives the
+// prerendered number. A tree with the module's calibrations hands over
+// nothing.
+func TestContentCalibrationsReachTheCalculator(t *testing.T) {
+	wasm := map[string][]byte{"assets/calc.wasm": []byte("\x00asm fake calculator"), "assets/wasm_exec.js": []byte("/* go */\n")}
+	assets := fstest.MapFS{"calc.js": {Data: []byte("/* calc */\n")}}
+	energy := regexp.MustCompile(`<output id="energy" data-kwh="([^"]+)"`)
+	shipped := regexp.MustCompile(`data-calibrations="([^"]+)"`)
+	pageOf := func(fsys fstest.MapFS) (kwh float64, cals string) {
+		t.Helper()
+		files, _, err := build(buildOptions{Content: fsys, Assets: assets, Wasm: wasm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(files["index.html"])
+		m := energy.FindStringSubmatch(page)
+		if m == nil {
+			t.Fatal("index.html has no prerendered energy")
+		}
+		if kwh, err = strconv.ParseFloat(m[1], 64); err != nil {
+			t.Fatal(err)
+		}
+		if m := shipped.FindStringSubmatch(page); m != nil {
+			cals = html.UnescapeString(m[1])
+		}
+		return kwh, cals
+	}
+
+	fsys := minimalSite(t)
+	base, cals := pageOf(fsys)
+	if cals != "" {
+		t.Errorf("a tree with the module's calibrations hands the calculator %d bytes of calibrations, want none", len(cals))
+	}
+
+	const name = "calibrations/wattscale-roofline.json"
+	raw := fsys[name].Data
+	changed := bytes.Replace(raw, []byte(`"overhead_s": {
+      "value": 120
+    }`), []byte(`"overhead_s": {
+      "value": 1200
+    }`), 1)
+	if bytes.Equal(changed, raw) {
+		t.Fatalf("%s: no overhead_s of 120 s to change", name)
+	}
+	fsys[name] = &fstest.MapFile{Data: changed}
+	got, cals := pageOf(fsys)
+	if !(got > base*1.01) {
+		t.Errorf("prerendered energy %.6g kWh with overhead_s 1200 s, %.6g kWh with the module's 120 s: want it higher", got, base)
+	}
+	if cals == "" {
+		t.Fatal("the calculator page does not hand the WebAssembly the tree's calibrations (no data-calibrations)")
+	}
+	cat, err := content.ShippedCatalog([]byte(cals))
+	if err != nil {
+		t.Fatalf("content.ShippedCatalog(data-calibrations): %v", err)
+	}
+	cal, err := cat.Calibration("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cal.Roofline.OverheadS.Value != 1200 {
+		t.Errorf("the shipped default calibration has overhead_s %g, want the tree's 1200", cal.Roofline.OverheadS.Value)
+	}
+	// What the wasm computes for the default form with the shipped catalog.
+	in, _ := json.Marshal(calcapi.EstimateInput{Form: calcapi.DefaultForm()})
+	var out calcapi.EstimateOutput
+	if err := json.Unmarshal(calcapi.New(cat).Estimate(in), &out); err != nil || out.Response == nil {
+		t.Fatalf("estimate with the shipped catalog: %v %+v", err, out.Error)
+	}
+	if d := math.Abs(out.Response.EnergyKWh-got) / got; d > 1e-12 {
+		t.Errorf("the shipped catalog estimates %.17g kWh, the page prerendered %.17g kWh", out.Response.EnergyKWh, got)
 	}
 }

@@ -22,7 +22,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
@@ -60,13 +59,10 @@ type prerendered struct {
 	FormKeys          []string // the URL keys that carry a calculator's state
 }
 
-// prerenderCalculator computes the default estimate with the embedded
-// catalog (the one calc.wasm carries) and writes both markups.
-func prerenderCalculator() (*prerendered, error) {
-	cat, err := content.Catalog()
-	if err != nil {
-		return nil, fmt.Errorf("prerender: %w", err)
-	}
+// prerenderCalculator computes the default estimate with cat, the catalog
+// of the loaded content's calibrations (the ones calc.wasm then uses), and
+// writes both markups.
+func prerenderCalculator(cat *model.Catalog) (*prerendered, error) {
 	api := calcapi.New(cat)
 	var meta calcapi.Meta
 	if err := json.Unmarshal(api.Meta(), &meta); err != nil {

@@ -70,7 +70,11 @@ func slicesEqual(a, b []int) bool {
 // headline's energy, the cards, and
 // a chart line per strategy with the configuration marked.
 func TestPrerenderedCalculator(t *testing.T) {
-	p, err := prerenderCalculator()
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := prerenderCalculator(cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,10 +84,6 @@ func TestPrerenderedCalculator(t *testing.T) {
 	}
 	b, _ := json.Marshal(fr)
 	req, err := model.ParseRequest(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := content.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,12 @@ type Computed struct {
 	Assets     map[string][]byte // assets/…: the calculator's files and WebAssembly, under their written names
 	AssetNames map[string]string // plain asset name (assets/calc.js) → the name it is written under (fingerprint)
 	Prerender  *prerendered      // the calculator's default estimate as markup (site/prerender.go)
-	Notes      []string          // what the build left out and why
+	// Calibrations is the content tree's calibrations for the calculator's
+	// WebAssembly (content.EncodeCalibrations), when they are not the ones
+	// compiled into it; "" otherwise. The calculator, planner and embed
+	// pages carry it (data-calibrations).
+	Calibrations string
+	Notes        []string // what the build left out and why
 }
 
 // pageData is what a page template sees.
@@ -85,6 +90,9 @@ type calcShell struct {
 	Assets      string        // JSON object: file name in assets/ → the name it is written under
 	Prerendered template.HTML // the calculator with its default estimate; "" = none (the planner)
 	FormKeys    []string      // URL keys of the calculator's state
+	// Calibrations is Computed.Calibrations: JSON that calc.js hands to the
+	// WebAssembly before it starts; "" = the calibrations compiled in.
+	Calibrations string
 }
 
 // fileLink is a published data file.
@@ -146,7 +154,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 		}
 		switch p.Meta.Template {
 		case "calculator", "planner":
-			d.Calc = shell(p.Meta.Template, c.AssetNames).with(c.Prerender)
+			d.Calc = shell(p.Meta.Template, c.AssetNames).with(c.Prerender).carrying(c.Calibrations)
 		case "report":
 			d.Report, d.Files = &c.Report, files
 		case "hardware":
@@ -173,7 +181,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 	// embed.html: the calculator alone, for an iframe in another site.
 	var buf bytes.Buffer
 	d := pageData{Title: "Energy calculator", Description: "wattscale's energy calculator for transformer fine-tuning, for embedding.",
-		Path: "embed.html", Template: "embed", Calc: shell("embed", c.AssetNames).with(c.Prerender), hrefs: hrefs(s.Pages, "")}
+		Path: "embed.html", Template: "embed", Calc: shell("embed", c.AssetNames).with(c.Prerender).carrying(c.Calibrations), hrefs: hrefs(s.Pages, "")}
 	for _, q := range nav {
 		if q.Slug == "" {
 			d.Nav = []navItem{{Title: q.Meta.NavTitle, Href: q.OutPath()}}
@@ -236,6 +244,12 @@ func shell(mode string, names map[string]string) calcShell {
 		b, _ := json.Marshal(assetMap(names)) // a map of strings always marshals
 		s.Assets = string(b)
 	}
+	return s
+}
+
+// carrying sets the calibrations the page hands to the calculator.
+func (s calcShell) carrying(cals string) calcShell {
+	s.Calibrations = cals
 	return s
 }
 

@@ -147,6 +147,7 @@ func validationScores(runs []validate.Run, base model.Calibration, in, held vali
 		{"source_kind", "By how the energy was obtained"},
 		{"phase", "By phase"},
 		{"method", "By fine-tuning method"},
+		{"stack", "By software stack"},
 		{"scale", "By scale"},
 		{"gpu", "By accelerator"},
 	} {
@@ -171,6 +172,8 @@ func validationScores(runs []validate.Run, base model.Calibration, in, held vali
 				row.Meaning = runSources[g.Key]
 			case "phase":
 				row.Meaning = runPhases[g.Key]
+			case "stack":
+				row.Meaning = runStacks[g.Key]
 			case "method":
 				row.Meaning = runMethods[g.Key]
 				if f := held.PEFT.Summaries[validate.AsFull]; g.Key != model.MethodFull && f.N > 0 {

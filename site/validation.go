@@ -14,6 +14,7 @@ import (
 var (
 	runPhases  = map[string]string{"pretrain": "pre-training", "finetune": "fine-tuning", "distill": "distillation"}
 	runMethods = map[string]string{"full": "every weight trained (pre-training included)", "lora": "low-rank adapters on a frozen 16-bit base (Hu et al. 2021)", "qlora": "low-rank adapters on a frozen 4-bit base (Dettmers et al. 2023)"}
+	runStacks  = map[string]string{"optimised": "a stack tuned for throughput (MLPerf submissions): estimated with training.stack optimised", "reference": "the source does not describe a tuned stack: the calibration as fitted"}
 	runScopes  = map[string]string{"gpu": "the accelerators only", "node": "whole nodes with CPUs and memory", "facility": "nodes times the data centre's PUE"}
 	runSources = map[string]string{"metered": "metered at the wall or the power distribution unit", "nvml": "GPU power counters integrated over the run", "tdp_estimate": "GPU-hours times rated power, as the source computes it"}
 )

@@ -88,6 +88,9 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 		req.Training.Method = r.Method
 		in.Assumed = append(in.Assumed, fmt.Sprintf("%s adapters, rank and checkpointing not in the table: the method's defaults (listed in the estimate's assumptions)", r.Method))
 	}
+	if r.Stack == model.StackOptimised {
+		req.Training.Stack = r.Stack
+	}
 	if r.BatchPerGPU == 0 {
 		req.Training.BatchPerGPU = 1
 		in.Assumed = append(in.Assumed, "batch per GPU not stated: 1 sequence")

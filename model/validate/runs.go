@@ -26,7 +26,11 @@ type Run struct {
 	// Method is the fine-tuning method: full (every weight trained; also
 	// pre-training), lora or qlora (model.Method*).
 	Method string
-	Model  string // a wattscale preset name, or a descriptive name with the shape columns
+	// Stack is the software stack as the source documents it: optimised
+	// (an MLPerf submission's or a NeMo/Megatron-class tuned stack) or
+	// reference (model.Stack*).
+	Stack string
+	Model string // a wattscale preset name, or a descriptive name with the shape columns
 	// Params is the total parameter count as published (MoE: total, not active).
 	Params  float64
 	Layers  int // encoder-decoder: encoder plus decoder blocks
@@ -67,7 +71,7 @@ type Run struct {
 }
 
 // RunColumns is the header of the validation table, in order.
-var RunColumns = []string{"id", "phase", "method", "model", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "glu", "encdec",
+var RunColumns = []string{"id", "phase", "method", "stack", "model", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "glu", "encdec",
 	"moe_top_k", "vocab", "seq_len", "batch_per_gpu", "tokens", "precision", "gpu", "count", "strategy", "tensor",
 	"energy_kwh", "energy_scope", "host", "pue", "power_w", "time_s", "source_kind", "stage", "duplicate_of",
 	"exclude", "source", "citation", "notes"}
@@ -82,6 +86,7 @@ const (
 var enums = map[string][]string{
 	"phase":        {"pretrain", "finetune", "distill"},
 	"method":       {model.MethodFull, model.MethodLoRA, model.MethodQLoRA},
+	"stack":        {model.StackReference, model.StackOptimised},
 	"glu":          {"", "yes", "no"},
 	"encdec":       {"", "yes", "no"},
 	"precision":    {"", "fp32", "tf32", "fp16", "bf16", "fp8"},
@@ -188,7 +193,7 @@ func (p *rowParser) whole(c string) int {
 
 func (p *rowParser) run() Run {
 	r := Run{
-		ID: p.str("id"), Phase: p.str("phase"), Method: p.str("method"), Model: p.str("model"), Params: p.num("params", false),
+		ID: p.str("id"), Phase: p.str("phase"), Method: p.str("method"), Stack: p.str("stack"), Model: p.str("model"), Params: p.num("params", false),
 		Layers: p.whole("layers"), Hidden: p.whole("hidden"), Heads: p.whole("heads"), KVHeads: p.whole("kv_heads"),
 		FFN: p.whole("ffn"), GLU: p.str("glu"), EncDec: p.str("encdec") == "yes", MoETopK: p.whole("moe_top_k"),
 		Vocab: p.whole("vocab"), SeqLen: p.whole("seq_len"), BatchPerGPU: p.whole("batch_per_gpu"),

@@ -86,6 +86,7 @@ type RowResult struct {
 	ID         string `json:"id"`
 	Phase      string `json:"phase"`
 	Method     string `json:"method"`
+	Stack      string `json:"stack"`
 	Model      string `json:"model"`
 	GPU        string `json:"gpu"`
 	Count      int    `json:"count,omitempty"` // 0 = not reported
@@ -241,6 +242,7 @@ func Score(runs []Run, opt Options) (Report, error) {
 		{"source_kind", func(x *RowResult) string { return x.SourceKind }},
 		{"phase", func(x *RowResult) string { return x.Phase }},
 		{"method", func(x *RowResult) string { return x.Method }},
+		{"stack", func(x *RowResult) string { return x.Stack }},
 		{"scale", func(x *RowResult) string { return x.Scale }},
 		{"gpu", func(x *RowResult) string { return x.GPU }},
 	} {
@@ -272,7 +274,7 @@ func Score(runs []Run, opt Options) (Report, error) {
 }
 
 func scoreRun(r Run, cat *model.Catalog, calName string, hf float64) RowResult {
-	res := RowResult{ID: r.ID, Phase: r.Phase, Method: r.Method, Model: r.Model, GPU: r.GPU, Count: r.Count, Scale: ScaleOf(r.Count), Source: r.Source,
+	res := RowResult{ID: r.ID, Phase: r.Phase, Method: r.Method, Stack: r.Stack, Model: r.Model, GPU: r.GPU, Count: r.Count, Scale: ScaleOf(r.Count), Source: r.Source,
 		SourceKind: r.SourceKind, Scope: r.Scope, Stage: r.Stage, DuplicateOf: r.DuplicateOf, Reported: r.EnergyKWh, Compared: "energy", Predict: map[string]Prediction{}}
 	if r.SourceKind == TDPEstimate {
 		res.Compared = "accelerator-hours × stated power"

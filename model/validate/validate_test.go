@@ -113,9 +113,9 @@ func TestCompare(t *testing.T) {
 	}
 }
 
-const header = "id,phase,method,model,params,layers,hidden,heads,kv_heads,ffn,glu,encdec,moe_top_k,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,host,pue,power_w,time_s,source_kind,stage,duplicate_of,exclude,source,citation,notes\n"
+const header = "id,phase,method,stack,model,params,layers,hidden,heads,kv_heads,ffn,glu,encdec,moe_top_k,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,host,pue,power_w,time_s,source_kind,stage,duplicate_of,exclude,source,citation,notes\n"
 
-const goodRow = "r1,finetune,full,bert-base,,,,,,,,,,,128,32,1e9,fp16,a100-sxm4-80gb,1,single,,2.5,gpu,no,1,,3600,nvml,train,,,src,cite,\n"
+const goodRow = "r1,finetune,full,reference,bert-base,,,,,,,,,,,128,32,1e9,fp16,a100-sxm4-80gb,1,single,,2.5,gpu,no,1,,3600,nvml,train,,,src,cite,\n"
 
 func TestReadRunsErrors(t *testing.T) {
 	tests := []struct {
@@ -133,6 +133,7 @@ func TestReadRunsErrors(t *testing.T) {
 		{"dangling duplicate_of", header + strings.Replace(goodRow, ",train,,", ",train,r9,", 1), "column duplicate_of"},
 		{"no rows", header, "no rows"},
 		{"unknown method", header + strings.Replace(goodRow, ",full,", ",prefix,", 1), "line 2: column method"},
+		{"unknown stack", header + strings.Replace(goodRow, ",reference,", ",fast,", 1), "line 2: column stack"},
 		{"lora pre-training", header + strings.Replace(strings.Replace(goodRow, ",full,", ",lora,", 1), "finetune", "pretrain", 1), "line 2: column method"},
 	}
 	for _, tt := range tests {

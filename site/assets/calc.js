@@ -594,6 +594,22 @@
     return labelled(this, key, f.label || key, a, b === undefined ? (f.hint || null) : b);
   };
 
+  // choiceSelect builds the select of an enum row of the field table: its
+  // choices, each shown as names says (else as itself).
+  Calculator.prototype.choiceSelect = function (key, names) {
+    return select(this.fields[key].choices.map(function (c) { return { value: c, text: names[c] != null ? names[c] : c }; }));
+  };
+
+  // checkbox builds the check box of a bool row of the field table, with
+  // the row's label after it.
+  Calculator.prototype.checkbox = function (key) {
+    var id = 'f-' + key, box = el('input', { type: 'checkbox', value: '1' });
+    box.id = id; box.name = key;
+    box.setAttribute('aria-describedby', id + '-err');
+    this.inputs[key] = box;
+    return el('div', { class: 'field check', 'data-key': key }, [box, el('label', { for: id, text: this.fields[key].label }), el('p', { class: 'err', id: id + '-err' })]);
+  };
+
   function textInput(mode, list) {
     var i = el('input', { type: 'text', inputmode: mode || 'decimal', autocomplete: 'off', spellcheck: 'false' });
     if (list) i.setAttribute('list', list);
@@ -630,18 +646,14 @@
     // Model
     var fsModel = el('fieldset', {}, [el('legend', { text: 'Model' })]);
     fsModel.appendChild(this.field('model', textInput('text', uid + '-presets'), ''));
+    // The shape: the rows that apply to a custom model, in the table's order.
     var shape = el('div', { class: 'grid3 shape', 'data-group': '' });
-    ['layers', 'hidden', 'heads', 'kv_heads', 'ffn', 'vocab'].forEach(function (k) {
-      shape.appendChild(self.field(k, textInput('numeric')));
+    m.fields.forEach(function (f) {
+      if (!f.when || f.when.key !== 'model' || f.when.value !== 'custom') return;
+      shape.appendChild(f.kind === 'bool' ? self.checkbox(f.key) : self.field(f.key, textInput('numeric')));
     });
-    var glu = el('input', { type: 'checkbox', value: '1' });
-    glu.id = 'f-glu'; glu.name = 'glu';
-    this.inputs.glu = glu;
-    shape.appendChild(el('div', { class: 'field check', 'data-key': 'glu' }, [glu, el('label', { for: 'f-glu', text: this.fields.glu.label }), el('p', { class: 'err', id: 'f-glu-err' })]));
-    glu.setAttribute('aria-describedby', 'f-glu-err');
     fsModel.appendChild(shape);
-    fsModel.appendChild(this.field('head', select([
-      { value: '', text: 'Default for the model' }, { value: 'lm', text: 'Language-model head (vocabulary)' }, { value: 'classifier', text: 'Small classifier head' }]), null));
+    fsModel.appendChild(this.field('head', this.choiceSelect('head', { '': 'Default for the model', lm: 'Language-model head (vocabulary)', classifier: 'Small classifier head' }), null));
     form.appendChild(fsModel);
 
     // Training
@@ -667,24 +679,22 @@
     // Fine-tuning method (LoRA, QLoRA; issue 12)
     var fsMethod = el('fieldset', {}, [el('legend', { text: 'Fine-tuning method' })]);
     fsMethod.appendChild(el('div', { class: 'grid2' }, [
-      this.field('method', 'Method', select([{ value: 'full', text: 'Full' }, { value: 'lora', text: 'LoRA' }, { value: 'qlora', text: 'QLoRA' }]), 'LoRA and QLoRA train adapters on a frozen base'),
-      this.field('ckpt', 'Checkpointing', select([{ value: '', text: 'Default' }, { value: 'on', text: 'On' }, { value: 'off', text: 'Off' }]), 'recomputes activations; default on for QLoRA')]));
+      this.field('method', this.choiceSelect('method', { full: 'Full', lora: 'LoRA', qlora: 'QLoRA' })),
+      // a bool row, offered with its default as a third choice
+      this.field('ckpt', select([{ value: '', text: 'Default' }, { value: 'on', text: 'On' }, { value: 'off', text: 'Off' }]))]));
     var peft = el('div', { 'data-group': '' });
     peft.appendChild(el('div', { class: 'grid2' }, [
-      this.field('rank', 'LoRA rank', textInput('numeric'), 'empty = 8 (LoRA), 64 (QLoRA)'),
-      this.field('targets', 'Adapted modules', select([{ value: '', text: 'Default' }, { value: 'qv', text: 'q, v' },
-        { value: 'attention', text: 'q, k, v, o' }, { value: 'attention_mlp', text: 'All linear' }]), 'default: q, v (LoRA), all linear (QLoRA)')]));
+      this.field('rank', textInput('numeric')),
+      // a string row (a list of modules is accepted too) offered as its
+      // common sets
+      this.field('targets', select([{ value: '', text: 'Default' }, { value: 'qv', text: 'q, v' },
+        { value: 'attention', text: 'q, k, v, o' }, { value: 'attention_mlp', text: 'All linear' }]))]));
     var q4 = el('div', { class: 'grid2', 'data-group': '' }, [
-      this.field('base_format', 'Base weights', select([{ value: '', text: 'Default (NF4)' }, { value: 'nf4', text: 'NF4' }, { value: 'int8', text: 'int8' }]), 'NF4 with double quantisation: 4.127 bits'),
-      this.field('compute_dtype', 'Compute dtype', select([{ value: '', text: 'As precision' }, { value: 'bf16', text: 'bf16' }, { value: 'fp16', text: 'fp16' }, { value: 'fp32', text: 'fp32 (slow)' }]), null)]);
+      this.field('base_format', this.choiceSelect('base_format', { '': 'Default (NF4)', nf4: 'NF4' })),
+      this.field('compute_dtype', this.choiceSelect('compute_dtype', { '': 'As precision', fp32: 'fp32 (slow)' }))]);
     peft.appendChild(q4);
-    [['train_emb', 'Train embeddings and LM head in full'], ['compare', 'Compare with full fine-tuning']].forEach(function (c) {
-      var box = el('input', { type: 'checkbox', value: '1' });
-      box.id = 'f-' + c[0]; box.name = c[0];
-      box.setAttribute('aria-describedby', 'f-' + c[0] + '-err');
-      self.inputs[c[0]] = box;
-      peft.appendChild(el('div', { class: 'field check', 'data-key': c[0] }, [box, el('label', { for: 'f-' + c[0], text: c[1] }), el('p', { class: 'err', id: 'f-' + c[0] + '-err' })]));
-    });
+    peft.appendChild(this.checkbox('train_emb'));
+    peft.appendChild(this.checkbox('compare'));
     fsMethod.appendChild(peft);
     form.appendChild(fsMethod);
 
@@ -722,9 +732,13 @@
     var groups = { model: fsModel, training: fsTrain, hardware: fsHw, site: fsSite, calibration: fsCal };
     m.fields.forEach(function (f) {
       if (self.inputs[f.key] || !groups[f.group]) return;
+      if (f.kind === 'bool') {
+        groups[f.group].appendChild(self.checkbox(f.key));
+        if (f.help) self.inputs[f.key].title = f.help;
+        return;
+      }
       var c;
-      if (f.kind === 'enum') c = select(f.choices.map(function (x) { return { value: x, text: x || 'Default' }; }));
-      else if (f.kind === 'bool') { c = el('input', { type: 'checkbox', value: '1' }); }
+      if (f.kind === 'enum') c = self.choiceSelect(f.key, { '': 'Default' });
       else c = textInput(f.kind === 'int' ? 'numeric' : f.kind === 'number' ? 'decimal' : 'text');
       var node = self.field(f.key, c);
       if (f.help) c.title = f.help;
@@ -2076,6 +2090,10 @@
     root.setAttribute('aria-busy', 'true');
     if (!pre) root.innerHTML = '<p class="loading">Loading the calculator…</p>';
     var how;
+    // A site built from another content tree hands the WebAssembly that
+    // tree's calibrations (site/build.go); it reads them when it starts.
+    var cals = root.getAttribute('data-calibrations');
+    if (cals) window.wattscaleCalibrations = cals;
     try {
       how = await loadGo({ wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
     } catch (e) {

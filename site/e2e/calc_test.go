@@ -76,7 +76,7 @@ func TestSharedURLRestoresEveryField(t *testing.T) {
 	ctx := browser(t)
 	openCalc(t, ctx, srv.URL+"/index.html")
 	typeInto(t, ctx, "model", "custom")
-	for _, kv := range [][2]string{{"glu", "1"}, {"head", "classifier"}, {"length", "epochs"}, {"precision", "bf16"}, {"strategy", "hybrid"}, {"data_mode", "ddp"}, {"region", "custom"}, {"cal", "wattscale-zeus-law"}} {
+	for _, kv := range [][2]string{{"glu", "1"}, {"head", "classifier"}, {"length", "epochs"}, {"precision", "bf16"}, {"strategy", "hybrid"}, {"data_mode", "ddp"}, {"region", "custom"}, {"cal", "wattscale-zeus-law"}, {"stack", "optimised"}} {
 		choose(t, ctx, kv[0], kv[1])
 	}
 	for _, kv := range [][2]string{{"layers", "20"}, {"hidden", "1536"}, {"heads", "12"}, {"kv_heads", "4"}, {"ffn", "6144"}, {"vocab", "50000"},
@@ -122,6 +122,9 @@ func TestSharedURLRestoresEveryField(t *testing.T) {
 	}
 	if q.Get("state_bytes") != "8" {
 		t.Errorf("share link %s: state_bytes %q, want 8", link, q.Get("state_bytes"))
+	}
+	if q.Get("stack") != "optimised" {
+		t.Errorf("share link %s: stack %q, want optimised", link, q.Get("stack"))
 	}
 }
 

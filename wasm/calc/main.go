@@ -13,6 +13,10 @@
 //	wattscale.addCalibration(json) {"calibrations": [...]} the user fitted -> {"calibrations"|"error"}
 //	wattscale.sampleCSV()        a synthetic measurement CSV for trying the refit
 //
+// The calibrations are the module's (content.Catalog), or those the page
+// hands over in window.wattscaleCalibrations before the program starts
+// (content.ShippedCatalog).
+//
 // Build: GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o calc.wasm ./wasm/calc
 package main
 
@@ -20,11 +24,12 @@ import (
 	"syscall/js"
 
 	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
 func main() {
-	cat, err := content.Catalog()
+	cat, err := catalog()
 	if err != nil {
 		js.Global().Set("wattscaleError", err.Error())
 		return
@@ -44,6 +49,18 @@ func main() {
 		ready.Invoke()
 	}
 	select {}
+}
+
+// catalog is the catalog of the calibrations compiled in (content's), or,
+// when the page hands over its content tree's own (calc.js sets
+// window.wattscaleCalibrations from the page's data-calibrations, which
+// the site build writes when the tree's calibrations differ from the
+// module's), of those.
+func catalog() (*model.Catalog, error) {
+	if v := js.Global().Get("wattscaleCalibrations"); v.Type() == js.TypeString {
+		return content.ShippedCatalog([]byte(v.String()))
+	}
+	return content.Catalog()
 }
 
 // arg returns the first argument as bytes, or nil when it is not a string

@@ -14,21 +14,35 @@ import (
 // wording; Error.Message and Error.Text keep the JSON paths the command line
 // and the API print.
 
-// formLabels are the calculator's input labels (site/assets/calc.js) for
-// the request fields a message may mention.
-var formLabels = map[string]string{
-	"model.preset": "Preset", "model.layers": "Layers", "model.hidden": "Hidden size", "model.heads": "Attention heads",
-	"model.kv_heads": "KV heads", "model.ffn": "FFN size", "model.vocab": "Vocabulary", "model.head": "Trained head",
-	"training.tokens": "Tokens processed", "training.dataset_tokens": "Tokens per epoch", "training.epochs": "Epochs",
-	"training.seq_len": "Sequence", "training.batch_per_gpu": "Batch / GPU", "training.precision": "Precision",
-	"training.state_bytes_per_param": "optimizer state per parameter",
-	"training.method":                "Method", "training.lora.rank": "LoRA rank", "training.lora.targets": "Adapted modules",
-	"training.lora.train_embeddings": "Train embeddings", "training.lora.base_format": "Base weights",
-	"training.lora.compute_dtype": "Compute dtype", "training.gradient_checkpointing": "Gradient checkpointing",
-	"hardware.gpu": "GPU", "hardware.count": "GPUs", "strategy": "Strategy", "strategy.tensor": "Tensor-parallel degree",
-	"strategy.data_mode": "Data parallel as", "site.pue": "PUE", "site.carbon_g_per_kwh": "g CO₂e/kWh",
-	"site.usd_per_kwh": "USD/kWh", "calibration": "Coefficients", "hardware.power_limit_w": "Power limit (W)",
-	"deadline_s": "Deadline (hours)", "minimise": "Minimise",
+// formLabels are the labels of the form's inputs (the Label column of
+// model.RequestFields and recommendFields, which calc.js renders) by the
+// request path a message may mention, with messageLabels' wording where
+// that differs.
+var formLabels = func() map[string]string {
+	m := map[string]string{}
+	for _, rows := range [][]model.Field{model.RequestFields, recommendFields} {
+		for _, f := range rows {
+			if f.Path != "" && f.Label != "" {
+				m[f.Path] = f.Label
+			}
+		}
+	}
+	for p, l := range messageLabels {
+		m[p] = l
+	}
+	return m
+}()
+
+// messageLabels are how a sentence names the inputs whose form label is
+// not fit to quote in one: a label with a choice or an aside in it
+// ("Preset or “custom”", "KV heads (GQA)", "Tokens processed (all
+// epochs)", "Train embeddings and LM head in full"), an abbreviation
+// ("State bytes / parameter") or a word that needs its noun
+// ("Checkpointing").
+var messageLabels = map[string]string{
+	"model.preset": "Preset", "model.kv_heads": "KV heads", "training.tokens": "Tokens processed",
+	"training.state_bytes_per_param": "optimizer state per parameter", "training.gradient_checkpointing": "Gradient checkpointing",
+	"training.lora.train_embeddings": "Train embeddings",
 }
 
 // planLabels are the planner's labels for an option's fields and the plan's.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/distill"
 )
 
@@ -252,5 +253,32 @@ func TestSampleCSVIsLabelledSynthetic(t *testing.T) {
 	}
 	if again := string(a.SampleCSV()); again != csv {
 		t.Error("SampleCSV differs between calls")
+	}
+}
+
+// TestFormLabelsFromTheFieldTable: a message names every input of the
+// field table by its form label (or, for the few listed in messageLabels,
+// by that wording), and messageLabels names only rows the table has.
+func TestFormLabelsFromTheFieldTable(t *testing.T) {
+	rows := map[string]string{}
+	for _, f := range append(append([]model.Field{}, model.RequestFields...), recommendFields...) {
+		if f.Path == "" {
+			continue
+		}
+		rows[f.Path] = f.Label
+		want := f.Label
+		if l, ok := messageLabels[f.Path]; ok {
+			want = l
+		}
+		if got := formLabels[f.Path]; got != want {
+			t.Errorf("formLabels[%q] = %q, want %q", f.Path, got, want)
+		}
+	}
+	for p, l := range messageLabels {
+		if rows[p] == "" {
+			t.Errorf("messageLabels[%q] = %q: no row of the field table has that path", p, l)
+		} else if rows[p] == l {
+			t.Errorf("messageLabels[%q] = %q repeats the form's label: leave it to the table", p, l)
+		}
 	}
 }

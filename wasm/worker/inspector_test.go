@@ -154,28 +154,30 @@ func (c *inspector) readMessage() ([]byte, error) {
 	}
 }
 
-// heapAfterGC is the isolate's used V8 heap, in bytes, after a full
-// garbage collection. HeapProfiler.collectGarbage does not answer in the
-// pinned workerd, so the collection is forced by taking a heap snapshot
-// (which V8 precedes with one), whose chunks are read and dropped.
-func heapAfterGC(addr string) (int64, error) {
+// heapAfterGC is the isolate's V8 heap after a full garbage collection:
+// the bytes in use and the bytes V8 holds for it (used plus free pages
+// it keeps). HeapProfiler.collectGarbage does not answer in the pinned
+// workerd, so the collection is forced by taking a heap snapshot (which V8
+// precedes with one), whose chunks are read and dropped.
+func heapAfterGC(addr string) (used, total int64, err error) {
 	c, err := dialInspector(addr, "main")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer c.Close()
 	if _, err := c.call("HeapProfiler.takeHeapSnapshot", map[string]any{"reportProgress": false}); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	res, err := c.call("Runtime.getHeapUsage", map[string]any{})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var u struct {
-		UsedSize float64 `json:"usedSize"`
+		UsedSize  float64 `json:"usedSize"`
+		TotalSize float64 `json:"totalSize"`
 	}
 	if err := json.Unmarshal(res, &u); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return int64(u.UsedSize), nil
+	return int64(u.UsedSize), int64(u.TotalSize), nil
 }

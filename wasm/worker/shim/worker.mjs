@@ -130,6 +130,60 @@ function failure(err) {
   });
 }
 
+// What crosses into Go per request (wasm/worker/keepalive/wire.go): the
+// request's line and headers as one UTF-8 text in metaBuf, the body as
+// read, and outBuf for the answer's body; Go returns the answer's head as
+// one string. Both buffers are reused from request to request (they grow
+// when a request needs more), so a request leaves no ArrayBuffer of ours
+// for the garbage collector but its body's.
+const encoder = new TextEncoder();
+// ignoreBOM: a body that starts with a byte-order mark keeps it.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+let metaBuf = new Uint8Array(4096);
+let outBuf = new Uint8Array(64 << 10);
+
+// encodeMeta writes method, URL and headers into metaBuf and returns
+// their length in bytes.
+function encodeMeta(req) {
+  let meta = req.method + "\n" + req.url + "\n";
+  for (const [name, value] of req.headers) {
+    meta += name + "\n" + value + "\n";
+  }
+  for (;;) {
+    const { read, written } = encoder.encodeInto(meta, metaBuf);
+    if (read === meta.length) {
+      return written;
+    }
+    metaBuf = new Uint8Array(Math.max(2 * metaBuf.length, 3 * meta.length));
+  }
+}
+
+// answer builds the Response from the head Go returned and the body it
+// copied into outBuf (or hands over through binding.take when outBuf was
+// too small).
+function answer(binding, head) {
+  const f = head.split("\n");
+  const status = Number(f[0]);
+  const text = f[1] === "t";
+  const n = Number(f[2]);
+  const headers = new Headers();
+  for (let i = 3; i + 1 < f.length; i += 2) {
+    headers.append(f[i], f[i + 1]);
+  }
+  if (nullBody.has(status)) {
+    return new Response(null, { status, headers });
+  }
+  if (n > outBuf.length) {
+    outBuf = new Uint8Array(n);
+    const got = binding.take(outBuf);
+    if (got !== n) {
+      throw got instanceof Error ? got : new Error(`binding.take copied ${got} of ${n} bytes`);
+    }
+  }
+  const body = text ? decoder.decode(outBuf.subarray(0, n)) : outBuf.slice(0, n);
+  return new Response(body, { status, headers });
+}
+
 async function fetch(req, env, ctx) {
   let program;
   try {
@@ -137,28 +191,35 @@ async function fetch(req, env, ctx) {
       running = start(env, ctx);
     }
     program = running;
-    const body = req.body === null ? null : await readBody(req.body, program.binding.bodyLimit);
-    const flat = [];
-    for (const [name, value] of req.headers) {
-      flat.push(name, value);
-    }
     const length = Number.parseInt(req.headers.get("content-length") ?? "", 10);
+    let body = null;
+    if (req.body !== null) {
+      // A body of a known length within the limit is read in one piece,
+      // into a buffer of its size; others chunk by chunk (readBody).
+      body =
+        Number.isSafeInteger(length) && length >= 0 && length <= program.binding.bodyLimit
+          ? new Uint8Array(await req.arrayBuffer())
+          : await readBody(req.body, program.binding.bodyLimit);
+    }
+    const metaLen = encodeMeta(req);
     if (program.go.exited) {
       throw new Error("the Go program exited");
     }
-    const out = program.binding.serve(req.method, req.url, flat, body, Number.isSafeInteger(length) ? length : -1);
+    const head = program.binding.serve(
+      metaBuf,
+      metaLen,
+      body,
+      body === null ? 0 : body.byteLength,
+      Number.isSafeInteger(length) ? length : -1,
+      outBuf,
+    );
     if (program.go.exited) {
       throw new Error("the Go program exited");
     }
-    if (out instanceof Error) {
-      throw out;
+    if (typeof head !== "string") {
+      throw head instanceof Error ? head : new Error("binding.serve returned no answer");
     }
-    const [status, headers, resBody] = out;
-    const h = new Headers();
-    for (let i = 0; i + 1 < headers.length; i += 2) {
-      h.append(headers[i], headers[i + 1]);
-    }
-    return new Response(nullBody.has(status) ? null : resBody, { status, headers: h });
+    return answer(program.binding, head);
   } catch (err) {
     // An ended program is replaced on the next request; an error of this
     // request alone keeps the running program.

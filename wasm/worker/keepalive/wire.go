@@ -1,0 +1,128 @@
+package keepalive
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// What crosses between the shim and Go, per request, is kept to a few
+// calls and no JavaScript object made per request on Go's side: every
+// call from Go into JavaScript costs about a microsecond and every
+// string Go reads from JavaScript a fresh Uint8Array (TextEncoder), whose
+// backing store waits for V8's next full collection.
+//
+// The request's line and headers come as one UTF-8 text that the shim
+// encodes into a Uint8Array it reuses (parseMeta reads it):
+//
+//	METHOD \n URL \n NAME \n VALUE \n NAME \n VALUE \n ...
+//
+// Header names and values from the Fetch API hold no line feed.
+//
+// The answer goes back as one string, its head (appendHead writes it):
+//
+//	STATUS \n KIND \n BODY-LENGTH \n NAME \n VALUE \n ...
+//
+// and the body is copied into a Uint8Array the shim reuses. KIND is "t"
+// when the body is UTF-8 text, which the shim hands to its Response as a
+// string (workerd copies it into its own buffer, freed with the answer, so
+// no ArrayBuffer per request is left to the garbage collector), and "b"
+// otherwise (the shim copies the bytes into a new Uint8Array).
+
+// parseMeta reads the request line and headers the shim encoded.
+func parseMeta(b []byte) (method, rawURL string, header http.Header, err error) {
+	next := func() (string, bool) {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return "", false
+		}
+		s := string(b[:i])
+		b = b[i+1:]
+		return s, true
+	}
+	var ok bool
+	if method, ok = next(); !ok {
+		return "", "", nil, errors.New("serve: no method in the request's head")
+	}
+	if rawURL, ok = next(); !ok {
+		return "", "", nil, errors.New("serve: no URL in the request's head")
+	}
+	header = http.Header{}
+	for len(b) > 0 {
+		name, ok := next()
+		if !ok {
+			return "", "", nil, errors.New("serve: a header name without a value in the request's head")
+		}
+		value, ok := next()
+		if !ok {
+			return "", "", nil, errors.New("serve: a header name without a value in the request's head")
+		}
+		header.Add(name, value)
+	}
+	return method, rawURL, header, nil
+}
+
+// appendMeta encodes a request's line and headers as the shim does (for
+// tests; the shim writes the same in JavaScript).
+func appendMeta(dst []byte, method, rawURL string, header [][2]string) []byte {
+	dst = append(dst, method...)
+	dst = append(dst, '\n')
+	dst = append(dst, rawURL...)
+	dst = append(dst, '\n')
+	for _, h := range header {
+		dst = append(dst, h[0]...)
+		dst = append(dst, '\n')
+		dst = append(dst, h[1]...)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// newlineToSpace replaces line breaks in header names and values, as
+// net/http does when it writes a header, so that they cannot end a field
+// of the answer's head early.
+var newlineToSpace = strings.NewReplacer("\n", " ", "\r", " ")
+
+// appendHead writes the answer's head: status, body kind, body length and
+// the headers.
+func appendHead(dst []byte, status int, header http.Header, body []byte) []byte {
+	dst = strconv.AppendInt(dst, int64(status), 10)
+	if utf8.Valid(body) {
+		dst = append(dst, "\nt\n"...)
+	} else {
+		dst = append(dst, "\nb\n"...)
+	}
+	dst = strconv.AppendInt(dst, int64(len(body)), 10)
+	dst = append(dst, '\n')
+	for k, vs := range header {
+		for _, v := range vs {
+			dst = append(dst, newlineToSpace.Replace(k)...)
+			dst = append(dst, '\n')
+			dst = append(dst, newlineToSpace.Replace(v)...)
+			dst = append(dst, '\n')
+		}
+	}
+	return dst
+}
+
+// parseHead reads a head appendHead wrote (for tests; the shim reads it in
+// JavaScript).
+func parseHead(head string) (status int, text bool, bodyLen int, header [][2]string, err error) {
+	f := strings.Split(head, "\n")
+	if len(f) < 4 || f[len(f)-1] != "" || (len(f)-4)%2 != 0 {
+		return 0, false, 0, nil, errors.New("head: wrong number of fields")
+	}
+	if status, err = strconv.Atoi(f[0]); err != nil {
+		return 0, false, 0, nil, err
+	}
+	if bodyLen, err = strconv.Atoi(f[2]); err != nil {
+		return 0, false, 0, nil, err
+	}
+	for i := 3; i+1 < len(f); i += 2 {
+		header = append(header, [2]string{f[i], f[i+1]})
+	}
+	return status, f[1] == "t", bodyLen, header, nil
+}
