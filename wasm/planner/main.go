@@ -11,6 +11,7 @@
 //	wattscale.addCalibration(json) as in wasm/calc
 //	wattscale.sampleCSV()        as in wasm/calc
 //	wattscale.distill(json)      {"form"|"plan"} -> {"plan","result","error"}
+//	wattscale.distillRecommend(json) {"form"} -> {"request","result","error"}: cheaper hardware per stage
 //	wattscale.plannerMeta()      the paper's presets and ready-made plans
 //
 // The calibrations are the module's (content.Catalog), or those the page
@@ -33,12 +34,13 @@ func main() {
 	}
 	api := calcapi.New(cat)
 	jsexport.Export("wattscale", "wattscaleReady", map[string]jsexport.Func{
-		"meta":           func([]byte) []byte { return api.Meta() },
-		"estimate":       api.Estimate,
-		"recommend":      api.Recommend,
-		"addCalibration": api.AddCalibration,
-		"sampleCSV":      func([]byte) []byte { return api.SampleCSV() },
-		"distill":        api.Distill,
-		"plannerMeta":    func([]byte) []byte { return api.PlannerMeta() },
+		"meta":             func([]byte) []byte { return api.Meta() },
+		"estimate":         api.Estimate,
+		"recommend":        api.Recommend,
+		"addCalibration":   api.AddCalibration,
+		"sampleCSV":        func([]byte) []byte { return api.SampleCSV() },
+		"distill":          api.Distill,
+		"distillRecommend": api.DistillRecommend,
+		"plannerMeta":      func([]byte) []byte { return api.PlannerMeta() },
 	})
 }
