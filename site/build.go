@@ -351,18 +351,25 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fl.SetOutput(stderr)
 	out := fl.String("o", "public", "output folder")
 	var sf siteFlags
-	sf.register(fl, compressBest.Name)
-	if err := fl.Parse(args); err != nil {
-		return errUsage
-	}
-	if err := noArgs(fl); err != nil {
-		return err
-	}
-	o, err := sf.options()
+	o, err := sf.parse(fl, args, compressBest.Name)
 	if err != nil {
 		return err
 	}
 	return buildInto(o, *out, stderr)
+}
+
+// parse registers the shared flags on fl (compress: the -compress
+// default), parses args and resolves the build's options: the first steps
+// of build and serve.
+func (f *siteFlags) parse(fl *flag.FlagSet, args []string, compress string) (buildOptions, error) {
+	f.register(fl, compress)
+	if err := fl.Parse(args); err != nil {
+		return buildOptions{}, errUsage
+	}
+	if err := noArgs(fl); err != nil {
+		return buildOptions{}, err
+	}
+	return f.options()
 }
 
 // buildInto builds the site into dir and reports the notes, the file count

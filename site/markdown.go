@@ -55,7 +55,7 @@ func newMarkdown() *markdown {
 }
 
 // render writes a page's body as HTML, after rewriting its links for the
-// page's place in the output (linkRewrite).
+// page's place in the output (rewriteLinks).
 func (m *markdown) render(p *Page, pages map[string]*Page) ([]byte, error) {
 	if err := rewriteLinks(p, pages); err != nil {
 		return nil, err

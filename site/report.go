@@ -288,7 +288,7 @@ func lawTerms(l *model.LawParams) []lawTerm {
 	return out
 }
 
-// termNames gives the display name and meaning of a coefficient name.
+// termName gives the display name and meaning of a coefficient name.
 func termName(name string) (template.HTML, string) {
 	switch name {
 	case "ln_kappa":

@@ -168,14 +168,7 @@ func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	addr := fl.String("addr", "127.0.0.1:8080", "address to listen on (a free port is taken when this one is busy)")
 	out := fl.String("o", "", "build into this folder (default: a temporary folder, removed on exit)")
 	var sf siteFlags
-	sf.register(fl, compressFast.Name)
-	if err := fl.Parse(args); err != nil {
-		return errUsage
-	}
-	if err := noArgs(fl); err != nil {
-		return err
-	}
-	o, err := sf.options()
+	o, err := sf.parse(fl, args, compressFast.Name)
 	if err != nil {
 		return err
 	}

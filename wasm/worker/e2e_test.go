@@ -354,16 +354,40 @@ func TestShimReusesAndRestarts(t *testing.T) {
 	}
 }
 
-// TestShimCarriesBytes sends bodies through the shim and package keepalive
-// to the probe's /echo and checks that each comes back byte for byte: text
-// (handed to the Response as a string), text that starts with a UTF-8
-// byte-order mark (which a default TextDecoder would drop), bytes that are
-// not UTF-8 (handed over as bytes), and answers larger than the shim's
-// reused 64 KiB answer buffer, both kinds (copied through binding.take),
-// each followed by a small one (the buffer, grown, is reused).
+// TestShimCarriesBytes checks that answers and bodies cross the shim and
+// package keepalive byte for byte: first answers larger than the shim's
+// 64 KiB buffer to small requests (the probe's /bytes; Go hands them over
+// through binding.take once the shim has grown the buffer), text and bytes
+// that are not UTF-8, each followed by a small one; then bodies echoed by
+// the probe's /echo: text (handed to the Response as a string), text that
+// starts with a UTF-8 byte-order mark (which a default TextDecoder would
+// drop), bytes that are not UTF-8 (handed over as bytes), and bodies larger
+// than the buffer, which grow it before the call.
 func TestShimCarriesBytes(t *testing.T) {
 	bin := findWorkerd(t)
 	base := serveWorkerd(t, bin, probeBuild.get(t, "./testdata/probe"), "/ready")
+	// First answers larger than the shim's buffer to small requests, so
+	// that they go through binding.take (later, larger request bodies grow
+	// the buffer before the call).
+	for _, tt := range []struct {
+		query string
+		want  []byte
+	}{
+		{"n=200000", bytes.Repeat([]byte("wattscale "), 20000)},
+		{"n=10", []byte("wattscale ")},
+		{"n=400000&binary=1", bytes.Repeat([]byte{0xff, 0xfe, 0x80, 'w'}, 100000)},
+		{"n=3&binary=1", []byte{0xff, 0xfe, 0x80}},
+	} {
+		res, err := client.Get(base + "/bytes?" + tt.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK || !bytes.Equal(b, tt.want) {
+			t.Errorf("GET /bytes?%s = %d, %d bytes (%v), differing at byte %d from the %d wanted", tt.query, res.StatusCode, len(b), err, firstDiff(b, tt.want), len(tt.want))
+		}
+	}
 	binary := make([]byte, 1000)
 	for i := range binary {
 		binary[i] = byte(i * 7) // 0x80, 0xff, ... with no UTF-8 framing

@@ -21,10 +21,10 @@
 // body in the request's own event (at most bodyLimit bytes), then calls
 // binding.serve, which runs the handler to its end inside that call (the
 // handler waits for nothing in JavaScript) and returns status, headers and
-// body; the shim builds the Response itself. Each request crosses in a few
-// calls, through two buffers the shim reuses and one string back (wire.go):
-// no JavaScript object is made per request on Go's side, and none of ours
-// with a backing store is left for V8's garbage collector. No goroutine outlives the call
+// body; the shim builds the Response itself. Each request crosses in one
+// call with three numbers, through one buffer the shim reuses (wire.go): no
+// JavaScript object is made or handed over per request on Go's side, and
+// none of ours with a backing store is left for V8's garbage collector. No goroutine outlives the call
 // and no promise crosses requests. workers.Serve still starts the program
 // (it tells JavaScript it is ready, then blocks); its handleRequest is not
 // used. Natively Serve is workers.Serve: a plain net/http server.

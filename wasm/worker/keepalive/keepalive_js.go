@@ -12,22 +12,26 @@ import (
 	"github.com/syumai/workers"
 )
 
-// Serve installs h as binding.serve for the shim, with binding.bodyLimit
-// and binding.take, and then hands over to workers.Serve, which tells
-// JavaScript the program is ready and keeps it running. The shim reads each
-// request's body itself, at most bodyLimit bytes, and calls binding.serve
-// once per request; the call runs h to its end and returns the whole
-// answer, so no part of a request is left to a later JavaScript event (see
-// the package comment). What crosses per request is described in wire.go.
+// Serve installs h as binding.serve for the shim, with binding.bodyLimit,
+// binding.setBuffer and binding.take, and then hands over to workers.Serve,
+// which tells JavaScript the program is ready and keeps it running. The
+// shim reads each request's body itself, at most bodyLimit bytes, and calls
+// binding.serve once per request; the call runs h to its end and returns
+// the whole answer, so no part of a request is left to a later JavaScript
+// event (see the package comment). What crosses per request is described in
+// wire.go.
 func Serve(h http.Handler, bodyLimit int) {
 	s := &server{h: h}
 	binding := js.Global().Get("context").Get("binding")
 	binding.Set("bodyLimit", bodyLimit)
+	binding.Set("setBuffer", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		return s.setBuffer(args)
+	}))
 	binding.Set("serve", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		return s.serve(args)
 	}))
 	binding.Set("take", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		return s.take(args)
+		return s.take()
 	}))
 	workers.Serve(h)
 }
@@ -36,35 +40,50 @@ func Serve(h http.Handler, bodyLimit int) {
 // JavaScript's one thread and each call runs to its end, so one request at
 // a time uses it.
 type server struct {
-	h    http.Handler
-	meta []byte // the request's line and headers, copied from JavaScript
-	body []byte // the request's body
-	head []byte // the answer's head
-	w    bufferedWriter
-	// pending is the answer's body when it did not fit the shim's buffer,
-	// until binding.take copies it into a larger one.
-	pending []byte
+	h      http.Handler
+	buf    js.Value // the shim's buffer (a Uint8Array), both ways
+	bufLen int
+	in     []byte // the request's line, headers and body, copied from buf
+	out    []byte // the answer's head and body, to be copied into buf
+	head   int    // the length of the answer's head in out
+	w      bufferedWriter
+	// pending is set when out did not fit buf, until binding.take copies
+	// it into a larger one.
+	pending bool
 }
 
-// serve answers one request. args are the shim's reused buffer holding the
-// request's line and headers (wire.go) and their length in bytes, the body
-// (a Uint8Array, or null for none) and its length, the Content-Length (-1
-// when unknown), and the shim's reused buffer for the answer's body. It
-// returns the answer's head (wire.go), having copied the body into that
-// buffer when it fits; when it does not, the shim calls binding.take with a
-// buffer of the body's length. It returns an Error for arguments it cannot
-// read.
+// setBuffer takes the shim's buffer (args[0], a Uint8Array): the shim
+// calls it once the program is ready and again whenever it grows the
+// buffer.
+func (s *server) setBuffer(args []js.Value) any {
+	if len(args) != 1 {
+		return jsError.New("setBuffer: want one Uint8Array")
+	}
+	s.buf, s.bufLen = args[0], args[0].Length()
+	return nil
+}
+
+// serve answers one request. Its arguments are numbers: the length of the
+// request's line and headers at the start of the shim's buffer (wire.go),
+// the length of the body that follows them there (-1 for a request without
+// a body), and the Content-Length (-1 when unknown). It writes the answer's
+// head and body into the buffer and returns the head's length; when they
+// do not fit, it returns minus their length instead, and the shim gives it
+// a larger buffer and calls binding.take. It returns an Error for arguments
+// it cannot read.
 func (s *server) serve(args []js.Value) any {
-	s.pending = nil
-	if len(args) != 6 {
-		return jsError.New("serve: want 6 arguments")
+	s.pending = false
+	if len(args) != 3 {
+		return jsError.New("serve: want 3 arguments")
 	}
-	n := args[1].Int()
-	s.meta = grow(s.meta, n)
-	if js.CopyBytesToGo(s.meta, args[0]) != n {
-		return jsError.New("serve: the request's head is shorter than its length")
+	metaLen, bodyLen := args[0].Int(), args[1].Int()
+	n := metaLen + max(bodyLen, 0)
+	if metaLen < 0 || n > s.bufLen {
+		return jsError.New("serve: the request is longer than the buffer")
 	}
-	method, rawURL, header, err := parseMeta(s.meta)
+	s.in = grow(s.in, n)
+	js.CopyBytesToGo(s.in, s.buf)
+	method, rawURL, header, err := parseMeta(s.in[:metaLen])
 	if err != nil {
 		return jsError.New(err.Error())
 	}
@@ -84,36 +103,34 @@ func (s *server) serve(args []js.Value) any {
 		Host:          u.Host,
 		RequestURI:    u.RequestURI(),
 	}
-	if b := args[2]; !b.IsNull() && !b.IsUndefined() {
-		n := args[3].Int()
-		s.body = grow(s.body, n)
-		if js.CopyBytesToGo(s.body, b) != n {
-			return jsError.New("serve: the request's body is shorter than its length")
-		}
+	if bodyLen >= 0 {
 		// A fresh reader over the reused buffer: the handler has finished
 		// with it when ServeHTTP returns.
-		r.Body = io.NopCloser(bytes.NewReader(s.body))
-		r.ContentLength = int64(args[4].Int())
+		r.Body = io.NopCloser(bytes.NewReader(s.in[metaLen:]))
+		r.ContentLength = int64(args[2].Int())
 	}
 	s.w = bufferedWriter{header: http.Header{}, body: s.w.body[:0]}
 	s.h.ServeHTTP(&s.w, r)
-	body := s.w.body
-	s.head = appendHead(s.head[:0], s.w.Status(), s.w.header, body)
-	if len(body) > 0 && js.CopyBytesToJS(args[5], body) < len(body) {
-		s.pending = body
+	s.out = appendHead(s.out[:0], s.w.Status(), s.w.header, s.w.body)
+	s.head = len(s.out)
+	s.out = append(s.out, s.w.body...)
+	if len(s.out) > s.bufLen {
+		s.pending = true
+		return -len(s.out)
 	}
-	return string(s.head)
+	js.CopyBytesToJS(s.buf, s.out)
+	return s.head
 }
 
-// take copies the body of the answer serve could not fit into args[0], a
-// Uint8Array at least as long, and returns its length.
-func (s *server) take(args []js.Value) any {
-	if len(args) != 1 || s.pending == nil {
-		return jsError.New("take: no answer waiting, or not one buffer")
+// take copies the answer serve could not fit into the buffer the shim has
+// since set, and returns the length of its head.
+func (s *server) take() any {
+	if !s.pending || len(s.out) > s.bufLen {
+		return jsError.New("take: no answer waiting, or the buffer is still too small")
 	}
-	n := js.CopyBytesToJS(args[0], s.pending)
-	s.pending = nil
-	return n
+	js.CopyBytesToJS(s.buf, s.out)
+	s.pending = false
+	return s.head
 }
 
 // grow returns b resized to n bytes, reallocated only when too small.

@@ -9,28 +9,31 @@ import (
 	"unicode/utf8"
 )
 
-// What crosses between the shim and Go, per request, is kept to a few
-// calls and no JavaScript object made per request on Go's side: every
-// call from Go into JavaScript costs about a microsecond and every
-// string Go reads from JavaScript a fresh Uint8Array (TextEncoder), whose
-// backing store waits for V8's next full collection.
+// What crosses between the shim and Go, per request, is kept to one call
+// with three numbers and no JavaScript object: every call from Go into
+// JavaScript costs about a microsecond, every JavaScript object Go is
+// handed costs a reference and a finalizer, and every string Go reads
+// from JavaScript a fresh Uint8Array (TextEncoder), whose backing store
+// waits for V8's next full collection. Both ways go through one
+// Uint8Array that the shim owns, reuses, and hands to Go once
+// (binding.setBuffer) and again when it grows it.
 //
-// The request's line and headers come as one UTF-8 text that the shim
-// encodes into a Uint8Array it reuses (parseMeta reads it):
+// The request: its line and headers as one UTF-8 text (parseMeta reads
+// it), followed by its body:
 //
-//	METHOD \n URL \n NAME \n VALUE \n NAME \n VALUE \n ...
+//	METHOD \n URL \n NAME \n VALUE \n NAME \n VALUE \n ... BODY
 //
 // Header names and values from the Fetch API hold no line feed.
 //
-// The answer goes back as one string, its head (appendHead writes it):
+// The answer: its head (appendHead writes it), followed by its body:
 //
-//	STATUS \n KIND \n BODY-LENGTH \n NAME \n VALUE \n ...
+//	STATUS \n KIND \n BODY-LENGTH \n NAME \n VALUE \n ... BODY
 //
-// and the body is copied into a Uint8Array the shim reuses. KIND is "t"
-// when the body is UTF-8 text, which the shim hands to its Response as a
-// string (workerd copies it into its own buffer, freed with the answer, so
-// no ArrayBuffer per request is left to the garbage collector), and "b"
-// otherwise (the shim copies the bytes into a new Uint8Array).
+// binding.serve returns the head's length. KIND is "t" when the body is
+// UTF-8 text, which the shim hands to its Response as a string (workerd
+// copies it into its own buffer, freed with the answer, so no ArrayBuffer
+// per request is left to the garbage collector), and "b" otherwise (the
+// shim copies the bytes into a new Uint8Array).
 
 // parseMeta reads the request line and headers the shim encoded.
 func parseMeta(b []byte) (method, rawURL string, header http.Header, err error) {

@@ -76,6 +76,7 @@ function start(env, ctx) {
   if (typeof binding.serve !== "function") {
     throw new Error("the Go program did not install binding.serve (keepalive.Serve)");
   }
+  binding.setBuffer(buf);
   return { go, binding };
 }
 
@@ -131,41 +132,62 @@ function failure(err) {
 }
 
 // What crosses into Go per request (wasm/worker/keepalive/wire.go): the
-// request's line and headers as one UTF-8 text in metaBuf, the body as
-// read, and outBuf for the answer's body; Go returns the answer's head as
-// one string. Both buffers are reused from request to request (they grow
-// when a request needs more), so a request leaves no ArrayBuffer of ours
-// for the garbage collector but its body's.
+// request's line and headers as one UTF-8 text followed by its body, in buf,
+// and three numbers; Go writes the answer's head and body into buf and
+// returns the head's length. buf is handed to Go once (binding.setBuffer)
+// and reused from request to request, so a call passes no JavaScript
+// object, and a request leaves no ArrayBuffer of ours for the garbage
+// collector but its body's. It grows when a request or an answer needs
+// more (and is handed to Go again).
 const encoder = new TextEncoder();
 // ignoreBOM: a body that starts with a byte-order mark keeps it.
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-let metaBuf = new Uint8Array(4096);
-let outBuf = new Uint8Array(64 << 10);
+let buf = new Uint8Array(64 << 10);
 
-// encodeMeta writes method, URL and headers into metaBuf and returns
-// their length in bytes.
-function encodeMeta(req) {
+// ensure grows buf to at least n bytes.
+function ensure(binding, n) {
+  if (n > buf.length) {
+    buf = new Uint8Array(Math.max(2 * buf.length, n));
+    binding.setBuffer(buf);
+  }
+}
+
+// encodeRequest writes method, URL, headers and body into buf and returns
+// the length of the first three.
+function encodeRequest(binding, req, body) {
   let meta = req.method + "\n" + req.url + "\n";
   for (const [name, value] of req.headers) {
     meta += name + "\n" + value + "\n";
   }
+  const bodyLen = body === null ? 0 : body.byteLength;
   for (;;) {
-    const { read, written } = encoder.encodeInto(meta, metaBuf);
-    if (read === meta.length) {
+    const { read, written } = encoder.encodeInto(meta, buf);
+    if (read === meta.length && written + bodyLen <= buf.length) {
+      if (body !== null) {
+        buf.set(body, written);
+      }
       return written;
     }
-    metaBuf = new Uint8Array(Math.max(2 * metaBuf.length, 3 * meta.length));
+    ensure(binding, 3 * meta.length + bodyLen);
   }
 }
 
-// answer builds the Response from the head Go returned and the body it
-// copied into outBuf (or hands over through binding.take when outBuf was
-// too small).
-function answer(binding, head) {
-  const f = head.split("\n");
+// answer builds the Response from what Go wrote into buf (its head is
+// headLen bytes long), or, for a negative headLen, first gives Go a buffer
+// long enough for it.
+function answer(binding, headLen) {
+  if (headLen < 0) {
+    ensure(binding, -headLen);
+    headLen = binding.take();
+    if (typeof headLen !== "number") {
+      throw headLen instanceof Error ? headLen : new Error("binding.take returned no answer");
+    }
+  }
+  const f = decoder.decode(buf.subarray(0, headLen)).split("\n");
   const status = Number(f[0]);
   const text = f[1] === "t";
-  const n = Number(f[2]);
+  const end = headLen + Number(f[2]);
+  // A Headers object: passing the pairs as an array measured slower.
   const headers = new Headers();
   for (let i = 3; i + 1 < f.length; i += 2) {
     headers.append(f[i], f[i + 1]);
@@ -173,14 +195,7 @@ function answer(binding, head) {
   if (nullBody.has(status)) {
     return new Response(null, { status, headers });
   }
-  if (n > outBuf.length) {
-    outBuf = new Uint8Array(n);
-    const got = binding.take(outBuf);
-    if (got !== n) {
-      throw got instanceof Error ? got : new Error(`binding.take copied ${got} of ${n} bytes`);
-    }
-  }
-  const body = text ? decoder.decode(outBuf.subarray(0, n)) : outBuf.slice(0, n);
+  const body = text ? decoder.decode(buf.subarray(headLen, end)) : buf.slice(headLen, end);
   return new Response(body, { status, headers });
 }
 
@@ -201,25 +216,22 @@ async function fetch(req, env, ctx) {
           ? new Uint8Array(await req.arrayBuffer())
           : await readBody(req.body, program.binding.bodyLimit);
     }
-    const metaLen = encodeMeta(req);
     if (program.go.exited) {
       throw new Error("the Go program exited");
     }
-    const head = program.binding.serve(
-      metaBuf,
+    const metaLen = encodeRequest(program.binding, req, body);
+    const headLen = program.binding.serve(
       metaLen,
-      body,
-      body === null ? 0 : body.byteLength,
+      body === null ? -1 : body.byteLength,
       Number.isSafeInteger(length) ? length : -1,
-      outBuf,
     );
     if (program.go.exited) {
       throw new Error("the Go program exited");
     }
-    if (typeof head !== "string") {
-      throw head instanceof Error ? head : new Error("binding.serve returned no answer");
+    if (typeof headLen !== "number") {
+      throw headLen instanceof Error ? headLen : new Error("binding.serve returned no answer");
     }
-    return answer(program.binding, head);
+    return answer(program.binding, headLen);
   } catch (err) {
     // An ended program is replaced on the next request; an error of this
     // request alone keeps the running program.
