@@ -656,7 +656,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	}
 
 	// Envelope and interval.
-	outside, envWarn, sigma := r.envelope(cal)
+	outside, envWarn, sigma := r.envelope(cal, c.calConsts[cal])
 	sigma = math.Hypot(sigma, limSigma)
 	z := c.intervalZ(cal)
 	lo, hi := math.Exp(-z*sigma), math.Exp(z*sigma)
@@ -771,7 +771,7 @@ func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, 
 //
 // Estimates far outside the envelope are common, so the warning is built
 // in one allocation and each listed dimension is a substring of it.
-func (r *resolved) envelope(cal *Calibration) (outside []string, warning string, sigma float64) {
+func (r *resolved) envelope(cal *Calibration, k *calConsts) (outside []string, warning string, sigma float64) {
 	e, sigma := cal.envelopeFor(r.prec)
 	v := sigma * sigma
 	var buf [256]byte
@@ -809,9 +809,7 @@ func (r *resolved) envelope(cal *Calibration) (outside []string, warning string,
 		items = append(items, ' ')
 		items = appendShortNum(items, d.x)
 		items = append(items, " not in ["...)
-		items = appendShortNum(items, d.rng[0])
-		items = append(items, ", "...)
-		items = appendShortNum(items, d.rng[1])
+		items = k.appendRange(items, d.rng)
 		items = append(items, ']')
 		spans[n][1] = len(items)
 		n++

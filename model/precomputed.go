@@ -6,14 +6,34 @@ package model
 // once, so that one estimate does little more than its arithmetic and
 // allocates little more than its response.
 
-// calConsts are one calibration's derived constants. level and name are
-// the values they were derived from: a calibration changed after
-// NewCatalog falls back to computing them afresh.
+// calConsts are one calibration's derived constants. level, name and the
+// ranges are the values they were derived from: a calibration changed
+// after NewCatalog falls back to computing them afresh.
 type calConsts struct {
-	level float64
-	z     float64 // NormalQuantile(0.5 + level/2)
-	name  string
-	laws  []parallelLawName
+	level  float64
+	z      float64 // NormalQuantile(0.5 + level/2)
+	name   string
+	laws   []parallelLawName
+	ranges map[[2]float64]string // an envelope range [lo, hi] -> "ShortNum(lo), ShortNum(hi)"
+}
+
+// appendRange appends "ShortNum(lo), ShortNum(hi)" for an envelope range
+// (k may be nil: formatted afresh).
+func (k *calConsts) appendRange(b []byte, rng [2]float64) []byte {
+	if k != nil {
+		if s, ok := k.ranges[rng]; ok {
+			return append(b, s...)
+		}
+	}
+	b = appendShortNum(b, rng[0])
+	b = append(b, ", "...)
+	return appendShortNum(b, rng[1])
+}
+
+// envelopeRanges are the numeric ranges of an envelope that
+// resolved.envelope reports.
+func envelopeRanges(e *Envelope) [][2]float64 {
+	return [][2]float64{e.SeqLen, e.Batch, e.GPUs, e.Params}
 }
 
 // parallelLawName is how Parallel.Law names a calibration's parallel model
@@ -35,7 +55,16 @@ func newCalConsts(cals []Calibration, hw *Hardware) map[*Calibration]*calConsts 
 	m := make(map[*Calibration]*calConsts, len(cals))
 	for i := range cals {
 		c := &cals[i]
-		k := &calConsts{level: c.Interval.Level, z: intervalQuantile(c.Interval.Level), name: c.Name}
+		k := &calConsts{level: c.Interval.Level, z: intervalQuantile(c.Interval.Level), name: c.Name, ranges: map[[2]float64]string{}}
+		envs := []*Envelope{&c.Envelope}
+		if c.Roofline != nil && c.Roofline.Tensor != nil && c.Roofline.Tensor.Envelope != nil {
+			envs = append(envs, c.Roofline.Tensor.Envelope)
+		}
+		for _, e := range envs {
+			for _, rng := range envelopeRanges(e) {
+				k.ranges[rng] = string((*calConsts)(nil).appendRange(nil, rng))
+			}
+		}
 		for _, ic := range ics {
 			k.laws = append(k.laws, parallelLawName{ic: ic, comm: commLawName(c.Name, ic), curves: curvesLawName(c.Name, ic)})
 		}

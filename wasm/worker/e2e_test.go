@@ -979,8 +979,8 @@ func TestWorkerdLoad(t *testing.T) {
 //     both rise, by 20-50 % in runs on a 2-core machine, so the issue's
 //     "within 10 % from 10,000 to 60,000" is not checked for it. The rise
 //     is native memory outside the V8 heap (which V8 shrinks back to about
-//     1.6 MB after the collection) and outside Go's linear memory (12 MB
-//     throughout): in /proc/PID/smaps it is all in one anonymous region
+//     1.6 MB after the collection) and outside Go's linear memory (flat
+//     at 11.5-12 MB): in /proc/PID/smaps it is all in one anonymous region
 //     reserved in 1 GiB steps, as the tcmalloc linked into workerd
 //     reserves its heap, which keeps freed memory at its high-water mark.
 //     It levels off by about 120,000 requests (measured to 240,000:
