@@ -596,7 +596,7 @@ func checkRange(field string, x, lo, hi float64, openLo bool) error {
 // second) is no measurement of a training or inference stage, and would
 // make every ratio built on it (N*, the Pareto set) meaningless.
 func checkKWh(field string, x float64) error {
-	if err := checkRange(field, x, 0, maxKWh, false); err != nil {
+	if err := stageKWhBounds.Check(field, x); err != nil {
 		return err
 	}
 	if x > 0 && x < minKWh {

@@ -8,6 +8,7 @@
 //	wattscale.estimate(json)     {"form"|"request", "sweep"} -> {"request","response","sweep","snippets","error"}
 //	wattscale.recommend(json)    {"form"} -> {"request","result","error"}: cheaper ways to run this
 //	wattscale.distill(json)      {"form"|"plan"} -> {"plan","result","error"}
+//	wattscale.distillRecommend(json) {"form"} -> {"request","result","error"}: cheaper hardware per stage
 //	wattscale.plannerMeta()      the paper's presets and ready-made plans
 //	wattscale.addCalibration(json) {"calibrations": [...]} the user fitted -> {"calibrations"|"error"}
 //	wattscale.sampleCSV()        a synthetic measurement CSV for trying the refit
@@ -39,6 +40,7 @@ func main() {
 	obj.Set("estimate", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Estimate(arg(args))) }))
 	obj.Set("recommend", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Recommend(arg(args))) }))
 	obj.Set("distill", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.Distill(arg(args))) }))
+	obj.Set("distillRecommend", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.DistillRecommend(arg(args))) }))
 	obj.Set("plannerMeta", js.FuncOf(func(js.Value, []js.Value) any { return string(api.PlannerMeta()) }))
 	obj.Set("addCalibration", js.FuncOf(func(_ js.Value, args []js.Value) any { return string(api.AddCalibration(arg(args))) }))
 	obj.Set("sampleCSV", js.FuncOf(func(js.Value, []js.Value) any { return string(api.SampleCSV()) }))
