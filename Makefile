@@ -53,6 +53,7 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzEstimateForm$$' -fuzztime $(FUZZTIME) ./wasm/calcapi
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./wasm/api
 	$(GO) test -run '^$$' -fuzz '^FuzzRecommendRequest$$' -fuzztime $(FUZZTIME) ./model
+	$(GO) test -run '^$$' -fuzz '^FuzzParseMeta$$' -fuzztime $(FUZZTIME) ./wasm/worker/keepalive
 
 ## bench: benchmarks as a table (after the Worker's load test under workerd)
 bench: bench-worker
