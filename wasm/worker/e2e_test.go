@@ -967,8 +967,9 @@ func TestWorkerdLoad(t *testing.T) {
 // BenchmarkWorkerd is the Worker's load and cost report (run it once, with
 // -benchtime 1x; "make bench-worker"):
 //
-//   - one connection, one request at a time (2,000 estimates): p50 and p99
-//     latency, and workerd's CPU time per request; the goals are a p50
+//   - one connection, one request at a time (three rounds of 2,000
+//     estimates, and their medians): p50 and p99 latency, and workerd's
+//     CPU time per request; the goals are a p50
 //     under 1 ms, a p99 under 3 ms and under 1 ms of CPU per warm request
 //     (issue 17). They depend on the machine's load, so the load average
 //     is printed with them;
@@ -1003,19 +1004,28 @@ func BenchmarkWorkerd(b *testing.B) {
 	for b.Loop() {
 		load(p.base, body, want, warmN, loadConc).check(b, "warm-up")
 		loadAvg := loadAverage()
-		cpu0, err := cpuTime(p.pid)
-		if err != nil {
-			b.Fatal(err)
+		// Three rounds of 2,000, each logged; the metrics are their
+		// medians, which a burst of load on a shared machine moves less.
+		var p50s, p99s, cpus []time.Duration
+		for round := 1; round <= 3; round++ {
+			cpu0, err := cpuTime(p.pid)
+			if err != nil {
+				b.Fatal(err)
+			}
+			one := load(p.base, body, want, 2000, 1)
+			cpu1, err := cpuTime(p.pid)
+			if err != nil {
+				b.Fatal(err)
+			}
+			one.check(b, "one at a time")
+			one.checkSlow(b, "one at a time")
+			cpu := (cpu1 - cpu0) / time.Duration(one.n)
+			b.Logf("one connection, round %d: %v; workerd CPU %v per request; load average %.2f", round, one, cpu, loadAverage())
+			p50s, p99s, cpus = append(p50s, one.p50), append(p99s, one.p99), append(cpus, cpu)
 		}
-		one := load(p.base, body, want, 2000, 1)
-		cpu1, err := cpuTime(p.pid)
-		if err != nil {
-			b.Fatal(err)
-		}
-		one.check(b, "one at a time")
-		one.checkSlow(b, "one at a time")
-		cpu := (cpu1 - cpu0) / time.Duration(one.n)
-		b.Logf("one connection: %v; workerd CPU %v per request; load average %.2f before, %.2f after", one, cpu, loadAvg, loadAverage())
+		median := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+		c1p50, c1p99, cpu := median(p50s), median(p99s), median(cpus)
+		b.Logf("one connection, medians of 3 rounds: p50 %v, p99 %v, workerd CPU %v per request (goals: under 1 ms, 3 ms, 1 ms); load average %.2f before", c1p50, c1p99, cpu, loadAvg)
 
 		s := soak(b, p, body, want, 18, 1, 6, 12, 18)
 		at10k, at60k, at120k, at180k := s.mem[1], s.mem[6], s.mem[12], s.mem[18]
@@ -1049,8 +1059,8 @@ func BenchmarkWorkerd(b *testing.B) {
 			b.Errorf("workerd RSS grew %.1f %% between 120,000 and 180,000 requests (%d -> %d bytes, %d per request), after the allocator's high-water mark: a leak",
 				100*g, at120k.rss, at180k.rss, (at180k.rss-at120k.rss)/60000)
 		}
-		b.ReportMetric(float64(one.p50.Microseconds())/1000, "p50-c1-ms")
-		b.ReportMetric(float64(one.p99.Microseconds())/1000, "p99-c1-ms")
+		b.ReportMetric(float64(c1p50.Microseconds())/1000, "p50-c1-ms")
+		b.ReportMetric(float64(c1p99.Microseconds())/1000, "p99-c1-ms")
 		b.ReportMetric(float64(cpu.Microseconds())/1000, "cpu-ms/req")
 		b.ReportMetric(loadAvg, "loadavg")
 		b.ReportMetric(float64(s.last.p50.Microseconds())/1000, "p50-c16-ms")
