@@ -487,7 +487,7 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 		flops, bytes, tokens = flops+f, bytes+b, tokens+g.prompts*g.newTokens
 		if !e.quiet {
 			parts = append(parts, fmt.Sprintf("generation: %s prompts of %s tokens decoded to %s new tokens each (%s tokens; every sequence runs to max_new_tokens) by %s at batch %s, %s weight bytes read per decode step shared by the batch (%s)",
-			model.ShortNum(g.prompts), model.ShortNum(g.promptTokens), model.ShortNum(g.newTokens), model.ShortNum(g.prompts*g.newTokens), name, model.ShortNum(g.batch), model.ShortNum(m.weightsRead), d.bound(f, b)))
+				model.ShortNum(g.prompts), model.ShortNum(g.promptTokens), model.ShortNum(g.newTokens), model.ShortNum(g.prompts*g.newTokens), name, model.ShortNum(g.batch), model.ShortNum(m.weightsRead), d.bound(f, b)))
 		}
 	}
 	kwh, t := d.run(flops, bytes)
