@@ -10,6 +10,9 @@
  *   calc.wasm        the Go calculator (wasm/calc), loaded on start
  *   calc-embed.js    window.WATTSCALE_WASM_GZ_B64 = base64(gzip(calc.wasm)),
  *                    loaded only when fetching calc.wasm fails (file://)
+ *   planner.wasm     the calculator and the distillation planner
+ *                    (wasm/planner), loaded instead of calc.wasm on the planner
+ *   planner-embed.js window.WATTSCALE_PLANNER_WASM_GZ_B64, its file:// fallback
  *   fit.wasm         the refit (wasm/fit, gonum), loaded only when asked for
  *   fit-embed.js     window.WATTSCALE_FIT_WASM_GZ_B64, its file:// fallback
  *
@@ -17,6 +20,11 @@
  * (one JSON call per interaction: the estimate and the chart sweep
  * together), and draws the answer. No library, no network beyond the
  * files above, so it works offline and from file://.
+ *
+ * The page's head may already have started fetching and compiling the
+ * wasm (site/templates/layout.html): window.wattscaleWasm = {url, module},
+ * module a promise of the WebAssembly.Module; loadGo uses it when its URL
+ * is the one it wants.
  */
 (function () {
   'use strict';
@@ -67,8 +75,10 @@
     var go = new Go();
     var inst = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
+      var early = window.wattscaleWasm;
       try {
-        inst = (await WebAssembly.instantiateStreaming(fetch(url), go.importObject)).instance;
+        if (early && early.url === new URL(url, location.href).href) inst = await WebAssembly.instantiate(await early.module, go.importObject);
+        else inst = (await WebAssembly.instantiateStreaming(fetch(url), go.importObject)).instance;
         how = 'streaming';
       } catch (e) {
         errors.push('streaming: ' + e.message);
@@ -2095,7 +2105,9 @@
     var cals = root.getAttribute('data-calibrations');
     if (cals) window.wattscaleCalibrations = cals;
     try {
-      how = await loadGo({ wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
+      how = await loadGo(mode === 'planner' ?
+        { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
+        { wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
     } catch (e) {
       var msg = '<p class="fatal" role="alert">The calculator could not start: ' + esc(e.message) + (pre ? '. The numbers below are the default estimate, computed when the site was built.' : '') + '</p>';
       if (pre) root.insertAdjacentHTML('afterbegin', msg);
