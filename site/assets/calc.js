@@ -1735,7 +1735,9 @@
       box.innerHTML = '<p class="muted">Measured and published stage energies have no configuration to change. Set an option’s “Student stage” to “Estimated from its training setup” to search GPU type, count, layout and power limit for it.</p>';
       return;
     }
+    var t0 = performance.now();
     var out = call(this.api.distillRecommend, { form: this.state });
+    perf.lastPlanRecommendMs = performance.now() - t0;
     if (out.error) {
       if (out.error.input === 'deadline' || out.error.input === 'minimise') this.showError(out.error);
       box.innerHTML = '<p class="muted">' + esc(out.error.say || out.error.message) + '</p>';
