@@ -46,6 +46,7 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRequest$$' -fuzztime $(FUZZTIME) ./model
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMeasurements$$' -fuzztime $(FUZZTIME) ./model
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePlan$$' -fuzztime $(FUZZTIME) ./model/distill
+	$(GO) test -run '^$$' -fuzz '^FuzzParseRecommendPlan$$' -fuzztime $(FUZZTIME) ./model/distill
 	$(GO) test -run '^$$' -fuzz '^FuzzParseReading$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMarker$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRuns$$' -fuzztime $(FUZZTIME) ./model/validate

@@ -77,8 +77,11 @@
     if (location.protocol !== 'file:' && BASE) {
       var early = window.wattscaleWasm;
       try {
-        if (early && early.url === new URL(url, location.href).href) inst = await WebAssembly.instantiate(await early.module, go.importObject);
-        else inst = (await WebAssembly.instantiateStreaming(fetch(url), go.importObject)).instance;
+        if (early && early.url === new URL(url, location.href).href) {
+          var mod = await early.module;
+          perf.wasmCompiledMs = performance.now();
+          inst = await WebAssembly.instantiate(mod, go.importObject);
+        } else inst = (await WebAssembly.instantiateStreaming(fetch(url), go.importObject)).instance;
         how = 'streaming';
       } catch (e) {
         errors.push('streaming: ' + e.message);
@@ -105,6 +108,7 @@
         throw new Error('could not start ' + o.wasm + ' (' + errors.join('; ') + ')');
       }
     }
+    perf.wasmInstantiatedMs = performance.now();
     var ready = new Promise(function (resolve) { window[o.readyHook] = resolve; });
     go.run(inst).then(function () {
       window[o.global] = undefined;
@@ -1131,11 +1135,19 @@
     this.renderCharts(out);
     if (!this.embed) {
       this.renderShare(out);
-      // The panel must never stop the estimate from showing.
-      try { this.renderCheaper(); } catch (e) {
-        var co = this.results.querySelector('.cheaper-out');
-        if (co) co.innerHTML = '<p class="err">Could not search cheaper configurations: ' + esc(e.message) + '</p>';
-      }
+      // The panel must never stop the estimate from showing. At the
+      // takeover (cheaperAfterPaint) its search, tens of milliseconds in
+      // the wasm, waits until the estimate has been painted.
+      var self = this, cheaper = function () {
+        try { self.renderCheaper(); } catch (e) {
+          var co = self.results.querySelector('.cheaper-out');
+          if (co) co.innerHTML = '<p class="err">Could not search cheaper configurations: ' + esc(e.message) + '</p>';
+        }
+      };
+      if (this.cheaperAfterPaint) {
+        this.cheaperAfterPaint = false;
+        requestAnimationFrame(function () { setTimeout(cheaper, 0); });
+      } else cheaper();
     }
     else {
       var a = this.root.querySelector('.open-full');
@@ -1723,7 +1735,9 @@
       box.innerHTML = '<p class="muted">Measured and published stage energies have no configuration to change. Set an option’s “Student stage” to “Estimated from its training setup” to search GPU type, count, layout and power limit for it.</p>';
       return;
     }
+    var t0 = performance.now();
     var out = call(this.api.distillRecommend, { form: this.state });
+    perf.lastPlanRecommendMs = performance.now() - t0;
     if (out.error) {
       if (out.error.input === 'deadline' || out.error.input === 'minimise') this.showError(out.error);
       box.innerHTML = '<p class="muted">' + esc(out.error.say || out.error.message) + '</p>';
@@ -2116,6 +2130,7 @@
       return;
     }
     root.dataset.wasmSource = how;
+    perf.goReadyMs = performance.now();
     var meta = JSON.parse(window.wattscale.meta());
     var app;
     if (mode === 'planner') app = new Planner(root, window.wattscale, meta);
@@ -2124,6 +2139,7 @@
       var focused = pre && document.activeElement && root.contains(document.activeElement) ? document.activeElement : null;
       var caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
       app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
+      app.cheaperAfterPaint = true;
       app.update();
       root.removeAttribute('data-linked');
       if (carry && Object.keys(carry).length) history.replaceState(null, '', '?' + app.query() + location.hash);

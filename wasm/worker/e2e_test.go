@@ -503,6 +503,10 @@ func e2eCases(t testing.TB) []e2eCase {
 	if err != nil {
 		t.Fatal(err)
 	}
+	planRec, err := os.ReadFile("../../content/examples/recommend-plan.json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	return []e2eCase{
 		{name: "estimate", method: "POST", path: "/api/v1/estimate", body: req, status: 200},
 		{name: "estimate text/plain", method: "POST", path: "/api/v1/estimate", body: req, header: map[string]string{"Content-Type": "text/plain"}, status: 200},
@@ -512,6 +516,8 @@ func e2eCases(t testing.TB) []e2eCase {
 		{name: "distill: out of range", method: "POST", path: "/api/v1/distill", body: []byte(`{"options": [{"preset": "kd-1b", "students": 0.5}]}`), status: 400},
 		{name: "distill: too large", method: "POST", path: "/api/v1/distill", body: big, status: 413},
 		{name: "distill: wrong method", method: "PUT", path: "/api/v1/distill", status: 405},
+		{name: "distill/recommend", method: "POST", path: "/api/v1/distill/recommend", body: planRec, status: 200},
+		{name: "distill/recommend: bad stage candidate", method: "POST", path: "/api/v1/distill/recommend", body: bytes.Replace(planRec, []byte(`[{"gpu": "h100-sxm5", "max_count": 4}]`), []byte(`[{"gpu": "h100-sxm5-8gb"}]`), 1), status: 400},
 		{name: "hardware", method: "GET", path: "/api/v1/hardware", status: 200},
 		{name: "calibrations", method: "GET", path: "/api/v1/calibrations", status: 200},
 		{name: "health", method: "GET", path: "/api/v1/health", status: 200},
