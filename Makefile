@@ -46,6 +46,7 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRequest$$' -fuzztime $(FUZZTIME) ./model
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMeasurements$$' -fuzztime $(FUZZTIME) ./model
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePlan$$' -fuzztime $(FUZZTIME) ./model/distill
+	$(GO) test -run '^$$' -fuzz '^FuzzParseRecommendPlan$$' -fuzztime $(FUZZTIME) ./model/distill
 	$(GO) test -run '^$$' -fuzz '^FuzzParseReading$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMarker$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
 	$(GO) test -run '^$$' -fuzz '^FuzzReadRuns$$' -fuzztime $(FUZZTIME) ./model/validate
@@ -53,6 +54,7 @@ test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzEstimateForm$$' -fuzztime $(FUZZTIME) ./wasm/calcapi
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./wasm/api
 	$(GO) test -run '^$$' -fuzz '^FuzzRecommendRequest$$' -fuzztime $(FUZZTIME) ./model
+	$(GO) test -run '^$$' -fuzz '^FuzzParseMeta$$' -fuzztime $(FUZZTIME) ./wasm/worker/keepalive
 
 ## bench: benchmarks as a table (after the Worker's load test under workerd)
 bench: bench-worker
@@ -102,6 +104,6 @@ worker:
 worker-run: worker
 	$(WORKER)/node_modules/.bin/workerd serve $(WORKER)/workerd.capnp
 
-## bench-worker: the Worker in workerd: 2,000 estimates one at a time (p50/p99, workerd CPU per request, load average; goals under 1 ms, 1 ms, 3 ms), 180,000 at concurrency 16 and 5,000 at 64 (none failed or over 1 s; V8 heap within 10 % over 10k-60k, 60k-120k, 120k-180k; RSS within 10 % from 120k to 180k; RSS from 10k to 60k printed beside a trivial JavaScript worker's), app.wasm raw and gzip bytes (the handler's native benchmarks run in bench-browser)
+## bench-worker: the Worker in workerd: three rounds of 2,000 estimates one at a time (medians of p50/p99 and workerd CPU per request, load average; goals under 1 ms, 1 ms, 3 ms), 180,000 at concurrency 16 and 5,000 at 64 (none failed or over 1 s; V8 heap within 10 % over 10k-60k, 60k-120k, 120k-180k; RSS within 10 % from 120k to 180k; RSS from 10k to 60k printed beside a trivial JavaScript worker's), app.wasm raw and gzip bytes (the handler's native benchmarks run in bench-browser)
 bench-worker:
 	$(GO) test -v -run '^$$' -bench '^BenchmarkWorkerd$$' -benchtime 1x -timeout 30m ./$(WORKER) | tee /tmp/wattscale-bench-worker.txt

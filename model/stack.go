@@ -1,7 +1,7 @@
 package model
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -76,13 +76,37 @@ func (r *resolved) resolveStack(t TrainingSpec) error {
 		return fieldErr("training.stack", t.Stack, "must be one of %s", strings.Join(Stacks, ", "))
 	}
 	uRef, _, _ := r.timeCal.Roofline.ForPrecision(r.prec)
-	u := r.stack.uCompute(r.prec, uRef)
-	if u > uRef {
-		r.assume = append(r.assume, fmt.Sprintf("training.stack optimised: %.0f%% of the %s tensor-core peak before parallel losses (the calibration's %.0f%%), and element-wise memory traffic overlapped with the matmuls (fused kernels), from %s", u*100, r.prec, uRef*100, StackSource))
-	} else {
-		r.assume = append(r.assume, fmt.Sprintf("training.stack optimised: element-wise memory traffic overlapped with the matmuls (fused kernels); the calibration's %.0f%% of peak for %s is kept (%s)", uRef*100, r.prec, StackSource))
-	}
+	r.assume = append(r.assume, stackAssumption(r.prec, uRef, r.stack.uCompute(r.prec, uRef)))
 	return nil
+}
+
+// stackAssumption states the optimised stack's effect for precision p with
+// the calibration's fraction uRef and the one used, u. It is built in one
+// buffer: an estimate allocates little more than its response.
+func stackAssumption(p Precision, uRef, u float64) string {
+	var b strings.Builder
+	b.Grow(200 + len(StackSource))
+	var num [8]byte
+	pct := func(x float64) { b.Write(strconv.AppendFloat(num[:0], x*100, 'f', 0, 64)) }
+	b.WriteString("training.stack optimised: ")
+	if u > uRef {
+		pct(u)
+		b.WriteString("% of the ")
+		b.WriteString(string(p))
+		b.WriteString(" tensor-core peak before parallel losses (the calibration's ")
+		pct(uRef)
+		b.WriteString("%), and element-wise memory traffic overlapped with the matmuls (fused kernels), from ")
+		b.WriteString(StackSource)
+	} else {
+		b.WriteString("element-wise memory traffic overlapped with the matmuls (fused kernels); the calibration's ")
+		pct(uRef)
+		b.WriteString("% of peak for ")
+		b.WriteString(string(p))
+		b.WriteString(" is kept (")
+		b.WriteString(StackSource)
+		b.WriteByte(')')
+	}
+	return b.String()
 }
 
 // uCompute is the achieved fraction of peak at precision p: the larger of

@@ -150,3 +150,21 @@ func TestRecommendMatchesEstimateOptimised(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEstimateOptimised times one estimate with training.stack
+// optimised (the default request otherwise), whose stated assumption is the
+// only extra work.
+func BenchmarkEstimateOptimised(b *testing.B) {
+	c := catalog(b)
+	req := baseRequest()
+	req.Training.Stack = model.StackOptimised
+	b.ReportAllocs()
+	c0, n := cpuNanos(), 0
+	for b.Loop() {
+		if _, err := c.Estimate(req); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	reportCPU(b, c0, n)
+}

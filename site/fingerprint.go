@@ -15,7 +15,8 @@ import (
 // pages, the data files and static/.
 var hashedAssets = []string{
 	"assets/calc.css", "assets/calc.js", "assets/wasm_exec.js",
-	"assets/calc.wasm", "assets/calc-embed.js", "assets/fit.wasm", "assets/fit-embed.js",
+	"assets/calc.wasm", "assets/calc-embed.js", "assets/planner.wasm", "assets/planner-embed.js",
+	"assets/fit.wasm", "assets/fit-embed.js",
 }
 
 // hashLen is how many hex digits of the SHA-256 a hashed name carries.

@@ -88,6 +88,7 @@ type calcShell struct {
 	CSS         string // the stylesheet's path (assets/calc.HASH.css); "" when the build has none
 	Scripts     []string
 	Assets      string        // JSON object: file name in assets/ → the name it is written under
+	Wasm        string        // the page's WebAssembly (assets/calc.HASH.wasm, or planner.HASH.wasm on the planner), fetched and compiled from the page's head; "" = none
 	Prerendered template.HTML // the calculator with its default estimate; "" = none (the planner)
 	FormKeys    []string      // URL keys of the calculator's state
 	// Calibrations is Computed.Calibrations: JSON that calc.js hands to the
@@ -228,6 +229,15 @@ func navOrder(ps []Page) []*Page {
 	return out
 }
 
+// wasmOf is the WebAssembly a calculator shell of this mode runs (calc.js
+// picks the same by its mount element's data-mode).
+func wasmOf(mode string) string {
+	if mode == "planner" {
+		return "assets/planner.wasm"
+	}
+	return "assets/calc.wasm"
+}
+
 // calcScripts are the calculator's scripts, in load order.
 var calcScripts = []string{"assets/wasm_exec.js", "assets/calc.js"}
 
@@ -243,6 +253,7 @@ func shell(mode string, names map[string]string) calcShell {
 	if len(s.Scripts) > 0 {
 		b, _ := json.Marshal(assetMap(names)) // a map of strings always marshals
 		s.Assets = string(b)
+		s.Wasm = names[wasmOf(mode)]
 	}
 	return s
 }

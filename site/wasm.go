@@ -25,11 +25,15 @@ type wasmOptions struct {
 }
 
 // wasmPackages are the WebAssembly entry points the site ships, and the
-// file each becomes.
+// file each becomes: the calculator (calculator page and embed.html), the
+// planner (the calculator's functions and the distillation planner's, for
+// the planner page; the calculator page need not download the planner)
+// and the refit.
 // The embedded copy of each, for file://, is a classic script setting a
 // global that site/assets/calc.js reads.
 var wasmPackages = []struct{ pkg, out, embed, global string }{
 	{"wasm/calc", "assets/calc.wasm", "assets/calc-embed.js", "WATTSCALE_WASM_GZ_B64"},
+	{"wasm/planner", "assets/planner.wasm", "assets/planner-embed.js", "WATTSCALE_PLANNER_WASM_GZ_B64"},
 	{"wasm/fit", "assets/fit.wasm", "assets/fit-embed.js", "WATTSCALE_FIT_WASM_GZ_B64"},
 }
 

@@ -50,6 +50,9 @@ type estimator struct {
 	cat *model.Catalog
 	cal *model.Calibration // roofline kind
 	rp  *model.RooflineParams
+	// quiet skips the words of an inference stage (detail, warnings): the
+	// recommender's search needs only its energy and time.
+	quiet bool
 }
 
 func newEstimator(cat *model.Catalog, calName string) (*estimator, error) {
@@ -455,13 +458,15 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 		if role == RegimeKD {
 			what = "logit caching"
 		}
-		part := fmt.Sprintf("%s: %s tokens forward through %s in sequences of %s, batch %s (%s FLOP/token, %s)",
-			what, model.ShortNum(p.tokens), name, model.ShortNum(p.seq), model.ShortNum(p.batch), model.ShortNum(m.flopsPerToken(p.seq/2, true)), d.bound(f, b))
-		if p.topK > 0 {
-			part += fmt.Sprintf("; top-%s log-probs stored, %s B/token, %s GB in all (host copy and disk not counted)",
-				model.ShortNum(p.topK), model.ShortNum(p.topK*topKEntryBytes), model.ShortNum(p.tokens*p.topK*topKEntryBytes/1e9))
+		if !e.quiet {
+			part := fmt.Sprintf("%s: %s tokens forward through %s in sequences of %s, batch %s (%s FLOP/token, %s)",
+				what, model.ShortNum(p.tokens), name, model.ShortNum(p.seq), model.ShortNum(p.batch), model.ShortNum(m.flopsPerToken(p.seq/2, true)), d.bound(f, b))
+			if p.topK > 0 {
+				part += fmt.Sprintf("; top-%s log-probs stored, %s B/token, %s GB in all (host copy and disk not counted)",
+					model.ShortNum(p.topK), model.ShortNum(p.topK*topKEntryBytes), model.ShortNum(p.tokens*p.topK*topKEntryBytes/1e9))
+			}
+			parts = append(parts, part)
 		}
-		parts = append(parts, part)
 	}
 	if hasGen {
 		g := generation{prompts: s.Prompts, promptTokens: s.PromptTokens, newTokens: s.MaxNewTokens}
@@ -480,12 +485,17 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 		}
 		f, b := m.genCounts(g)
 		flops, bytes, tokens = flops+f, bytes+b, tokens+g.prompts*g.newTokens
-		parts = append(parts, fmt.Sprintf("generation: %s prompts of %s tokens decoded to %s new tokens each (%s tokens; every sequence runs to max_new_tokens) by %s at batch %s, %s weight bytes read per decode step shared by the batch (%s)",
-			model.ShortNum(g.prompts), model.ShortNum(g.promptTokens), model.ShortNum(g.newTokens), model.ShortNum(g.prompts*g.newTokens), name, model.ShortNum(g.batch), model.ShortNum(m.weightsRead), d.bound(f, b)))
+		if !e.quiet {
+			parts = append(parts, fmt.Sprintf("generation: %s prompts of %s tokens decoded to %s new tokens each (%s tokens; every sequence runs to max_new_tokens) by %s at batch %s, %s weight bytes read per decode step shared by the batch (%s)",
+				model.ShortNum(g.prompts), model.ShortNum(g.promptTokens), model.ShortNum(g.newTokens), model.ShortNum(g.prompts*g.newTokens), name, model.ShortNum(g.batch), model.ShortNum(m.weightsRead), d.bound(f, b)))
+		}
 	}
 	kwh, t := d.run(flops, bytes)
-	detail := strings.Join(parts, "; ") + " on " + d.layout()
-	r := stageEst{kwh: kwh, timeS: t, tokens: tokens, detail: detail, params: m.params}
+	r := stageEst{kwh: kwh, timeS: t, tokens: tokens, params: m.params}
+	if e.quiet {
+		return r, nil
+	}
+	r.detail = strings.Join(parts, "; ") + " on " + d.layout()
 	if role == RegimeKD {
 		if w := inputBoundWarning("logit caching", tokens, t, d.n); w != "" {
 			r.warnings = append(r.warnings, w)
@@ -596,7 +606,7 @@ func checkRange(field string, x, lo, hi float64, openLo bool) error {
 // second) is no measurement of a training or inference stage, and would
 // make every ratio built on it (N*, the Pareto set) meaningless.
 func checkKWh(field string, x float64) error {
-	if err := checkRange(field, x, 0, maxKWh, false); err != nil {
+	if err := stageKWhBounds.Check(field, x); err != nil {
 		return err
 	}
 	if x > 0 && x < minKWh {

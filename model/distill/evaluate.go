@@ -242,7 +242,7 @@ func (ev *evaluation) resolveOption(i int, in *Option) (*opt, error) {
 		return nil, err
 	}
 	if in.Students != 0 {
-		if err := checkWhole(o.path+".students", in.Students, 1, MaxStudents); err != nil {
+		if err := PlanField("options[].students").Bounds.Check(o.path+".students", in.Students); err != nil {
 			return nil, err
 		}
 		if !o.distilled() {
@@ -256,10 +256,10 @@ func (ev *evaluation) resolveOption(i int, in *Option) (*opt, error) {
 		return nil, &model.FieldError{Field: o.path + ".share_teacher_with", Message: "applies to kd and synthetic options: an sft pipeline has no teacher stage"}
 	}
 	if s := in.Serving; s != nil {
-		if err := checkRange(o.path+".serving.j_ref", s.JRef, 0, maxJToken, false); err != nil {
+		if err := PlanField("options[].serving.j_ref").Bounds.Check(o.path+".serving.j_ref", s.JRef); err != nil {
 			return nil, err
 		}
-		if err := checkRange(o.path+".serving.j_student", s.JStudent, 0, maxJToken, false); err != nil {
+		if err := PlanField("options[].serving.j_student").Bounds.Check(o.path+".serving.j_student", s.JStudent); err != nil {
 			return nil, err
 		}
 		if x := s.ExtraTrainKWh; x != nil {

@@ -473,6 +473,8 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 	}
 	var pts []StageConfig
 	seen := map[string]bool{}
+	lean := *e
+	lean.quiet = true
 	for i, cd := range cands {
 		f := fmt.Sprintf("%s[%d]", st.candsPath, i)
 		if strings.TrimSpace(cd.GPU) == "" {
@@ -511,7 +513,7 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 				s.Hardware = model.HardwareSpec{GPU: g.ID, Count: float64(n)}
 				s.Strategy = lay
 				rec.Searched++
-				r, err := e.inference(&s, role, fallback, planPath)
+				r, err := lean.inference(&s, role, fallback, planPath)
 				if err != nil {
 					continue // does not fit, or the layout does not apply (tp over a count that does not divide the heads)
 				}

@@ -239,3 +239,41 @@ func TestRecommendJSON(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseRecommendPlan: any body gives a per-stage recommendation or a
+// *model.FieldError, never a panic; an answer encodes as JSON and its plan
+// total at best never exceeds the plan's when minimising energy with no
+// deadline.
+func FuzzParseRecommendPlan(f *testing.F) {
+	cat, err := contentCatalog()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(`{"plan": {"options": [{"preset": "sft-1b"}, {"preset": "kd-1b"}]}}`))
+	f.Add([]byte(`{"plan": {"options": [{"name": "s", "regime": "sft", "stages_kwh": {"preprocess": 0.3, "eval": 0.2}, "student": {"model": {"preset": "bert-base"}, "training": {"tokens": 1e7, "seq_len": 128, "batch_per_gpu": 8, "method": "lora"}, "hardware": {"gpu": "t4", "count": 1}, "strategy": "single"}}]}, "candidates": [{"gpu": "t4", "max_count": 4}, {"gpu": "a10", "max_count": 2}], "minimise": "cost"}`))
+	f.Add([]byte(`{"plan": {"options": [{"name": "kd", "regime": "kd", "stages_kwh": {"preprocess": 0.3, "student": 2, "eval": 0.2}, "teacher": {"model": {"preset": "olmo-2-7b"}, "hardware": {"gpu": "a100", "count": 1}, "tokens": 1e6, "seq_len": 512}}]}, "stages": [{"option": "kd", "stage": "teacher", "candidates": [{"gpu": "h100", "max_count": 4}], "deadline_s": 60}]}`))
+	f.Add([]byte(`{"plan": {"options": []}, "stages": [{"option": "x", "stage": "student", "deadline_s": -1}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := distill.ParseRecommendRequest(bytes.NewReader(body))
+		if err != nil {
+			if model.AsFieldError(err) == nil {
+				t.Fatalf("ParseRecommendRequest error %v is not a *FieldError", err)
+			}
+			return
+		}
+		r, err := distill.Recommend(cat, req)
+		if err != nil {
+			if model.AsFieldError(err) == nil {
+				t.Fatalf("Recommend error %v is not a *FieldError", err)
+			}
+			return
+		}
+		if _, err := json.Marshal(r); err != nil {
+			t.Fatalf("answer does not encode: %v", err)
+		}
+		energy := req.Minimise == "" || strings.EqualFold(strings.TrimSpace(req.Minimise), "energy")
+		if energy && req.DeadlineS == 0 && len(req.Stages) == 0 && r.PlanTotalBestKWh > r.PlanTotalKWh*(1+1e-12) {
+			t.Fatalf("plan at best %.6g kWh above the plan's %.6g kWh", r.PlanTotalBestKWh, r.PlanTotalKWh)
+		}
+	})
+}

@@ -10,6 +10,9 @@
  *   calc.wasm        the Go calculator (wasm/calc), loaded on start
  *   calc-embed.js    window.WATTSCALE_WASM_GZ_B64 = base64(gzip(calc.wasm)),
  *                    loaded only when fetching calc.wasm fails (file://)
+ *   planner.wasm     the calculator and the distillation planner
+ *                    (wasm/planner), loaded instead of calc.wasm on the planner
+ *   planner-embed.js window.WATTSCALE_PLANNER_WASM_GZ_B64, its file:// fallback
  *   fit.wasm         the refit (wasm/fit, gonum), loaded only when asked for
  *   fit-embed.js     window.WATTSCALE_FIT_WASM_GZ_B64, its file:// fallback
  *
@@ -17,6 +20,11 @@
  * (one JSON call per interaction: the estimate and the chart sweep
  * together), and draws the answer. No library, no network beyond the
  * files above, so it works offline and from file://.
+ *
+ * The page's head may already have started fetching and compiling the
+ * wasm (site/templates/layout.html): window.wattscaleWasm = {url, module},
+ * module a promise of the WebAssembly.Module; loadGo uses it when its URL
+ * is the one it wants.
  */
 (function () {
   'use strict';
@@ -67,8 +75,13 @@
     var go = new Go();
     var inst = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
+      var early = window.wattscaleWasm;
       try {
-        inst = (await WebAssembly.instantiateStreaming(fetch(url), go.importObject)).instance;
+        if (early && early.url === new URL(url, location.href).href) {
+          var mod = await early.module;
+          perf.wasmCompiledMs = performance.now();
+          inst = await WebAssembly.instantiate(mod, go.importObject);
+        } else inst = (await WebAssembly.instantiateStreaming(fetch(url), go.importObject)).instance;
         how = 'streaming';
       } catch (e) {
         errors.push('streaming: ' + e.message);
@@ -95,6 +108,7 @@
         throw new Error('could not start ' + o.wasm + ' (' + errors.join('; ') + ')');
       }
     }
+    perf.wasmInstantiatedMs = performance.now();
     var ready = new Promise(function (resolve) { window[o.readyHook] = resolve; });
     go.run(inst).then(function () {
       window[o.global] = undefined;
@@ -1121,11 +1135,19 @@
     this.renderCharts(out);
     if (!this.embed) {
       this.renderShare(out);
-      // The panel must never stop the estimate from showing.
-      try { this.renderCheaper(); } catch (e) {
-        var co = this.results.querySelector('.cheaper-out');
-        if (co) co.innerHTML = '<p class="err">Could not search cheaper configurations: ' + esc(e.message) + '</p>';
-      }
+      // The panel must never stop the estimate from showing. At the
+      // takeover (cheaperAfterPaint) its search, tens of milliseconds in
+      // the wasm, waits until the estimate has been painted.
+      var self = this, cheaper = function () {
+        try { self.renderCheaper(); } catch (e) {
+          var co = self.results.querySelector('.cheaper-out');
+          if (co) co.innerHTML = '<p class="err">Could not search cheaper configurations: ' + esc(e.message) + '</p>';
+        }
+      };
+      if (this.cheaperAfterPaint) {
+        this.cheaperAfterPaint = false;
+        requestAnimationFrame(function () { setTimeout(cheaper, 0); });
+      } else cheaper();
     }
     else {
       var a = this.root.querySelector('.open-full');
@@ -1303,12 +1325,19 @@
     this.api = api;
     this.meta = meta;
     this.pm = JSON.parse(api.plannerMeta());
+    // The planner's field table (calcapi.PlanFormFields): "oK.x" keys are
+    // each option row's, written o1.x, o2.x, … in the form and the link.
+    var PF = this.PF = {};
+    this.pm.fields.forEach(function (f) { PF[f.key] = f; });
+    var keyRe = new RegExp('^(' + this.pm.fields.map(function (f) {
+      return f.key.replace(/[.]/g, '\\.').replace(/^oK\\\./, 'o\\d+\\.');
+    }).join('|') + ')$');
     this.state = Object.assign({}, this.pm.default_form);
     this.inputs = {};
     this.last = null;
     var q = new URLSearchParams(location.search), self = this, any = false, rowsGiven = false;
     q.forEach(function (v, k) {
-      if (/^(set|n|region|carbon|pue|price|jref|jstu|rows|o\d+\.(preset|name|regime|pre|teacher|student|eval|q|baseline|smode|s\.[a-z_]+))$/.test(k)) {
+      if (keyRe.test(k)) {
         if (!any) { self.clearRows(); any = true; }
         if (k === 'rows' || /^o\d+\./.test(k)) rowsGiven = true;
         self.state[k] = v;
@@ -1337,7 +1366,13 @@
   // estimated student stage (smode "estimate"), the calculator's form keys
   // of its training request ("s.KEY", calcapi.StudentKeys).
   Planner.prototype.rowKeys = function () {
-    return ['preset', 'name', 'regime', 'pre', 'teacher', 'student', 'eval', 'q', 'baseline', 'smode'].concat(this.pm.student_keys.map(function (k) { return 's.' + k; }));
+    return this.pm.fields.filter(function (f) { return f.key.indexOf('oK.') === 0; }).map(function (f) { return f.key.slice(3); });
+  };
+  // rowState is row o's inputs keyed as the table ("oK.x"), for its "when".
+  Planner.prototype.rowState = function (o) {
+    var st = this.state, out = {};
+    for (var k in st) if (k.indexOf(o) === 0) out['oK.' + k.slice(o.length)] = st[k];
+    return out;
   };
   // studentState is row o's student request as the calculator's form keys.
   Planner.prototype.studentState = function (o) {
@@ -1373,22 +1408,34 @@
   };
 
   Planner.prototype.query = function () {
-    var q = new URLSearchParams(), st = this.state, n = this.rows();
-    ['set', 'n', 'region', 'carbon', 'pue', 'price', 'jref', 'jstu', 'rows'].forEach(function (k) { q.set(k, st[k] == null ? '' : st[k]); });
+    // The plan's keys in the table's order (the search settings only when
+    // set), then each row's that apply (a preset row: its preset and
+    // baseline; an estimated student: its training inputs).
+    var q = new URLSearchParams(), st = this.state, n = this.rows(), fields = this.pm.fields;
+    fields.forEach(function (f) {
+      if (f.key.indexOf('oK.') === 0) return;
+      if (f.group !== 'recommend' || st[f.key]) q.set(f.key, st[f.key] == null ? '' : st[f.key]);
+    });
     for (var i = 1; i <= n; i++) {
-      var o = 'o' + i + '.';
-      if (st[o + 'preset']) { q.set(o + 'preset', st[o + 'preset']); if (st[o + 'baseline']) q.set(o + 'baseline', st[o + 'baseline']); continue; }
-      var est = this.estimated(o);
-      ['name', 'regime', 'pre', 'teacher', 'student', 'eval', 'q', 'baseline', 'smode'].forEach(function (k) { if (st[o + k] != null && st[o + k] !== '' && !(est && k === 'student')) q.set(o + k, st[o + k]); });
-      if (est) {
-        var sub = this.studentState(o), F = this.F;
-        this.pm.student_keys.forEach(function (k) { if (sub[k] !== '' && applies(F[k], sub)) q.set(o + 's.' + k, sub[k]); });
-      }
+      var o = 'o' + i + '.', rs = this.rowState(o), est = this.estimated(o), preset = !!st[o + 'preset'];
+      fields.forEach(function (f) {
+        if (f.key.indexOf('oK.') !== 0) return;
+        var k = o + f.key.slice(3), v = st[k];
+        if (v == null || v === '' || !applies(f, rs)) return;
+        if (preset ? f.key !== 'oK.preset' && f.key !== 'oK.baseline' : f.group === 'student' && !est) return;
+        q.set(k, v);
+      });
     }
     return q.toString();
   };
 
   Planner.prototype.field = function (key, label, control, hint) { return labelled(this, key, label, control, hint); };
+  // tfield builds the input of a key with the label and hint of its row of
+  // the planner's field table (hint, when given, overrides the table's).
+  Planner.prototype.tfield = function (key, control, hint) {
+    var f = this.PF[key.replace(/^o\d+\./, 'oK.')] || {};
+    return labelled(this, key, f.label || key, control, hint !== undefined ? hint : (f.hint || null));
+  };
 
   Planner.prototype.build = function () {
     var self = this, m = this.meta, pm = this.pm;
@@ -1401,8 +1448,8 @@
     form.addEventListener('submit', function (e) { e.preventDefault(); });
     form.appendChild(el('a', { href: '#plan-results', class: 'btn skip-results', text: 'Jump to the result ↓' }));
     var fsPlan = el('fieldset', {}, [el('legend', { text: 'Plan' })]);
-    fsPlan.appendChild(this.field('set', 'Start from', select(Object.keys(SET_NAMES).map(function (k) { return { value: k, text: SET_NAMES[k] }; })), 'Stage energies from Lambert & Luccioni (ICML 2026), measured on one H100'));
-    fsPlan.appendChild(this.field('n', 'Students sharing each teacher stage (N)', textInput('numeric'), 'reuse of cached logits or a synthetic set'));
+    fsPlan.appendChild(this.tfield('set', select(this.PF.set.choices.map(function (k) { return { value: k, text: SET_NAMES[k] || k }; }))));
+    fsPlan.appendChild(this.tfield('n', textInput('numeric')));
     form.appendChild(fsPlan);
 
     var n = this.rows();
@@ -1433,10 +1480,15 @@
     form.appendChild(fsSite);
     var fsServe = el('fieldset', {}, [el('legend', { text: 'Serving (for T*)' })]);
     fsServe.appendChild(el('div', { class: 'grid2' }, [
-      this.field('jref', 'Reference J/token', textInput(), null),
-      this.field('jstu', 'Student J/token', textInput(), null)]));
+      this.tfield('jref', textInput(), null),
+      this.tfield('jstu', textInput(), null)]));
     fsServe.appendChild(el('p', { class: 'hint', text: 'Serving energy per token of the model the student replaces and of the student; leave empty to skip T*.' }));
     form.appendChild(fsServe);
+    var fsRec = el('fieldset', {}, [el('legend', { text: 'Cheaper hardware per stage' })]);
+    fsRec.appendChild(el('div', { class: 'grid2' }, [
+      this.tfield('minimise', select(this.PF.minimise.choices.map(function (v) { return { value: v, text: { '': 'Energy', co2e: 'CO₂e (operational + embodied)', cost: 'Electricity cost', time: 'Time' }[v] || v }; }))),
+      this.tfield('deadline', textInput())]));
+    form.appendChild(fsRec);
     form.appendChild(el('p', { class: 'err form-err', 'aria-live': 'polite' }));
     this.formErr = form.lastChild;
     form.addEventListener('input', function (e) { self.onInput(e); });
@@ -1452,10 +1504,15 @@
     res.innerHTML = '<div class="status" role="status" aria-live="polite"></div>' +
       '<h2 class="h first">Options side by side</h2><div class="options"></div>' +
       '<h2 class="h">Energy by stage</h2><div class="stages"></div>' +
+      '<section class="stage-rec-box" aria-labelledby="stage-rec-h"><h2 class="h" id="stage-rec-h">Cheaper hardware per stage</h2><p class="muted small">Each estimated GPU stage searched on its own over GPU type × count × layout (and power limit for training), as the calculator\'s “Cheaper ways to run this”; teacher and student may end up on different hardware.</p><div class="stage-rec"></div></section>' +
       '<h2 class="h">Energy per student against reuse</h2><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline\'s student stage. Distillation pays off right of N*.</p><div class="curve"></div>' +
       '<h2 class="h">Energy and quality</h2><p class="muted small">One-off pipeline energy against quality Q (student score ÷ teacher score); the dashed line joins the Pareto-efficient options.</p><div class="plane"></div>' +
       '<div class="tstar"></div><div class="advice-box"></div><div class="pnotes"></div>';
     this.results = res;
+    res.addEventListener('click', function (e) {
+      var b = e.target.closest('[data-use]');
+      if (b) self.useConfig(self.recStages[+b.getAttribute('data-use')]);
+    });
     this.root.appendChild(el('div', { class: 'plan-layout' }, [form, res]));
     this.fill();
   };
@@ -1464,19 +1521,19 @@
     var self = this, o = 'o' + i + '.', st = this.state;
     var fs = el('fieldset', { class: 'row-opt', 'data-row': i }, [el('legend', { text: 'Option ' + i })]);
     var presets = [{ value: '', text: 'My own numbers' }].concat(this.pm.presets.map(function (p) { return { value: p.name, text: p.name + ' — ' + REGIME_NAMES[p.regime] + ', ' + p.student }; }));
-    fs.appendChild(this.field(o + 'preset', 'Source', select(presets), ''));
+    fs.appendChild(this.tfield(o + 'preset', select(presets), ''));
     var g = el('div', { class: 'grid2' }, [
-      this.field(o + 'name', 'Name', textInput('text'), null),
-      this.field(o + 'regime', 'Regime', select(this.pm.regimes.map(function (r) { return { value: r, text: REGIME_NAMES[r] }; })), null)]);
+      this.tfield(o + 'name', textInput('text'), null),
+      this.tfield(o + 'regime', select(this.PF['oK.regime'].choices.map(function (r) { return { value: r, text: REGIME_NAMES[r] }; })), null)]);
     fs.appendChild(g);
     var stg = el('div', { class: 'grid2' });
     STAGES.forEach(function (s) {
-      var f = self.field(o + s[1], s[2] + ' kWh', textInput(), null);
+      var f = self.tfield(o + s[1], textInput(), null);
       if (s[1] === 'teacher') f.setAttribute('data-teacher', '1');
       stg.appendChild(f);
     });
     fs.appendChild(stg);
-    fs.appendChild(this.field(o + 'smode', 'Student stage', select([{ value: '', text: 'Measured energy (kWh)' }, { value: 'estimate', text: 'Estimated from its training setup' }]), null));
+    fs.appendChild(this.tfield(o + 'smode', select(this.PF['oK.smode'].choices.map(function (v) { return { value: v, text: v ? 'Estimated from its training setup' : 'Measured energy (kWh)' }; })), null));
     // The estimated student's inputs: rows of the calculator's field table.
     var F = this.F, m = this.meta, est = el('div', { class: 'grid2 student-est', 'data-student-est': '1' });
     var choiceText = { '': 'Default', full: 'Full', lora: 'LoRA', qlora: 'QLoRA' };
@@ -1497,9 +1554,9 @@
       var reg = st['o' + j + '.preset'] ? (this.preset(st['o' + j + '.preset']) || {}).regime : st['o' + j + '.regime'];
       if (reg === 'sft') sfts.push(st['o' + j + '.preset'] || st['o' + j + '.name']);
     }
-    var bl = this.field(o + 'baseline', 'Compared with', select([{ value: '', text: 'The plan\'s direct-SFT option' }].concat(sfts.map(function (n) { return { value: n, text: n }; }))), null);
+    var bl = this.tfield(o + 'baseline', select([{ value: '', text: 'The plan\'s direct-SFT option' }].concat(sfts.map(function (n) { return { value: n, text: n }; }))), null);
     bl.setAttribute('data-distilled', '1');
-    fs.appendChild(el('div', { class: 'grid2' }, [this.field(o + 'q', 'Quality Q (0 to 1)', textInput(), 'student score ÷ teacher score; 0.7 or 70 %'), bl]));
+    fs.appendChild(el('div', { class: 'grid2' }, [this.tfield(o + 'q', textInput()), bl]));
     if (this.rows() > 1) fs.appendChild(el('button', { type: 'button', class: 'btn small', 'data-remove': String(i), text: 'Remove option ' + i }));
     return fs;
   };
@@ -1645,6 +1702,10 @@
     this.root.dataset.state = 'ok';
     this.last = out;
     var r = out.result;
+    try { this.renderStageRec(); } catch (e) {
+      var sr = res.querySelector('.stage-rec');
+      if (sr) sr.innerHTML = '<p class="err">Could not search cheaper hardware: ' + esc(e.message) + '</p>';
+    }
     this.renderOptions(r, out.best_per_student);
     this.renderCharts(r);
     var ts = r.options.filter(function (o) { return o.t_star_tokens != null; });
@@ -1658,6 +1719,67 @@
       '<p class="muted small">Whole plan: ' + esc(energyText(r.plan_total_kwh)) + ', ' + esc(massText(r.plan_co2e_kg)) + ' and ' + esc(usd(r.plan_cost_usd)) + ' at PUE ' + esc(sig(s.pue)) + ', ' + esc(sig(s.carbon_g_per_kwh)) + ' g CO₂e/kWh' + (s.region ? ' (' + esc(s.region) + ')' : '') + ' and $' + esc(sig(s.usd_per_kwh)) + '/kWh. ' +
       'Preset stage energies: ' + esc(this.pm.citation) + '.</p>' +
       (r.assumptions.length ? '<details class="assumptions"><summary>Assumptions used (' + r.assumptions.length + ')</summary><ul>' + r.assumptions.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>' : '');
+  };
+
+  // renderStageRec runs the recommender on each estimated stage of the plan
+  // (calcapi.DistillRecommend, as `site recommend -plan`) and lists, per
+  // searched stage, the user's configuration and the best, with a button
+  // that loads a student stage's best into its option.
+  Planner.prototype.renderStageRec = function () {
+    var box = this.results.querySelector('.stage-rec');
+    this.recStages = [];
+    if (!box || !this.api.distillRecommend) return;
+    var any = false;
+    for (var i = 1; i <= this.rows(); i++) if (this.estimated('o' + i + '.')) any = true;
+    if (!any) {
+      box.innerHTML = '<p class="muted">Measured and published stage energies have no configuration to change. Set an option’s “Student stage” to “Estimated from its training setup” to search GPU type, count, layout and power limit for it.</p>';
+      return;
+    }
+    var t0 = performance.now();
+    var out = call(this.api.distillRecommend, { form: this.state });
+    perf.lastPlanRecommendMs = performance.now() - t0;
+    if (out.error) {
+      if (out.error.input === 'deadline' || out.error.input === 'minimise') this.showError(out.error);
+      box.innerHTML = '<p class="muted">' + esc(out.error.say || out.error.message) + '</p>';
+      return;
+    }
+    var r = out.result, obj = { energy: 'energy', co2e: 'CO₂e', cost: 'electricity cost', time: 'time' };
+    var done = r.stages.filter(function (s) { return !s.reason; }), skipped = r.stages.filter(function (s) { return s.reason; });
+    this.recStages = done;
+    var html = '<p class="stage-rec-total" data-before="' + r.plan_total_kwh + '" data-after="' + r.plan_total_best_kwh + '">Whole plan: ' + esc(energyText(r.plan_total_kwh)) + ' as planned, ' +
+      esc(energyText(r.plan_total_best_kwh)) + ' with every searched stage at its best' + (r.saving.energy_kwh > 0 ? ' (' + esc(Math.round(r.saving.energy_pct * 10) / 10 + ' %') + ' less)' : '') + '.</p><ul class="stage-recs">';
+    done.forEach(function (s, j) {
+      var b = s.best, c = s.current, row = +/^options\[(\d+)\]/.exec(s.path)[1] + 1;
+      html += '<li data-stage-rec="' + esc(s.path) + '"' + (b ? ' data-best-kwh="' + b.energy_kwh + '"' : '') + (c ? ' data-current-kwh="' + c.energy_kwh + '"' : '') + '><strong>' + esc(s.option) + ', ' + esc(s.stage) + '</strong>: ' +
+        (c ? 'yours ' + esc(configText(c)) + ': ' + esc(energyText(c.energy_kwh)) + ', ' + esc(timeText(c.time_s)) + '. ' : '') +
+        (b ? (s.meets_deadline ? 'Least ' + esc(obj[s.minimise] || s.minimise) + (s.deadline_s ? ' within the deadline' : '') : 'Nothing meets the deadline; fastest') + ': ' + esc(configText(b)) + ': ' + esc(energyText(b.energy_kwh)) + ', ' + esc(timeText(b.time_s)) +
+          (s.saving && s.saving.energy_kwh > 0 ? ' (' + esc(energyText(s.saving.energy_kwh)) + ', ' + esc(Math.round(s.saving.energy_pct) + ' %') + ' less)' : '') + '. ' +
+          (s.stage === 'student' ? '<button type="button" class="btn small" data-use="' + j + '">Use it for option ' + row + '</button>' : '') : esc((s.warnings || []).join(' '))) +
+        (b && s.warnings && s.warnings.length ? '<br><span class="muted small">' + esc(s.warnings.join(' ')) + '</span>' : '') + '</li>';
+    });
+    html += '</ul>';
+    // Stages not searched, grouped by why.
+    var why = {}, order = [];
+    skipped.forEach(function (s) {
+      if (!why[s.reason]) { why[s.reason] = []; order.push(s.reason); }
+      why[s.reason].push(s.option + ' ' + s.stage);
+    });
+    if (order.length) html += '<div class="muted small stage-rec-skipped"><p>Not searched:</p><ul>' + order.map(function (r) { return '<li>' + esc(why[r].join(', ')) + ': ' + esc(r) + '.</li>'; }).join('') + '</ul></div>';
+    box.innerHTML = html;
+  };
+
+  // useConfig puts a student stage's recommended hardware into its option.
+  Planner.prototype.useConfig = function (s) {
+    if (!s || !s.best) return;
+    var c = s.best, o = 'o' + (+/^options\[(\d+)\]/.exec(s.path)[1] + 1) + '.', st = this.state;
+    st[o + 's.gpu'] = c.hardware.gpu;
+    st[o + 's.count'] = String(c.hardware.count);
+    st[o + 's.power'] = String(c.hardware.power_limit_w);
+    if (typeof c.strategy === 'string') st[o + 's.strategy'] = c.strategy;
+    else { st[o + 's.strategy'] = 'hybrid'; st[o + 's.tensor'] = String(c.strategy.tensor); st[o + 's.data_mode'] = c.strategy.data_mode || 'fsdp'; }
+    this.fill();
+    this.update();
+    history.replaceState(null, '', '?' + this.query() + location.hash);
   };
 
   Planner.prototype.renderCharts = function (r) {
@@ -1997,7 +2119,9 @@
     var cals = root.getAttribute('data-calibrations');
     if (cals) window.wattscaleCalibrations = cals;
     try {
-      how = await loadGo({ wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
+      how = await loadGo(mode === 'planner' ?
+        { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
+        { wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
     } catch (e) {
       var msg = '<p class="fatal" role="alert">The calculator could not start: ' + esc(e.message) + (pre ? '. The numbers below are the default estimate, computed when the site was built.' : '') + '</p>';
       if (pre) root.insertAdjacentHTML('afterbegin', msg);
@@ -2006,6 +2130,7 @@
       return;
     }
     root.dataset.wasmSource = how;
+    perf.goReadyMs = performance.now();
     var meta = JSON.parse(window.wattscale.meta());
     var app;
     if (mode === 'planner') app = new Planner(root, window.wattscale, meta);
@@ -2014,6 +2139,7 @@
       var focused = pre && document.activeElement && root.contains(document.activeElement) ? document.activeElement : null;
       var caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
       app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
+      app.cheaperAfterPaint = true;
       app.update();
       root.removeAttribute('data-linked');
       if (carry && Object.keys(carry).length) history.replaceState(null, '', '?' + app.query() + location.hash);

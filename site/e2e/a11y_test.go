@@ -121,6 +121,7 @@ func TestAccessibility(t *testing.T) {
 		{"planner dark", "/planner/index.html", "dark", ""},
 		{"planner, all seven pipelines", "/planner/index.html?set=all", "light", ""},
 		{"planner, my own numbers", "/planner/index.html?set=custom", "light", ""},
+		{"planner, an estimated LoRA student and cheaper hardware per stage", "/planner/index.html?set=custom&n=1&rows=1&o1.name=mine&o1.regime=sft&o1.pre=0.4&o1.eval=0.3&o1.smode=estimate&o1.s.model=olmo-2-1b&o1.s.tokens=1e8&o1.s.seq=1024&o1.s.batch=8&o1.s.precision=bf16&o1.s.method=lora&o1.s.gpu=h100-sxm5&o1.s.count=1&o1.s.strategy=single", "dark", ""},
 		{"calculator outside the envelope, strategies that do not fit", "/index.html?model=llama-3-8b&gpu=h100&seq=128&batch=4", "light", ""},
 		{"embed", "/embed.html?model=llama-3-8b", "light", ""},
 	}

@@ -156,6 +156,7 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 	}
 
 	var local, localWasm, file, slow, slowInput []float64
+	var slowCompiled, slowGo, slowFirst []float64 // the throttled load's steps (calc.js's wattscalePerf)
 	var transfer, transferEnc string
 	for i := 0; i < runs; i++ {
 		ctx := coldBrowser(t)
@@ -177,6 +178,8 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 		do(t, sctx, "open throttled", chromedp.Navigate(cs.URL+"/"))
 		slowInput = append(slowInput, eval[float64](t, sctx, recomputedMs))
 		slow = append(slow, eval[float64](t, sctx, estimateVisibleMs))
+		steps := eval[[]float64](t, sctx, `[window.wattscalePerf.wasmCompiledMs || -1, window.wattscalePerf.goReadyMs || -1, window.wattscalePerf.firstEstimateMs || -1]`)
+		slowCompiled, slowGo, slowFirst = append(slowCompiled, steps[0]), append(slowGo, steps[1]), append(slowFirst, steps[2])
 	}
 	if shots := os.Getenv("WATTSCALE_SHOTS"); shots != "" && os.MkdirAll(shots, 0o755) == nil {
 		// One more throttled load, not timed: the page as painted before
@@ -205,6 +208,9 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 	add("navigation → first estimate visible, file://", ms(file), "< 300 ms")
 	add("10 Mbit/s + 40 ms: navigation → first estimate visible", ms(slow), "< 500 ms")
 	add("10 Mbit/s + 40 ms: navigation → estimate recomputed after an input change at load", ms(slowInput), "< 1.5 s")
+	add("  of which: calc.wasm downloaded and compiled (streaming, started from the page's head)", ms(slowCompiled), "")
+	add("  of which: Go program started (catalog built, functions registered)", ms(slowGo), "")
+	add("  of which: first estimate computed and drawn by the WebAssembly (the typed input included)", ms(slowFirst), "")
 	add("calculator page, first-load transfer ("+transferEnc+")", transfer, "< 850 KB brotli")
 	add("repeat visit with the network cut (service worker)", offlineRevisit(t, dir), "opens and computes")
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/distill"
 )
 
 // The OpenAPI description is generated from the route table and, by
@@ -290,6 +291,8 @@ func (g *schemaGen) fields(s *schema, t reflect.Type, in bool) {
 		}
 		if prefix, ok := requestPrefix[t]; ok && in && fs.Description == "" {
 			fs.Description = fieldDoc(prefix + name)
+		} else if prefix, ok := planPrefix[t]; ok && in && fs.Description == "" {
+			fs.Description = planFieldDoc(prefix + name)
 		}
 		s.Properties[name] = fs
 		if !omit && !in {
@@ -323,6 +326,34 @@ var requestPrefix = func() map[reflect.Type]string {
 	return m
 }()
 
+// planPrefix gives the plan path below which the fields of the plan's own
+// types lie, so that their descriptions come from the plan's field table,
+// distill.PlanFields ("[]" stands for an option's index).
+var planPrefix = map[reflect.Type]string{
+	reflect.TypeFor[distill.Plan]():    "",
+	reflect.TypeFor[distill.Option]():  "options[].",
+	reflect.TypeFor[distill.Serving](): "options[].serving.",
+	// The per-stage recommender's search settings are the planner's too.
+	reflect.TypeFor[distill.RecommendRequest](): "",
+}
+
+// planFieldDoc describes the plan field at path from its row of
+// distill.PlanFields, or an object by the rows below it ("stages_kwh":
+// each stage's); "" when the table has neither.
+func planFieldDoc(path string) string {
+	if f := distill.PlanField(path); f != nil && f.Help != "" {
+		return rowDoc(f)
+	}
+	var parts []string
+	for i := range distill.PlanFields {
+		f := &distill.PlanFields[i]
+		if leaf, ok := strings.CutPrefix(f.Path, path+"."); ok && f.Help != "" {
+			parts = append(parts, leaf+": "+rowDoc(f))
+		}
+	}
+	return strings.Join(parts, ". ")
+}
+
 // fieldDoc describes the request field at path from its row of
 // model.RequestFields: what it is, its unit, range or choices, and what
 // leaving it out means.
@@ -331,6 +362,11 @@ func fieldDoc(path string) string {
 	if f == nil {
 		return ""
 	}
+	return rowDoc(f)
+}
+
+// rowDoc describes a field table's row.
+func rowDoc(f *model.Field) string {
 	d := f.Help
 	if f.Unit != "" {
 		d += " (" + f.Unit + ")"

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/distill"
 )
 
 // validator checks JSON values against the schemas of an OpenAPI 3.1
@@ -417,6 +418,25 @@ func TestOpenAPIDescribesEveryTableField(t *testing.T) {
 		}
 		if f.Bounds != nil && !strings.Contains(d, strings.TrimPrefix(f.Rule(), "must be ")) {
 			t.Errorf("%s: description %q lacks the range %q", f.Path, d, f.Rule())
+		}
+	}
+}
+
+// TestOpenAPIDescribesEveryPlanField: every row of the plan's field table
+// (distill.PlanFields) with a plan path is described in the OpenAPI
+// document by its help text (the site rows by the estimate request's
+// table, whose rows they copy).
+func TestOpenAPIDescribesEveryPlanField(t *testing.T) {
+	v := loadValidator(t)
+	b, _ := json.Marshal(v.doc)
+	doc := string(b)
+	for _, f := range distill.PlanFields {
+		if f.Path == "" || f.Help == "" {
+			continue
+		}
+		h, _ := json.Marshal(f.Help)
+		if !strings.Contains(doc, strings.Trim(string(h), `"`)) {
+			t.Errorf("plan field %s (%s): its help %q is not in the OpenAPI document", f.Key, f.Path, f.Help)
 		}
 	}
 }

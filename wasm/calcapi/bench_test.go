@@ -44,3 +44,26 @@ func BenchmarkDistillInteraction(b *testing.B) {
 		a.Distill(in)
 	}
 }
+
+// BenchmarkPlanRecommendInteraction is one update of the planner's
+// "cheaper hardware per stage" panel: the custom plan with one estimated
+// LoRA student, searched over every GPU of the table up to 64 each.
+func BenchmarkPlanRecommendInteraction(b *testing.B) {
+	a := newAPI(b)
+	in, _ := json.Marshal(PlanInput{Form: estimatedStudentForm(map[string]string{"method": "lora"})})
+	b.ReportAllocs()
+	for b.Loop() {
+		a.DistillRecommend(in)
+	}
+}
+
+// BenchmarkRecommendInteraction is one update of the calculator's
+// "cheaper ways to run this" panel on its default form, for comparison.
+func BenchmarkRecommendInteraction(b *testing.B) {
+	a := newAPI(b)
+	in, _ := json.Marshal(RecommendInput{Form: DefaultForm()})
+	b.ReportAllocs()
+	for b.Loop() {
+		a.Recommend(in)
+	}
+}

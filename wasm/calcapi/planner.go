@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,7 +91,7 @@ func BestPerStudent(r *distill.Result) string {
 
 // StudentModeEstimate is oK.smode's value for a student stage estimated
 // from its training configuration instead of a measured energy.
-const StudentModeEstimate = "estimate"
+const StudentModeEstimate = distill.StudentEstimate
 
 // StudentKeys are the calculator form keys (rows of model.RequestFields) a
 // planner row's estimated student stage takes, as "oK.s.KEY": the model
@@ -199,7 +200,15 @@ type PlanOutput struct {
 func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 	presets := distill.Presets() // once per interaction, not per row
 	var p distill.Plan
-	num := func(key, field string, required bool) (*float64, *Error) {
+	// num reads the number of a key of distill.PlanFields (row: the
+	// option's number from 1 for a row key, else 0); its errors name the
+	// table's path (an option's, for a row key).
+	num := func(key string, row int, required bool) (*float64, *Error) {
+		fd := distill.PlanFieldByKey(key)
+		field := fd.Path
+		if row > 0 {
+			field = distill.RowPath(fd.Path, row-1)
+		}
 		raw := strings.TrimSpace(f[key])
 		if raw == "" {
 			if required {
@@ -221,49 +230,50 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 	if !ok || rows < 1 || rows > MaxPlanRows || rows != float64(int(rows)) {
 		return p, formErr("options", "rows", f["rows"], fmt.Sprintf("must be a whole number of options from 1 to %d", MaxPlanRows))
 	}
-	n, err := num("n", "options.students", true)
+	n, err := num("n", 0, true)
 	if err != nil {
 		return p, err
 	}
-	if *n < 1 || *n > distill.MaxStudents || *n != float64(int64(*n)) {
-		return p, formErr("options.students", "n", f["n"], fmt.Sprintf("must be a whole number of students from 1 to %g", float64(distill.MaxStudents)))
+	if fd := distill.PlanFieldByKey("n"); fd.Bounds.Check(fd.Path, *n) != nil {
+		return p, formErr(fd.Path, "n", f["n"], fmt.Sprintf("must be a whole number of students from 1 to %g", fd.Bounds.Max))
 	}
-	jref, err := num("jref", "serving.j_ref", false)
+	jref, err := num("jref", 0, false)
 	if err != nil {
 		return p, err
 	}
-	jstu, err := num("jstu", "serving.j_student", false)
+	jstu, err := num("jstu", 0, false)
 	if err != nil {
 		return p, err
 	}
 	if (jref == nil) != (jstu == nil) {
 		if jref == nil {
-			return p, formErr("serving.j_ref", "jref", "", "is needed with the student's serving energy, to compute T*")
+			return p, formErr(distill.PlanFieldByKey("jref").Path, "jref", "", "is needed with the student's serving energy, to compute T*")
 		}
-		return p, formErr("serving.j_student", "jstu", "", "is needed with the reference model's serving energy, to compute T*")
+		return p, formErr(distill.PlanFieldByKey("jstu").Path, "jstu", "", "is needed with the reference model's serving energy, to compute T*")
 	}
 	for i := 1; i <= int(rows); i++ {
 		k := func(s string) string { return fmt.Sprintf("o%d.%s", i, s) }
 		path := fmt.Sprintf("options[%d]", i-1)
+		row := func(key string) string { return f[distill.RowKey(key, i)] }
 		var o distill.Option
 		if pr := strings.TrimSpace(f[k("preset")]); pr != "" {
 			o.Preset = pr
 		} else {
 			o.Name = strings.TrimSpace(f[k("name")])
 			o.Regime = strings.TrimSpace(f[k("regime")])
+			// The measured stages: the table's stages_kwh rows that apply.
 			sv := &distill.StageValues{}
-			for _, s := range []struct {
-				key, field string
-				dst        **float64
-			}{{"pre", "preprocess", &sv.Preprocess}, {"teacher", "teacher", &sv.Teacher}, {"student", "student", &sv.Student}, {"eval", "eval", &sv.Eval}} {
-				if s.key == "teacher" && o.Regime == distill.RegimeSFT || s.key == "student" && f[k("smode")] == StudentModeEstimate {
+			dst := map[string]**float64{"preprocess": &sv.Preprocess, "teacher": &sv.Teacher, "student": &sv.Student, "eval": &sv.Eval}
+			for _, fd := range distill.PlanFields {
+				stage, ok := strings.CutPrefix(fd.Path, "options[].stages_kwh.")
+				if !ok || !fd.When.Holds(row) {
 					continue
 				}
-				v, err := num(k(s.key), path+".stages_kwh."+s.field, false)
+				v, err := num(distill.RowKey(fd.Key, i), i, false)
 				if err != nil {
 					return p, err
 				}
-				*s.dst = v
+				*dst[stage] = v
 			}
 			o.StagesKWh = sv
 			switch mode := strings.TrimSpace(f[k("smode")]); mode {
@@ -278,19 +288,20 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 				return p, formErr(path+".student", k("smode"), mode, "must be empty (a measured energy) or estimate")
 			}
 			// Quality is a score from 0 to 1; "70 %" reads as 0.7.
-			qkey := k("q")
-			if raw, ok := strings.CutSuffix(strings.TrimSpace(f[qkey]), "%"); ok {
-				qkey = "\x00q"
-				f[qkey] = raw
+			qkey, orig := k("q"), f[k("q")]
+			pct := false
+			if raw, ok := strings.CutSuffix(strings.TrimSpace(orig), "%"); ok {
+				pct = true
+				f = f.with(qkey, raw)
 			}
-			q, err := num(qkey, path+".quality", false)
-			if qkey != k("q") {
-				delete(f, qkey)
+			q, err := num(qkey, i, false)
+			if pct {
+				f = f.with(qkey, orig)
 				if q != nil {
 					*q /= 100
 				}
 				if err != nil {
-					err.Input, err.Value = k("q"), strconv.Quote(f[k("q")])
+					err.Value = strconv.Quote(orig)
 				}
 			}
 			if err != nil {
@@ -318,29 +329,32 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 		}
 		p.Options = append(p.Options, o)
 	}
-	pue, err := num("pue", formFields["pue"].Path, false)
-	if err != nil {
-		return p, err
-	}
-	carbon, err := num("carbon", formFields["carbon"].Path, false)
-	if err != nil {
-		return p, err
-	}
-	price, err := num("price", formFields["price"].Path, false)
-	if err != nil {
-		return p, err
-	}
-	deref := func(x *float64) float64 {
-		if x == nil {
-			return 0
+	var site [3]float64
+	for j, key := range []string{"pue", "carbon", "price"} {
+		x, err := num(key, 0, false)
+		if err != nil {
+			return p, err
 		}
-		return *x
+		if x != nil {
+			site[j] = *x
+		}
 	}
-	p.Site = model.SiteSpec{PUE: deref(pue), CarbonGPerKWh: deref(carbon), USDPerKWh: deref(price)}
+	p.Site = model.SiteSpec{PUE: site[0], CarbonGPerKWh: site[1], USDPerKWh: site[2]}
 	if r := findRegion(regions, f["region"]); r != nil {
 		r.Apply(&p.Site)
 	}
 	return p, nil
+}
+
+// with returns f with key set to v, a copy: Plan reads the form it is given
+// without changing it.
+func (f PlanForm) with(key, v string) PlanForm {
+	g := make(PlanForm, len(f)+1)
+	for k, x := range f {
+		g[k] = x
+	}
+	g[key] = v
+	return g
 }
 
 // sameStudentSFT names the preset sft row that trains the same student, when
@@ -389,8 +403,6 @@ func (f PlanForm) InputFor(path string) string {
 	if i, rest, ok := optionIndex(path); ok {
 		row := fmt.Sprintf("o%d.", i+1)
 		switch {
-		case rest == "students":
-			return "n"
 		case strings.HasPrefix(rest, "serving.j_ref"):
 			return "jref"
 		case strings.HasPrefix(rest, "serving.j_student"):
@@ -401,37 +413,18 @@ func (f PlanForm) InputFor(path string) string {
 				return row + "s." + k
 			}
 			return row + "smode"
-		case rest == "student":
-			return row + "smode"
-		case strings.HasPrefix(rest, "stages_kwh."):
-			return row + map[string]string{"prerun": "pre", "preprocess": "pre", "teacher": "teacher", "student": "student", "eval": "eval"}[strings.TrimPrefix(rest, "stages_kwh.")]
-		case rest == "quality":
-			return row + "q"
-		case rest == "name", rest == "regime", rest == "baseline", rest == "preset":
-			if rest == "name" && f[row+"preset"] != "" {
-				return row + "preset"
-			}
-			return row + rest
-		case rest == "total_kwh" || rest == "":
+		case rest == "stages_kwh.prerun":
+			return row + "pre"
+		case rest == "name" && f[row+"preset"] != "", rest == "total_kwh", rest == "":
 			return row + "preset"
+		}
+		if fd := distill.PlanField(path); fd != nil && fd.Key != "" {
+			return distill.RowKey(fd.Key, i+1)
 		}
 		return ""
 	}
-	switch path {
-	case "options.students":
-		return "n"
-	case "serving.j_ref":
-		return "jref"
-	case "serving.j_student":
-		return "jstu"
-	case "site.pue":
-		return "pue"
-	case "site.carbon_g_per_kwh":
-		return "carbon"
-	case "site.usd_per_kwh":
-		return "price"
-	case "options":
-		return "rows"
+	if fd := distill.PlanField(path); fd != nil {
+		return fd.Key
 	}
 	return ""
 }
@@ -488,13 +481,35 @@ type PlannerMeta struct {
 	// preset ("" = a row of the user's own numbers).
 	StudentKeys  []string                     `json:"student_keys"`
 	StudentForms map[string]map[string]string `json:"student_forms"`
+	// Fields is the planner form's field table (PlanFormFields): what the
+	// page renders, toggles and keeps in the URL.
+	Fields []model.Field `json:"fields"`
 }
+
+// PlanFormFields is the planner form's field table: distill.PlanFields,
+// then an estimated student stage's inputs, the calculator's rows of
+// model.RequestFields keyed "oK.s.KEY" at "options[].student.PATH" (they
+// apply while the row's oK.smode is estimate, and by their own "when").
+var PlanFormFields = func() []model.Field {
+	out := slices.Clone(distill.PlanFields)
+	for _, k := range StudentKeys {
+		r := *formFields[k]
+		r.Key, r.Path, r.Group = "oK.s."+k, "options[].student."+r.Path, "student"
+		if r.When != nil {
+			w := *r.When
+			w.Key = "oK.s." + w.Key
+			r.When = &w
+		}
+		out = append(out, r)
+	}
+	return out
+}()
 
 // PlannerMeta returns the planner's catalogue as JSON.
 func (a *API) PlannerMeta() (out []byte) {
 	defer recoverInto(&out)
 	return mustJSON(PlannerMeta{Presets: distill.Presets(), Regimes: distill.Regimes, Sets: PlanSets, Default: DefaultPlanForm(), Custom: CustomPlanForm(), Citation: distill.PaperCitation, MaxRows: MaxPlanRows,
-		StudentKeys: StudentKeys, StudentForms: studentForms()})
+		StudentKeys: StudentKeys, StudentForms: studentForms(), Fields: PlanFormFields})
 }
 
 // studentForms are DefaultStudentForm for each preset and for a row of the

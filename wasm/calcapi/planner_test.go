@@ -246,3 +246,121 @@ func TestPlannerLoRAStudent(t *testing.T) {
 		}
 	}
 }
+
+// TestPlannerRecommendPerStage: the planner's "cheaper hardware" panel is
+// distill.Recommend on the form's plan; the estimated student stage is
+// searched, the measured ones say why not; bad settings land on their inputs.
+func TestPlannerRecommendPerStage(t *testing.T) {
+	a := newAPI(t)
+	f := estimatedStudentForm(map[string]string{"method": "lora"})
+	f["minimise"], f["deadline"] = "energy", "2"
+	in, _ := json.Marshal(PlanInput{Form: f})
+	var out PlanRecommendOutput
+	if err := json.Unmarshal(a.DistillRecommend(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Error != nil {
+		t.Fatalf("DistillRecommend: %+v", out.Error)
+	}
+	p, ferr := f.Plan(a.Regions)
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	want, err := distill.Recommend(a.Catalog, distill.RecommendRequest{Plan: p, Minimise: "energy", DeadlineS: 7200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, w := mustJSON(out.Result), mustJSON(want); !bytes.Equal(got, w) {
+		t.Errorf("DistillRecommend differs from distill.Recommend on the form's plan")
+	}
+	searched := 0
+	for _, s := range out.Result.Stages {
+		if s.Reason == "" {
+			searched++
+			if s.Path != "options[0].student" || s.Best == nil || s.Best.Request.Training.Method != model.MethodLoRA {
+				t.Errorf("searched %s (best %+v), want only options[0].student with its lora workload", s.Path, s.Best)
+			}
+		}
+	}
+	if searched != 1 {
+		t.Errorf("%d stages searched, want the estimated student only", searched)
+	}
+	for _, c := range []struct{ key, value, input string }{{"minimise", "joy", "minimise"}, {"deadline", "soon", "deadline"}, {"deadline", "-1", "deadline"}} {
+		g := estimatedStudentForm(nil)
+		g[c.key] = c.value
+		in, _ := json.Marshal(PlanInput{Form: g})
+		var o PlanRecommendOutput
+		json.Unmarshal(a.DistillRecommend(in), &o)
+		if o.Error == nil || o.Error.Input != c.input {
+			t.Errorf("%s=%q: error %+v, want one on input %s", c.key, c.value, o.Error, c.input)
+		}
+	}
+}
+
+// TestPlanFieldTableDrivesTheForm: every row of the planner's field table
+// (PlanFormFields) that the form decodes reports a bad value on its own
+// input, with its table path (the option's index filled in); every row of
+// the plan's table is a key of the page's table; the opening values are
+// the table's.
+func TestPlanFieldTableDrivesTheForm(t *testing.T) {
+	a := newAPI(t)
+	keys := map[string]bool{}
+	for _, f := range PlanFormFields {
+		keys[f.Key] = true
+	}
+	for _, f := range distill.PlanFields {
+		if !keys[f.Key] {
+			t.Errorf("plan field %s is not in the page's table", f.Key)
+		}
+	}
+	bad := map[model.FieldKind]string{model.KindNumber: "zz", model.KindInt: "zz", model.KindEnum: "zz"}
+	checked := 0
+	for _, fd := range PlanFormFields {
+		v, ok := bad[fd.Kind]
+		switch {
+		case fd.Key == "oK.preset", fd.Key == "oK.baseline", fd.Key == "oK.s.gpu", fd.Key == "oK.s.model", fd.Key == "oK.s.targets":
+			v, ok = "zz", true // names the model checks
+		case fd.Key == "set", fd.Key == "rows", fd.Group == "site" && fd.Kind == model.KindString:
+			ok = false // the page's choice of a ready-made plan, the row count, free text
+		}
+		if !ok {
+			continue
+		}
+		f := estimatedStudentForm(map[string]string{"method": "qlora", "strategy": "hybrid", "tensor": "1"})
+		f["o1.regime"], f["o1.teacher"], f["jref"], f["jstu"] = "kd", "1", "1", "1"
+		if fd.Key == "oK.student" {
+			f["o1.smode"] = "" // a measured student
+		}
+		key := distill.RowKey(fd.Key, 1)
+		f[key] = v
+		if fd.Key == "oK.s.tensor" {
+			f[key] = "zz"
+		}
+		in, _ := json.Marshal(PlanInput{Form: f})
+		var out PlanRecommendOutput
+		if err := json.Unmarshal(a.DistillRecommend(in), &out); err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		if out.Error == nil {
+			t.Errorf("%s = %q: no error", key, v)
+			continue
+		}
+		want := fd.Path // a plan-wide input: every distilled option's field
+		if strings.HasPrefix(fd.Key, distill.OptionKeyPrefix) {
+			want = distill.RowPath(fd.Path, 0)
+		}
+		if out.Error.Input != key || !strings.HasPrefix(out.Error.Field, want) {
+			t.Errorf("%s = %q: error on input %q, field %q (%s); want input %s, field %s", key, v, out.Error.Input, out.Error.Field, out.Error.Text, key, want)
+		}
+	}
+	if checked < 20 {
+		t.Errorf("checked %d fields, want the table's", checked)
+	}
+	def := DefaultPlanForm()
+	for _, k := range []string{"set", "n", "region", "carbon", "pue", "price"} {
+		if fd := distill.PlanFieldByKey(k); def[k] != fd.Form {
+			t.Errorf("default form %s = %q, the table opens it at %q", k, def[k], fd.Form)
+		}
+	}
+}

@@ -503,6 +503,10 @@ func e2eCases(t testing.TB) []e2eCase {
 	if err != nil {
 		t.Fatal(err)
 	}
+	planRec, err := os.ReadFile("../../content/examples/recommend-plan.json")
+	if err != nil {
+		t.Fatal(err)
+	}
 	return []e2eCase{
 		{name: "estimate", method: "POST", path: "/api/v1/estimate", body: req, status: 200},
 		{name: "estimate text/plain", method: "POST", path: "/api/v1/estimate", body: req, header: map[string]string{"Content-Type": "text/plain"}, status: 200},
@@ -512,6 +516,8 @@ func e2eCases(t testing.TB) []e2eCase {
 		{name: "distill: out of range", method: "POST", path: "/api/v1/distill", body: []byte(`{"options": [{"preset": "kd-1b", "students": 0.5}]}`), status: 400},
 		{name: "distill: too large", method: "POST", path: "/api/v1/distill", body: big, status: 413},
 		{name: "distill: wrong method", method: "PUT", path: "/api/v1/distill", status: 405},
+		{name: "distill/recommend", method: "POST", path: "/api/v1/distill/recommend", body: planRec, status: 200},
+		{name: "distill/recommend: bad stage candidate", method: "POST", path: "/api/v1/distill/recommend", body: bytes.Replace(planRec, []byte(`[{"gpu": "h100-sxm5", "max_count": 4}]`), []byte(`[{"gpu": "h100-sxm5-8gb"}]`), 1), status: 400},
 		{name: "hardware", method: "GET", path: "/api/v1/hardware", status: 200},
 		{name: "calibrations", method: "GET", path: "/api/v1/calibrations", status: 200},
 		{name: "health", method: "GET", path: "/api/v1/health", status: 200},
@@ -961,8 +967,9 @@ func TestWorkerdLoad(t *testing.T) {
 // BenchmarkWorkerd is the Worker's load and cost report (run it once, with
 // -benchtime 1x; "make bench-worker"):
 //
-//   - one connection, one request at a time (2,000 estimates): p50 and p99
-//     latency, and workerd's CPU time per request; the goals are a p50
+//   - one connection, one request at a time (three rounds of 2,000
+//     estimates, and their medians): p50 and p99 latency, and workerd's
+//     CPU time per request; the goals are a p50
 //     under 1 ms, a p99 under 3 ms and under 1 ms of CPU per warm request
 //     (issue 17). They depend on the machine's load, so the load average
 //     is printed with them;
@@ -979,8 +986,8 @@ func TestWorkerdLoad(t *testing.T) {
 //     both rise, by 20-50 % in runs on a 2-core machine, so the issue's
 //     "within 10 % from 10,000 to 60,000" is not checked for it. The rise
 //     is native memory outside the V8 heap (which V8 shrinks back to about
-//     1.6 MB after the collection) and outside Go's linear memory (12 MB
-//     throughout): in /proc/PID/smaps it is all in one anonymous region
+//     1.6 MB after the collection) and outside Go's linear memory (flat
+//     at 11.5-12 MB): in /proc/PID/smaps it is all in one anonymous region
 //     reserved in 1 GiB steps, as the tcmalloc linked into workerd
 //     reserves its heap, which keeps freed memory at its high-water mark.
 //     It levels off by about 120,000 requests (measured to 240,000:
@@ -997,19 +1004,28 @@ func BenchmarkWorkerd(b *testing.B) {
 	for b.Loop() {
 		load(p.base, body, want, warmN, loadConc).check(b, "warm-up")
 		loadAvg := loadAverage()
-		cpu0, err := cpuTime(p.pid)
-		if err != nil {
-			b.Fatal(err)
+		// Three rounds of 2,000, each logged; the metrics are their
+		// medians, which a burst of load on a shared machine moves less.
+		var p50s, p99s, cpus []time.Duration
+		for round := 1; round <= 3; round++ {
+			cpu0, err := cpuTime(p.pid)
+			if err != nil {
+				b.Fatal(err)
+			}
+			one := load(p.base, body, want, 2000, 1)
+			cpu1, err := cpuTime(p.pid)
+			if err != nil {
+				b.Fatal(err)
+			}
+			one.check(b, "one at a time")
+			one.checkSlow(b, "one at a time")
+			cpu := (cpu1 - cpu0) / time.Duration(one.n)
+			b.Logf("one connection, round %d: %v; workerd CPU %v per request; load average %.2f", round, one, cpu, loadAverage())
+			p50s, p99s, cpus = append(p50s, one.p50), append(p99s, one.p99), append(cpus, cpu)
 		}
-		one := load(p.base, body, want, 2000, 1)
-		cpu1, err := cpuTime(p.pid)
-		if err != nil {
-			b.Fatal(err)
-		}
-		one.check(b, "one at a time")
-		one.checkSlow(b, "one at a time")
-		cpu := (cpu1 - cpu0) / time.Duration(one.n)
-		b.Logf("one connection: %v; workerd CPU %v per request; load average %.2f before, %.2f after", one, cpu, loadAvg, loadAverage())
+		median := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+		c1p50, c1p99, cpu := median(p50s), median(p99s), median(cpus)
+		b.Logf("one connection, medians of 3 rounds: p50 %v, p99 %v, workerd CPU %v per request (goals: under 1 ms, 3 ms, 1 ms); load average %.2f before", c1p50, c1p99, cpu, loadAvg)
 
 		s := soak(b, p, body, want, 18, 1, 6, 12, 18)
 		at10k, at60k, at120k, at180k := s.mem[1], s.mem[6], s.mem[12], s.mem[18]
@@ -1043,8 +1059,8 @@ func BenchmarkWorkerd(b *testing.B) {
 			b.Errorf("workerd RSS grew %.1f %% between 120,000 and 180,000 requests (%d -> %d bytes, %d per request), after the allocator's high-water mark: a leak",
 				100*g, at120k.rss, at180k.rss, (at180k.rss-at120k.rss)/60000)
 		}
-		b.ReportMetric(float64(one.p50.Microseconds())/1000, "p50-c1-ms")
-		b.ReportMetric(float64(one.p99.Microseconds())/1000, "p99-c1-ms")
+		b.ReportMetric(float64(c1p50.Microseconds())/1000, "p50-c1-ms")
+		b.ReportMetric(float64(c1p99.Microseconds())/1000, "p99-c1-ms")
 		b.ReportMetric(float64(cpu.Microseconds())/1000, "cpu-ms/req")
 		b.ReportMetric(loadAvg, "loadavg")
 		b.ReportMetric(float64(s.last.p50.Microseconds())/1000, "p50-c16-ms")

@@ -187,7 +187,9 @@ function answer(binding, headLen) {
   const status = Number(f[0]);
   const text = f[1] === "t";
   const end = headLen + Number(f[2]);
-  // A Headers object: passing the pairs as an array measured slower.
+  // A Headers object: the pairs passed as an array measured slower in a
+  // V8 profile of this function (Response 7.5 % of the samples, against
+  // 3.8 %).
   const headers = new Headers();
   for (let i = 3; i + 1 < f.length; i += 2) {
     headers.append(f[i], f[i + 1]);

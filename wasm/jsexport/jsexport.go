@@ -1,0 +1,61 @@
+//go:build js && wasm
+
+// Package jsexport is the syscall/js glue the calculator's and the
+// planner's WebAssembly entry points share: it builds their catalog
+// (Catalog) and registers Go functions that
+// take and return JSON strings on one global object, then tells the page.
+// The functions themselves are package calcapi's, tested natively.
+package jsexport
+
+import (
+	"syscall/js"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
+)
+
+// Catalog is the catalog of the calibrations compiled in (content's), or,
+// when the page hands over its content tree's own (calc.js sets
+// window.wattscaleCalibrations from the page's data-calibrations, which
+// the site build writes when the tree's calibrations differ from the
+// module's), of those.
+func Catalog() (*model.Catalog, error) {
+	if v := js.Global().Get("wattscaleCalibrations"); v.Type() == js.TypeString {
+		return content.ShippedCatalog([]byte(v.String()))
+	}
+	return content.Catalog()
+}
+
+// Func is an exported function: the first argument's string as bytes (nil
+// when it is missing or not a string; calcapi then answers with a JSON
+// error) to the JSON answer.
+type Func func(arg []byte) []byte
+
+// Export sets the global object name to one JavaScript function per entry
+// of fns, calls the global function readyHook if the page defined one, and
+// blocks forever so the functions stay callable.
+func Export(name, readyHook string, fns map[string]Func) {
+	obj := js.Global().Get("Object").New()
+	for k, f := range fns {
+		obj.Set(k, js.FuncOf(func(_ js.Value, args []js.Value) any { return string(f(arg(args))) }))
+	}
+	js.Global().Set(name, obj)
+	if ready := js.Global().Get(readyHook); ready.Type() == js.TypeFunction {
+		ready.Invoke()
+	}
+	select {}
+}
+
+// Fail records why the program could not start in the global
+// wattscaleError, which the page shows, and returns.
+func Fail(err error) {
+	js.Global().Set("wattscaleError", err.Error())
+}
+
+// arg returns the first argument as bytes, or nil when it is not a string.
+func arg(args []js.Value) []byte {
+	if len(args) == 0 || args[0].Type() != js.TypeString {
+		return nil
+	}
+	return []byte(args[0].String())
+}
