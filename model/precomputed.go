@@ -1,7 +1,8 @@
 package model
 
 // What every estimate derives from a calibration alone (the interval's
-// normal quantile, the names of its parallel laws) is worked out once when
+// normal quantile, the names of its parallel laws, the texts of its
+// envelope's ranges) is worked out once when
 // the catalog is built, and the field-table rows it checks are looked up
 // once, so that one estimate does little more than its arithmetic and
 // allocates little more than its response.

@@ -212,6 +212,19 @@ func TestInputsRules(t *testing.T) {
 	if in.Request.Training.Precision != model.BF16 {
 		t.Errorf("llama-2-7b-pretrain on A100 without a stated precision: %s, want bf16", in.Request.Training.Precision)
 	}
+	// The stack column becomes training.stack; the reference stack is left
+	// out of the request (its default), so those requests are unchanged.
+	if in := get("mlperf4.0-smc-bert-large-8xh100-ac"); in.Request.Training.Stack != model.StackOptimised {
+		t.Errorf("MLPerf BERT: training.stack %q, want %q", in.Request.Training.Stack, model.StackOptimised)
+	}
+	if in.Request.Training.Stack != "" {
+		t.Errorf("llama-2-7b-pretrain: training.stack %q, want it left out (reference)", in.Request.Training.Stack)
+	}
+	for _, r := range table(t) {
+		if want := strings.HasPrefix(r.ID, "mlperf"); (r.Stack == model.StackOptimised) != want {
+			t.Errorf("%s: stack %q; the MLPerf submissions, and only they, are documented optimised stacks", r.ID, r.Stack)
+		}
+	}
 	// MoE: active-equivalent FFN.
 	if in := get("granite-3.0-1b-a400m-moe-pretrain"); in.Arch.FFN != 8*512 || !in.Arch.GLU || in.Arch.KVHeads != 8 {
 		t.Errorf("granite MoE: arch %+v, want FFN 4096 (8 experts × 512), GLU, 8 kv heads", in.Arch)
