@@ -304,28 +304,12 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		}
 		return p.kwh
 	}
-	better := func(a, b *point) bool {
-		sa, sb := score(a), score(b)
-		if sa != sb {
-			return sa < sb
-		}
-		if a.kwh != b.kwh {
-			return a.kwh < b.kwh
-		}
-		return a.timeS < b.timeS
-	}
-	var best, fastest *point
-	for i := range pts {
-		p := &pts[i]
-		if fastest == nil || p.timeS < fastest.timeS || (p.timeS == fastest.timeS && p.kwh < fastest.kwh) {
-			fastest = p
-		}
-		if req.DeadlineS > 0 && p.timeS > req.DeadlineS {
-			continue
-		}
-		if best == nil || better(p, best) {
-			best = p
-		}
+	bi, fi := PickBest(len(pts), req.DeadlineS, func(i int) float64 { return score(&pts[i]) },
+		func(i int) float64 { return pts[i].kwh }, func(i int) float64 { return pts[i].timeS })
+	fastest := &pts[fi]
+	var best *point
+	if bi >= 0 {
+		best = &pts[bi]
 	}
 	resp.MeetsDeadline = best != nil
 	if best == nil {
@@ -679,4 +663,35 @@ func paretoFront(pts []point) []*point {
 		}
 	}
 	return out
+}
+
+// PickBest chooses among n searched configurations, described by index: the
+// fastest (least time, then least energy) and the best, which has the least
+// score among those that meet the deadline (deadline ≤ 0: none), ties broken
+// by energy and then time. best is −1 when none meets the deadline. The
+// recommender and the planner's per-stage search both choose with it.
+func PickBest(n int, deadline float64, score, energy, time func(i int) float64) (best, fastest int) {
+	best, fastest = -1, -1
+	for i := 0; i < n; i++ {
+		if fastest < 0 || time(i) < time(fastest) || (time(i) == time(fastest) && energy(i) < energy(fastest)) {
+			fastest = i
+		}
+		if deadline > 0 && time(i) > deadline {
+			continue
+		}
+		if best < 0 || betterThan(score(i), energy(i), time(i), score(best), energy(best), time(best)) {
+			best = i
+		}
+	}
+	return best, fastest
+}
+
+func betterThan(sa, ea, ta, sb, eb, tb float64) bool {
+	if sa != sb {
+		return sa < sb
+	}
+	if ea != eb {
+		return ea < eb
+	}
+	return ta < tb
 }

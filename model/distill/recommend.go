@@ -529,28 +529,12 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 		rec.Warnings = append(rec.Warnings, "no searched configuration fits in memory: allow more GPUs (max_count) or larger GPUs")
 		return nil
 	}
-	better := func(a, b *StageConfig) bool {
-		sa, sb := score(obj, a), score(obj, b)
-		if sa != sb {
-			return sa < sb
-		}
-		if a.EnergyKWh != b.EnergyKWh {
-			return a.EnergyKWh < b.EnergyKWh
-		}
-		return a.TimeS < b.TimeS
-	}
-	var best, fastest *StageConfig
-	for i := range pts {
-		p := &pts[i]
-		if fastest == nil || p.TimeS < fastest.TimeS || (p.TimeS == fastest.TimeS && p.EnergyKWh < fastest.EnergyKWh) {
-			fastest = p
-		}
-		if st.deadline > 0 && p.TimeS > st.deadline {
-			continue
-		}
-		if best == nil || better(p, best) {
-			best = p
-		}
+	bi, fi := model.PickBest(len(pts), st.deadline, func(i int) float64 { return score(obj, &pts[i]) },
+		func(i int) float64 { return pts[i].EnergyKWh }, func(i int) float64 { return pts[i].TimeS })
+	fastest := &pts[fi]
+	var best *StageConfig
+	if bi >= 0 {
+		best = &pts[bi]
 	}
 	rec.MeetsDeadline = best != nil
 	if best == nil {
