@@ -320,8 +320,8 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 	resp.Best = &bc
 	fc := c.config(wreq, sc, fastest, req.DeadlineS)
 	resp.Fastest = &fc
-	for _, p := range paretoFront(pts) {
-		resp.Pareto = append(resp.Pareto, c.config(wreq, sc, p, req.DeadlineS))
+	for _, i := range ParetoFront(len(pts), func(i int) float64 { return pts[i].timeS }, func(i int) float64 { return pts[i].kwh }) {
+		resp.Pareto = append(resp.Pareto, c.config(wreq, sc, &pts[i], req.DeadlineS))
 	}
 	return resp, c.addCurrent(&resp, req, base)
 }
@@ -637,16 +637,17 @@ func strategyName(st Strategy) string {
 	return st.Name
 }
 
-// paretoFront returns the points no other point beats on both time and
-// energy, sorted by time (ties: less energy first; equal points once).
-func paretoFront(pts []point) []*point {
+// ParetoFront returns the indices of the n points that no other point
+// beats on both time and energy, sorted by time (ties: less energy first).
+// The recommender and the planner's per-stage search both use it.
+func ParetoFront(n int, time, energy func(i int) float64) []int {
 	type key struct {
 		t, e float64
 		i    int
 	}
-	keys := make([]key, len(pts))
-	for i := range pts {
-		keys[i] = key{pts[i].timeS, pts[i].kwh, i}
+	keys := make([]key, n)
+	for i := range keys {
+		keys[i] = key{time(i), energy(i), i}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
 		if c := cmp.Compare(a.t, b.t); c != 0 {
@@ -654,11 +655,11 @@ func paretoFront(pts []point) []*point {
 		}
 		return cmp.Compare(a.e, b.e)
 	})
-	var out []*point
+	var out []int
 	bestE := math.Inf(1)
 	for _, k := range keys {
 		if k.e < bestE {
-			out = append(out, &pts[k.i])
+			out = append(out, k.i)
 			bestE = k.e
 		}
 	}

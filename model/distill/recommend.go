@@ -2,7 +2,6 @@ package distill
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -544,7 +543,10 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 	}
 	b, f := *best, *fastest
 	rec.Best, rec.Fastest = &b, &f
-	rec.Pareto = inferencePareto(pts)
+	rec.Pareto = []StageConfig{}
+	for _, i := range model.ParetoFront(len(pts), func(i int) float64 { return pts[i].TimeS }, func(i int) float64 { return pts[i].EnergyKWh }) {
+		rec.Pareto = append(rec.Pareto, pts[i])
+	}
 	rec.Saving = &model.Saving{EnergyKWh: cur.EnergyKWh - b.EnergyKWh, TimeS: cur.TimeS - b.TimeS, CO2eKg: cur.CO2eKg - b.CO2eKg,
 		EmbodiedCO2eKg: cur.EmbodiedCO2eKg - b.EmbodiedCO2eKg, CostUSD: cur.CostUSD - b.CostUSD}
 	if cur.EnergyKWh > 0 {
@@ -560,24 +562,4 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 		}
 	}
 	return nil
-}
-
-// inferencePareto is the time–energy front of pts, sorted by time.
-func inferencePareto(pts []StageConfig) []StageConfig {
-	s := slices.Clone(pts)
-	slices.SortFunc(s, func(a, b StageConfig) int {
-		if c := cmp.Compare(a.TimeS, b.TimeS); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.EnergyKWh, b.EnergyKWh)
-	})
-	out := []StageConfig{}
-	minE := math.Inf(1)
-	for _, p := range s {
-		if p.EnergyKWh < minE {
-			out = append(out, p)
-			minE = p.EnergyKWh
-		}
-	}
-	return out
 }
