@@ -97,50 +97,68 @@ func readSmaps(pid int) ([]smapsEntry, error) {
 	return out, nil
 }
 
-// splitRSS classifies the mappings of process pid. Adjacent anonymous
-// mappings form one reservation (the kernel splits a reservation where
-// its protection changes: the committed part is rw-p, the rest ---p), and
-// a reservation is classified by its span.
+// splitRSS classifies the mappings of process pid by the reservations
+// they belong to. The kernel splits a reservation where its protection
+// changes (the committed part rw-p, the rest ---p) and may merge a
+// neighbouring mapping of the same protection into its committed part, so
+// a reservation is found by its inaccessible part: V8's cage and the wasm
+// memory end in ---p mappings of 3-4 GiB and span exactly 4 GiB, the cage
+// from a 4 GiB boundary; tcmalloc's regions start with a ---p mapping at a
+// 1 GiB boundary and span 1 GiB. A mapping merged into a reservation's
+// committed part is counted with it.
 func splitRSS(pid int) (rssSplit, error) {
 	m, err := readSmaps(pid)
 	if err != nil {
 		return rssSplit{}, err
 	}
+	return splitMappings(m), nil
+}
+
+// splitMappings is splitRSS over mappings already read.
+func splitMappings(m []smapsEntry) rssSplit {
+	type span struct {
+		lo, hi uint64
+		kind   *int64
+	}
 	var s rssSplit
-	for i := 0; i < len(m); {
-		if m[i].path != "" {
-			if strings.HasPrefix(m[i].path, "[") { // [stack], [vdso], [heap]
-				s.other += m[i].rss
-			} else {
-				s.files += m[i].rss
+	var spans []span
+	for _, e := range m {
+		size := e.hi - e.lo
+		switch {
+		case e.path != "" || e.perm != "---p":
+		case size >= 3<<30 && size < 4<<30:
+			lo := e.hi - 4<<30
+			kind := &s.wasm
+			if lo%(4<<30) == 0 {
+				kind = &s.cage
 			}
-			i++
+			spans = append(spans, span{lo, e.hi, kind})
+		case size < 1<<30 && e.lo%(1<<30) == 0:
+			spans = append(spans, span{e.lo, e.lo + 1<<30, &s.malloc})
+		}
+	}
+next:
+	for _, e := range m {
+		switch {
+		case strings.HasPrefix(e.path, "["): // [stack], [vdso], [heap]
+			s.other += e.rss
+			continue
+		case e.path != "":
+			s.files += e.rss
+			continue
+		case strings.Contains(e.perm, "x"):
+			s.code += e.rss
 			continue
 		}
-		j, rss, exec := i, int64(0), false
-		for j < len(m) && m[j].path == "" && (j == i || m[j].lo == m[j-1].hi) {
-			rss += m[j].rss
-			exec = exec || strings.Contains(m[j].perm, "x")
-			j++
+		for _, sp := range spans {
+			if e.lo < sp.hi && e.hi > sp.lo {
+				*sp.kind += e.rss
+				continue next
+			}
 		}
-		span, lo := m[j-1].hi-m[i].lo, m[i].lo
-		switch {
-		case exec:
-			s.code += rss
-		case span == 4<<30 && lo%(4<<30) == 0:
-			s.cage += rss
-		case span == 1<<30 && lo%(1<<30) == 0:
-			s.malloc += rss
-		case span >= 4<<30-1<<20 && span <= 4<<30+1<<20:
-			// The wasm memory's reservation (the kernel may have merged
-			// a small neighbouring mapping into its committed part).
-			s.wasm += rss
-		default:
-			s.other += rss
-		}
-		i = j
+		s.other += e.rss
 	}
-	return s, nil
+	return s
 }
 
 // tcmallocStats is what the tcmalloc in workerd says of its own memory.
@@ -280,5 +298,33 @@ func TestSplitRSSAddsUp(t *testing.T) {
 	}
 	if d := s.total() - rss; d < -rss/20 || d > rss/20 {
 		t.Errorf("the split adds up to %d bytes (%v), VmRSS is %d", s.total(), s, rss)
+	}
+}
+
+// TestSplitMappings classifies a layout seen in workerd's smaps (addresses
+// from one run), with a thread's mapping merged into the wasm memory's
+// committed part, as happened in one run.
+func TestSplitMappings(t *testing.T) {
+	const k = 1 << 10
+	m := []smapsEntry{
+		{lo: 0xe0d80000000, hi: 0xe0dbfe00000, perm: "---p"},                // tcmalloc: 1 GiB region,
+		{lo: 0xe0dbfe00000, hi: 0xe0dc0000000, perm: "rw-p", rss: 1208 * k}, // committed at its end
+		{lo: 0x12de40000000, hi: 0x12de7c400000, perm: "---p"},              // tcmalloc's main region
+		{lo: 0x12de7c400000, hi: 0x12de80000000, perm: "rw-p", rss: 44776 * k},
+		{lo: 0x1a5100000000, hi: 0x1a5100010000, perm: "r--p", rss: 32 * k}, // V8's cage at a 4 GiB boundary
+		{lo: 0x1a5100010000, hi: 0x1a5100400000, perm: "rw-p", rss: 1100 * k},
+		{lo: 0x1a5100400000, hi: 0x1a5200000000, perm: "---p"},
+		{lo: 0x2faafb8e0000, hi: 0x2faafc06b000, perm: "rwxp", rss: 1936 * k}, // JIT code
+		{lo: 0x5644d9000000, hi: 0x5644dbe04000, perm: "r-xp", path: "/usr/bin/workerd", rss: 40000 * k},
+		{lo: 0x5644dbe04000, hi: 0x5644dc000000, perm: "rw-p", rss: 1924 * k}, // other (after the binary)
+		// a thread's 128 KiB merged in front of the wasm memory's 7 MiB
+		{lo: 0x7f3df0460000, hi: 0x7f3df0b80000, perm: "rw-p", rss: 5640*k + 64*k},
+		{lo: 0x7f3df0b80000, hi: 0x7f3ef0480000, perm: "---p"},
+		{lo: 0x7ffdd28dc000, hi: 0x7ffdd28fd000, perm: "rw-p", path: "[stack]", rss: 44 * k},
+	}
+	got := splitMappings(m)
+	want := rssSplit{malloc: (1208 + 44776) * k, cage: (32 + 1100) * k, wasm: (5640 + 64) * k, code: 1936 * k, files: 40000 * k, other: (1924 + 44) * k}
+	if got != want {
+		t.Errorf("splitMappings = %+v, want %+v", got, want)
 	}
 }
