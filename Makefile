@@ -104,6 +104,6 @@ worker:
 worker-run: worker
 	$(WORKER)/node_modules/.bin/workerd serve $(WORKER)/workerd.capnp
 
-## bench-worker: the Worker in workerd: three rounds of 2,000 estimates one at a time (medians of p50/p99 and workerd CPU per request, load average; goals under 1 ms, 1 ms, 3 ms), 180,000 at concurrency 16 and 5,000 at 64 (none failed or over 1 s; V8 heap within 10 % over 10k-60k, 60k-120k, 120k-180k; RSS within 10 % from 120k to 180k; RSS from 10k to 60k printed beside a trivial JavaScript worker's), app.wasm raw and gzip bytes (the handler's native benchmarks run in bench-browser)
+## bench-worker: the Worker in workerd: three rounds of 2,000 estimates one at a time (medians of p50/p99 and workerd CPU per request, load average; goals under 1 ms, 1 ms, 3 ms), 180,000 at concurrency 16 and 5,000 at 64 (none failed or over 1 s; V8 heap within 10 % over 10k-60k, 60k-120k, 120k-180k; Go's linear memory within 10 % from 10k to 180k; native memory in use, tcmalloc's own figure read with gdb, within 10 % from 10k to 60k and 180k), workerd RSS split by region (smaps; tcmalloc's figures with gdb) at each step, issue 15's RSS criterion (10k to 60k within 10 %) printed for ours beside a trivial JavaScript worker's, app.wasm raw and gzip bytes (the handler's native benchmarks run in bench-browser)
 bench-worker:
 	$(GO) test -v -run '^$$' -bench '^BenchmarkWorkerd$$' -benchtime 1x -timeout 30m ./$(WORKER) | tee /tmp/wattscale-bench-worker.txt

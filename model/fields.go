@@ -98,9 +98,12 @@ type Field struct {
 	Optional bool   `json:"optional,omitempty"`
 	Default  string `json:"default,omitempty"` // what leaving it out means, in words
 	Hint     string `json:"hint,omitempty"`    // the form's hint under the input
-	Form     string `json:"form"`              // the form's opening text
-	Implied  string `json:"implied,omitempty"` // a form value that means "leave the field out" (the model's default)
-	When     *When  `json:"when,omitempty"`
+	// Example is what a valid number looks like, as the form says it of
+	// text that is not a number ("must be " + Example).
+	Example string `json:"-"`
+	Form    string `json:"form"`              // the form's opening text
+	Implied string `json:"implied,omitempty"` // a form value that means "leave the field out" (the model's default)
+	When    *When  `json:"when,omitempty"`
 }
 
 // Check checks x against the field's bounds (nil bounds accept anything).
@@ -117,17 +120,17 @@ func intBounds(lo, hi float64) *Bounds { return &Bounds{Min: lo, Max: hi, Whole:
 var RequestFields = []Field{
 	{Key: "model", Path: "model.preset", Kind: KindString, Group: "model", Label: "Preset or “custom”", Form: "bert-base",
 		Default: "give the shape instead (layers, hidden, heads, ffn, vocab)", Help: "a model preset (bert-base, llama-3-8b, …); in the form, custom gives the shape"},
-	{Key: "layers", Path: "model.layers", Kind: KindInt, Group: "model", Label: "Layers", Form: "12", Bounds: intBounds(1, 1<<22),
+	{Key: "layers", Example: "a whole number, for example 24", Path: "model.layers", Kind: KindInt, Group: "model", Label: "Layers", Form: "12", Bounds: intBounds(1, 1<<22),
 		Default: "required for a shape", Help: "transformer layers (blocks)", When: &When{Key: "model", Value: "custom"}},
-	{Key: "hidden", Path: "model.hidden", Kind: KindInt, Group: "model", Label: "Hidden size", Form: "768", Bounds: intBounds(1, 1<<22),
+	{Key: "hidden", Example: "a whole number, for example 2048", Path: "model.hidden", Kind: KindInt, Group: "model", Label: "Hidden size", Form: "768", Bounds: intBounds(1, 1<<22),
 		Default: "required for a shape", Help: "model (embedding) width d", When: &When{Key: "model", Value: "custom"}},
-	{Key: "heads", Path: "model.heads", Kind: KindInt, Group: "model", Label: "Attention heads", Form: "12", Bounds: intBounds(1, 1<<22),
+	{Key: "heads", Example: "a whole number, for example 16", Path: "model.heads", Kind: KindInt, Group: "model", Label: "Attention heads", Form: "12", Bounds: intBounds(1, 1<<22),
 		Default: "required for a shape", Help: "attention heads; they must divide the hidden size", When: &When{Key: "model", Value: "custom"}},
-	{Key: "kv_heads", Path: "model.kv_heads", Kind: KindInt, Group: "model", Label: "KV heads (GQA)", Bounds: intBounds(0, 1<<22), Optional: true,
+	{Key: "kv_heads", Example: "a whole number, for example 8, or empty", Path: "model.kv_heads", Kind: KindInt, Group: "model", Label: "KV heads (GQA)", Bounds: intBounds(0, 1<<22), Optional: true,
 		Default: "as many as the attention heads", Hint: "empty = heads", Help: "key/value heads for grouped-query attention", When: &When{Key: "model", Value: "custom"}},
-	{Key: "ffn", Path: "model.ffn", Kind: KindInt, Group: "model", Label: "FFN size", Form: "3072", Bounds: intBounds(1, 1<<22),
+	{Key: "ffn", Example: "a whole number, for example 8192", Path: "model.ffn", Kind: KindInt, Group: "model", Label: "FFN size", Form: "3072", Bounds: intBounds(1, 1<<22),
 		Default: "required for a shape", Help: "inner width of the feed-forward block", When: &When{Key: "model", Value: "custom"}},
-	{Key: "vocab", Path: "model.vocab", Kind: KindInt, Group: "model", Label: "Vocabulary", Form: "30522", Bounds: intBounds(1, 1<<22),
+	{Key: "vocab", Example: "a whole number, for example 32000", Path: "model.vocab", Kind: KindInt, Group: "model", Label: "Vocabulary", Form: "30522", Bounds: intBounds(1, 1<<22),
 		Default: "required for a shape", Help: "vocabulary size", When: &When{Key: "model", Value: "custom"}},
 	{Key: "glu", Path: "model.glu", Kind: KindBool, Group: "model", Label: "Gated MLP (SwiGLU)", Optional: true, Default: "false",
 		Help: "a gated feed-forward block (SwiGLU, three matrices)", When: &When{Key: "model", Value: "custom"}},
@@ -135,15 +138,15 @@ var RequestFields = []Field{
 		Default: "lm, or classifier for encoder presets (BERT, RoBERTa, DistilBERT)", Help: "lm (a vocabulary projection is trained) or classifier (a small task head)"},
 	{Key: "length", Kind: KindEnum, Group: "training", Label: "Training length given as", Choices: []string{"tokens", "epochs"}, Form: "tokens",
 		Help: "total tokens, or tokens per epoch × epochs"},
-	{Key: "tokens", Path: "training.tokens", Kind: KindNumber, Group: "training", Label: "Tokens processed (all epochs)", Unit: "tokens", Form: "2e8",
+	{Key: "tokens", Example: "a number of tokens, for example 2e8, 200M or 1.5B", Path: "training.tokens", Kind: KindNumber, Group: "training", Label: "Tokens processed (all epochs)", Unit: "tokens", Form: "2e8",
 		Bounds: &Bounds{Min: 0, Max: 1e16, MinOpen: true}, Default: "give dataset_tokens and epochs instead", Hint: "e.g. 2e8, 200M, 1.5B", Help: "tokens processed over the whole run, all epochs", When: &When{Key: "length", Value: "epochs", Not: true}},
-	{Key: "dataset_tokens", Path: "training.dataset_tokens", Kind: KindNumber, Group: "training", Label: "Tokens per epoch", Unit: "tokens", Form: "1e8",
+	{Key: "dataset_tokens", Example: "a number of tokens, for example 1e8 or 100M", Path: "training.dataset_tokens", Kind: KindNumber, Group: "training", Label: "Tokens per epoch", Unit: "tokens", Form: "1e8",
 		Bounds: &Bounds{Min: 0, Max: 1e16, MinOpen: true}, Default: "give tokens instead", Help: "tokens in one pass over the dataset", When: &When{Key: "length", Value: "epochs"}},
-	{Key: "epochs", Path: "training.epochs", Kind: KindNumber, Group: "training", Label: "Epochs", Form: "2",
+	{Key: "epochs", Example: "a number, for example 3", Path: "training.epochs", Kind: KindNumber, Group: "training", Label: "Epochs", Form: "2",
 		Bounds: &Bounds{Min: 0, Max: 1e4, MinOpen: true}, Default: "give tokens instead", Help: "passes over the dataset (may be fractional)", When: &When{Key: "length", Value: "epochs"}},
-	{Key: "seq", Path: "training.seq_len", Kind: KindInt, Group: "training", Label: "Sequence", Unit: "tokens", Form: "512", Bounds: intBounds(1, 1<<21),
+	{Key: "seq", Example: "a whole number of tokens, for example 512", Path: "training.seq_len", Kind: KindInt, Group: "training", Label: "Sequence", Unit: "tokens", Form: "512", Bounds: intBounds(1, 1<<21),
 		Help: "tokens per sequence"},
-	{Key: "batch", Path: "training.batch_per_gpu", Kind: KindInt, Group: "training", Label: "Batch / GPU", Unit: "sequences", Form: "32", Bounds: intBounds(1, 1<<16),
+	{Key: "batch", Example: "a whole number, for example 32", Path: "training.batch_per_gpu", Kind: KindInt, Group: "training", Label: "Batch / GPU", Unit: "sequences", Form: "32", Bounds: intBounds(1, 1<<16),
 		Help: "sequences per GPU per step (micro-batch)"},
 	{Key: "precision", Path: "training.precision", Kind: KindEnum, Group: "training", Label: "Precision", Form: "fp16", Choices: precisionNames(), Optional: true,
 		Default: "the accelerator's usual mixed-precision format: " + DefaultPrecisionRule,
@@ -161,7 +164,7 @@ var RequestFields = []Field{
 	{Key: "ckpt", Path: "training.gradient_checkpointing", Kind: KindBool, Group: "method", Label: "Checkpointing", Optional: true,
 		Default: "off; on for qlora (its recipe)", Hint: "recomputes activations; default on for QLoRA",
 		Help: "gradient checkpointing: recompute each layer's activations in the backward pass (one more forward pass, far less activation memory)"},
-	{Key: "rank", Path: "training.lora.rank", Kind: KindInt, Group: "method", Label: "LoRA rank", Optional: true, When: loraOnly,
+	{Key: "rank", Example: "a whole number, for example 16, or empty", Path: "training.lora.rank", Kind: KindInt, Group: "method", Label: "LoRA rank", Optional: true, When: loraOnly,
 		Default: "8 for lora (PEFT's default), 64 for qlora", Hint: "empty = 8 (LoRA), 64 (QLoRA)", Help: "adapter rank r, a whole number from 1 to the model's hidden size"},
 	{Key: "targets", Path: "training.lora.targets", Kind: KindString, Group: "method", Label: "Adapted modules", Optional: true, When: loraOnly,
 		Default: "qv for lora, attention_mlp for qlora", Hint: "default: q, v (LoRA), all linear (QLoRA)",
@@ -175,14 +178,14 @@ var RequestFields = []Field{
 		Default: "false", Help: "train the token embeddings and the LM head in full (with optimizer state) besides the adapters"},
 	{Key: "gpu", Path: "hardware.gpu", Kind: KindString, Group: "hardware", Label: "GPU", Form: "a100-sxm4-80gb",
 		Help: "accelerator id or alias (a100-sxm4-80gb, h100, …)"},
-	{Key: "count", Path: "hardware.count", Kind: KindInt, Group: "hardware", Label: "GPUs", Form: "4", Bounds: intBounds(1, 1<<20),
+	{Key: "count", Example: "a whole number, for example 8", Path: "hardware.count", Kind: KindInt, Group: "hardware", Label: "GPUs", Form: "4", Bounds: intBounds(1, 1<<20),
 		Help: "how many accelerators"},
-	{Key: "power", Path: "hardware.power_limit_w", Kind: KindNumber, Group: "hardware", Label: "Power limit (W)", Unit: "W", Optional: true,
+	{Key: "power", Example: "a number of watts, for example 300, or empty", Path: "hardware.power_limit_w", Kind: KindNumber, Group: "hardware", Label: "Power limit (W)", Unit: "W", Optional: true,
 		Default: "the board's default limit (its board power)", Hint: "per GPU; empty = the board’s default limit",
 		Help: "board power limit per GPU, as nvidia-smi -pl sets it; it must lie within the board's range of limits"},
 	{Key: "strategy", Path: "strategy", Kind: KindEnum, Group: "hardware", Label: "Strategy", Form: FSDP, Choices: Strategies,
 		Help: "parallel layout: single, ddp, fsdp, tp, or hybrid tensor × data parallelism"},
-	{Key: "tensor", Path: "strategy.tensor", Kind: KindInt, Group: "hardware", Label: "Tensor-parallel degree", Form: "2", Bounds: intBounds(1, 1<<20),
+	{Key: "tensor", Example: "a whole number, for example 2", Path: "strategy.tensor", Kind: KindInt, Group: "hardware", Label: "Tensor-parallel degree", Form: "2", Bounds: intBounds(1, 1<<20),
 		Hint: "data ranks = GPUs ÷ this", Default: "required in a hybrid layout", Help: "hybrid: tensor-parallel ranks; the data-parallel ranks are the GPUs divided by this", When: &When{Key: "strategy", Value: Hybrid}},
 	{Key: "", Path: "strategy.data", Kind: KindInt, Group: "hardware", Label: "Data-parallel degree", Bounds: intBounds(1, 1<<20),
 		Default: "required in a hybrid layout", Help: "hybrid: data-parallel ranks (the form derives it: GPUs ÷ tensor-parallel degree)", When: &When{Key: "strategy", Value: Hybrid}},
@@ -190,12 +193,12 @@ var RequestFields = []Field{
 		Optional: true, Default: "ddp", Help: "hybrid: how the data-parallel ranks hold the model, fsdp (sharded) or ddp (replicated)", When: &When{Key: "strategy", Value: Hybrid}},
 	{Key: "region", Path: "site.region", Kind: KindString, Group: "site", Label: "Grid region", Form: "world", Optional: true, Default: "no region named",
 		Help: "where the run draws power; echoed in reports (the form's grid presets also fill the carbon intensity)"},
-	{Key: "carbon", Path: "site.carbon_g_per_kwh", Kind: KindNumber, Group: "site", Label: "g CO₂e/kWh", Unit: "g CO2e/kWh", Form: "475",
+	{Key: "carbon", Example: "a number, for example 400", Path: "site.carbon_g_per_kwh", Kind: KindNumber, Group: "site", Label: "g CO₂e/kWh", Unit: "g CO2e/kWh", Form: "475",
 		Bounds: &Bounds{Min: 0, Max: 2000}, Optional: true, Default: fmt.Sprintf("%g (IEA world average)", float64(DefaultCarbonGPerKWh)),
 		Help: "carbon intensity of the electricity"},
-	{Key: "pue", Path: "site.pue", Kind: KindNumber, Group: "site", Label: "PUE", Bounds: &Bounds{Min: 1, Max: 3}, Optional: true,
+	{Key: "pue", Example: "a number from 1 to 3, for example 1.2, or empty", Path: "site.pue", Kind: KindNumber, Group: "site", Label: "PUE", Bounds: &Bounds{Min: 1, Max: 3}, Optional: true,
 		Default: fmt.Sprintf("%g (Uptime Institute 2024 global average)", DefaultPUE), Hint: fmt.Sprintf("empty = %g", DefaultPUE), Help: "the facility's power usage effectiveness (facility energy ÷ IT energy)"},
-	{Key: "price", Path: "site.usd_per_kwh", Kind: KindNumber, Group: "site", Label: "USD/kWh", Unit: "USD/kWh", Form: "0.15",
+	{Key: "price", Example: "a number, for example 0.15", Path: "site.usd_per_kwh", Kind: KindNumber, Group: "site", Label: "USD/kWh", Unit: "USD/kWh", Form: "0.15",
 		Bounds: &Bounds{Min: 0, Max: 10}, Optional: true, Default: fmt.Sprintf("%g (an assumed tariff)", DefaultUSDPerKWh),
 		Help: "electricity price"},
 	{Key: "cal", Path: "calibration", Kind: KindString, Group: "calibration", Label: "Coefficients", Optional: true,

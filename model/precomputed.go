@@ -1,5 +1,7 @@
 package model
 
+import "fmt"
+
 // What every estimate derives from a calibration alone (the interval's
 // normal quantile, the names of its parallel laws, the texts of its
 // envelope's ranges) is worked out once when
@@ -45,6 +47,16 @@ type parallelLawName struct {
 }
 
 func newCalConsts(cals []Calibration, hw *Hardware) map[*Calibration]*calConsts {
+	ics := interconnects(hw)
+	m := make(map[*Calibration]*calConsts, len(cals))
+	for i := range cals {
+		m[&cals[i]] = newCalConst(&cals[i], ics)
+	}
+	return m
+}
+
+// interconnects are the link classes of the hardware table, in table order.
+func interconnects(hw *Hardware) []Interconnect {
 	var ics []Interconnect
 	if hw != nil {
 		for _, g := range hw.GPUs {
@@ -53,25 +65,77 @@ func newCalConsts(cals []Calibration, hw *Hardware) map[*Calibration]*calConsts 
 			}
 		}
 	}
-	m := make(map[*Calibration]*calConsts, len(cals))
-	for i := range cals {
-		c := &cals[i]
-		k := &calConsts{level: c.Interval.Level, z: intervalQuantile(c.Interval.Level), name: c.Name, ranges: map[[2]float64]string{}}
-		envs := []*Envelope{&c.Envelope}
-		if c.Roofline != nil && c.Roofline.Tensor != nil && c.Roofline.Tensor.Envelope != nil {
-			envs = append(envs, c.Roofline.Tensor.Envelope)
+	return ics
+}
+
+func newCalConst(c *Calibration, ics []Interconnect) *calConsts {
+	k := &calConsts{level: c.Interval.Level, z: intervalQuantile(c.Interval.Level), name: c.Name, ranges: map[[2]float64]string{}}
+	for _, e := range calEnvelopes(c) {
+		for _, rng := range envelopeRanges(e) {
+			k.ranges[rng] = string((*calConsts)(nil).appendRange(nil, rng))
 		}
-		for _, e := range envs {
-			for _, rng := range envelopeRanges(e) {
-				k.ranges[rng] = string((*calConsts)(nil).appendRange(nil, rng))
+	}
+	for _, ic := range ics {
+		k.laws = append(k.laws, parallelLawName{ic: ic, comm: commLawName(c.Name, ic), curves: curvesLawName(c.Name, ic)})
+	}
+	return k
+}
+
+// calEnvelopes are the envelopes whose ranges an estimate with c reports.
+func calEnvelopes(c *Calibration) []*Envelope {
+	envs := []*Envelope{&c.Envelope}
+	if c.Roofline != nil && c.Roofline.Tensor != nil && c.Roofline.Tensor.Envelope != nil {
+		envs = append(envs, c.Roofline.Tensor.Envelope)
+	}
+	return envs
+}
+
+// holds reports whether k has every constant of c (the same name and
+// level, each envelope range formatted).
+func (k *calConsts) holds(c *Calibration) bool {
+	if k == nil || k.name != c.Name || k.level != c.Interval.Level {
+		return false
+	}
+	for _, e := range calEnvelopes(c) {
+		for _, rng := range envelopeRanges(e) {
+			if _, ok := k.ranges[rng]; !ok {
+				return false
 			}
 		}
-		for _, ic := range ics {
-			k.laws = append(k.laws, parallelLawName{ic: ic, comm: commLawName(c.Name, ic), curves: curvesLawName(c.Name, ic)})
-		}
-		m[c] = k
 	}
-	return m
+	return true
+}
+
+// WithDefault is the catalog with its default calibration replaced by cal
+// (renamed to the default's name) and no power-limit response, as
+// NewCatalog(c.Hardware, c.Presets, calibrations, c.Default) would build
+// it, but reusing what c derived from the hardware, the presets and the
+// other calibrations: a fit tries thousands of constants this way.
+func (c *Catalog) WithDefault(cal Calibration) (*Catalog, error) {
+	d, ok := c.byName[c.Default]
+	if !ok {
+		return nil, fmt.Errorf("catalog: default calibration %q not found", c.Default)
+	}
+	cal.Name = c.Default
+	if err := cal.Validate(); err != nil {
+		return nil, err
+	}
+	if cal.Kind != KindRoofline {
+		return nil, fmt.Errorf("catalog: default calibration %q must be of kind roofline", c.Default)
+	}
+	n := *c
+	n.Power = nil
+	n.Calibrations = append([]Calibration(nil), c.Calibrations...)
+	n.Calibrations[d] = cal
+	n.calConsts = make(map[*Calibration]*calConsts, len(n.Calibrations))
+	for i := range n.Calibrations {
+		k := c.calConsts[&c.Calibrations[i]]
+		if i == d && !k.holds(&cal) {
+			k = newCalConst(&n.Calibrations[i], interconnects(c.Hardware))
+		}
+		n.calConsts[&n.Calibrations[i]] = k
+	}
+	return &n, nil
 }
 
 func containsIC(ics []Interconnect, ic Interconnect) bool {

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -79,4 +80,59 @@ func TestCatalogChangedAfterBuild(t *testing.T) {
 	if !strings.Contains(got.Parallel.Law, "renamed") || got.IntervalLevel != 0.5 {
 		t.Errorf("Parallel.Law = %q, IntervalLevel = %g; want the renamed calibration at level 0.5", got.Parallel.Law, got.IntervalLevel)
 	}
+}
+
+// TestWithDefaultIsNewCatalog: the catalog WithDefault derives (what the
+// table-stage fit tries each constant in) estimates exactly as a catalog
+// built afresh with that calibration, across strategies that use the
+// parallel-law names and the envelope texts, and refuses what NewCatalog
+// refuses.
+func TestWithDefaultIsNewCatalog(t *testing.T) {
+	c := catalog(t)
+	def, err := c.Calibration("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal := *def
+	cal.Name = "any name: WithDefault renames it"
+	cal.Interval.Level = 0.8
+	cal.Envelope.Batch = [2]float64{3, 7}
+	derived, err := c.WithDefault(cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cals := slices.Clone(c.Calibrations)
+	cal.Name = c.Default
+	cals[slices.IndexFunc(cals, func(x model.Calibration) bool { return x.Name == c.Default })] = cal
+	fresh, err := model.NewCatalog(c.Hardware, c.Presets, cals, c.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, strategy := range []model.Strategy{{Name: model.FSDP}, {Name: model.TP}, {Name: model.DDP}, {Name: model.Hybrid, Tensor: 2, Data: 2}} {
+		for _, name := range append([]string{""}, calibrationNames(c)...) {
+			req := baseRequest()
+			req.Strategy = strategy
+			req.Calibration = name
+			got, errG := derived.Estimate(req)
+			want, errW := fresh.Estimate(req)
+			gj, _ := json.Marshal(got)
+			wj, _ := json.Marshal(want)
+			if fmt.Sprint(errG) != fmt.Sprint(errW) || string(gj) != string(wj) {
+				t.Errorf("%+v, calibration %q: WithDefault gives %v\n%s\nNewCatalog gives %v\n%s", strategy, name, errG, gj, errW, wj)
+			}
+		}
+	}
+	bad := *def
+	bad.Kind = model.KindLogLinear
+	if _, err := c.WithDefault(bad); err == nil {
+		t.Errorf("WithDefault accepted a default of kind %s", bad.Kind)
+	}
+}
+
+func calibrationNames(c *model.Catalog) []string {
+	var names []string
+	for _, x := range c.Calibrations {
+		names = append(names, x.Name)
+	}
+	return names
 }

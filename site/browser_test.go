@@ -58,7 +58,7 @@ func TestPagesInBrowser(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
-	files, _, err := build(realOptions())
+	files, err := realBuild()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -226,8 +226,7 @@ func TestFingerprintedAssets(t *testing.T) {
 		"calc.css": {Data: []byte(".calc-root { color: red }\n")},
 		"embed.js": {Data: []byte("/* embed */\n")},
 	}
-	o := realOptions()
-	o.Assets = assets
+	o := buildOptions{Content: minimalSite(t), Assets: assets}
 	files, _, err := build(o)
 	if err != nil {
 		t.Fatal(err)

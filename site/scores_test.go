@@ -112,7 +112,7 @@ func checkSummary(t *testing.T, what string, cells []string, s validate.Summary)
 // and "site validate -json -holdout": the headline and paired tables, every
 // breakdown's wattscale medians, and each headline run's predictions.
 func TestValidationPageMatchesCommand(t *testing.T) {
-	files, _, err := build(realOptions())
+	files, err := realBuild()
 	if err != nil {
 		t.Fatal(err)
 	}

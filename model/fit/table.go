@@ -104,25 +104,6 @@ func withTable(base model.Calibration, theta []float64) model.Calibration {
 	return c
 }
 
-// CatalogWith returns a copy of cat whose default calibration is c (renamed
-// to the default's name).
-func CatalogWith(cat *model.Catalog, c model.Calibration) (*model.Catalog, error) {
-	cals := make([]model.Calibration, len(cat.Calibrations))
-	copy(cals, cat.Calibrations)
-	found := false
-	for i := range cals {
-		if cals[i].Name == cat.Default {
-			c.Name = cat.Default
-			cals[i] = c
-			found = true
-		}
-	}
-	if !found {
-		return nil, fmt.Errorf("fit: catalog has no default calibration %q", cat.Default)
-	}
-	return model.NewCatalog(cat.Hardware, cat.Presets, cals, cat.Default)
-}
-
 // observation is one residual of the table-stage fit: a run's reported
 // energy or a published speedup, in ln units.
 type observation struct {
@@ -160,7 +141,7 @@ func FitTable(cat *model.Catalog, base model.Calibration, runs []validate.Run, s
 	for i, p := range tableParams {
 		theta[i], lo[i], hi[i] = p.start, p.lo, p.hi
 	}
-	c0, err := CatalogWith(cat, withTable(base, theta))
+	c0, err := cat.WithDefault(withTable(base, theta))
 	if err != nil {
 		return res, err
 	}
@@ -216,7 +197,7 @@ func FitTable(cat *model.Catalog, base model.Calibration, runs []validate.Run, s
 	var lastCat *model.Catalog
 	catFor := func(th []float64) *model.Catalog {
 		if lastCat == nil || !equal(th, lastTheta) {
-			c, err := CatalogWith(cat, withTable(base, th))
+			c, err := cat.WithDefault(withTable(base, th))
 			if err != nil {
 				return nil
 			}
@@ -348,7 +329,7 @@ func TableCatalog(cat *model.Catalog, base model.Calibration, runs []validate.Ru
 	if err != nil {
 		return nil, err
 	}
-	return CatalogWith(cat, res.Calibration)
+	return cat.WithDefault(res.Calibration)
 }
 
 // AddTable fits the table stage onto base (a roofline calibration fitted

@@ -49,7 +49,7 @@ func TestFitTableRecovers(t *testing.T) {
 	cm.Exposed = model.Coefficient{Value: 0.25}
 	cm.LatencyS = model.Coefficient{Value: 3e-4}
 	truth.Comm = &cm
-	tcat, err := fit.CatalogWith(cat, truth)
+	tcat, err := cat.WithDefault(truth)
 	if err != nil {
 		t.Fatal(err)
 	}

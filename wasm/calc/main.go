@@ -34,12 +34,5 @@ func main() {
 		jsexport.Fail(err)
 		return
 	}
-	api := calcapi.New(cat)
-	jsexport.Export("wattscale", "wattscaleReady", map[string]jsexport.Func{
-		"meta":           func([]byte) []byte { return api.Meta() },
-		"estimate":       api.Estimate,
-		"recommend":      api.Recommend,
-		"addCalibration": api.AddCalibration,
-		"sampleCSV":      func([]byte) []byte { return api.SampleCSV() },
-	})
+	jsexport.Export("wattscale", "wattscaleReady", calcapi.New(cat).CalcFuncs())
 }

@@ -297,3 +297,26 @@ func recoverInto(out *[]byte) {
 		*out = b
 	}
 }
+
+// CalcFuncs are the calculator's functions (wasm/calc) by the name the page
+// calls them: each takes its JSON argument (nil when missing) and returns
+// JSON. Only what is listed here is linked into calc.wasm.
+func (a *API) CalcFuncs() map[string]func([]byte) []byte {
+	return map[string]func([]byte) []byte{
+		"meta":           func([]byte) []byte { return a.Meta() },
+		"estimate":       a.Estimate,
+		"recommend":      a.Recommend,
+		"addCalibration": a.AddCalibration,
+		"sampleCSV":      func([]byte) []byte { return a.SampleCSV() },
+	}
+}
+
+// PlannerFuncs are the planner page's functions (wasm/planner): the
+// calculator's and the planner's own.
+func (a *API) PlannerFuncs() map[string]func([]byte) []byte {
+	fns := a.CalcFuncs()
+	fns["distill"] = a.Distill
+	fns["distillRecommend"] = a.DistillRecommend
+	fns["plannerMeta"] = func([]byte) []byte { return a.PlannerMeta() }
+	return fns
+}

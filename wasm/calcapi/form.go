@@ -27,7 +27,7 @@ type Form map[string]string
 // recommend request (Form.RecommendRequest) and which the panel renders,
 // and compare (also estimate full fine-tuning, API.Estimate).
 var recommendFields = []model.Field{
-	{Key: "deadline", Path: "deadline_s", Kind: model.KindNumber, Group: "recommend", Label: "Deadline (hours)", Unit: "hours", Optional: true,
+	{Key: "deadline", Example: "a number of hours, for example 10, or empty", Path: "deadline_s", Kind: model.KindNumber, Group: "recommend", Label: "Deadline (hours)", Unit: "hours", Optional: true,
 		Default: "no deadline", Hint: "empty = no deadline", Help: "the latest the run may finish, hours"},
 	{Key: "minimise", Path: "minimise", Kind: model.KindEnum, Group: "recommend", Label: "Minimise", Choices: []string{"energy", "co2e", "cost", "time"}, Form: "energy",
 		Help: "what the recommendation makes least: energy, CO2e (operational + embodied), electricity cost or time"},
@@ -174,7 +174,7 @@ func (f Form) number(key string, required bool) (float64, *Error) {
 	}
 	x, ok := ParseNumber(raw)
 	if !ok {
-		return 0, formErr(path, key, f[key], numberProblem(key, raw))
+		return 0, formErr(path, key, f[key], numberProblem(formFields[key].Example, raw, calcNumberExample))
 	}
 	return x, nil
 }
@@ -227,7 +227,7 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 			}
 			x, ok := ParseNumber(raw)
 			if !ok {
-				return req, formErr(fd.Path, k, f[k], numberProblem(k, raw))
+				return req, formErr(fd.Path, k, f[k], numberProblem(fd.Example, raw, calcNumberExample))
 			}
 			v = x
 		case model.KindBool:

@@ -54,18 +54,6 @@ var planLabels = map[string]string{
 	"options.students": "Students sharing each teacher stage (N)",
 }
 
-// numberExamples says what a number looks like in each input.
-var numberExamples = map[string]string{
-	"layers": "a whole number, for example 24", "hidden": "a whole number, for example 2048", "heads": "a whole number, for example 16",
-	"kv_heads": "a whole number, for example 8, or empty", "ffn": "a whole number, for example 8192", "vocab": "a whole number, for example 32000",
-	"tokens": "a number of tokens, for example 2e8, 200M or 1.5B", "dataset_tokens": "a number of tokens, for example 1e8 or 100M",
-	"epochs": "a number, for example 3", "seq": "a whole number of tokens, for example 512", "batch": "a whole number, for example 32", "rank": "a whole number, for example 16, or empty",
-	"count": "a whole number, for example 8", "tensor": "a whole number, for example 2", "carbon": "a number, for example 400",
-	"pue": "a number from 1 to 3, for example 1.2, or empty", "price": "a number, for example 0.15",
-	"power": "a number of watts, for example 300, or empty", "deadline": "a number of hours, for example 10, or empty",
-	"n": "a whole number, for example 4", "jref": "a number, for example 1.2", "jstu": "a number, for example 0.3",
-}
-
 // The messages' paths and ranges are found by the two scanners below, not
 // by package regexp, which would add about 270 KB to calc.wasm (measured
 // with scripts/wasmsize); plain_test.go checks them against the regular
@@ -204,17 +192,19 @@ func plain(field, input, msg string, f Form) string {
 	return s
 }
 
-// numberProblem says why text is not a number the input takes.
-func numberProblem(key, raw string) string {
+// numberProblem says why text is not a number the input takes: what a
+// number there looks like (ex, the Example of the input's field row), or
+// else "a number, for example " + fallback.
+func numberProblem(ex, raw, fallback string) string {
 	t := strings.NewReplacer(",", "", "_", "", " ", "").Replace(strings.TrimSpace(raw))
 	t = strings.TrimRight(t, "kKmMbBgGtT")
 	if x, err := strconv.ParseFloat(t, 64); err != nil && math.IsInf(x, 0) {
 		return "is too large to be a number here"
 	}
-	if ex, ok := numberExamples[key]; ok {
+	if ex != "" {
 		return "must be " + ex
 	}
-	return "must be a number, for example 2e8, 200M or 0.15"
+	return "must be a number, for example " + fallback
 }
 
 // EnvelopeNote explains in plain words why an estimate lies outside its
@@ -286,4 +276,22 @@ func humanCount(s string) string {
 		return model.ShortNum(math.Round(x/1e6)) + " M"
 	}
 	return model.ShortNum(x)
+}
+
+// What a number looks like in an input whose field row has no Example:
+// in the calculator, and in the planner (stage energies, quality).
+const (
+	calcNumberExample = "2e8, 200M or 0.15"
+	planNumberExample = "11 or 0.37"
+)
+
+// planExample is the Example of a planner field, or of the estimate
+// request's field at the same path (the site inputs).
+func planExample(fd *model.Field) string {
+	if fd.Example == "" {
+		if rf := model.RequestField(fd.Path); rf != nil {
+			return rf.Example
+		}
+	}
+	return fd.Example
 }

@@ -218,11 +218,7 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 		}
 		x, ok := ParseNumber(raw)
 		if !ok {
-			msg := numberProblem(key, raw)
-			if _, ok := numberExamples[key]; !ok && !strings.Contains(msg, "too large") {
-				msg = "must be a number, for example 11 or 0.37"
-			}
-			return nil, formErr(field, key, f[key], msg)
+			return nil, formErr(field, key, f[key], numberProblem(planExample(fd), raw, planNumberExample))
 		}
 		return &x, nil
 	}

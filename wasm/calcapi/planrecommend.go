@@ -29,7 +29,7 @@ func (f PlanForm) RecommendRequest(regions []Region) (distill.RecommendRequest, 
 	if raw := strings.TrimSpace(f["deadline"]); raw != "" {
 		h, ok := ParseNumber(raw)
 		if !ok {
-			return rr, formErr("deadline_s", "deadline", f["deadline"], numberProblem("deadline", raw))
+			return rr, formErr("deadline_s", "deadline", f["deadline"], numberProblem(planExample(distill.PlanFieldByKey("deadline")), raw, planNumberExample))
 		}
 		rr.DeadlineS = h * 3600
 	}

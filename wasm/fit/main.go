@@ -11,23 +11,10 @@
 package main
 
 import (
-	"syscall/js"
-
 	"github.com/wattscale/wattscale/wasm/fitapi"
+	"github.com/wattscale/wattscale/wasm/jsexport"
 )
 
 func main() {
-	obj := js.Global().Get("Object").New()
-	obj.Set("fit", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		var in []byte
-		if len(args) > 0 && args[0].Type() == js.TypeString {
-			in = []byte(args[0].String())
-		}
-		return string(fitapi.Fit(in))
-	}))
-	js.Global().Set("wattscale_fit", obj)
-	if ready := js.Global().Get("wattscaleFitReady"); ready.Type() == js.TypeFunction {
-		ready.Invoke()
-	}
-	select {}
+	jsexport.Export("wattscale_fit", "wattscaleFitReady", map[string]jsexport.Func{"fit": fitapi.Fit})
 }

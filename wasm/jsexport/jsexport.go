@@ -1,10 +1,11 @@
 //go:build js && wasm
 
-// Package jsexport is the syscall/js glue the calculator's and the
-// planner's WebAssembly entry points share: it builds their catalog
-// (Catalog) and registers Go functions that
+// Package jsexport is the syscall/js glue the WebAssembly entry points
+// (calculator, planner, refit) share: it builds the catalog (Catalog) and
+// registers Go functions that
 // take and return JSON strings on one global object, then tells the page.
-// The functions themselves are package calcapi's, tested natively.
+// The functions themselves are package calcapi's and fitapi's, tested
+// natively.
 package jsexport
 
 import (
@@ -29,7 +30,7 @@ func Catalog() (*model.Catalog, error) {
 // Func is an exported function: the first argument's string as bytes (nil
 // when it is missing or not a string; calcapi then answers with a JSON
 // error) to the JSON answer.
-type Func func(arg []byte) []byte
+type Func = func(arg []byte) []byte
 
 // Export sets the global object name to one JavaScript function per entry
 // of fns, calls the global function readyHook if the page defined one, and

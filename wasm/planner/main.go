@@ -32,15 +32,5 @@ func main() {
 		jsexport.Fail(err)
 		return
 	}
-	api := calcapi.New(cat)
-	jsexport.Export("wattscale", "wattscaleReady", map[string]jsexport.Func{
-		"meta":             func([]byte) []byte { return api.Meta() },
-		"estimate":         api.Estimate,
-		"recommend":        api.Recommend,
-		"addCalibration":   api.AddCalibration,
-		"sampleCSV":        func([]byte) []byte { return api.SampleCSV() },
-		"distill":          api.Distill,
-		"distillRecommend": api.DistillRecommend,
-		"plannerMeta":      func([]byte) []byte { return api.PlannerMeta() },
-	})
+	jsexport.Export("wattscale", "wattscaleReady", calcapi.New(cat).PlannerFuncs())
 }

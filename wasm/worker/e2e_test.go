@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -780,8 +781,12 @@ func compareWithCommandLine(t *testing.T, base, cmdName string, body []byte) {
 
 // loadResult summarises a load run.
 type loadResult struct {
-	n, errors     int
-	slow          int // answered after more than slowAfter
+	n, errors int
+	slow      int // answered after more than slowAfter
+	// slowConnect counts the slow requests that spent more than half of
+	// slowAfter opening their TCP connection (a lost SYN is sent again
+	// after 1 s, then 3 s): time spent before workerd saw the request.
+	slowConnect   int
 	p50, p99, max time.Duration
 	rps           float64
 	firstErr      error
@@ -796,6 +801,7 @@ func load(base string, body, want []byte, n, conc int) loadResult {
 	}
 	defer client.CloseIdleConnections()
 	lat := make([]time.Duration, n)
+	conn := make([]time.Duration, n) // time to open a new connection, 0 when one was reused
 	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -804,7 +810,21 @@ func load(base string, body, want []byte, n, conc int) loadResult {
 		wg.Go(func() {
 			for i := range next {
 				t0 := time.Now()
-				res, err := client.Post(base+"/api/v1/estimate", "application/json", bytes.NewReader(body))
+				var c0 time.Time
+				trace := &httptrace.ClientTrace{
+					ConnectStart: func(string, string) { c0 = time.Now() },
+					ConnectDone: func(string, string, error) {
+						if !c0.IsZero() {
+							conn[i] = time.Since(c0)
+						}
+					},
+				}
+				req, err := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", base+"/api/v1/estimate", bytes.NewReader(body))
+				if err != nil {
+					panic(err)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				res, err := client.Do(req)
 				if err == nil {
 					var b []byte
 					b, err = io.ReadAll(res.Body)
@@ -832,9 +852,12 @@ func load(base string, body, want []byte, n, conc int) loadResult {
 			}
 		}
 	}
-	for _, l := range lat {
+	for i, l := range lat {
 		if l > slowAfter {
 			r.slow++
+			if conn[i] > slowAfter/2 {
+				r.slowConnect++
+			}
 		}
 	}
 	slices.Sort(lat)
@@ -895,39 +918,67 @@ func (r loadResult) check(t testing.TB, what string) {
 func (r loadResult) checkSlow(t testing.TB, what string) {
 	t.Helper()
 	if r.slow > 0 {
-		t.Errorf("%s: %d of %d requests took over %v (the longest %v)", what, r.slow, r.n, slowAfter, r.max)
+		t.Errorf("%s: %d of %d requests took over %v (the longest %v; %d of them waited over %v for their TCP connection)", what, r.slow, r.n, slowAfter, r.max, r.slowConnect, slowAfter/2)
 	}
 }
 
 func (r loadResult) String() string {
-	return fmt.Sprintf("%d requests: p50 %v, p99 %v, max %v, %.0f requests/s, %d failed, %d over %v",
+	s := fmt.Sprintf("%d requests: p50 %v, p99 %v, max %v, %.0f requests/s, %d failed, %d over %v",
 		r.n, r.p50, r.p99, r.max, r.rps, r.errors, r.slow, slowAfter)
+	if r.slow > 0 {
+		s += fmt.Sprintf(" (%d of them waiting over %v for a TCP connection)", r.slowConnect, slowAfter/2)
+	}
+	return s
 }
 
 // memory is the isolate's V8 heap after a full collection (used, and held
-// by V8), and workerd's resident memory after that collection and at its
-// highest so far.
-type memory struct{ heap, heapTotal, rss, hwm int64 }
+// by V8), and workerd's resident memory before that collection, after it
+// and at its highest so far; after the collection, where that memory is
+// (split) and, when gdb is installed, what workerd's tcmalloc says of it
+// (tcErr says why not).
+type memory struct {
+	heap, heapTotal     int64
+	rssBefore, rss, hwm int64
+	split               rssSplit
+	tc                  tcmallocStats
+	tcErr               error
+}
 
-func measureMemory(t testing.TB, p workerdProc) memory {
+// measureMemory reads p's memory; tcmalloc's figures only with withTCMalloc
+// (gdb stops workerd for a second or two to read them).
+func measureMemory(t testing.TB, p workerdProc, withTCMalloc bool) memory {
 	t.Helper()
-	heap, total, err := heapAfterGC(p.inspector)
-	if err != nil {
+	var m memory
+	var err error
+	if m.rssBefore, err = rssBytes(p.pid); err != nil {
+		t.Fatal(err)
+	}
+	if m.heap, m.heapTotal, err = heapAfterGC(p.inspector); err != nil {
 		t.Fatalf("V8 heap through the inspector: %v", err)
 	}
-	rss, err := rssBytes(p.pid)
-	if err != nil {
+	if m.rss, err = rssBytes(p.pid); err != nil {
 		t.Fatal(err)
 	}
-	hwm, err := procStatus(p.pid, "VmHWM")
-	if err != nil {
+	if m.hwm, err = procStatus(p.pid, "VmHWM"); err != nil {
 		t.Fatal(err)
 	}
-	return memory{heap, total, rss, hwm}
+	if m.split, err = splitRSS(p.pid); err != nil {
+		t.Fatal(err)
+	}
+	m.tcErr = errors.New("tcmalloc's figures not asked for")
+	if withTCMalloc {
+		m.tc, _, m.tcErr = readTCMalloc(p.pid)
+	}
+	return m
 }
 
 func (m memory) String() string {
-	return fmt.Sprintf("V8 heap %.2f MB (V8 holds %.2f MB), RSS %.1f MB (highest %.1f MB)", float64(m.heap)/1e6, float64(m.heapTotal)/1e6, float64(m.rss)/1e6, float64(m.hwm)/1e6)
+	s := fmt.Sprintf("V8 heap %.2f MB (V8 holds %.2f MB), RSS %.1f MB before the collection, %.1f MB after (highest %.1f MB): %v",
+		float64(m.heap)/1e6, float64(m.heapTotal)/1e6, float64(m.rssBefore)/1e6, float64(m.rss)/1e6, float64(m.hwm)/1e6, m.split)
+	if m.tcErr == nil {
+		s += "; " + m.tc.String()
+	}
+	return s
 }
 
 // grown is how much b exceeds a, as a fraction of a.
@@ -945,16 +996,30 @@ func TestWorkerdLoad(t *testing.T) {
 	p := runWorkerd(t, findWorkerd(t), buildWorker(t), "/api/v1/health", true)
 	body, want := referenceEstimate(t, p.base)
 	load(p.base, body, want, warmN, loadConc).check(t, "warm-up")
-	before := measureMemory(t, p)
+	before := measureMemory(t, p, false)
 	r := load(p.base, body, want, loadN, loadConc)
 	r.check(t, "concurrency 16")
 	r64 := load(p.base, body, want, loadN/4, 64)
 	r64.check(t, "concurrency 64")
-	after := measureMemory(t, p)
+	after := measureMemory(t, p, false)
 	t.Logf("concurrency 16: %v", r)
 	t.Logf("concurrency 64: %v", r64)
 	t.Logf("V8 heap %d -> %d bytes, workerd RSS %d -> %d bytes; app.wasm %d bytes, %d gzip",
 		before.heap, after.heap, before.rss, after.rss, build.raw, build.gz)
+	t.Logf("workerd RSS after the load: %v", after.split)
+	// The split finds each region BenchmarkWorkerd reports on, and
+	// accounts for the whole resident memory (smaps and status are read
+	// a moment apart, with workerd idle).
+	if sp := after.split; sp.malloc == 0 || sp.cage == 0 || sp.wasm == 0 || sp.files == 0 {
+		t.Errorf("/proc/%d/smaps: a region not found (tcmalloc's 1 GiB reservations, V8's cage, the wasm memory's reservation, workerd's binary): %v", p.pid, sp)
+	} else if d := sp.total() - after.rss; d < -after.rss/50 || d > after.rss/50 {
+		t.Errorf("the split of workerd's RSS adds up to %d bytes, VmRSS says %d", sp.total(), after.rss)
+	}
+	// Go's linear memory is the Worker's own: its heap reaches its
+	// working size in the warm-up and stays there.
+	if g := grown(before.split.wasm, after.split.wasm); g > 0.10 {
+		t.Errorf("Go's linear memory (resident) grew %.1f %% over %d requests (%d -> %d bytes)", 100*g, r.n+r64.n, before.split.wasm, after.split.wasm)
+	}
 	// The leak this guards against kept 500-700 bytes per request; 100
 	// bytes per request is above the noise of one heap reading (about
 	// 100 KB on a heap of 0.8 MB).
@@ -977,24 +1042,30 @@ func TestWorkerdLoad(t *testing.T) {
 //     at 64, on the same isolate: none may fail or take over a second. One
 //     isolate runs one request at a time, so latency here is mostly
 //     queueing: at concurrency 16 a request waits for about 15 others;
-//   - memory, after a full collection, at 10,000, 60,000, 120,000 and
-//     180,000 requests: the V8 heap in use, and the heap V8 holds, must
-//     stay within 10 % (the heap V8 holds within 1 MiB) over each span,
-//     and workerd's resident memory within 10 % from 120,000 to 180,000.
-//     Resident memory is printed from 10,000 to 60,000 for ours and for a
-//     trivial JavaScript worker (testdata/jsworker) under the same load:
-//     both rise, by 20-50 % in runs on a 2-core machine, so the issue's
-//     "within 10 % from 10,000 to 60,000" is not checked for it. The rise
-//     is native memory outside the V8 heap (which V8 shrinks back to about
-//     1.6 MB after the collection) and outside Go's linear memory (flat
-//     at 11.5-12 MB): in /proc/PID/smaps it is all in one anonymous region
-//     reserved in 1 GiB steps, as the tcmalloc linked into workerd
-//     reserves its heap, which keeps freed memory at its high-water mark.
-//     It levels off by about 120,000 requests (measured to 240,000:
-//     158.8, 194.2, 225.5, 225.6 and 226.4 MB after 10,000, 60,000,
-//     120,000, 180,000 and 240,000), so a leak shows from 120,000 to
-//     180,000: the V8 leak fixed earlier grew it by 2.5-4 KB per request,
-//     150-240 MB over that span;
+//   - memory, after a full collection (forced through the inspector), at
+//     10,000, 60,000, 120,000 and 180,000 requests, and where it is
+//     (/proc/PID/smaps split by region: tcmalloc's heap, V8's cage, the
+//     wasm memory's reservation, JIT code, files, other; and, when gdb is
+//     installed, tcmalloc's own figures, read from the running workerd).
+//     Checked, as the Worker's own: the V8 heap in use within 10 % over
+//     each span (the heap V8 holds within 1 MiB), Go's linear memory
+//     (resident) within 10 % from 10,000 to 180,000, and the native
+//     memory in use (tcmalloc's "in use by application", which holds
+//     every native object that JavaScript keeps alive) within 10 % from
+//     10,000 to 60,000 and to 180,000.
+//     Printed, not checked: issue 15's "workerd RSS within 10 % from
+//     10,000 to 60,000", for ours and for a trivial JavaScript worker
+//     (testdata/jsworker) under the same load, with the regions it moved
+//     in. It is not met by either, and the growth is workerd's: it is
+//     all in tcmalloc's free lists. workerd runs V8's major collections
+//     rarely under load (its cage grows to 20-90 MB of garbage before a
+//     forced collection brings it back to 1.1 MB), the native objects
+//     of the requests that garbage held (20-100 MB) are freed together
+//     when it is collected, and workerd's tcmalloc keeps what is freed
+//     (its page: 0 pages released to the system since startup), so RSS
+//     follows the highest such peak so far and climbs for 200,000
+//     requests and more, for the trivial worker as for ours, while the
+//     native memory in use after a collection stays flat;
 //   - the size of app.wasm, raw and gzip -9 (Cloudflare's limit applies to
 //     the compressed upload: 3 MB on the free plan).
 func BenchmarkWorkerd(b *testing.B) {
@@ -1003,29 +1074,7 @@ func BenchmarkWorkerd(b *testing.B) {
 	body, want := referenceEstimate(b, p.base)
 	for b.Loop() {
 		load(p.base, body, want, warmN, loadConc).check(b, "warm-up")
-		loadAvg := loadAverage()
-		// Three rounds of 2,000, each logged; the metrics are their
-		// medians, which a burst of load on a shared machine moves less.
-		var p50s, p99s, cpus []time.Duration
-		for round := 1; round <= 3; round++ {
-			cpu0, err := cpuTime(p.pid)
-			if err != nil {
-				b.Fatal(err)
-			}
-			one := load(p.base, body, want, 2000, 1)
-			cpu1, err := cpuTime(p.pid)
-			if err != nil {
-				b.Fatal(err)
-			}
-			one.check(b, "one at a time")
-			one.checkSlow(b, "one at a time")
-			cpu := (cpu1 - cpu0) / time.Duration(one.n)
-			b.Logf("one connection, round %d: %v; workerd CPU %v per request; load average %.2f", round, one, cpu, loadAverage())
-			p50s, p99s, cpus = append(p50s, one.p50), append(p99s, one.p99), append(cpus, cpu)
-		}
-		median := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
-		c1p50, c1p99, cpu := median(p50s), median(p99s), median(cpus)
-		b.Logf("one connection, medians of 3 rounds: p50 %v, p99 %v, workerd CPU %v per request (goals: under 1 ms, 3 ms, 1 ms); load average %.2f before", c1p50, c1p99, cpu, loadAvg)
+		c1p50, c1p99, cpu, loadAvg := oneConnection(b, p, body, want)
 
 		s := soak(b, p, body, want, 18, 1, 6, 12, 18)
 		at10k, at60k, at120k, at180k := s.mem[1], s.mem[6], s.mem[12], s.mem[18]
@@ -1038,12 +1087,10 @@ func BenchmarkWorkerd(b *testing.B) {
 		// under the same load.
 		cp := runWorkerd(b, bin, "testdata/jsworker", "/", true)
 		cwant := mustPost(b, cp.base, body)
-		load(cp.base, body, cwant, warmN+2000, loadConc).check(b, "trivial JavaScript worker, warm-up")
+		load(cp.base, body, cwant, warmN+6000, loadConc).check(b, "trivial JavaScript worker, warm-up")
 		c := soak(b, cp, body, cwant, 6, 1, 6)
-		b.Logf("workerd RSS from 10,000 to 60,000 requests: ours %+.1f %% (%.1f -> %.1f MB), a trivial JavaScript worker's %+.1f %% (%.1f -> %.1f MB); V8 heap ours %+.1f %%, the trivial worker's %+.1f %%",
-			100*grown(at10k.rss, at60k.rss), float64(at10k.rss)/1e6, float64(at60k.rss)/1e6,
-			100*grown(c.mem[1].rss, c.mem[6].rss), float64(c.mem[1].rss)/1e6, float64(c.mem[6].rss)/1e6,
-			100*grown(at10k.heap, at60k.heap), 100*grown(c.mem[1].heap, c.mem[6].heap))
+		c10k, c60k := c.mem[1], c.mem[6]
+		reportRSS(b, at10k, at60k, c10k, c60k)
 		for _, span := range []struct {
 			name string
 			a, b memory
@@ -1055,9 +1102,25 @@ func BenchmarkWorkerd(b *testing.B) {
 				b.Errorf("V8 heap held grew by %d bytes between %s requests (%d -> %d bytes)", d, span.name, span.a.heapTotal, span.b.heapTotal)
 			}
 		}
-		if g := grown(at120k.rss, at180k.rss); g > 0.10 {
-			b.Errorf("workerd RSS grew %.1f %% between 120,000 and 180,000 requests (%d -> %d bytes, %d per request), after the allocator's high-water mark: a leak",
-				100*g, at120k.rss, at180k.rss, (at180k.rss-at120k.rss)/60000)
+		// What is the Worker's own besides the V8 heap: Go's linear
+		// memory, and the native memory in use (tcmalloc's, free lists
+		// excluded), which holds every native object of V8 and workerd
+		// that JavaScript keeps alive. Either growing would be a leak.
+		if g := grown(at10k.split.wasm, at180k.split.wasm); g > 0.10 {
+			b.Errorf("Go's linear memory (resident) grew %.1f %% between 10,000 and 180,000 requests (%d -> %d bytes)", 100*g, at10k.split.wasm, at180k.split.wasm)
+		}
+		if at10k.tcErr != nil {
+			b.Logf("native memory in use not checked: %v", at10k.tcErr)
+		} else {
+			for _, span := range []struct {
+				name string
+				a, b memory
+			}{{"10,000 and 60,000", at10k, at60k}, {"10,000 and 180,000", at10k, at180k}} {
+				if g := grown(span.a.tc.inUse, span.b.tc.inUse); g > 0.10 {
+					b.Errorf("native memory in use (tcmalloc) grew %.1f %% between %s requests (%d -> %d bytes, %d per request): a leak",
+						100*g, span.name, span.a.tc.inUse, span.b.tc.inUse, (span.b.tc.inUse-span.a.tc.inUse)/50000)
+				}
+			}
 		}
 		b.ReportMetric(float64(c1p50.Microseconds())/1000, "p50-c1-ms")
 		b.ReportMetric(float64(c1p99.Microseconds())/1000, "p99-c1-ms")
@@ -1078,13 +1141,111 @@ func BenchmarkWorkerd(b *testing.B) {
 		b.ReportMetric(float64(at180k.rss), "rss-180k-B")
 		b.ReportMetric(float64(at180k.heap), "heap-180k-B")
 		b.ReportMetric(float64(at180k.heapTotal), "heap-held-180k-B")
-		b.ReportMetric(float64(c.mem[1].rss), "js-rss-10k-B")
-		b.ReportMetric(float64(c.mem[6].rss), "js-rss-60k-B")
+		b.ReportMetric(float64(c10k.rss), "js-rss-10k-B")
+		b.ReportMetric(float64(c60k.rss), "js-rss-60k-B")
+		b.ReportMetric(100*grown(at10k.rss, at60k.rss), "rss-10k-60k-%")
+		b.ReportMetric(100*grown(c10k.rss, c60k.rss), "js-rss-10k-60k-%")
+		b.ReportMetric(float64(at10k.split.wasm), "wasm-rss-10k-B")
+		b.ReportMetric(float64(at180k.split.wasm), "wasm-rss-180k-B")
+		if at10k.tcErr == nil {
+			b.ReportMetric(float64(at10k.tc.inUse), "native-in-use-10k-B")
+			b.ReportMetric(float64(at60k.tc.inUse), "native-in-use-60k-B")
+			b.ReportMetric(float64(at180k.tc.inUse), "native-in-use-180k-B")
+		}
 		b.ReportMetric(float64(s.all.errors+r64.errors), "failed")
 		b.ReportMetric(float64(s.all.slow+r64.slow), "over-1s")
 	}
 	b.ReportMetric(float64(build.raw), "wasm-bytes")
 	b.ReportMetric(float64(build.gz), "wasm-gzip-bytes")
+}
+
+// reportRSS prints issue 15's criterion for workerd's resident memory
+// (within 10 % from 10,000 to 60,000 requests, after a full collection)
+// for the Worker and for the trivial JavaScript worker under the same
+// load, and which regions the change is in. It is printed, not checked:
+// see BenchmarkWorkerd's comment.
+func reportRSS(b *testing.B, a, z, ca, cz memory) {
+	b.Helper()
+	verdict := func(a, z memory) string {
+		if grown(a.rss, z.rss) <= 0.10 {
+			return "met"
+		}
+		return "NOT MET"
+	}
+	delta := func(a, z memory) string {
+		mb := func(x, y int64) float64 { return float64(y-x) / 1e6 }
+		s := fmt.Sprintf("malloc heap %+.1f, V8 cage %+.1f, wasm memory %+.1f, JIT code %+.1f, files %+.1f, other %+.1f MB",
+			mb(a.split.malloc, z.split.malloc), mb(a.split.cage, z.split.cage), mb(a.split.wasm, z.split.wasm),
+			mb(a.split.code, z.split.code), mb(a.split.files, z.split.files), mb(a.split.other, z.split.other))
+		if a.tcErr == nil && z.tcErr == nil {
+			s += fmt.Sprintf("; tcmalloc: in use %+.1f MB, free lists %+.1f MB, given back %+.1f MB",
+				mb(a.tc.inUse, z.tc.inUse), mb(a.tc.free, z.tc.free), mb(a.tc.released, z.tc.released))
+		}
+		return s
+	}
+	b.Logf("issue 15, workerd RSS within 10 %% from 10,000 to 60,000 requests: the Worker %s, %+.1f %% (%.1f -> %.1f MB; %s); a trivial JavaScript worker %s, %+.1f %% (%.1f -> %.1f MB; %s)",
+		verdict(a, z), 100*grown(a.rss, z.rss), float64(a.rss)/1e6, float64(z.rss)/1e6, delta(a, z),
+		verdict(ca, cz), 100*grown(ca.rss, cz.rss), float64(ca.rss)/1e6, float64(cz.rss)/1e6, delta(ca, cz))
+	if a.tcErr != nil {
+		b.Log(a.tcErr)
+	}
+}
+
+// oneConnection sends three rounds of 2,000 estimates to p one at a time,
+// each printed, and returns the medians of their p50 and p99 latencies and
+// of workerd's CPU time per request, with the load average before them;
+// it prints them beside issue 17's goals (under 1 ms, 3 ms and 1 ms).
+func oneConnection(b *testing.B, p workerdProc, body, want []byte) (p50, p99, cpu time.Duration, loadAvg float64) {
+	b.Helper()
+	loadAvg = loadAverage()
+	// Three rounds of 2,000, each logged; the metrics are their
+	// medians, which a burst of load on a shared machine moves less.
+	var p50s, p99s, cpus []time.Duration
+	for round := 1; round <= 3; round++ {
+		cpu0, err := cpuTime(p.pid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		one := load(p.base, body, want, 2000, 1)
+		cpu1, err := cpuTime(p.pid)
+		if err != nil {
+			b.Fatal(err)
+		}
+		one.check(b, "one at a time")
+		one.checkSlow(b, "one at a time")
+		cpu := (cpu1 - cpu0) / time.Duration(one.n)
+		b.Logf("one connection, round %d: %v; workerd CPU %v per request; load average %.2f", round, one, cpu, loadAverage())
+		p50s, p99s, cpus = append(p50s, one.p50), append(p99s, one.p99), append(cpus, cpu)
+	}
+	median := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	p50, p99, cpu = median(p50s), median(p99s), median(cpus)
+	goal := func(d, limit time.Duration) string {
+		if d < limit {
+			return "met"
+		}
+		return "NOT MET"
+	}
+	b.Logf("one connection, medians of 3 rounds (issue 17's goals): p50 %v (under 1 ms: %s), p99 %v (under 3 ms: %s), workerd CPU %v per request (under 1 ms: %s); load average %.2f before, on %d CPUs",
+		p50, goal(p50, time.Millisecond), p99, goal(p99, 3*time.Millisecond), cpu, goal(cpu, time.Millisecond), loadAvg, runtime.NumCPU())
+	return p50, p99, cpu, loadAvg
+}
+
+// BenchmarkWorkerdLatency is BenchmarkWorkerd's first part alone, the
+// one-connection latency and CPU per request (issue 17's goals), to
+// measure them again in a quiet moment without the long load run:
+//
+//	go test -run '^$' -bench '^BenchmarkWorkerdLatency$' -benchtime 1x ./wasm/worker
+func BenchmarkWorkerdLatency(b *testing.B) {
+	p := runWorkerd(b, findWorkerd(b), buildWorker(b), "/api/v1/health", false)
+	body, want := referenceEstimate(b, p.base)
+	for b.Loop() {
+		load(p.base, body, want, warmN, loadConc).check(b, "warm-up")
+		p50, p99, cpu, loadAvg := oneConnection(b, p, body, want)
+		b.ReportMetric(float64(p50.Microseconds())/1000, "p50-c1-ms")
+		b.ReportMetric(float64(p99.Microseconds())/1000, "p99-c1-ms")
+		b.ReportMetric(float64(cpu.Microseconds())/1000, "cpu-ms/req")
+		b.ReportMetric(loadAvg, "loadavg")
+	}
 }
 
 // soakResult is a long run on one isolate.
@@ -1113,7 +1274,7 @@ func soak(b *testing.B, p workerdProc, body, want []byte, batches int, at ...int
 		s.last = r
 		line := fmt.Sprintf("%s, batch %d: %v", p.base, i, r)
 		if slices.Contains(at, i) {
-			s.mem[i] = measureMemory(b, p)
+			s.mem[i] = measureMemory(b, p, true)
 			line += fmt.Sprintf("; after %d requests: %v", i*batch, s.mem[i])
 		}
 		b.Log(line)
