@@ -131,3 +131,23 @@ func TestMoEFieldErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestMoELoRAAdapters: adapters on the MLP of a mixture of experts are one
+// set per expert (PEFT matches every expert's linear layers by name), on
+// attention one set per block.
+func TestMoELoRAAdapters(t *testing.T) {
+	const r = 8
+	d, ff := float64(olmoe.Hidden), float64(olmoe.FFN)
+	attn := 4 * r * (d + d) // q, k, v, o with as many kv heads as heads
+	mlp := float64(olmoe.Experts) * 3 * r * (d + ff)
+	got, err := olmoe.LoRAParams(r, model.TargetsAttentionMLP)
+	if err != nil {
+		t.Fatalf("LoRAParams(%d, attention_mlp) error: %v", r, err)
+	}
+	if want := float64(olmoe.Layers) * (attn + mlp); math.Abs(got/want-1) > 1e-12 {
+		t.Errorf("LoRAParams(%d, attention_mlp) = %.6g, want %.6g (attention once, MLP once per expert)", r, got, want)
+	}
+	if got, _ := olmoe.LoRAParams(r, model.TargetsAttention); math.Abs(got/(float64(olmoe.Layers)*attn)-1) > 1e-12 {
+		t.Errorf("LoRAParams(%d, attention) = %.6g, want %.6g", r, got, float64(olmoe.Layers)*attn)
+	}
+}
