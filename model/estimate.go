@@ -306,6 +306,10 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 		return err
 	}
 	r.params = r.arch.Params()
+	if a := r.arch; a.MoE() {
+		r.assume = append(r.assume, fmt.Sprintf("mixture of experts: FLOPs count the %d of %d experts each token is routed to; memory, weight traffic and communication all %d; the experts' matmuls run at %.2f of a dense matmul's rate (%s)",
+			a.ExpertsPerToken, a.Experts, a.Experts, ExpertEfficiency, ExpertSource))
+	}
 
 	t := req.Training
 	switch {
@@ -557,7 +561,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	// Roofline on one GPU, then the parallel layout.
 	tIdeal := math.Max(C/r.peak, M/bw)
 	uComp, uMem, activity := rp.ForPrecision(r.prec)
-	uComp = r.stack.uCompute(r.prec, uComp)
+	uComp = r.expertShare(r.stack.uCompute(r.prec, uComp), flopsTok)
 	tComp := C / (r.peak * uComp)
 	tMem := r.stack.exposedMem(tComp, M/(bw*uMem))
 	// Per-step latency: one GPU doing the whole run takes tokens/(B·S) steps.

@@ -151,17 +151,19 @@ func parseTargets(s string, a Arch) (loraModules, error) {
 
 // AdapterParams is the number of LoRA parameters one block gets from rank-r
 // adapters on the modules in m: r·(d_in + d_out) per adapted matrix (A is
-// d_in×r, B is r×d_out; Hu et al. 2021, section 4.1).
+// d_in×r, B is r×d_out; Hu et al. 2021, section 4.1). In a mixture of
+// experts every expert's MLP matrices get their own adapters.
 func (a Arch) adapterParams(m loraModules, r float64) float64 {
 	d, ff := float64(a.Hidden), float64(a.FFN)
 	kv := d * float64(a.kvHeads()) / float64(a.Heads)
+	e := float64(max(1, a.Experts))
 	var p float64
 	for _, x := range []struct {
-		m       loraModules
-		in, out float64
-	}{{modQ, d, d}, {modK, d, kv}, {modV, d, kv}, {modO, d, d}, {modGate, d, ff}, {modUp, d, ff}, {modDown, ff, d}} {
+		m          loraModules
+		in, out, n float64
+	}{{modQ, d, d, 1}, {modK, d, kv, 1}, {modV, d, kv, 1}, {modO, d, d, 1}, {modGate, d, ff, e}, {modUp, d, ff, e}, {modDown, ff, d, e}} {
 		if m&x.m != 0 {
-			p += r * (x.in + x.out)
+			p += x.n * r * (x.in + x.out)
 		}
 	}
 	return p
@@ -380,9 +382,10 @@ func (r *resolved) countsPEFT() (flopsTok, bytesTok float64) {
 	a, m := r.arch, &r.method
 	L, d, S := float64(a.Layers), float64(a.Hidden), float64(r.seq)
 	N, P := a.NonEmbeddingParams(), m.adapters
+	NA := a.ActiveNonEmbeddingParams() // what a token multiplies by (N for a dense model)
 	tokStep := float64(r.bat) * S
 	uses := m.weightUses()
-	flopsTok = 4*N + 6*L*S*d + 6*P
+	flopsTok = 4*NA + 6*L*S*d + 6*P
 	if r.head == "lm" {
 		flopsTok += 4 * d * float64(a.Vocab)
 		if m.trainEmb {
@@ -390,7 +393,7 @@ func (r *resolved) countsPEFT() (flopsTok, bytesTok float64) {
 		}
 	}
 	if m.ckpt {
-		flopsTok += 2*N + 2*L*S*d + 2*P
+		flopsTok += 2*NA + 2*L*S*d + 2*P
 	}
 	if m.name == MethodQLoRA {
 		flopsTok += uses * dequantFLOPsPerWeight * N / tokStep
@@ -506,12 +509,13 @@ func (r *resolved) methodUse(flopsTok float64) MethodUse {
 func (r *resolved) fullFLOPsPerToken(ckpt bool) float64 {
 	a := r.arch
 	L, d, S := float64(a.Layers), float64(a.Hidden), float64(r.seq)
-	f := 6*a.NonEmbeddingParams() + 6*L*S*d
+	NA := a.ActiveNonEmbeddingParams() // a mixture of experts counts the experts a token passes through
+	f := 6*NA + 6*L*S*d
 	if r.head == "lm" {
 		f += 6 * d * float64(a.Vocab)
 	}
 	if ckpt {
-		f += 2*a.NonEmbeddingParams() + 2*L*S*d
+		f += 2*NA + 2*L*S*d
 	}
 	return f
 }

@@ -194,6 +194,8 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"model":{"preset":"llama-2-70b"},"training":{"tokens":1e8,"seq_len":2048,"batch_per_gpu":4,"precision":"bf16","method":"lora","lora":{"rank":16,"targets":"attention_mlp","train_embeddings":true},"gradient_checkpointing":true},"hardware":{"gpu":"h100","count":8},"strategy":"fsdp"}`))
 	f.Add([]byte(`{"model":{"preset":"llama-3-8b"},"training":{"tokens":1e7,"seq_len":1024,"batch_per_gpu":1,"precision":"bf16","method":"qlora","lora":{"rank":64,"targets":"q,k,v,o,gate,up,down","base_format":"int8","compute_dtype":"fp16"},"gradient_checkpointing":false},"hardware":{"gpu":"rtx-4090","count":1},"strategy":"single"}`))
 	f.Add([]byte(`{"model":{"layers":2,"hidden":64,"heads":2,"ffn":256,"vocab":100},"training":{"tokens":1e5,"seq_len":16,"batch_per_gpu":1,"precision":"fp32","method":"qlora","lora":{"rank":0}},"hardware":{"gpu":"t4","count":1},"strategy":"single"}`))
+	f.Add([]byte(`{"model":{"layers":16,"hidden":2048,"heads":16,"ffn":1024,"vocab":50304,"glu":true,"experts":64,"experts_per_token":8},"training":{"tokens":1e9,"seq_len":4096,"batch_per_gpu":4,"precision":"bf16","method":"lora","lora":{"targets":"attention_mlp"}},"hardware":{"gpu":"h100","count":8},"strategy":"fsdp"}`))
+	f.Add([]byte(`{"model":{"layers":2,"hidden":64,"heads":2,"ffn":256,"vocab":100,"experts":3,"experts_per_token":4},"training":{"tokens":1e5,"seq_len":16,"batch_per_gpu":1},"hardware":{"gpu":"t4","count":1},"strategy":"single"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := model.ParseRequest(bytes.NewReader(body))
 		if err != nil {

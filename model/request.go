@@ -39,7 +39,12 @@ type ModelSpec struct {
 	FFN     float64 `json:"ffn,omitempty"`
 	Vocab   float64 `json:"vocab,omitempty"`
 	GLU     bool    `json:"glu,omitempty"`
-	Head    string  `json:"head,omitempty"`
+	// Experts and ExpertsPerToken describe a mixture of experts: experts
+	// feed-forward blocks of width FFN per layer, each token routed to
+	// ExpertsPerToken of them; 0 = dense.
+	Experts         float64 `json:"experts,omitempty"`
+	ExpertsPerToken float64 `json:"experts_per_token,omitempty"`
+	Head            string  `json:"head,omitempty"`
 }
 
 // TrainingSpec gives the training length and step shape. Either Tokens, or

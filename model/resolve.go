@@ -25,7 +25,7 @@ func (c *Catalog) ResolveModel(m ModelSpec, path string) (name string, a Arch, h
 func (c *Catalog) resolveModel(m ModelSpec) (string, Arch, string, error) {
 	var name, head string
 	var a Arch
-	hasShape := m.Layers != 0 || m.Hidden != 0 || m.Heads != 0 || m.FFN != 0 || m.Vocab != 0 || m.KVHeads != 0
+	hasShape := m.Layers != 0 || m.Hidden != 0 || m.Heads != 0 || m.FFN != 0 || m.Vocab != 0 || m.KVHeads != 0 || m.Experts != 0 || m.ExpertsPerToken != 0
 	switch {
 	case m.Preset != "" && hasShape:
 		return "", a, "", fieldErr("model", nil, "give either preset or a shape (layers, hidden, heads, ffn, vocab), not both")
@@ -43,13 +43,14 @@ func (c *Catalog) resolveModel(m ModelSpec) (string, Arch, string, error) {
 		for _, f := range []struct {
 			n string
 			v float64
-		}{{"layers", m.Layers}, {"hidden", m.Hidden}, {"heads", m.Heads}, {"ffn", m.FFN}, {"vocab", m.Vocab}, {"kv_heads", m.KVHeads}} {
+		}{{"layers", m.Layers}, {"hidden", m.Hidden}, {"heads", m.Heads}, {"ffn", m.FFN}, {"vocab", m.Vocab}, {"kv_heads", m.KVHeads}, {"experts", m.Experts}, {"experts_per_token", m.ExpertsPerToken}} {
 			if err := checkField("model."+f.n, f.v); err != nil {
 				return "", a, "", err
 			}
 		}
 		name = "custom"
-		a = Arch{Layers: int(m.Layers), Hidden: int(m.Hidden), Heads: int(m.Heads), KVHeads: int(m.KVHeads), FFN: int(m.FFN), Vocab: int(m.Vocab), GLU: m.GLU}
+		a = Arch{Layers: int(m.Layers), Hidden: int(m.Hidden), Heads: int(m.Heads), KVHeads: int(m.KVHeads), FFN: int(m.FFN), Vocab: int(m.Vocab), GLU: m.GLU,
+			Experts: int(m.Experts), ExpertsPerToken: int(m.ExpertsPerToken)}
 		head = "lm"
 	default:
 		return "", a, "", fieldErr("model", nil, "give a preset (for example \"bert-base\") or a shape with layers, hidden, heads, ffn and vocab")

@@ -141,11 +141,3 @@ func (s stack) exposedMem(tComp, tMem float64) float64 {
 	}
 	return 0
 }
-
-// stackName is the resolved stack's name.
-func (s stack) name() string {
-	if s.optimised {
-		return StackOptimised
-	}
-	return StackReference
-}

@@ -164,15 +164,6 @@ func (r Row) Raw(column string) string {
 	return ""
 }
 
-// At is the trimmed value of the i-th field (0-based), for files read by
-// position; "" past the end.
-func (r Row) At(i int) string {
-	if i < len(r.rec) {
-		return strings.TrimSpace(r.rec[i])
-	}
-	return ""
-}
-
 // Errorf is a *LineError about a column of this row ("" for the row).
 func (r Row) Errorf(column, format string, args ...any) error {
 	return &LineError{Line: r.Line, Column: column, Err: fmt.Errorf(format, args...)}

@@ -52,7 +52,7 @@ func TestRows(t *testing.T) {
 		t.Fatalf("columns %q", got)
 	}
 	r, err := rd.Next()
-	if err != nil || r.Get("name") != "x" || r.Raw("name") != " x " || r.Get("n") != "1" || r.Get("absent") != "" || r.At(1) != "1" || r.At(5) != "" || r.Line != 2 {
+	if err != nil || r.Get("name") != "x" || r.Raw("name") != " x " || r.Get("n") != "1" || r.Get("absent") != "" || r.Line != 2 {
 		t.Fatalf("row 1: %+v, %v", r, err)
 	}
 	r, err = rd.Next()

@@ -313,7 +313,7 @@ func newInferModel(name string, a model.Arch, bpe float64) inferModel {
 // with the LM head when head is true.
 func (m inferModel) flopsPerToken(c float64, head bool) float64 {
 	d := float64(m.a.Hidden)
-	f := 2*m.a.NonEmbeddingParams() + 4*float64(m.a.Layers)*c*d
+	f := 2*m.a.ActiveNonEmbeddingParams() + 4*float64(m.a.Layers)*c*d
 	if head {
 		f += 2 * d * float64(m.a.Vocab)
 	}

@@ -69,7 +69,7 @@ var PlanFields = []model.Field{
 		Bounds: &model.Bounds{Min: 0, Max: maxJToken}, Default: "no T*", Help: "serving energy per token of the student, J (for T*, with the reference model's)"},
 	{Key: "minimise", Path: "minimise", Kind: model.KindEnum, Group: "recommend", Label: "Minimise", Choices: []string{"", model.MinCO2e, model.MinCost, model.MinTime}, Optional: true,
 		Default: "energy", Help: "what the per-stage recommender makes least: energy, CO2e (operational + embodied), electricity cost or time"},
-	{Key: "deadline", Example: "a number of hours, for example 10, or empty", Path: "deadline_s", Kind: model.KindNumber, Group: "recommend", Label: "Deadline per stage (hours)", Unit: "hours", Optional: true,
+	{Key: "deadline", Path: "deadline_s", Kind: model.KindNumber, Group: "recommend", Label: "Deadline per stage (hours)", Unit: "hours", Optional: true,
 		Hint: "empty = no deadline", Default: "no deadline", Help: "each searched stage's own wall-clock limit, hours in the form (deadline_s, seconds, in the request)"},
 }
 

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/wattscale/wattscale/model"
 )
@@ -68,8 +69,16 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 		arch = p.Arch
 	}
 	if r.MoETopK > 0 {
-		arch.FFN *= r.MoETopK
-		in.Assumed = append(in.Assumed, fmt.Sprintf("mixture of experts: scored as the active-equivalent dense shape (FFN = %d experts × %d)", r.MoETopK, r.FFN))
+		// The table gives the total parameters and one expert's width; the
+		// expert count is what makes up the total.
+		arch.ExpertsPerToken = r.MoETopK
+		e := expertsFromTotal(arch, r.Params)
+		if e < r.MoETopK {
+			in.Skip = fmt.Sprintf("mixture of experts: the stated %.3g parameters leave fewer experts than the %d each token uses", r.Params, r.MoETopK)
+			return in
+		}
+		arch.Experts = e
+		in.Assumed = append(in.Assumed, fmt.Sprintf("mixture of experts: %d experts of width %d (from the stated %.3g total parameters), %d per token", e, r.FFN, r.Params, r.MoETopK))
 	}
 	if r.EncDec {
 		if arch.Layers%2 != 0 {
@@ -80,7 +89,7 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 		in.Assumed = append(in.Assumed, "encoder-decoder: each token passes through one of the two stacks, scored as one stack of layers/2 (cross-attention not counted)")
 	}
 	req.Model = model.ModelSpec{Layers: float64(arch.Layers), Hidden: float64(arch.Hidden), Heads: float64(arch.Heads), KVHeads: float64(arch.KVHeads),
-		FFN: float64(arch.FFN), Vocab: float64(arch.Vocab), GLU: arch.GLU, Head: "lm"}
+		FFN: float64(arch.FFN), Vocab: float64(arch.Vocab), GLU: arch.GLU, Experts: float64(arch.Experts), ExpertsPerToken: float64(arch.ExpertsPerToken), Head: "lm"}
 	in.Arch = arch
 
 	req.Training = model.TrainingSpec{Tokens: r.Tokens, SeqLen: float64(r.SeqLen), BatchPerGPU: float64(r.BatchPerGPU), Precision: r.Precision}
@@ -161,4 +170,18 @@ func DefaultPrecision(g *model.GPU) model.Precision {
 		return model.FP16
 	}
 	return model.FP32
+}
+
+// expertsFromTotal is the expert count that brings a mixture-of-experts
+// shape (one expert's width in a.FFN) closest to total parameters: the
+// embeddings and attention are fixed, each expert adds one feed-forward
+// block and a router column per layer.
+func expertsFromTotal(a model.Arch, total float64) int {
+	one := a
+	one.Experts, one.ExpertsPerToken = 1, 1
+	two := a
+	two.Experts, two.ExpertsPerToken = 2, 1
+	per := two.Params() - one.Params()
+	fixed := one.Params() - per
+	return int(math.Round((total - fixed) / per))
 }

@@ -315,7 +315,9 @@ func scoreRun(r Run, cat *model.Catalog, calName string, hf float64) RowResult {
 	default:
 		params := r.Params
 		if params == 0 || r.MoETopK > 0 || in.Arch.Layers == 0 {
-			params = in.Arch.Params()
+			// a mixture of experts by its active parameters, as the
+			// estimator is used
+			params = in.Arch.ActiveNonEmbeddingParams() + in.Arch.EmbeddingParams()
 		}
 		prec := r.Precision
 		if prec == "" {

@@ -81,7 +81,7 @@ func TestSharedURLRestoresEveryField(t *testing.T) {
 	}
 	for _, kv := range [][2]string{{"layers", "20"}, {"hidden", "1536"}, {"heads", "12"}, {"kv_heads", "4"}, {"ffn", "6144"}, {"vocab", "50000"},
 		{"dataset_tokens", "3e7"}, {"epochs", "2.5"}, {"seq", "512"}, {"batch", "16"}, {"gpu", "a40"}, {"count", "6"}, {"tensor", "3"},
-		{"carbon", "123"}, {"pue", "1.3"}, {"price", "0.21"}, {"state_bytes", "8"}} {
+		{"carbon", "123"}, {"pue", "1.3"}, {"price", "0.21"}, {"state_bytes", "8"}, {"experts", "16"}, {"experts_per_token", "2"}} {
 		typeInto(t, ctx, kv[0], kv[1])
 	}
 	const fields = `(function(){var o={};document.querySelectorAll('#calc-root .calc-form input, #calc-root .calc-form select').forEach(function(e){
@@ -125,6 +125,9 @@ func TestSharedURLRestoresEveryField(t *testing.T) {
 	}
 	if q.Get("stack") != "optimised" {
 		t.Errorf("share link %s: stack %q, want optimised", link, q.Get("stack"))
+	}
+	if q.Get("experts") != "16" || q.Get("experts_per_token") != "2" {
+		t.Errorf("share link %s: experts %q, experts_per_token %q, want 16 and 2", link, q.Get("experts"), q.Get("experts_per_token"))
 	}
 }
 

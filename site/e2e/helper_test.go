@@ -173,30 +173,50 @@ func serve(t testing.TB, dir string) *httptest.Server {
 	return srv
 }
 
-// browser starts a fresh headless Chromium for the test and returns its
-// tab's context.
+var (
+	chromeOnce sync.Once
+	chromeCtx  context.Context
+	chromeErr  error
+)
+
+// browser returns a fresh tab for the test in a browser context of its own
+// (its own cookies, storage, cache and service workers, as a new profile
+// has) in the one headless Chromium the test binary starts: starting a
+// browser for every test took 2 to 5 s each.
 func browser(t testing.TB) context.Context {
 	t.Helper()
 	exe := chromium(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox,
-		chromedp.Flag("headless", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("allow-file-access-from-files", false),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	parent, cancelParent := context.WithTimeout(context.Background(), 4*time.Minute)
-	actx, cancelAlloc := chromedp.NewExecAllocator(parent, opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelCtx(); cancelAlloc(); cancelParent() })
+	chromeOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "wattscale-e2e-chromium-")
+		if err != nil {
+			chromeErr = err
+			return
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(exe),
+			chromedp.NoSandbox,
+			chromedp.Flag("headless", true),
+			chromedp.Flag("disable-gpu", true),
+			chromedp.Flag("no-first-run", true),
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("allow-file-access-from-files", false),
+			chromedp.UserDataDir(dir),
+			chromedp.WindowSize(1280, 900),
+		)
+		actx, _ := chromedp.NewExecAllocator(context.Background(), opts...)
+		chromeCtx, _ = chromedp.NewContext(actx)
+		chromeErr = chromedp.Do(chromeCtx)
+	})
+	if chromeErr != nil {
+		t.Fatalf("starting %s: %v", exe, chromeErr)
+	}
+	parent, cancelParent := context.WithTimeout(chromeCtx, 4*time.Minute)
+	ctx, cancelCtx := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
+	t.Cleanup(func() { cancelCtx(); cancelParent() })
 	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
+		t.Fatalf("opening a tab in %s: %v", exe, err)
 	}
 	return ctx
 }

@@ -27,7 +27,10 @@ func TestScreenshots(t *testing.T) {
 	pages := []struct{ name, path, ready, setup string }{
 		{"calculator", "/index.html", ready, ""},
 		{"calculator-error", "/index.html", ready, `(function(){var e=document.getElementById('f-tokens'); e.value='-2e8'; e.dispatchEvent(new Event('input',{bubbles:true})); var g=document.getElementById('f-gpu'); g.scrollIntoView(); return true})()`},
+		{"calculator-moe", "/index.html?model=custom&layers=16&hidden=2048&heads=16&ffn=1024&vocab=50304&glu=1&experts=64&experts_per_token=8&tokens=1e10&seq=4096&batch=4&precision=bf16&gpu=h100-sxm5&count=8&strategy=fsdp", ready, `(function(){document.getElementById('f-experts').scrollIntoView(); return true})()`},
 		{"planner", "/planner/index.html", ready, ""},
+		{"methodology-moe", "/methodology/index.html#mixture-of-experts", `document.readyState === 'complete'`, `(function(){var e=document.getElementById('mixture-of-experts'); if (e) e.scrollIntoView(); return true})()`},
+		{"validation-findings", "/validation/index.html#findings", `document.readyState === 'complete'`, `(function(){var e=document.getElementById('findings'); if (e) e.scrollIntoView(); return true})()`},
 		{"embed", "/embed.html?model=llama-3-8b", ready, ""},
 	}
 	if only := os.Getenv("WATTSCALE_SHOTS_ONLY"); only != "" {

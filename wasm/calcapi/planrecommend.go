@@ -26,14 +26,8 @@ func (f PlanForm) RecommendRequest(regions []Region) (distill.RecommendRequest, 
 		return distill.RecommendRequest{}, ferr
 	}
 	rr := distill.RecommendRequest{Plan: p, Minimise: strings.TrimSpace(f["minimise"])}
-	if raw := strings.TrimSpace(f["deadline"]); raw != "" {
-		h, ok := ParseNumber(raw)
-		if !ok {
-			return rr, formErr("deadline_s", "deadline", f["deadline"], numberProblem(planExample(distill.PlanFieldByKey("deadline")), raw, planNumberExample))
-		}
-		rr.DeadlineS = h * 3600
-	}
-	return rr, nil
+	rr.DeadlineS, ferr = Form(f).deadlineS()
+	return rr, ferr
 }
 
 // DistillRecommend runs the recommender on each GPU-bound stage of the

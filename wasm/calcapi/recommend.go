@@ -34,12 +34,16 @@ func (f Form) RecommendRequest(regions []Region) (model.RecommendRequest, *Error
 		Current:  &model.Current{Hardware: req.Hardware, Strategy: req.Strategy},
 		Site:     req.Site, Minimise: strings.TrimSpace(f["minimise"]),
 	}
+	rr.DeadlineS, ferr = f.deadlineS()
+	return rr, ferr
+}
+
+// deadlineS reads the form's deadline (hours; empty = none) as a
+// request's deadline_s, in seconds: the calculator's panel and the
+// planner's per-stage search read it alike.
+func (f Form) deadlineS() (float64, *Error) {
 	h, ferr := f.number("deadline", false)
-	if ferr != nil {
-		return rr, ferr
-	}
-	rr.DeadlineS = h * 3600
-	return rr, nil
+	return h * 3600, ferr
 }
 
 // Recommend runs the "cheaper ways to run this" search for the form

@@ -1,6 +1,7 @@
 package calcapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"testing"
@@ -79,3 +80,29 @@ func TestRecommendFormErrors(t *testing.T) {
 
 func itoa(n int) string     { return strconv.Itoa(n) }
 func ftoa(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// TestDeadlineReadAlike: the calculator's panel and the planner's
+// per-stage search read the deadline (hours) by one rule: the same
+// seconds, the same error on deadline_s for text that is not a number.
+func TestDeadlineReadAlike(t *testing.T) {
+	a := newAPI(t)
+	for _, v := range []string{"1.5", "soon", "1e999"} {
+		f := DefaultForm()
+		f["deadline"] = v
+		calc := recommendForm(t, a, f)
+		g := estimatedStudentForm(nil)
+		g["deadline"] = v
+		in, _ := json.Marshal(PlanInput{Form: g})
+		var plan PlanRecommendOutput
+		json.Unmarshal(a.DistillRecommend(in), &plan)
+		if v == "1.5" {
+			if calc.Result == nil || plan.Result == nil || calc.Result.DeadlineS != 5400 || !bytes.Contains(plan.Request, []byte(`"deadline_s":5400`)) {
+				t.Errorf("deadline 1.5 h: calculator %+v, planner request %s; want deadline_s 5400 in both", calc.Error, plan.Request)
+			}
+			continue
+		}
+		if calc.Error == nil || plan.Error == nil || calc.Error.Field != "deadline_s" || *calc.Error != *plan.Error {
+			t.Errorf("deadline %q: calculator error %+v, planner error %+v; want the same error on deadline_s", v, calc.Error, plan.Error)
+		}
+	}
+}

@@ -16,32 +16,6 @@ func newRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, seed^0x9e37))
 }
 
-// KFold returns k train/test splits of the rows 0 … n−1 after a shuffle
-// seeded with seed. Every row is in exactly one test fold, and fold sizes
-// differ by at most one row. It returns an error when k < 2 or k > n.
-func KFold(n, k int, seed uint64) ([]Split, error) {
-	if k < 2 {
-		return nil, fmt.Errorf("fit: need at least 2 folds, got %d", k)
-	}
-	if k > n {
-		return nil, fmt.Errorf("fit: need at least %d rows for %d folds, got %d", k, k, n)
-	}
-	perm := newRand(seed).Perm(n)
-	fold := make([]int, n)
-	start := 0
-	for f := range k {
-		size := n / k
-		if f < n%k {
-			size++
-		}
-		for _, row := range perm[start : start+size] {
-			fold[row] = f
-		}
-		start += size
-	}
-	return splitsFromFolds(fold, k), nil
-}
-
 // GroupKFold returns k train/test splits that keep all rows with the same
 // group label on the same side. The distinct labels are shuffled (seeded
 // with seed) and dealt one at a time to the fold with the fewest rows so far

@@ -79,41 +79,6 @@ func unevenGroups(n, g int) []string {
 	return out
 }
 
-func TestKFold(t *testing.T) {
-	tests := []struct{ n, k int }{{10, 2}, {10, 3}, {101, 5}, {7, 7}}
-	for _, tc := range tests {
-		t.Run(fmt.Sprintf("n=%d,k=%d", tc.n, tc.k), func(t *testing.T) {
-			splits, err := KFold(tc.n, tc.k, 42)
-			if err != nil {
-				t.Fatalf("KFold error: %v", err)
-			}
-			if len(splits) != tc.k {
-				t.Fatalf("KFold returned %d splits, want %d", len(splits), tc.k)
-			}
-			checkPartition(t, splits, tc.n)
-			checkTestCover(t, splits, tc.n)
-			for f, s := range splits {
-				if d := len(s.Test) - tc.n/tc.k; d < 0 || d > 1 {
-					t.Errorf("fold %d has %d test rows, want %d or %d", f, len(s.Test), tc.n/tc.k, tc.n/tc.k+1)
-				}
-			}
-			again, _ := KFold(tc.n, tc.k, 42)
-			if !reflect.DeepEqual(splits, again) {
-				t.Errorf("KFold with the same seed gave different splits")
-			}
-		})
-	}
-	a, _ := KFold(100, 5, 1)
-	b, _ := KFold(100, 5, 2)
-	if reflect.DeepEqual(a, b) {
-		t.Errorf("KFold with seeds 1 and 2 gave identical splits")
-	}
-	// The shuffle must actually shuffle: fold 0 is not rows 0…19.
-	if reflect.DeepEqual(a[0].Test, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}) {
-		t.Errorf("KFold(100, 5, 1) fold 0 = rows 0…19, want a shuffled fold")
-	}
-}
-
 func TestGroupKFold(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -211,8 +176,6 @@ func TestSplitErrors(t *testing.T) {
 		call func() ([]Split, error)
 		want string
 	}{
-		{"KFold k < 2", func() ([]Split, error) { return KFold(10, 1, 0) }, "need at least 2 folds, got 1"},
-		{"KFold k > n", func() ([]Split, error) { return KFold(3, 4, 0) }, "need at least 4 rows for 4 folds, got 3"},
 		{"GroupKFold k < 2", func() ([]Split, error) { return GroupKFold(groups, 0, 0) }, "need at least 2 folds, got 0"},
 		{"GroupKFold k > groups", func() ([]Split, error) { return GroupKFold(groups, 4, 0) }, "need at least 4 groups for 4 folds, got 3"},
 		{"GroupKFold no rows", func() ([]Split, error) { return GroupKFold(nil, 2, 0) }, "need at least 2 groups for 2 folds, got 0"},
