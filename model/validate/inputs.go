@@ -100,6 +100,13 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 	if r.Stack == model.StackOptimised {
 		req.Training.Stack = r.Stack
 	}
+	if r.StateBytes != 0 {
+		req.Training.StateBytesPerParam = r.StateBytes
+	}
+	if r.Checkpointing != "" {
+		on := r.Checkpointing == "yes"
+		req.Training.GradientCheckpointing = &on
+	}
 	if r.BatchPerGPU == 0 {
 		req.Training.BatchPerGPU = 1
 		in.Assumed = append(in.Assumed, "batch per GPU not stated: 1 sequence")
@@ -117,6 +124,9 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 	}
 	n := int(req.Hardware.Count)
 	state := model.DefaultStateBytesPerParam * arch.Params()
+	if r.StateBytes != 0 {
+		state = r.StateBytes * arch.Params()
+	}
 	switch r.Method {
 	case model.MethodLoRA:
 		state = 2 * arch.Params() // a 16-bit frozen base; the adapters are small

@@ -68,6 +68,16 @@ type Run struct {
 	Citation string
 	Notes    string
 	Line     int // line in the CSV file
+
+	// StateBytes is the bytes per parameter of weights, gradients and
+	// optimizer state the source's recipe implies (bf16-only weights,
+	// Adafactor); 0 = not stated, the default AdamW mixed-precision 16.
+	// Optional column state_bytes (OptionalRunColumns).
+	StateBytes float64
+	// Checkpointing is "yes" or "no" when the source states whether
+	// activations were recomputed (gradient checkpointing), "" when it does
+	// not (the method's default). Optional column checkpointing.
+	Checkpointing string
 }
 
 // RunColumns is the header of the validation table, in order.
@@ -75,6 +85,10 @@ var RunColumns = []string{"id", "phase", "method", "stack", "model", "params", "
 	"moe_top_k", "vocab", "seq_len", "batch_per_gpu", "tokens", "precision", "gpu", "count", "strategy", "tensor",
 	"energy_kwh", "energy_scope", "host", "pue", "power_w", "time_s", "source_kind", "stage", "duplicate_of",
 	"exclude", "source", "citation", "notes"}
+
+// OptionalRunColumns may follow RunColumns; a table without them reads as
+// if they were empty.
+var OptionalRunColumns = []string{"state_bytes", "checkpointing"}
 
 // Source kinds: how the reported energy was obtained.
 const (
@@ -84,24 +98,25 @@ const (
 )
 
 var enums = map[string][]string{
-	"phase":        {"pretrain", "finetune", "distill"},
-	"method":       {model.MethodFull, model.MethodLoRA, model.MethodQLoRA},
-	"stack":        {model.StackReference, model.StackOptimised},
-	"glu":          {"", "yes", "no"},
-	"encdec":       {"", "yes", "no"},
-	"precision":    {"", "fp32", "tf32", "fp16", "bf16", "fp8"},
-	"strategy":     {"", model.Single, model.DDP, model.FSDP, model.TP, model.Hybrid},
-	"energy_scope": {"gpu", "node", "facility"},
-	"host":         {"no", "cpu", "yes"},
-	"source_kind":  {Metered, NVML, TDPEstimate},
-	"stage":        {"train", "teacher"},
+	"phase":         {"pretrain", "finetune", "distill"},
+	"method":        {model.MethodFull, model.MethodLoRA, model.MethodQLoRA},
+	"stack":         {model.StackReference, model.StackOptimised},
+	"glu":           {"", "yes", "no"},
+	"encdec":        {"", "yes", "no"},
+	"checkpointing": {"", "yes", "no"},
+	"precision":     {"", "fp32", "tf32", "fp16", "bf16", "fp8"},
+	"strategy":      {"", model.Single, model.DDP, model.FSDP, model.TP, model.Hybrid},
+	"energy_scope":  {"gpu", "node", "facility"},
+	"host":          {"no", "cpu", "yes"},
+	"source_kind":   {Metered, NVML, TDPEstimate},
+	"stage":         {"train", "teacher"},
 }
 
-// ReadRuns parses the validation table. The header must hold exactly
-// RunColumns (in any order); every error names the line and the column
+// ReadRuns parses the validation table. The header must hold RunColumns
+// and may hold OptionalRunColumns (in any order); every error names the line and the column
 // (a *csvx.LineError, wrapped as "runs: line N: column C: …").
 func ReadRuns(r io.Reader) ([]Run, error) {
-	rd, err := csvx.NewReader(r, csvx.Header{Required: RunColumns, Known: RunColumns})
+	rd, err := csvx.NewReader(r, csvx.Header{Required: RunColumns, Known: append(append([]string{}, RunColumns...), OptionalRunColumns...)})
 	if err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
@@ -203,6 +218,7 @@ func (p *rowParser) run() Run {
 		PUE: p.num("pue", false), PowerW: p.num("power_w", false), TimeS: p.num("time_s", false),
 		SourceKind: p.str("source_kind"), Stage: p.str("stage"), DuplicateOf: p.str("duplicate_of"), Exclude: p.str("exclude"),
 		Source: p.str("source"), Citation: p.str("citation"), Notes: p.str("notes"), Line: p.row.Line,
+		StateBytes: p.num("state_bytes", false), Checkpointing: p.str("checkpointing"),
 	}
 	switch {
 	case r.ID == "":
@@ -227,6 +243,8 @@ func (p *rowParser) run() Run {
 		p.fail("tensor", "must be at least 2 for a hybrid layout")
 	case r.Strategy != model.Hybrid && r.Tensor != 0:
 		p.fail("tensor", "is only given for a hybrid layout")
+	case r.StateBytes != 0 && r.Method != model.MethodFull:
+		p.fail("state_bytes", "is for full training; the %s method sets its own memory", r.Method)
 	case r.Method != model.MethodFull && r.Phase != "finetune" && r.Phase != "distill":
 		p.fail("method", "%s is a fine-tuning method; a %s run is full", r.Method, r.Phase)
 	}

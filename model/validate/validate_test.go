@@ -135,6 +135,9 @@ func TestReadRunsErrors(t *testing.T) {
 		{"unknown method", header + strings.Replace(goodRow, ",full,", ",prefix,", 1), "line 2: column method"},
 		{"unknown stack", header + strings.Replace(goodRow, ",reference,", ",fast,", 1), "line 2: column stack"},
 		{"lora pre-training", header + strings.Replace(strings.Replace(goodRow, ",full,", ",lora,", 1), "finetune", "pretrain", 1), "line 2: column method"},
+		{"zero state bytes", strings.TrimSuffix(header, "\n") + ",state_bytes\n" + strings.TrimSuffix(goodRow, "\n") + ",0\n", "line 2: column state_bytes"},
+		{"bad checkpointing", strings.TrimSuffix(header, "\n") + ",checkpointing\n" + strings.TrimSuffix(goodRow, "\n") + ",maybe\n", "line 2: column checkpointing"},
+		{"state bytes with lora", strings.TrimSuffix(header, "\n") + ",state_bytes\n" + strings.TrimSuffix(strings.Replace(goodRow, ",full,", ",lora,", 1), "\n") + ",8\n", "line 2: column state_bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,8 +148,69 @@ func TestReadRunsErrors(t *testing.T) {
 		})
 	}
 	runs, err := validate.ReadRuns(strings.NewReader(header + goodRow))
-	if err != nil || len(runs) != 1 || runs[0].SeqLen != 128 || runs[0].Precision != model.FP16 || runs[0].TimeS != 3600 {
+	if err != nil || len(runs) != 1 || runs[0].SeqLen != 128 || runs[0].Precision != model.FP16 || runs[0].TimeS != 3600 || runs[0].StateBytes != 0 {
 		t.Errorf("ReadRuns(good row) = %+v, %v", runs, err)
+	}
+}
+
+// TestCheckpointingColumn: the optional checkpointing column sets
+// training.gradient_checkpointing, which recomputes the forward pass and so
+// raises the estimate; empty leaves the method's default.
+func TestCheckpointingColumn(t *testing.T) {
+	cat := catalog(t)
+	row := "c1,finetune,full,reference,olmo-2-1b,,,,,,,,,,,1024,4,1e7,bf16,h100-sxm5,1,single,,0.1,gpu,no,1,,800,nvml,train,,,src,cite,"
+	kwh := map[string]float64{}
+	for _, v := range []string{"", "no", "yes"} {
+		runs, err := validate.ReadRuns(strings.NewReader(strings.TrimSuffix(header, "\n") + ",checkpointing\n" + row + "," + v + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := runs[0].Inputs(cat.Presets, cat.Hardware)
+		if g := in.Request.Training.GradientCheckpointing; (g == nil) != (v == "") || (g != nil && *g != (v == "yes")) {
+			t.Errorf("checkpointing %q: request has %v", v, g)
+		}
+		res, err := cat.Estimate(in.Request)
+		if err != nil {
+			t.Fatalf("checkpointing %q: %v", v, err)
+		}
+		kwh[v] = res.EnergyKWh
+	}
+	if kwh[""] != kwh["no"] || !(kwh["yes"] > 1.1*kwh["no"]) {
+		t.Errorf("energy by checkpointing: default %g, no %g, yes %g; want default = no < yes", kwh[""], kwh["no"], kwh["yes"])
+	}
+}
+
+// TestStateBytesColumn: the optional state_bytes column reaches the request
+// as training.state_bytes_per_param and decides whether the state fits, so
+// a 7B full fine-tune on one 80 GB GPU with bf16-only AdamW state (8 bytes
+// per parameter) is estimated, and refused without it.
+func TestStateBytesColumn(t *testing.T) {
+	row := "k7,distill,full,reference,llama-2-7b,,,,,,,,,,,1024,2,1e6,bf16,h100-sxm5,1,single,,0.4,gpu,no,1,,3900,nvml,train,,,src,cite,"
+	cat := catalog(t)
+	for _, tt := range []struct {
+		name, csv string
+		state     float64
+		estimated bool
+	}{
+		{"column absent", header + row + "\n", 0, false},
+		{"column empty", strings.TrimSuffix(header, "\n") + ",state_bytes\n" + row + ",\n", 0, false},
+		{"8 bytes per parameter", strings.TrimSuffix(header, "\n") + ",state_bytes\n" + row + ",8\n", 8, true},
+	} {
+		runs, err := validate.ReadRuns(strings.NewReader(tt.csv))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		in := runs[0].Inputs(cat.Presets, cat.Hardware)
+		if in.Request.Training.StateBytesPerParam != tt.state {
+			t.Errorf("%s: state_bytes_per_param %g, want %g", tt.name, in.Request.Training.StateBytesPerParam, tt.state)
+		}
+		if in.Request.Training.GradientCheckpointing != nil {
+			t.Errorf("%s: gradient_checkpointing set without the column", tt.name)
+		}
+		_, err = cat.Estimate(in.Request)
+		if (err == nil) != tt.estimated {
+			t.Errorf("%s: Estimate error %v, want estimated %v", tt.name, err, tt.estimated)
+		}
 	}
 }
 
