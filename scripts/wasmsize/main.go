@@ -3,12 +3,12 @@
 // the binary's code section and its name section (which "go build" writes
 // unless it is given -ldflags=-s). With a package path it builds that
 // package twice for js/wasm: with the name section for the table, and as
-// the site ships it (-trimpath -ldflags="-s -w") for the raw, gzip -9 and
-// brotli sizes.
+// the site ships it (-trimpath -ldflags="-s -w", then its data segments
+// packed by site/wasmpack) for the raw, gzip -9 and brotli sizes.
 //
 // Usage:
 //
-//	go run ./scripts/wasmsize [-top 40] [-brotli 11] ./wasm/calc
+//	go run ./scripts/wasmsize [-top 40] [-brotli 11] [-gcflags FLAGS] ./wasm/calc
 //	go run ./scripts/wasmsize [-top 40] file.wasm      (a binary built without -s)
 package main
 
@@ -26,23 +26,30 @@ import (
 	"text/tabwriter"
 
 	"github.com/andybalholm/brotli"
+
+	"github.com/wattscale/wattscale/site/wasmpack"
 )
 
 func main() {
 	top := flag.Int("top", 40, "packages to list (the rest are summed)")
 	quality := flag.Int("brotli", 11, "brotli quality for the shipped size (0-11; 11 takes about a minute for 4 MB)")
+	gcflags := flag.String("gcflags", "", "compiler flags for both builds, as go build -gcflags takes them (site build compiles calc.wasm with all=-l, site/wasm.go)")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/wasmsize [-top N] [-brotli Q] ./wasm/calc | file.wasm")
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), *top, *quality, os.Stdout); err != nil {
+	var extra []string
+	if *gcflags != "" {
+		extra = []string{"-gcflags=" + *gcflags}
+	}
+	if err := run(flag.Arg(0), *top, *quality, extra, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "wasmsize:", err)
 		os.Exit(1)
 	}
 }
 
-func run(target string, top, quality int, w io.Writer) error {
+func run(target string, top, quality int, flags []string, w io.Writer) error {
 	var named, shipped []byte
 	var err error
 	if strings.HasSuffix(target, ".wasm") {
@@ -50,10 +57,10 @@ func run(target string, top, quality int, w io.Writer) error {
 			return err
 		}
 	} else {
-		if named, err = goBuild(target); err != nil {
+		if named, err = goBuild(target, flags...); err != nil {
 			return err
 		}
-		if shipped, err = goBuild(target, "-ldflags=-s -w"); err != nil {
+		if shipped, err = goBuild(target, append([]string{"-ldflags=-s -w"}, flags...)...); err != nil {
 			return err
 		}
 	}
@@ -63,7 +70,13 @@ func run(target string, top, quality int, w io.Writer) error {
 	}
 	if shipped != nil {
 		gz, br := compressedSizes(shipped, quality)
-		fmt.Fprintf(w, "%s as shipped (-trimpath -ldflags=\"-s -w\"): %d bytes raw, %d gzip -9, %d brotli q%d\n", target, len(shipped), gz, br, quality)
+		fmt.Fprintf(w, "%s built (-trimpath -ldflags=\"-s -w\"%s): %d bytes raw, %d gzip -9, %d brotli q%d\n", target, strings.Join(append([]string{""}, flags...), " "), len(shipped), gz, br, quality)
+		packed, err := wasmpack.Pack(shipped, wasmpack.Gap)
+		if err != nil {
+			return err
+		}
+		gz, br = compressedSizes(packed, quality)
+		fmt.Fprintf(w, "%s as shipped (data segments packed, site/wasmpack): %d bytes raw, %d gzip -9, %d brotli q%d\n", target, len(packed), gz, br, quality)
 	}
 	printTable(w, sizes, top)
 	return nil

@@ -224,7 +224,11 @@ func firstLoadTransfer(t *testing.T, ctx context.Context, cs *compressedServer, 
 		Transfer float64
 		Body     float64
 	}
-	es := eval[[]entry](t, ctx, `[performance.getEntriesByType('navigation')[0]].concat(performance.getEntriesByType('resource')).map(function(e){return {Name: e.name, Transfer: e.transferSize, Body: e.encodedBodySize}})`)
+	// The wasm is fetched by the worker the page's head starts (its
+	// resource timing is the worker's, which the head script hands over
+	// in wattscaleWasm.timing), or by the page itself.
+	es := eval[[]entry](t, ctx, `[performance.getEntriesByType('navigation')[0]].concat(performance.getEntriesByType('resource')).map(function(e){return {Name: e.name, Transfer: e.transferSize, Body: e.encodedBodySize}})
+  .concat(window.wattscaleWasm && window.wattscaleWasm.timing && !performance.getEntriesByName(window.wattscaleWasm.url).length ? [{Name: window.wattscaleWasm.url, Transfer: window.wattscaleWasm.timing.transferSize, Body: window.wattscaleWasm.timing.encodedBodySize}] : [])`)
 	total, body := 0.0, 0.0
 	var names []string
 	encs := map[string]bool{}

@@ -1058,9 +1058,9 @@ func TestWorkerdLoad(t *testing.T) {
 //     (testdata/jsworker) under the same load, with the regions it moved
 //     in. It is not met by either, and the growth is workerd's: it is
 //     all in tcmalloc's free lists. workerd runs V8's major collections
-//     rarely under load (its cage grows to 20-90 MB of garbage before a
+//     rarely under load (its cage grows to 19-91 MB of garbage before a
 //     forced collection brings it back to 1.1 MB), the native objects
-//     of the requests that garbage held (20-100 MB) are freed together
+//     of the requests that garbage held (5-103 MB) are freed together
 //     when it is collected, and workerd's tcmalloc keeps what is freed
 //     (its page: 0 pages released to the system since startup), so RSS
 //     follows the highest such peak so far and climbs for 200,000
