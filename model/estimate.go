@@ -561,7 +561,11 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	// Roofline on one GPU, then the parallel layout.
 	tIdeal := math.Max(C/r.peak, M/bw)
 	uComp, uMem, activity := rp.ForPrecision(r.prec)
-	uComp = r.expertShare(r.stack.uCompute(r.prec, uComp), flopsTok)
+	uFull := r.expertShare(r.stack.uCompute(r.prec, uComp), flopsTok)
+	uComp = r.peftShare(uFull, flopsTok)
+	if uComp != uFull {
+		assume = append(assume, peftAssumption)
+	}
 	tComp := C / (r.peak * uComp)
 	tMem := r.stack.exposedMem(tComp, M/(bw*uMem))
 	// Per-step latency: one GPU doing the whole run takes tokens/(B·S) steps.
@@ -631,7 +635,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 			full := *r
 			full.method = method{name: MethodFull, trainable: r.params}
 			ff, fb := full.counts()
-			tcFull := ff * r.tokens / (r.peak * uComp)
+			tcFull := ff * r.tokens / (r.peak * uFull)
 			tFull := (tcFull+r.stack.exposedMem(tcFull, fb*r.tokens/(bw*uMem)))*limTime + tStep
 			lawJ *= t1 / tFull
 			assume = append(assume, fmt.Sprintf("the %s law is fitted to full fine-tuning; its energy is scaled by the roofline time of %s over that of full fine-tuning (%.3g)", cal.Name, r.methodLabel(), t1/tFull))

@@ -552,7 +552,7 @@ func (r *resolved) leanPrepare(tc *Calibration) leanPre {
 	C, M := flopsTok*r.tokens, bytesTok*r.tokens
 	bw := r.gpu.BandwidthGBs * 1e9
 	uComp, uMem, activity := rp.ForPrecision(r.prec)
-	uComp = r.expertShare(r.stack.uCompute(r.prec, uComp), flopsTok)
+	uComp = r.peftShare(r.expertShare(r.stack.uCompute(r.prec, uComp), flopsTok), flopsTok)
 	tComp := C / (r.peak * uComp)
 	pre := leanPre{
 		tComp: tComp,

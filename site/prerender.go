@@ -295,6 +295,18 @@ func (c *calcView) markup() (string, error) {
 		checked = " checked"
 	}
 	c.w(`<div class="field check" data-key="glu"><input type="checkbox" value="1" id="f-glu" name="glu" aria-describedby="f-glu-err"`, checked, `><label for="f-glu">Gated MLP (SwiGLU)</label><p class="err" id="f-glu-err"></p></div>`)
+	// The field table's other rows for a custom shape (the mixture of
+	// experts), as calc.js's build puts every such row in the shape grid.
+	for _, f := range c.meta.Fields {
+		if f.When == nil || f.When.Key != "model" || f.When.Value != "custom" || c.placed[f.Key] || f.Key == "glu" || f.Kind == model.KindBool {
+			continue
+		}
+		var h *string
+		if f.Hint != "" {
+			h = str(f.Hint)
+		}
+		c.w(c.field(f.Key, f.Label, c.textInput(f.Key, "numeric", ""), h))
+	}
 	c.w(`</div>`)
 	c.w(c.field("head", "Trained head", c.sel("head", []option{{"", "Default for the model"}, {"lm", "Language-model head (vocabulary)"}, {"classifier", "Small classifier head"}}), nil))
 	c.w(extraMark("model"), `</fieldset>`)

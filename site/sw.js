@@ -20,7 +20,10 @@ var FILES = {{FILES}};
 
 self.addEventListener('install', function (e) {
   e.waitUntil(caches.open(CACHE).then(function (c) {
-    return c.addAll(FILES.map(function (f) { return new Request(f, { cache: 'reload' }); }));
+    // Pages and unhashed files from the network; content-hashed files
+    // (name.0123456789.ext never changes) may come from the HTTP cache, so
+    // the calc.wasm the page has just downloaded is not fetched again.
+    return c.addAll(FILES.map(function (f) { return new Request(f, { cache: /\.[0-9a-f]{10}\.[a-z]+$/.test(f) ? 'default' : 'reload' }); }));
   }).then(function () { return self.skipWaiting(); }));
 });
 

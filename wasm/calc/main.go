@@ -24,15 +24,11 @@
 package main
 
 import (
+	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/wasm/calcapi"
 	"github.com/wattscale/wattscale/wasm/jsexport"
 )
 
 func main() {
-	cat, err := jsexport.Catalog()
-	if err != nil {
-		jsexport.Fail(err)
-		return
-	}
-	jsexport.Export("wattscale", "wattscaleReady", calcapi.New(cat).CalcFuncs())
+	jsexport.Run(func(cat *model.Catalog) map[string]jsexport.Func { return calcapi.New(cat).CalcFuncs() })
 }

@@ -47,6 +47,19 @@ func Export(name, readyHook string, fns map[string]Func) {
 	select {}
 }
 
+// Run builds the catalog and exports the functions fns makes from it on
+// the global object wattscale (then calls wattscaleReady), or records why
+// the catalog could not be built (Fail): the calculator's and the
+// planner's main.
+func Run(fns func(*model.Catalog) map[string]Func) {
+	cat, err := Catalog()
+	if err != nil {
+		Fail(err)
+		return
+	}
+	Export("wattscale", "wattscaleReady", fns(cat))
+}
+
 // Fail records why the program could not start in the global
 // wattscaleError, which the page shows, and returns.
 func Fail(err error) {
