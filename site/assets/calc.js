@@ -905,7 +905,9 @@
         if (!g) return;
         if (e.type === 'keydown' && /^Arrow/.test(e.key)) {
           var step = e.key === 'ArrowLeft' || e.key === 'ArrowDown' ? -1 : 1;
-          var next = outEl.querySelector('[data-pareto="' + (+g.getAttribute('data-pareto') + step) + '"]');
+          // (e.currentTarget: the panel in the page, which over a
+          // prerendered calculator is not outEl but the node build adopted)
+          var next = e.currentTarget.querySelector('[data-pareto="' + (+g.getAttribute('data-pareto') + step) + '"]');
           if (next) {
             e.preventDefault();
             g.setAttribute('tabindex', '-1');
@@ -1158,6 +1160,17 @@
       } else {
         res.classList.add('stale', 'empty');
         status.textContent = where + say;
+        // No valid estimate yet: the prerendered default's numbers go
+        // (the panel hides the rest; the phone summary stays in view).
+        var e0 = res.querySelector('#energy');
+        setHTML(e0, '');
+        e0.dataset.kwh = '';
+        if (this.summary) {
+          var s0 = this.summary.querySelector('#sum-energy');
+          setText(s0, '');
+          s0.dataset.kwh = '';
+          ['.s-i', '.s-t', '.s-c'].forEach(function (c) { setText(this.summary.querySelector(c), ''); }, this);
+        }
       }
       this.root.dataset.state = 'error';
       return;
