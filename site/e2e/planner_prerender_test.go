@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
@@ -292,4 +294,57 @@ func TestPlannerPrerenderLinked(t *testing.T) {
 	if l.N != "4" || !strings.Contains(l.Search, "n=4") || !strings.Contains(l.PerStudent, "at N = 4") {
 		t.Errorf("after the takeover: n field %q, address %q, kd-13b card %q; want the 4 students typed while loading", l.N, l.Search, l.PerStudent)
 	}
+}
+
+// planVisibleMs is when the planner's first plan was painted, in ms from
+// the start of navigation: the first contentful paint if the first option
+// card had been parsed by then, else the first frame after it was
+// (watchPlan records both), as estimateVisibleMs for the calculator.
+const planVisibleMs = `new Promise(function(res){ var t0 = performance.now();
+  (function wait(){
+    var w = window.wattscalePlanSeen || {parsed: -1, frame: -1}, fcp = performance.getEntriesByName('first-contentful-paint')[0];
+    if (fcp && w.parsed >= 0 && w.frame >= 0 && performance.now() - t0 > 200) res(w.parsed <= fcp.startTime ? fcp.startTime : w.frame);
+    else if (performance.now() > 120000) res(-1);
+    else setTimeout(wait, 20); })(); })`
+
+// plannerFirstPlan opens the planner in a cold browser (throttled to the
+// issue's slow link when slow) and returns when its first plan was
+// visible and when planner.wasm had computed it, in ms from the start of
+// navigation.
+func plannerFirstPlan(t *testing.T, url string, slow bool) (visible, computed float64) {
+	t.Helper()
+	ctx := coldBrowser(t)
+	if slow {
+		throttle(t, ctx)
+	}
+	const src = `(function(){ var w = window.wattscalePlanSeen = {parsed: -1, frame: -1};
+  new MutationObserver(function(_, o){ if (document.querySelector('#plan-results .options .option')) { o.disconnect(); w.parsed = performance.now(); requestAnimationFrame(function(){ w.frame = performance.now(); }); } }).observe(document, {childList: true, subtree: true}); })()`
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "open the planner", chromedp.Navigate(url))
+	visible = eval[float64](t, ctx, planVisibleMs)
+	waitFor(t, ctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
+	return visible, eval[float64](t, ctx, `window.wattscalePerf.firstEstimateMs`)
+}
+
+// plannerReport adds the planner's rows to TestPerformanceReport: the
+// first plan visible (prerendered) and computed by planner.wasm, on
+// localhost and over the issue's slow link, served compressed.
+func plannerReport(t *testing.T, dir string, add func(what, value, goal string)) {
+	cs := serveCompressed(t, dir)
+	ms := func(xs []float64) string {
+		return fmt.Sprintf("%.0f ms (median of %d; min %.0f, max %.0f)", median(xs), len(xs), minOfF(xs), maxOf(xs))
+	}
+	var local, localWasm, slow, slowWasm []float64
+	for i := 0; i < 5; i++ {
+		v, c := plannerFirstPlan(t, cs.URL+"/planner/", false)
+		local, localWasm = append(local, v), append(localWasm, c)
+		v, c = plannerFirstPlan(t, cs.URL+"/planner/", true)
+		slow, slowWasm = append(slow, v), append(slowWasm, c)
+	}
+	add("planner: navigation → first plan visible, localhost (prerendered)", ms(local), "< 300 ms")
+	add("planner: navigation → first plan computed by planner.wasm, localhost", ms(localWasm), "")
+	add("planner: 10 Mbit/s + 40 ms: navigation → first plan visible", ms(slow), "< 500 ms")
+	add("planner: 10 Mbit/s + 40 ms: navigation → first plan computed by planner.wasm", ms(slowWasm), "")
 }
