@@ -348,8 +348,9 @@
   // morphNode makes live (a node sameNode matched) look as fresh: its text,
   // attributes and children. A form control's value and checked state and
   // an option's selection are properties, set by fill: their attributes
-  // (the prerendered defaults) stay.
-  var KEEP_ATTR = { INPUT: { value: 1, checked: 1 }, OPTION: { selected: 1 } };
+  // (the prerendered defaults) stay, as does a details element the
+  // visitor opened.
+  var KEEP_ATTR = { INPUT: { value: 1, checked: 1 }, OPTION: { selected: 1 }, DETAILS: { open: 1 } };
   function morphNode(live, fresh, map, filled) {
     if (live.nodeType !== 1) { if (live.data !== fresh.data) live.data = fresh.data; return; }
     if (map) map.set(fresh, live);
@@ -1447,12 +1448,8 @@
     }
     while (live.childNodes.length > kids.length) live.removeChild(live.lastChild);
   }
-  // setHTML puts html into box by morph.
-  function setHTML(box, html) {
-    var t = document.createElement('template');
-    t.innerHTML = html;
-    morph(box, t.content);
-  }
+  // (The planner's panels use setHTML too, defined above with the
+  // calculator's: one keyed morph for both.)
 
   // Planner draws the planner into root. opts.adopt: root holds the
   // prerendered planner, which the first build patches in place.
