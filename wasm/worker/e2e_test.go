@@ -1219,9 +1219,13 @@ func TestWorkerdLoad(t *testing.T) {
 //   - on a second workerd, after 7,200 requests of warm-up (soakWarmUp,
 //     as the control gets), 180,000 estimates at concurrency 16 in batches of 10,000, then
 //     5,000 at 64, on the same isolate: none may fail or take over a
-//     second. One
+//     second. Each run opens its connections before it is timed
+//     (openConnections, which says why); 5,000 more at 64 with the
+//     connections dialled inside the window are printed, not checked. One
 //     isolate runs one request at a time, so latency here is mostly
 //     queueing: at concurrency 16 a request waits for about 15 others;
+//     each run prints the time workerd's main thread waited for a CPU,
+//     which on a loaded machine is most of the rest;
 //   - memory, after a full collection (forced through the inspector), at
 //     10,000, 60,000, 120,000 and 180,000 requests, and where it is
 //     (/proc/PID/smaps split by region: tcmalloc's heap, V8's cage, the
