@@ -187,6 +187,9 @@ func compute(s *Site, wasm map[string][]byte) (*Computed, error) {
 	if c.Prerender, err = prerenderCalculator(cat); err != nil {
 		return nil, err
 	}
+	if c.Prerender.Planner, err = prerenderPlanner(cat); err != nil {
+		return nil, err
+	}
 
 	for name, b := range s.Assets {
 		c.Assets[name] = b

@@ -57,6 +57,8 @@ func sweepCounts(count int) []int {
 type prerendered struct {
 	Calculator, Embed template.HTML
 	FormKeys          []string // the URL keys that carry a calculator's state
+	// Planner is the planner page's (prerenderplan.go); nil = none.
+	Planner *plannerPrerendered
 }
 
 // prerenderCalculator computes the default estimate with cat, the catalog
@@ -108,6 +110,10 @@ type calcView struct {
 	// field table gets a plain input at the end of its group's fieldset
 	// (extraMark), as calc.js's build does.
 	placed map[string]bool
+	// blankSelects: an empty value that no option has selects nothing
+	// (calc.js's planner fills a select so; the calculator adds an
+	// option for it).
+	blankSelects bool
 }
 
 // extraMark is where a group's unplaced field-table rows go.
@@ -222,7 +228,7 @@ func (c *calcView) sel(key string, opts []option) string {
 		}
 		b.WriteString(`<option value="` + esc(o.value) + `"` + selected + `>` + esc(o.text) + `</option>`)
 	}
-	if !known {
+	if !known && !(v == "" && c.blankSelects) {
 		b.WriteString(`<option value="` + esc(v) + `" selected>` + esc(v+" (not a known choice)") + `</option>`)
 	}
 	b.WriteString(`</select>`)
@@ -695,6 +701,11 @@ func (s calcShell) with(p *prerendered) calcShell {
 		s.Prerendered = p.Calculator
 	case "embed":
 		s.Prerendered = p.Embed
+	case "planner":
+		if p.Planner != nil {
+			s.Prerendered, s.FormKeys = p.Planner.Markup, p.Planner.Keys
+		}
+		return s
 	}
 	s.FormKeys = p.FormKeys
 	return s

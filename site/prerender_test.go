@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/distill"
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
@@ -122,5 +124,82 @@ func TestPrerenderedCalculator(t *testing.T) {
 		if share == (name == "embed") {
 			t.Errorf("%s: share section present = %v; the embed has none, the calculator has one", name, share)
 		}
+	}
+}
+
+// TestPrerenderedPlanner checks the planner's markup against `go run
+// ./site distill` on the planner's default plan: every option card's
+// one-off and student energy and N*, the plan's total, and the parts the
+// page shows (a form row per option, the three charts).
+func TestPrerenderedPlanner(t *testing.T) {
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := prerenderPlanner(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(p.Markup)
+	plan, ferr := calcapi.DefaultPlanForm().Plan(calcapi.DefaultRegions())
+	if ferr != nil {
+		t.Fatal(ferr.Text)
+	}
+	in, _ := json.Marshal(plan)
+	var stdout, stderr bytes.Buffer
+	if err := runDistill(nil, bytes.NewReader(in), &stdout, &stderr); err != nil {
+		t.Fatalf("site distill on the default plan: %v\n%s", err, stderr.String())
+	}
+	var res distill.Result
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	cards := regexp.MustCompile(`<div class="option[^"]*" data-option="([^"]+)"(?: data-nstar="([^"]+)")? data-oneoff="([^"]+)" data-student="([^"]+)">`).FindAllStringSubmatch(h, -1)
+	if len(cards) != len(res.Options) || len(cards) == 0 {
+		t.Fatalf("%d option cards, want %d (site distill on the default plan)", len(cards), len(res.Options))
+	}
+	num := func(s string) float64 {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("attribute %q: %v", s, err)
+		}
+		return x
+	}
+	for i, c := range cards {
+		o := res.Options[i]
+		if c[1] != esc(o.Name) {
+			t.Errorf("card %d is %q, want %q", i, c[1], o.Name)
+		}
+		if got := num(c[3]); got != o.OneOffKWh {
+			t.Errorf("%s: data-oneoff = %v, want %v", o.Name, got, o.OneOffKWh)
+		}
+		if got := num(c[4]); got != o.StudentKWh {
+			t.Errorf("%s: data-student = %v, want %v", o.Name, got, o.StudentKWh)
+		}
+		switch {
+		case o.NStar == nil && c[2] != "":
+			t.Errorf("%s: data-nstar = %s, want none", o.Name, c[2])
+		case o.NStar != nil && (c[2] == "" || num(c[2]) != *o.NStar):
+			t.Errorf("%s: data-nstar = %q, want %v", o.Name, c[2], *o.NStar)
+		case o.NStar != nil && !strings.Contains(h, "N* = "+jsSig(*o.NStar, 3)+" ("+esc(o.Name)+")"):
+			t.Errorf("%s: the curve does not mark N* = %s", o.Name, jsSig(*o.NStar, 3))
+		}
+	}
+	if total := "Whole plan: " + jsEnergyText(res.PlanTotalKWh) + ", "; !strings.Contains(h, total) {
+		t.Errorf("markup lacks the plan's total %q", total)
+	}
+	if n := strings.Count(h, `<fieldset class="row-opt" data-row=`); n != len(res.Options) {
+		t.Errorf("%d option rows in the form, want %d", n, len(res.Options))
+	}
+	for _, id := range []string{`id="f-set"`, `id="f-n"`, `id="f-o1.preset"`, `id="plan-results"`, `id="curve"`, `id="plane"`} {
+		if strings.Count(h, id) != 1 {
+			t.Errorf("%s appears %d times, want once", id, strings.Count(h, id))
+		}
+	}
+	if strings.Contains(h, "NaN") || strings.Contains(h, "Infinity") || strings.Contains(h, "<CTL") {
+		t.Error("markup contains NaN, Infinity or an unfilled control")
+	}
+	if !slices.Contains(p.Keys, "set") || !slices.Contains(p.Keys, "o12.preset") {
+		t.Errorf("URL keys %v lack set or o12.preset", p.Keys)
 	}
 }

@@ -243,6 +243,7 @@ type chartSeries struct {
 	name, key string
 	pts       [][2]float64
 	note      string // legend: why the series has no point
+	cls       string // legend: the swatch's classes; "" = "s-" + key
 }
 
 type chartMark struct {
@@ -265,9 +266,96 @@ type lineChartSpec struct {
 // (style) on narrower pages too, so that nothing below it moves then.
 const prerenderChartW = 390.0
 
+// axisSpec is one axis of calc.js's frame: its range and scale, the
+// ticks (nil = computed by makeAxis), their format and the axis label.
+type axisSpec struct {
+	min, max   float64
+	log, base2 bool
+	ticks      []float64
+	fmt        func(float64) string
+	label      string
+}
+
+// frameSpec is calc.js's frame's o: the chart's id, title and description
+// ("" = none), its size (0 = 560 × 300) and left margin (0 = 64), and the
+// axes. style, when not "", is the svg's style attribute (a prerendered
+// chart's held height).
+type frameSpec struct {
+	id, title, desc, style string
+	width, height, left    float64
+	x, y                   axisSpec
+}
+
+// chartFrame is calc.js's frame: the svg's opening, the grid, ticks, axes
+// and axis labels, written into b; it returns the two axes and the chart's
+// size and margins (W, H, L, R, T, B).
+func chartFrame(b *strings.Builder, o frameSpec) (xa, ya chartAxis, W, H, L, R, T, B float64) {
+	W, H, L, R, T, B = o.width, o.height, o.left, 16.0, 16.0, 50.0
+	if W == 0 {
+		W = 560
+	}
+	if H == 0 {
+		H = 300
+	}
+	if L == 0 {
+		L = 64
+	}
+	xa = makeAxis(o.x.min, o.x.max, L, W-R, o.x.log, o.x.base2)
+	ya = makeAxis(o.y.min, o.y.max, H-B, T, o.y.log, o.y.base2)
+	if o.x.ticks != nil {
+		xa.ticks = o.x.ticks
+	}
+	if o.y.ticks != nil {
+		ya.ticks = o.y.ticks
+	}
+	two := func(v float64) string { return jsSig(v, 2) }
+	fx, fy := o.x.fmt, o.y.fmt
+	if fx == nil {
+		fx = two
+	}
+	if fy == nil {
+		fy = two
+	}
+	n := jsNum
+	labelledBy := o.id + "-t"
+	if o.desc != "" {
+		labelledBy += " " + o.id + "-d"
+	}
+	style := ""
+	if o.style != "" {
+		style = ` style="` + o.style + `"`
+	}
+	b.WriteString(`<svg viewBox="0 0 ` + n(W) + ` ` + n(H) + `" width="` + n(W) + `" height="` + n(H) + `"` + style + ` role="img" aria-labelledby="` + labelledBy + `" class="chart" id="` + o.id + `">`)
+	b.WriteString(`<title id="` + o.id + `-t">` + esc(o.title) + `</title>`)
+	if o.desc != "" {
+		b.WriteString(`<desc id="` + o.id + `-d">` + esc(o.desc) + `</desc>`)
+	}
+	for _, t := range ya.ticks {
+		y := fx1(ya.mapv(t))
+		b.WriteString(`<line class="grid" x1="` + n(L) + `" x2="` + n(W-R) + `" y1="` + y + `" y2="` + y + `"/>`)
+		b.WriteString(`<text class="tick" x="` + n(L-6) + `" y="` + y + `" dy="0.32em" text-anchor="end">` + esc(fy(t)) + `</text>`)
+	}
+	lastEnd := math.Inf(-1)
+	for _, t := range xa.ticks {
+		x := xa.mapv(t)
+		label := fx(t)
+		half := float64(len([]rune(label))) * 3.6
+		b.WriteString(`<line class="grid" y1="` + n(T) + `" y2="` + n(H-B) + `" x1="` + fx1(x) + `" x2="` + fx1(x) + `"/>`)
+		if x-half < lastEnd+6 {
+			continue
+		}
+		lastEnd = x + half
+		b.WriteString(`<text class="tick" y="` + n(H-B+18) + `" x="` + fx1(x) + `" text-anchor="middle">` + esc(label) + `</text>`)
+	}
+	b.WriteString(`<line class="axis" x1="` + n(L) + `" x2="` + n(W-R) + `" y1="` + n(H-B) + `" y2="` + n(H-B) + `"/>`)
+	b.WriteString(`<line class="axis" x1="` + n(L) + `" x2="` + n(L) + `" y1="` + n(T) + `" y2="` + n(H-B) + `"/>`)
+	b.WriteString(`<text class="label" x="` + n((L+W-R)/2) + `" y="` + n(H-10) + `" text-anchor="middle">` + esc(o.x.label) + `</text>`)
+	b.WriteString(`<text class="label" transform="translate(15 ` + n((T+H-B)/2) + `) rotate(-90)" text-anchor="middle">` + esc(o.y.label) + `</text>`)
+	return xa, ya, W, H, L, R, T, B
+}
+
 // lineChart is calc.js's lineChart (through its frame).
 func lineChart(o lineChartSpec) string {
-	W, H, L, R, T, B := prerenderChartW, 300.0, 64.0, 16.0, 16.0, 50.0
 	var xs, ys []float64
 	for _, s := range o.series {
 		for _, p := range s.pts {
@@ -283,41 +371,13 @@ func lineChart(o lineChartSpec) string {
 		return `<p class="muted">No feasible configuration to chart.</p>`
 	}
 	xmin, xmax, ymin, ymax := minOf(xs), maxOfF(xs), minOf(ys), maxOfF(ys)
-	ylog := ymax/ymin > 8
-	xa := makeAxis(xmin, xmax, L, W-R, true, o.xBase2)
-	var ya chartAxis
-	yl := o.yLabel
-	if ylog {
-		ya = makeAxis(ymin, ymax, H-B, T, true, false)
-		yl += " (log scale)"
-	} else {
-		ya = makeAxis(0, ymax*1.05, H-B, T, false, false)
+	y := axisSpec{min: 0, max: ymax * 1.05, fmt: o.fmtY, label: o.yLabel}
+	if ymax/ymin > 8 {
+		y = axisSpec{min: ymin, max: ymax, log: true, fmt: o.fmtY, label: o.yLabel + " (log scale)"}
 	}
-	n := jsNum
 	var b strings.Builder
-	b.WriteString(`<svg viewBox="0 0 ` + n(W) + ` ` + n(H) + `" width="` + n(W) + `" height="` + n(H) + `" style="height:302px" role="img" aria-labelledby="` + o.id + `-t ` + o.id + `-d" class="chart" id="` + o.id + `">`)
-	b.WriteString(`<title id="` + o.id + `-t">` + esc(o.title) + `</title><desc id="` + o.id + `-d">` + esc(o.desc) + `</desc>`)
-	for _, t := range ya.ticks {
-		y := fx1(ya.mapv(t))
-		b.WriteString(`<line class="grid" x1="` + n(L) + `" x2="` + n(W-R) + `" y1="` + y + `" y2="` + y + `"/>`)
-		b.WriteString(`<text class="tick" x="` + n(L-6) + `" y="` + y + `" dy="0.32em" text-anchor="end">` + esc(o.fmtY(t)) + `</text>`)
-	}
-	lastEnd := math.Inf(-1)
-	for _, t := range xa.ticks {
-		x := xa.mapv(t)
-		label := n(t)
-		half := float64(len([]rune(label))) * 3.6
-		b.WriteString(`<line class="grid" y1="` + n(T) + `" y2="` + n(H-B) + `" x1="` + fx1(x) + `" x2="` + fx1(x) + `"/>`)
-		if x-half < lastEnd+6 {
-			continue
-		}
-		lastEnd = x + half
-		b.WriteString(`<text class="tick" y="` + n(H-B+18) + `" x="` + fx1(x) + `" text-anchor="middle">` + esc(label) + `</text>`)
-	}
-	b.WriteString(`<line class="axis" x1="` + n(L) + `" x2="` + n(W-R) + `" y1="` + n(H-B) + `" y2="` + n(H-B) + `"/>`)
-	b.WriteString(`<line class="axis" x1="` + n(L) + `" x2="` + n(L) + `" y1="` + n(T) + `" y2="` + n(H-B) + `"/>`)
-	b.WriteString(`<text class="label" x="` + n((L+W-R)/2) + `" y="` + n(H-10) + `" text-anchor="middle">` + esc(o.xLabel) + `</text>`)
-	b.WriteString(`<text class="label" transform="translate(15 ` + n((T+H-B)/2) + `) rotate(-90)" text-anchor="middle">` + esc(yl) + `</text>`)
+	xa, ya, W, _, _, _, _, _ := chartFrame(&b, frameSpec{id: o.id, title: o.title, desc: o.desc, width: prerenderChartW, style: "height:302px",
+		x: axisSpec{min: xmin, max: xmax, log: true, base2: o.xBase2, fmt: jsNum, label: o.xLabel}, y: y})
 	for _, s := range o.series {
 		if len(s.pts) == 0 {
 			continue
@@ -359,7 +419,11 @@ func legendHTML(series []chartSeries) string {
 			b.WriteString(`<li class="absent" data-absent="` + esc(s.key) + `"><span class="swatch s-` + s.key + `" aria-hidden="true"></span>` + esc(s.name) + ` <span class="why">` + esc(s.note) + `</span></li>`)
 			continue
 		}
-		b.WriteString(`<li><span class="swatch s-` + s.key + `" aria-hidden="true"></span>` + esc(s.name) + `</li>`)
+		cls := s.cls
+		if cls == "" {
+			cls = "s-" + s.key
+		}
+		b.WriteString(`<li><span class="swatch ` + cls + `" aria-hidden="true"></span>` + esc(s.name) + `</li>`)
 	}
 	b.WriteString(`</ul>`)
 	return b.String()

@@ -1320,8 +1320,42 @@
   var STAGES = [['preprocess', 'pre', 'Preprocess'], ['teacher', 'teacher', 'Teacher'], ['student', 'student', 'Student'], ['eval', 'eval', 'Evaluation']];
   var SET_NAMES = { '1b': 'Paper: 1B students (OLMo-2 1B, teacher OLMo-2 32B)', '13b': 'Paper: 13B students', all: 'Paper: all seven pipelines', custom: 'My own numbers' };
 
-  function Planner(root, api, meta) {
+  // morph makes the children and attributes of live those of next (a node
+  // or fragment built off the page), keeping every live node whose place,
+  // kind and tag are the same: what the generator prerendered
+  // (site/prerenderplan.go) stays on the page and only what differs
+  // changes. Nodes of next that have no live twin move into live.
+  function morph(live, next) {
+    if (next.nodeType === 1) {
+      Array.prototype.slice.call(live.attributes).forEach(function (a) {
+        if (!next.hasAttribute(a.name) && !(a.name === 'open' && live.tagName === 'DETAILS')) live.removeAttribute(a.name);
+      });
+      Array.prototype.forEach.call(next.attributes, function (a) {
+        if (live.getAttribute(a.name) !== a.value) live.setAttribute(a.name, a.value);
+      });
+    }
+    var kids = Array.prototype.slice.call(next.childNodes), i;
+    for (i = 0; i < kids.length; i++) {
+      var x = live.childNodes[i], y = kids[i];
+      if (!x) live.appendChild(y);
+      else if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName) live.replaceChild(y, x);
+      else if (x.nodeType === 1) morph(x, y);
+      else if (x.nodeValue !== y.nodeValue) x.nodeValue = y.nodeValue;
+    }
+    while (live.childNodes.length > kids.length) live.removeChild(live.lastChild);
+  }
+  // setHTML puts html into box by morph.
+  function setHTML(box, html) {
+    var t = document.createElement('template');
+    t.innerHTML = html;
+    morph(box, t.content);
+  }
+
+  // Planner draws the planner into root. opts.adopt: root holds the
+  // prerendered planner, which the first build patches in place.
+  function Planner(root, api, meta, opts) {
     this.root = root;
+    this.adopt = !!(opts && opts.adopt);
     this.api = api;
     this.meta = meta;
     this.pm = JSON.parse(api.plannerMeta());
@@ -1441,11 +1475,9 @@
     var self = this, m = this.meta, pm = this.pm;
     this.F = {};
     m.fields.forEach(function (f) { self.F[f.key] = f; });
-    this.root.innerHTML = '';
     this.inputs = {};
     this.root.classList.add('wattscale', 'planner');
     var form = el('form', { class: 'calc-form', novalidate: true, 'aria-label': 'Distillation plan' });
-    form.addEventListener('submit', function (e) { e.preventDefault(); });
     form.appendChild(el('a', { href: '#plan-results', class: 'btn skip-results', text: 'Jump to the result ↓' }));
     var fsPlan = el('fieldset', {}, [el('legend', { text: 'Plan' })]);
     fsPlan.appendChild(this.tfield('set', select(this.PF.set.choices.map(function (k) { return { value: k, text: SET_NAMES[k] || k }; }))));
@@ -1454,17 +1486,7 @@
 
     var n = this.rows();
     for (var i = 1; i <= n; i++) form.appendChild(this.buildRow(i));
-    var add = el('button', { type: 'button', class: 'btn', text: '+ Add an option' });
-    add.addEventListener('click', function () {
-      var r = self.rows() + 1;
-      if (r > pm.max_rows) return;
-      self.state.rows = String(r);
-      var o = 'o' + r + '.';
-      self.state[o + 'name'] = 'option ' + r; self.state[o + 'regime'] = 'kd';
-      self.state.set = 'custom';
-      self.rebuild('o' + r + '.name');
-    });
-    form.appendChild(el('p', {}, [add]));
+    form.appendChild(el('p', {}, [el('button', { type: 'button', class: 'btn', 'data-add': '1', text: '+ Add an option' })]));
 
     var fsSite = el('fieldset', {}, [el('legend', { text: 'Site, grid and price' })]);
     // The site inputs are the calculator's: labels and hints from its field table.
@@ -1490,15 +1512,6 @@
       this.tfield('deadline', textInput())]));
     form.appendChild(fsRec);
     form.appendChild(el('p', { class: 'err form-err', 'aria-live': 'polite' }));
-    this.formErr = form.lastChild;
-    form.addEventListener('input', function (e) { self.onInput(e); });
-    form.addEventListener('change', function (e) { self.onInput(e); });
-    form.addEventListener('click', function (e) {
-      var b = e.target.closest('[data-remove]');
-      if (!b) return;
-      self.removeRow(parseInt(b.getAttribute('data-remove'), 10));
-    });
-    this.form = form;
 
     var res = el('section', { class: 'results', 'aria-label': 'Plan result', id: 'plan-results', tabindex: '-1' });
     res.innerHTML = '<div class="status" role="status" aria-live="polite"></div>' +
@@ -1508,13 +1521,51 @@
       '<h2 class="h">Energy per student against reuse</h2><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline\'s student stage. Distillation pays off right of N*.</p><div class="curve"></div>' +
       '<h2 class="h">Energy and quality</h2><p class="muted small">One-off pipeline energy against quality Q (student score ÷ teacher score); the dashed line joins the Pareto-efficient options.</p><div class="plane"></div>' +
       '<div class="tstar"></div><div class="advice-box"></div><div class="pnotes"></div>';
+    var layout = el('div', { class: 'plan-layout' }, [form, res]), live = this.adopt && this.root.querySelector('.plan-layout');
+    this.adopt = false;
+    if (live) {
+      // The prerendered planner: patch its form, then use its nodes. Its
+      // results keep their nodes until render patches each part.
+      morph(live.querySelector('form'), form);
+      layout = live;
+      var inputs = this.inputs;
+      for (var k in inputs) inputs[k] = document.getElementById(inputs[k].id) || inputs[k];
+    } else {
+      this.root.innerHTML = '';
+      this.root.appendChild(layout);
+    }
+    this.wire(layout.querySelector('form'), layout.querySelector('#plan-results'));
+    this.fill();
+  };
+
+  // wire listens to the form and the results the page shows.
+  Planner.prototype.wire = function (form, res) {
+    var self = this, pm = this.pm;
+    this.form = form;
+    this.formErr = form.querySelector('.form-err');
     this.results = res;
+    form.addEventListener('submit', function (e) { e.preventDefault(); });
+    form.addEventListener('input', function (e) { self.onInput(e); });
+    form.addEventListener('change', function (e) { self.onInput(e); });
+    form.addEventListener('click', function (e) {
+      if (e.target.closest('[data-add]')) {
+        var r = self.rows() + 1;
+        if (r > pm.max_rows) return;
+        self.state.rows = String(r);
+        var o = 'o' + r + '.';
+        self.state[o + 'name'] = 'option ' + r; self.state[o + 'regime'] = 'kd';
+        self.state.set = 'custom';
+        self.rebuild('o' + r + '.name');
+        return;
+      }
+      var b = e.target.closest('[data-remove]');
+      if (!b) return;
+      self.removeRow(parseInt(b.getAttribute('data-remove'), 10));
+    });
     res.addEventListener('click', function (e) {
       var b = e.target.closest('[data-use]');
       if (b) self.useConfig(self.recStages[+b.getAttribute('data-use')]);
     });
-    this.root.appendChild(el('div', { class: 'plan-layout' }, [form, res]));
-    this.fill();
   };
 
   Planner.prototype.buildRow = function (i) {
@@ -1704,21 +1755,21 @@
     var r = out.result;
     try { this.renderStageRec(); } catch (e) {
       var sr = res.querySelector('.stage-rec');
-      if (sr) sr.innerHTML = '<p class="err">Could not search cheaper hardware: ' + esc(e.message) + '</p>';
+      if (sr) setHTML(sr, '<p class="err">Could not search cheaper hardware: ' + esc(e.message) + '</p>');
     }
     this.renderOptions(r, out.best_per_student);
     this.renderCharts(r);
     var ts = r.options.filter(function (o) { return o.t_star_tokens != null; });
-    res.querySelector('.tstar').innerHTML = ts.length ? '<h2 class="h">Serving threshold T*</h2><ul>' + ts.map(function (o) {
+    setHTML(res.querySelector('.tstar'), ts.length ? '<h2 class="h">Serving threshold T*</h2><ul>' + ts.map(function (o) {
       return '<li data-tstar="' + o.t_star_tokens + '"><strong>' + esc(o.name) + '</strong>: ' + esc(sig(o.t_star_tokens)) + ' served tokens repay its ' + esc(energyText(o.extra_train_kwh)) + ' of extra training energy.</li>';
-    }).join('') + '</ul>' : '';
-    res.querySelector('.advice-box').innerHTML = r.advice.length ? '<h2 class="h">What the numbers say</h2><ul class="advice">' + r.advice.map(function (a) { return '<li>' + esc(a) + '</li>'; }).join('') + '</ul>' : '';
+    }).join('') + '</ul>' : '');
+    setHTML(res.querySelector('.advice-box'), r.advice.length ? '<h2 class="h">What the numbers say</h2><ul class="advice">' + r.advice.map(function (a) { return '<li>' + esc(a) + '</li>'; }).join('') + '</ul>' : '');
     var s = r.site;
-    res.querySelector('.pnotes').innerHTML =
+    setHTML(res.querySelector('.pnotes'),
       (r.warnings.length ? '<div class="warnings" role="note"><h3>Warnings</h3><ul>' + r.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>' : '') +
       '<p class="muted small">Whole plan: ' + esc(energyText(r.plan_total_kwh)) + ', ' + esc(massText(r.plan_co2e_kg)) + ' and ' + esc(usd(r.plan_cost_usd)) + ' at PUE ' + esc(sig(s.pue)) + ', ' + esc(sig(s.carbon_g_per_kwh)) + ' g CO₂e/kWh' + (s.region ? ' (' + esc(s.region) + ')' : '') + ' and $' + esc(sig(s.usd_per_kwh)) + '/kWh. ' +
       'Preset stage energies: ' + esc(this.pm.citation) + '.</p>' +
-      (r.assumptions.length ? '<details class="assumptions"><summary>Assumptions used (' + r.assumptions.length + ')</summary><ul>' + r.assumptions.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>' : '');
+      (r.assumptions.length ? '<details class="assumptions"><summary>Assumptions used (' + r.assumptions.length + ')</summary><ul>' + r.assumptions.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>' : ''));
   };
 
   // renderStageRec runs the recommender on each estimated stage of the plan
@@ -1732,7 +1783,7 @@
     var any = false;
     for (var i = 1; i <= this.rows(); i++) if (this.estimated('o' + i + '.')) any = true;
     if (!any) {
-      box.innerHTML = '<p class="muted">Measured and published stage energies have no configuration to change. Set an option’s “Student stage” to “Estimated from its training setup” to search GPU type, count, layout and power limit for it.</p>';
+      setHTML(box, '<p class="muted">Measured and published stage energies have no configuration to change. Set an option’s “Student stage” to “Estimated from its training setup” to search GPU type, count, layout and power limit for it.</p>');
       return;
     }
     var t0 = performance.now();
@@ -1740,7 +1791,7 @@
     perf.lastPlanRecommendMs = performance.now() - t0;
     if (out.error) {
       if (out.error.input === 'deadline' || out.error.input === 'minimise') this.showError(out.error);
-      box.innerHTML = '<p class="muted">' + esc(out.error.say || out.error.message) + '</p>';
+      setHTML(box, '<p class="muted">' + esc(out.error.say || out.error.message) + '</p>');
       return;
     }
     var r = out.result, obj = { energy: 'energy', co2e: 'CO₂e', cost: 'electricity cost', time: 'time' };
@@ -1765,7 +1816,7 @@
       why[s.reason].push(s.option + ' ' + s.stage);
     });
     if (order.length) html += '<div class="muted small stage-rec-skipped"><p>Not searched:</p><ul>' + order.map(function (r) { return '<li>' + esc(why[r].join(', ')) + ': ' + esc(r) + '.</li>'; }).join('') + '</ul></div>';
-    box.innerHTML = html;
+    setHTML(box, html);
   };
 
   // useConfig puts a student stage's recommended hardware into its option.
@@ -1793,7 +1844,7 @@
   // BestPerStudent: options with a stage split only) gets the badge.
   Planner.prototype.renderOptions = function (r, bestName) {
     var best = r.options.filter(function (o) { return o.name === bestName; })[0] || null;
-    this.results.querySelector('.options').innerHTML = r.options.map(function (o) {
+    setHTML(this.results.querySelector('.options'), r.options.map(function (o) {
       var ns = o.n_star != null ? '<span class="nstar">N* = ' + esc(sig(o.n_star)) + '</span> students to break even' : esc(o.n_star_reason || '');
       return '<div class="option' + (o === best ? ' best' : '') + '" data-option="' + esc(o.name) + '"' + (o.n_star != null ? ' data-nstar="' + o.n_star + '"' : '') + ' data-oneoff="' + o.one_off_kwh + '" data-student="' + o.student_kwh + '">' +
         '<h3>' + esc(o.name) + '</h3><span class="sub">' + esc(REGIME_NAMES[o.regime] || o.regime) + ' · ' + esc(o.source) + '</span>' +
@@ -1802,7 +1853,7 @@
         (o.regime !== 'sft' ? '<p class="small">' + ns + (o.baseline ? ' (against ' + esc(o.baseline) + ')' : '') + '</p>' : '') +
         (o.stages.length && o.stages[0].stage === 'unsplit' ? '<p class="small muted">Total only: no stage split published, so not ranked per student.</p>' : '') +
         (o === best ? '<p class="small"><strong>Lowest energy per student</strong></p>' : '') + '</div>';
-    }).join('');
+    }).join(''));
   };
 
   Planner.prototype.renderStages = function (r) {
@@ -1829,15 +1880,15 @@
     });
     out.push('</svg>');
     var items = [['prerun', 'Prerun'], ['preprocess', 'Preprocess'], ['teacher', 'Teacher'], ['student', 'Student'], ['eval', 'Evaluation'], ['unsplit', 'Total only (no stage split published)']];
-    box.innerHTML = out.join('') + legend(items.filter(function (s) { return present[s[0]]; }).map(function (s) {
+    setHTML(box, out.join('') + legend(items.filter(function (s) { return present[s[0]]; }).map(function (s) {
       return { key: s[0], name: s[1], cls: 'st-' + s[0] + ' block' };
-    }));
+    })));
   };
 
   Planner.prototype.renderCurve = function (r) {
     var dist = r.options.filter(function (o) { return o.curve && o.curve.length; });
     var box = this.results.querySelector('.curve');
-    if (!dist.length) { box.innerHTML = '<p class="muted">No distilled option: nothing to amortise.</p>'; return; }
+    if (!dist.length) { setHTML(box, '<p class="muted">No distilled option: nothing to amortise.</p>'); return; }
     var ys = [];
     dist.forEach(function (o) { o.curve.forEach(function (p) { ys.push(p.kwh_per_student); }); if (o.baseline_student_kwh != null) ys.push(o.baseline_student_kwh); });
     var f = frame({ id: 'curve', width: chartWidth(box), left: 60,
@@ -1864,13 +1915,13 @@
       legendItems.push({ key: key, name: o.name + (o.baseline ? ' (dashed: ' + o.baseline + ' student)' : '') });
     });
     out.push('</svg>');
-    box.innerHTML = out.join('') + legend(legendItems);
+    setHTML(box, out.join('') + legend(legendItems));
   };
 
   Planner.prototype.renderPlane = function (r) {
     var pts = r.options.filter(function (o) { return o.quality != null; });
     var box = this.results.querySelector('.plane');
-    if (!pts.length) { box.innerHTML = '<p class="muted">No option has a quality score: give Q to place options on the plane.</p>'; return; }
+    if (!pts.length) { setHTML(box, '<p class="muted">No option has a quality score: give Q to place options on the plane.</p>'); return; }
     var xs = pts.map(function (o) { return o.one_off_kwh; }), qs = pts.map(function (o) { return o.quality; });
     var f = frame({ id: 'plane', width: chartWidth(box), left: 60,
       title: 'Energy–quality plane. Pareto-efficient: ' + r.pareto.map(function (p) { return p.name; }).join(', ') + '. Dominated: ' + (r.dominated.map(function (d) { return d.name; }).join(', ') || 'none'),
@@ -1896,7 +1947,7 @@
       out.push('<text class="mark-label" x="' + (x + (anchor === 'end' ? -10 : 10)).toFixed(1) + '" y="' + (y + 4).toFixed(1) + '" text-anchor="' + anchor + '">' + esc(o.name) + (onFront[o.name] ? '' : ' (dominated)') + '</text>');
     });
     out.push('</svg>');
-    box.innerHTML = out.join('') + legend([{ key: 'single', name: 'Direct SFT' }, { key: 'ddp', name: 'Logit KD' }, { key: 'tp', name: 'Synthetic-data SFT' }]);
+    setHTML(box, out.join('') + legend([{ key: 'single', name: 'Direct SFT' }, { key: 'ddp', name: 'Logit KD' }, { key: 'tp', name: 'Synthetic-data SFT' }]));
   };
 
   /* ---------- refit (fit.wasm, loaded on demand) ---------- */
@@ -2133,8 +2184,25 @@
     perf.goReadyMs = performance.now();
     var meta = JSON.parse(window.wattscale.meta());
     var app;
-    if (mode === 'planner') app = new Planner(root, window.wattscale, meta);
-    else {
+    if (mode === 'planner') {
+      // The prerendered plan is patched in place; what the visitor typed
+      // into it meanwhile goes through the planner's own input handling.
+      var typed = pre ? typedValues(root) : {};
+      // (A select the generator left blank, an estimated student's input
+      // on a preset row, shows its first option without being typed.)
+      Object.keys(typed).forEach(function (k) {
+        var c = root.querySelector('.calc-form [name="' + k + '"]');
+        if (c && c.tagName === 'SELECT' && c.selectedIndex === 0 && !Array.prototype.some.call(c.options, function (o) { return o.defaultSelected; })) delete typed[k];
+      });
+      app = new Planner(root, window.wattscale, meta, { adopt: pre });
+      root.removeAttribute('data-linked');
+      Object.keys(typed).forEach(function (k) {
+        var c = app.inputs[k];
+        if (!c) return;
+        c.value = typed[k];
+        app.onInput({ target: c });
+      });
+    } else {
       var carry = pre ? typedValues(root) : null;
       var focused = pre && document.activeElement && root.contains(document.activeElement) ? document.activeElement : null;
       var caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;

@@ -1,0 +1,753 @@
+package main
+
+// The prerendered distillation planner.
+//
+// As for the calculator (prerender.go), the generator evaluates the
+// planner's default plan at build time with the same Go code as
+// planner.wasm (wasm/calcapi's Distill over model/distill) and writes the
+// planner into the page: the form with its values, the option cards, the
+// stage bars, the amortisation curve with N*, the energy–quality plane,
+// the advice and the notes. The markup is what site/assets/calc.js's
+// Planner builds (build, buildRow, fill, render), so that when the
+// WebAssembly takes the page over and patches it in place, nothing moves;
+// the browser tests compare the two.
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/distill"
+	"github.com/wattscale/wattscale/wasm/calcapi"
+)
+
+// calc.js's REGIME_NAMES, STAGES and SET_NAMES.
+var (
+	regimeNames = map[string]string{distill.RegimeSFT: "Direct SFT", distill.RegimeKD: "Logit KD", distill.RegimeSynthetic: "Synthetic-data SFT"}
+	planStages  = [][3]string{{"preprocess", "pre", "Preprocess"}, {"teacher", "teacher", "Teacher"}, {"student", "student", "Student"}, {"eval", "eval", "Evaluation"}}
+	setNames    = map[string]string{"1b": "Paper: 1B students (OLMo-2 1B, teacher OLMo-2 32B)", "13b": "Paper: 13B students", "all": "Paper: all seven pipelines", "custom": "My own numbers"}
+)
+
+// prerenderPlanChartW is the width the planner's charts are prerendered
+// at: their box's on a desktop-wide page (site/assets/calc.css holds
+// .stages, .curve and .plane to 720 px; calc.js's chartWidth draws at the
+// box's width). The prerendered charts are held at the height they have
+// at that width, so that on a narrower page the takeover moves what is
+// below them by a few pixels only.
+const prerenderPlanChartW = 720.0
+
+// plannerPrerendered is the planner's markup with the default plan and
+// the URL keys that carry a planner state.
+type plannerPrerendered struct {
+	Markup template.HTML
+	Keys   []string
+}
+
+// prerenderPlanner evaluates the planner's default plan with cat (the
+// catalog planner.wasm then uses) and writes the planner's markup.
+func prerenderPlanner(cat *model.Catalog) (*plannerPrerendered, error) {
+	api := calcapi.New(cat)
+	var meta calcapi.Meta
+	if err := json.Unmarshal(api.Meta(), &meta); err != nil {
+		return nil, fmt.Errorf("prerender planner: meta: %w", err)
+	}
+	var pm calcapi.PlannerMeta
+	if err := json.Unmarshal(api.PlannerMeta(), &pm); err != nil {
+		return nil, fmt.Errorf("prerender planner: planner meta: %w", err)
+	}
+	in, _ := json.Marshal(calcapi.PlanInput{Form: pm.Default})
+	var out calcapi.PlanOutput
+	if err := json.Unmarshal(api.Distill(in), &out); err != nil {
+		return nil, fmt.Errorf("prerender planner: distill: %w", err)
+	}
+	if out.Error != nil {
+		return nil, fmt.Errorf("prerender planner: the default plan does not evaluate: %s", out.Error.Text)
+	}
+	v := planView{meta: &meta, pm: &pm, state: pm.Default, out: &out}
+	s, err := v.markup()
+	if err != nil {
+		return nil, err
+	}
+	p := &plannerPrerendered{Markup: template.HTML(s)}
+	// The keys calc.js's Planner reads from a link: the plan's, and each
+	// row's for every row the form can have.
+	for _, f := range pm.Fields {
+		if rest, ok := strings.CutPrefix(f.Key, "oK."); ok {
+			for i := 1; i <= pm.MaxRows; i++ {
+				p.Keys = append(p.Keys, "o"+strconv.Itoa(i)+"."+rest)
+			}
+			continue
+		}
+		p.Keys = append(p.Keys, f.Key)
+	}
+	return p, nil
+}
+
+// planView writes what calc.js's Planner shows for one output; c holds
+// the form's display values (what fill puts in each control) and writes
+// the controls with the calculator's helpers.
+type planView struct {
+	meta  *calcapi.Meta
+	pm    *calcapi.PlannerMeta
+	state calcapi.PlanForm
+	out   *calcapi.PlanOutput
+	c     calcView
+	b     strings.Builder
+}
+
+func (v *planView) w(s ...string) {
+	for _, x := range s {
+		v.b.WriteString(x)
+	}
+}
+
+func (v *planView) rows() int {
+	n, err := strconv.Atoi(v.state["rows"])
+	if err != nil || n <= 0 || n > v.pm.MaxRows {
+		return 0
+	}
+	return n
+}
+
+func (v *planView) preset(name string) *distill.Preset {
+	for i := range v.pm.Presets {
+		if v.pm.Presets[i].Name == name {
+			return &v.pm.Presets[i]
+		}
+	}
+	return nil
+}
+
+// planField is the row of the planner's field table for key ("o2.x" is
+// "oK.x"'s).
+func (v *planView) planField(key string) model.Field {
+	k := key
+	if i := strings.IndexByte(key, '.'); i > 0 && key[0] == 'o' {
+		if _, err := strconv.Atoi(key[1:i]); err == nil {
+			k = "oK." + key[i+1:]
+		}
+	}
+	for _, f := range v.pm.Fields {
+		if f.Key == k {
+			return f
+		}
+	}
+	return model.Field{}
+}
+
+// tfield is calc.js's Planner.tfield: hint nil takes the table's hint (or
+// none); a non-nil hint overrides it ("" = an empty hint paragraph).
+func (v *planView) tfield(key, control string, hint *string, tableHint bool) string {
+	f := v.planField(key)
+	label := f.Label
+	if label == "" {
+		label = key
+	}
+	if tableHint && hint == nil && f.Hint != "" {
+		hint = str(f.Hint)
+	}
+	return v.c.field(key, label, control, hint)
+}
+
+// display is what calc.js's fill puts in the control of key: a preset
+// row shows the paper's numbers.
+func (v *planView) display() calcapi.Form {
+	st := v.state
+	out := calcapi.Form{}
+	for k, x := range st {
+		out[k] = x
+	}
+	for i := 1; i <= v.rows(); i++ {
+		o := "o" + strconv.Itoa(i) + "."
+		p := v.preset(st[o+"preset"])
+		if p == nil {
+			continue
+		}
+		out[o+"smode"] = ""
+		for _, k := range v.pm.StudentKeys {
+			out[o+"s."+k] = ""
+		}
+		out[o+"name"], out[o+"regime"], out[o+"q"] = p.Name, p.Regime, ""
+		if p.Quality != nil {
+			out[o+"q"] = jsNum(*p.Quality)
+		}
+		for _, s := range planStages {
+			out[o+s[1]] = ""
+			if x := stageValue(p.StagesKWh, s[0]); x != nil {
+				out[o+s[1]] = jsNum(*x)
+			}
+		}
+	}
+	return out
+}
+
+func stageValue(sv distill.StageValues, stage string) *float64 {
+	switch stage {
+	case "preprocess":
+		return sv.Preprocess
+	case "teacher":
+		return sv.Teacher
+	case "student":
+		return sv.Student
+	case "eval":
+		return sv.Eval
+	}
+	return nil
+}
+
+// regime is row o's regime: its preset's, else the row's own.
+func (v *planView) regime(o string) string {
+	if p := v.preset(v.state[o+"preset"]); p != nil {
+		return p.Regime
+	}
+	return v.state[o+"regime"]
+}
+
+// hiddenIf is the hidden attribute fill sets.
+func hiddenIf(h bool) string {
+	if h {
+		return " hidden"
+	}
+	return ""
+}
+
+// markField puts attrs on the field div of key that field wrote.
+func markField(html, key, attrs string) string {
+	return strings.Replace(html, `<div class="field" data-key="`+key+`"`, `<div class="field" data-key="`+key+`"`+attrs, 1)
+}
+
+func (v *planView) markup() (string, error) {
+	r := v.out.Result
+	if r == nil {
+		return "", fmt.Errorf("prerender planner: no result")
+	}
+	v.c = calcView{meta: v.meta, state: v.display(), blankSelects: true}
+	m := v.meta
+	F := map[string]model.Field{}
+	for _, f := range m.Fields {
+		F[f.Key] = f
+	}
+	v.w(`<div class="plan-layout"><form class="calc-form" novalidate="" aria-label="Distillation plan">`,
+		`<a href="#plan-results" class="btn skip-results">Jump to the result ↓</a>`)
+	var sets []option
+	for _, k := range v.planField("set").Choices {
+		t := setNames[k]
+		if t == "" {
+			t = k
+		}
+		sets = append(sets, option{k, t})
+	}
+	v.w(`<fieldset><legend>Plan</legend>`, v.tfield("set", v.c.sel("set", sets), nil, true), v.tfield("n", v.c.textInput("n", "numeric", ""), nil, true), `</fieldset>`)
+	for i := 1; i <= v.rows(); i++ {
+		v.row(i, F)
+	}
+	v.w(`<p><button type="button" class="btn">+ Add an option</button></p>`)
+
+	var regs []option
+	for _, reg := range m.Regions {
+		regs = append(regs, option{reg.ID, reg.Name + " — " + jsSig(reg.CarbonGPerKWh, 3) + " g/kWh"})
+	}
+	regs = append(regs, option{"custom", "Custom intensity"})
+	hintOf := func(f model.Field) *string {
+		if f.Hint == "" {
+			return nil
+		}
+		return str(f.Hint)
+	}
+	v.w(`<fieldset><legend>Site, grid and price</legend>`, v.c.field("region", F["region"].Label, v.c.sel("region", regs), nil),
+		`<div class="grid3">`, v.c.field("carbon", F["carbon"].Label, v.c.textInput("carbon", "decimal", ""), hintOf(F["carbon"])),
+		v.c.field("pue", F["pue"].Label, v.c.textInput("pue", "decimal", ""), hintOf(F["pue"])),
+		v.c.field("price", F["price"].Label, v.c.textInput("price", "decimal", ""), hintOf(F["price"])), `</div></fieldset>`)
+	v.w(`<fieldset><legend>Serving (for T*)</legend><div class="grid2">`,
+		v.tfield("jref", v.c.textInput("jref", "decimal", ""), nil, false), v.tfield("jstu", v.c.textInput("jstu", "decimal", ""), nil, false),
+		`</div><p class="hint">Serving energy per token of the model the student replaces and of the student; leave empty to skip T*.</p></fieldset>`)
+	var mins []option
+	for _, x := range v.planField("minimise").Choices {
+		t := map[string]string{"": "Energy", "co2e": "CO₂e (operational + embodied)", "cost": "Electricity cost", "time": "Time"}[x]
+		if t == "" {
+			t = x
+		}
+		mins = append(mins, option{x, t})
+	}
+	v.w(`<fieldset><legend>Cheaper hardware per stage</legend><div class="grid2">`,
+		v.tfield("minimise", v.c.sel("minimise", mins), nil, true), v.tfield("deadline", v.c.textInput("deadline", "decimal", ""), nil, true), `</div></fieldset>`)
+	v.w(`<p class="err form-err" aria-live="polite"></p></form>`)
+
+	v.w(`<section class="results" aria-label="Plan result" id="plan-results" tabindex="-1"><div class="status" role="status" aria-live="polite"></div>`,
+		`<h2 class="h first">Options side by side</h2><div class="options">`)
+	v.options(r, v.out.BestPerStudent)
+	v.w(`</div><h2 class="h">Energy by stage</h2><div class="stages">`)
+	v.stages(r)
+	v.w(`</div><section class="stage-rec-box" aria-labelledby="stage-rec-h"><h2 class="h" id="stage-rec-h">Cheaper hardware per stage</h2><p class="muted small">Each estimated GPU stage searched on its own over GPU type × count × layout (and power limit for training), as the calculator's “Cheaper ways to run this”; teacher and student may end up on different hardware.</p><div class="stage-rec">`)
+	v.stageRec()
+	v.w(`</div></section>`,
+		`<h2 class="h">Energy per student against reuse</h2><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline's student stage. Distillation pays off right of N*.</p><div class="curve">`)
+	v.curve(r)
+	v.w(`</div><h2 class="h">Energy and quality</h2><p class="muted small">One-off pipeline energy against quality Q (student score ÷ teacher score); the dashed line joins the Pareto-efficient options.</p><div class="plane">`)
+	v.plane(r)
+	v.w(`</div><div class="tstar">`)
+	v.tstar(r)
+	v.w(`</div><div class="advice-box">`)
+	if len(r.Advice) > 0 {
+		v.w(`<h2 class="h">What the numbers say</h2><ul class="advice">`)
+		for _, a := range r.Advice {
+			v.w(`<li>`, esc(a), `</li>`)
+		}
+		v.w(`</ul>`)
+	}
+	v.w(`</div><div class="pnotes">`)
+	v.notes(r)
+	v.w(`</div></section></div>`)
+	return v.b.String(), nil
+}
+
+// row is calc.js's buildRow with fill's visibility and hint.
+func (v *planView) row(i int, F map[string]model.Field) {
+	o := "o" + strconv.Itoa(i) + "."
+	st, c := v.state, &v.c
+	regime := v.regime(o)
+	pr := v.preset(st[o+"preset"])
+	presets := []option{{"", "My own numbers"}}
+	for _, p := range v.pm.Presets {
+		presets = append(presets, option{p.Name, p.Name + " — " + regimeNames[p.Regime] + ", " + p.Student})
+	}
+	hint := "stage energies you measured, kWh"
+	if pr != nil {
+		hint = ""
+		if pr.TeacherWork != "" {
+			hint = "teacher: " + pr.TeacherWork + "; "
+		}
+		hint += "published total " + jsNum(pr.TotalKWh) + " kWh"
+		if pr.StagesKWh.Student == nil {
+			hint += " (no stage split published)"
+		}
+	}
+	v.w(`<fieldset class="row-opt" data-row="`, strconv.Itoa(i), `"><legend>Option `, strconv.Itoa(i), `</legend>`, v.tfield(o+"preset", c.sel(o+"preset", presets), &hint, false))
+	var regs []option
+	for _, x := range v.planField(o + "regime").Choices {
+		regs = append(regs, option{x, regimeNames[x]})
+	}
+	v.w(`<div class="grid2">`, v.tfield(o+"name", c.textInput(o+"name", "text", ""), nil, false), v.tfield(o+"regime", c.sel(o+"regime", regs), nil, false), `</div><div class="grid2">`)
+	for _, s := range planStages {
+		f := v.tfield(o+s[1], c.textInput(o+s[1], "decimal", ""), nil, false)
+		switch s[1] {
+		case "teacher":
+			f = markField(f, o+s[1], ` data-teacher="1"`+hiddenIf(regime == distill.RegimeSFT))
+		case "student":
+			f = markField(f, o+s[1], hiddenIf(v.estimated(o)))
+		}
+		v.w(f)
+	}
+	var modes []option
+	for _, x := range v.planField(o + "smode").Choices {
+		t := "Measured energy (kWh)"
+		if x != "" {
+			t = "Estimated from its training setup"
+		}
+		modes = append(modes, option{x, t})
+	}
+	v.w(`</div>`, v.tfield(o+"smode", c.sel(o+"smode", modes), nil, false))
+	v.w(`<div class="grid2 student-est" data-student-est="1"`, hiddenIf(!v.estimated(o)), `>`)
+	sub := func(k string) string { return st[o+"s."+k] }
+	choiceText := map[string]string{"": "Default", "full": "Full", "lora": "LoRA", "qlora": "QLoRA"}
+	for _, k := range v.pm.StudentKeys {
+		f := F[k]
+		var ctl string
+		key := o + "s." + k
+		switch {
+		case k == "model":
+			var opts []option
+			for _, p := range v.meta.Presets {
+				opts = append(opts, option{p.Name, p.Name})
+			}
+			ctl = c.sel(key, opts)
+		case k == "gpu":
+			var opts []option
+			for _, g := range v.meta.GPUs {
+				opts = append(opts, option{g.ID, g.Name})
+			}
+			ctl = c.sel(key, opts)
+		case f.Kind == model.KindBool:
+			ctl = c.sel(key, []option{{"", "Default"}, {"on", "On"}, {"off", "Off"}})
+		case f.Kind == model.KindEnum:
+			var opts []option
+			for _, x := range f.Choices {
+				t, ok := choiceText[x]
+				if !ok {
+					t = x
+				}
+				opts = append(opts, option{x, t})
+			}
+			ctl = c.sel(key, opts)
+		default:
+			mode := "decimal"
+			switch f.Kind {
+			case model.KindInt:
+				mode = "numeric"
+			case model.KindString:
+				mode = "text"
+			}
+			ctl = c.textInput(key, mode, "")
+		}
+		label := map[string]string{"model": "Student model", "tokens": "Training tokens", "train_emb": "Train embeddings, LM head"}[k]
+		if label == "" {
+			label = f.Label
+		}
+		var h *string
+		if f.Hint != "" {
+			h = str(f.Hint)
+		}
+		v.w(markField(c.field(key, label, ctl, h), key, ` data-skey="`+k+`"`+hiddenIf(!f.When.Holds(sub))))
+	}
+	v.w(`</div>`)
+	bl := []option{{"", "The plan's direct-SFT option"}}
+	for j := 1; j <= v.rows(); j++ {
+		oj := "o" + strconv.Itoa(j) + "."
+		if v.regime(oj) == distill.RegimeSFT {
+			n := st[oj+"preset"]
+			if n == "" {
+				n = st[oj+"name"]
+			}
+			bl = append(bl, option{n, n})
+		}
+	}
+	v.w(`<div class="grid2">`, v.tfield(o+"q", c.textInput(o+"q", "decimal", ""), nil, true),
+		markField(v.tfield(o+"baseline", c.sel(o+"baseline", bl), nil, false), o+"baseline", ` data-distilled="1"`+hiddenIf(regime == distill.RegimeSFT)), `</div>`)
+	if v.rows() > 1 {
+		v.w(`<button type="button" class="btn small" data-remove="`, strconv.Itoa(i), `">Remove option `, strconv.Itoa(i), `</button>`)
+	}
+	v.w(`</fieldset>`)
+}
+
+// estimated is calc.js's: row o's student stage is estimated.
+func (v *planView) estimated(o string) bool {
+	return v.state[o+"preset"] == "" && v.state[o+"smode"] == calcapi.StudentModeEstimate
+}
+
+// options is calc.js's renderOptions.
+func (v *planView) options(r *distill.Result, bestName string) {
+	for i := range r.Options {
+		o := &r.Options[i]
+		best := o.Name == bestName
+		ns := esc(o.NStarReason)
+		if o.NStar != nil {
+			ns = `<span class="nstar">N* = ` + esc(jsSig(*o.NStar, 3)) + `</span> students to break even`
+		}
+		cls := "option"
+		if best {
+			cls += " best"
+		}
+		v.w(`<div class="`, cls, `" data-option="`, esc(o.Name), `"`)
+		if o.NStar != nil {
+			v.w(` data-nstar="`, jsNum(*o.NStar), `"`)
+		}
+		rn := regimeNames[o.Regime]
+		if rn == "" {
+			rn = o.Regime
+		}
+		v.w(` data-oneoff="`, jsNum(o.OneOffKWh), `" data-student="`, jsNum(o.StudentKWh), `">`,
+			`<h3>`, esc(o.Name), `</h3><span class="sub">`, esc(rn), ` · `, esc(o.Source), `</span>`,
+			`<span class="v">`, esc(jsEnergyText(o.OneOffKWh)), `</span><span class="sub">one-off pipeline`)
+		if o.Regime != distill.RegimeSFT {
+			v.w(`; `, esc(jsEnergyText(o.KWhPerStudent)), ` per student at N = `, strconv.Itoa(o.Students))
+		}
+		v.w(`</span><span class="sub">`, esc(jsMassText(o.CO2eKg)), ` · `, esc(jsUSD(o.CostUSD)))
+		if o.Quality != nil {
+			v.w(` · Q `, esc(jsSig(*o.Quality, 2)))
+		}
+		if o.JPerToken != 0 {
+			v.w(` · `, esc(jsSig(o.JPerToken, 3)), ` J/token`)
+		}
+		v.w(`</span>`)
+		if o.Regime != distill.RegimeSFT {
+			v.w(`<p class="small">`, ns)
+			if o.Baseline != "" {
+				v.w(` (against `, esc(o.Baseline), `)`)
+			}
+			v.w(`</p>`)
+		}
+		if len(o.Stages) > 0 && o.Stages[0].Stage == distill.StageUnsplit {
+			v.w(`<p class="small muted">Total only: no stage split published, so not ranked per student.</p>`)
+		}
+		if best {
+			v.w(`<p class="small"><strong>Lowest energy per student</strong></p>`)
+		}
+		v.w(`</div>`)
+	}
+}
+
+// chartHeight is the height a chart of viewBox height h drawn at the
+// prerendered width takes on the page (site.css .chart: 0.75rem padding
+// left and right, 0.75rem + 0.5rem top and bottom, a 1 px border; the svg
+// keeps its aspect ratio), held as the prerendered chart's style.
+func chartHeight(h float64) string {
+	const pad, padV = 2*12 + 2, 12 + 8 + 2
+	return "height:" + jsToFixed((prerenderPlanChartW-pad)*h/prerenderPlanChartW+padV, 2) + "px"
+}
+
+// stages is calc.js's renderStages.
+func (v *planView) stages(r *distill.Result) {
+	W, rowH := prerenderPlanChartW, 32.0
+	L, R := math.Min(150, math.Floor(W*0.3+0.5)), 86.0
+	H := float64(len(r.Options))*rowH + 10
+	top := 0.0
+	for _, o := range r.Options {
+		top = math.Max(top, o.OneOffKWh)
+	}
+	if top == 0 {
+		top = 1
+	}
+	xa := makeAxis(0, top, L, W-R, false, false)
+	maxChars := int(math.Floor((L - 8) / 7.2))
+	var names []string
+	for _, o := range r.Options {
+		names = append(names, o.Name+" "+jsEnergyText(o.OneOffKWh))
+	}
+	n := jsNum
+	v.w(`<svg class="chart" viewBox="0 0 `, n(W), ` `, n(H), `" width="`, n(W), `" height="`, n(H), `" style="`, chartHeight(H), `" role="img" aria-label="`, esc("Energy by stage of each option: "+strings.Join(names, "; ")), `">`)
+	present := map[string]bool{}
+	for i, o := range r.Options {
+		y, x := 5+float64(i)*rowH, L
+		name := o.Name
+		if rs := []rune(name); len(rs) > maxChars {
+			name = string(rs[:maxChars-1]) + "…"
+		}
+		v.w(`<text class="bar-label" x="`, n(L-8), `" y="`, n(y+16), `" text-anchor="end">`, esc(name), `</text>`)
+		for _, s := range o.Stages {
+			e := s.EnergyKWh
+			if s.Source == distill.SourceShared {
+				e = 0
+			}
+			if s.Stage == distill.StageTeacher && o.TeacherSharedWith != "" {
+				e = o.OneOffKWh - o.TotalKWh
+			}
+			w := xa.mapv(e) - L
+			if w <= 0 {
+				continue
+			}
+			present[s.Stage] = true
+			what := s.Stage
+			if s.Stage == distill.StageUnsplit {
+				what = "total, no stage split published"
+			}
+			v.w(`<rect class="st-`, esc(s.Stage), `" x="`, fx1(x), `" y="`, n(y), `" width="`, fx1(w), `" height="`, n(rowH-10), `"><title>`, esc(what+": "+jsEnergyText(e)), `</title></rect>`)
+			x += w
+		}
+		v.w(`<text class="bar-label" x="`, fx1(x+6), `" y="`, n(y+16), `">`, esc(jsEnergyText(o.OneOffKWh)), `</text>`)
+	}
+	v.w(`</svg>`)
+	var items []chartSeries
+	for _, s := range [][2]string{{"prerun", "Prerun"}, {"preprocess", "Preprocess"}, {"teacher", "Teacher"}, {"student", "Student"}, {"eval", "Evaluation"}, {"unsplit", "Total only (no stage split published)"}} {
+		if present[s[0]] {
+			items = append(items, chartSeries{key: s[0], name: s[1], cls: "st-" + s[0] + " block"})
+		}
+	}
+	v.w(legendHTML(items))
+}
+
+// stageRec is calc.js's renderStageRec for a plan without an estimated
+// stage (the default's): nothing to search. With one, the WebAssembly
+// fills it in.
+func (v *planView) stageRec() {
+	for i := 1; i <= v.rows(); i++ {
+		if v.estimated("o" + strconv.Itoa(i) + ".") {
+			return
+		}
+	}
+	v.w(`<p class="muted">Measured and published stage energies have no configuration to change. Set an option’s “Student stage” to “Estimated from its training setup” to search GPU type, count, layout and power limit for it.</p>`)
+}
+
+// curve is calc.js's renderCurve: energy per student against N.
+func (v *planView) curve(r *distill.Result) {
+	var dist []*distill.OptionResult
+	for i := range r.Options {
+		if len(r.Options[i].Curve) > 0 {
+			dist = append(dist, &r.Options[i])
+		}
+	}
+	if len(dist) == 0 {
+		v.w(`<p class="muted">No distilled option: nothing to amortise.</p>`)
+		return
+	}
+	var titles []string
+	top := math.Inf(-1)
+	for _, o := range dist {
+		for _, p := range o.Curve {
+			top = math.Max(top, p.KWhPerStudent)
+		}
+		if o.BaselineStudentKWh != nil {
+			top = math.Max(top, *o.BaselineStudentKWh)
+		}
+		t := o.Name + " does not break even"
+		if o.NStar != nil {
+			t = o.Name + " breaks even at N* = " + jsSig(*o.NStar, 3)
+		}
+		titles = append(titles, t)
+	}
+	var b strings.Builder
+	xa, ya, W, H, L, R, T, B := chartFrame(&b, frameSpec{id: "curve", width: prerenderPlanChartW, left: 60, style: chartHeight(300),
+		title: "Energy per student against the number of students: " + strings.Join(titles, "; "),
+		x:     axisSpec{min: 1, max: 50, log: true, ticks: []float64{1, 2, 5, 10, 20, 50}, fmt: jsNum, label: "Students sharing the teacher stage (N)"},
+		y:     axisSpec{min: 0, max: top * 1.05, label: "kWh per student"}})
+	keys := []string{"ddp", "tp", "fsdp", "hybrid", "single"}
+	var items []chartSeries
+	for i, o := range dist {
+		key := keys[i%len(keys)]
+		var d strings.Builder
+		for j, p := range o.Curve {
+			if j > 0 {
+				d.WriteByte('L')
+			} else {
+				d.WriteByte('M')
+			}
+			d.WriteString(fx1(xa.mapv(float64(p.N))) + " " + fx1(ya.mapv(p.KWhPerStudent)))
+		}
+		b.WriteString(`<path class="line s-` + key + `" d="` + d.String() + `"/>`)
+		if o.BaselineStudentKWh != nil {
+			by := fx1(ya.mapv(*o.BaselineStudentKWh))
+			b.WriteString(`<line class="line s-` + key + `" stroke-dasharray="6 4" x1="` + jsNum(L) + `" x2="` + jsNum(W-R) + `" y1="` + by + `" y2="` + by + `"/>`)
+		}
+		if o.NStar != nil && *o.NStar >= 1 && *o.NStar <= 50 && o.BaselineStudentKWh != nil {
+			nx := fx1(xa.mapv(*o.NStar))
+			ny := fx1(ya.mapv(*o.BaselineStudentKWh))
+			b.WriteString(`<line class="nstar" x1="` + nx + `" x2="` + nx + `" y1="` + jsNum(T) + `" y2="` + jsNum(H-B) + `"/><circle class="mark" r="5" cx="` + nx + `" cy="` + ny + `"/>`)
+			x, _ := strconv.ParseFloat(nx, 64)
+			right := x > (L+W-R)/2
+			tx, anchor := x+6, "start"
+			if right {
+				tx, anchor = x-6, "end"
+			}
+			b.WriteString(`<text class="mark-label" x="` + jsNum(tx) + `" y="` + jsNum(T+14+float64(i)*18) + `" text-anchor="` + anchor + `">N* = ` + esc(jsSig(*o.NStar, 3)) + ` (` + esc(o.Name) + `)</text>`)
+		}
+		name := o.Name
+		if o.Baseline != "" {
+			name += " (dashed: " + o.Baseline + " student)"
+		}
+		items = append(items, chartSeries{key: key, name: name})
+	}
+	b.WriteString(`</svg>`)
+	v.w(b.String(), legendHTML(items))
+}
+
+// plane is calc.js's renderPlane: energy against quality, the Pareto
+// front dashed.
+func (v *planView) plane(r *distill.Result) {
+	var pts []*distill.OptionResult
+	for i := range r.Options {
+		if r.Options[i].Quality != nil {
+			pts = append(pts, &r.Options[i])
+		}
+	}
+	if len(pts) == 0 {
+		v.w(`<p class="muted">No option has a quality score: give Q to place options on the plane.</p>`)
+		return
+	}
+	xmax, qmin, qmax := math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, o := range pts {
+		xmax = math.Max(xmax, o.OneOffKWh)
+		qmin, qmax = math.Min(qmin, *o.Quality), math.Max(qmax, *o.Quality)
+	}
+	var par, dom []string
+	for _, p := range r.Pareto {
+		par = append(par, p.Name)
+	}
+	for _, d := range r.Dominated {
+		dom = append(dom, d.Name)
+	}
+	domText := strings.Join(dom, ", ")
+	if domText == "" {
+		domText = "none"
+	}
+	var b strings.Builder
+	xa, ya, W, _, _, _, _, _ := chartFrame(&b, frameSpec{id: "plane", width: prerenderPlanChartW, left: 60, style: chartHeight(300),
+		title: "Energy–quality plane. Pareto-efficient: " + strings.Join(par, ", ") + ". Dominated: " + domText,
+		x:     axisSpec{min: 0, max: xmax * 1.1, label: "One-off pipeline energy (kWh)"},
+		y:     axisSpec{min: math.Max(0, qmin-0.05), max: math.Min(1.05, qmax+0.05), label: "Quality Q (0 to 1)"}})
+	front := append([]distill.Point(nil), r.Pareto...)
+	sort.SliceStable(front, func(i, j int) bool { return front[i].EnergyKWh < front[j].EnergyKWh })
+	if len(front) > 1 {
+		var d strings.Builder
+		for i, p := range front {
+			x, y := fx1(xa.mapv(p.EnergyKWh)), fx1(ya.mapv(p.Quality))
+			if i == 0 {
+				d.WriteString("M" + x + " " + y)
+			} else {
+				d.WriteString("H" + x + "V" + y)
+			}
+		}
+		b.WriteString(`<path class="front" d="` + d.String() + `"/>`)
+	}
+	onFront := map[string]bool{}
+	for _, p := range r.Pareto {
+		onFront[p.Name] = true
+	}
+	for _, o := range pts {
+		x, y := xa.mapv(o.OneOffKWh), ya.mapv(*o.Quality)
+		key := map[string]string{distill.RegimeSFT: "single", distill.RegimeKD: "ddp", distill.RegimeSynthetic: "tp"}[o.Regime]
+		if key == "" {
+			key = "fsdp"
+		}
+		rad, suffix := "5", " (dominated)"
+		if onFront[o.Name] {
+			rad, suffix = "7", ""
+		}
+		b.WriteString(`<circle class="pt s-` + key + `" style="fill:var(--s-` + key + `)" r="` + rad + `" cx="` + fx1(x) + `" cy="` + fx1(y) + `"/>`)
+		anchor, dx := "start", 10.0
+		if x > W-140 {
+			anchor, dx = "end", -10
+		}
+		b.WriteString(`<text class="mark-label" x="` + fx1(x+dx) + `" y="` + fx1(y+4) + `" text-anchor="` + anchor + `">` + esc(o.Name) + suffix + `</text>`)
+	}
+	b.WriteString(`</svg>`)
+	v.w(b.String(), legendHTML([]chartSeries{{key: "single", name: "Direct SFT"}, {key: "ddp", name: "Logit KD"}, {key: "tp", name: "Synthetic-data SFT"}}))
+}
+
+// tstar is the serving threshold list of calc.js's render.
+func (v *planView) tstar(r *distill.Result) {
+	var ts []*distill.OptionResult
+	for i := range r.Options {
+		if r.Options[i].TStarTokens != nil {
+			ts = append(ts, &r.Options[i])
+		}
+	}
+	if len(ts) == 0 {
+		return
+	}
+	v.w(`<h2 class="h">Serving threshold T*</h2><ul>`)
+	for _, o := range ts {
+		v.w(`<li data-tstar="`, jsNum(*o.TStarTokens), `"><strong>`, esc(o.Name), `</strong>: `, esc(jsSig(*o.TStarTokens, 3)), ` served tokens repay its `, esc(jsEnergyText(o.ExtraTrainKWh)), ` of extra training energy.</li>`)
+	}
+	v.w(`</ul>`)
+}
+
+// notes is the warnings, the whole plan's line and the assumptions of
+// calc.js's render.
+func (v *planView) notes(r *distill.Result) {
+	if len(r.Warnings) > 0 {
+		v.w(`<div class="warnings" role="note"><h3>Warnings</h3><ul>`)
+		for _, w := range r.Warnings {
+			v.w(`<li>`, esc(w), `</li>`)
+		}
+		v.w(`</ul></div>`)
+	}
+	s := r.Site
+	region := ""
+	if s.Region != "" {
+		region = " (" + esc(s.Region) + ")"
+	}
+	v.w(`<p class="muted small">Whole plan: `, esc(jsEnergyText(r.PlanTotalKWh)), `, `, esc(jsMassText(r.PlanCO2eKg)), ` and `, esc(jsUSD(r.PlanCostUSD)),
+		` at PUE `, esc(jsSig(s.PUE, 3)), `, `, esc(jsSig(s.CarbonGPerKWh, 3)), ` g CO₂e/kWh`, region, ` and $`, esc(jsSig(s.USDPerKWh, 3)), `/kWh. `,
+		`Preset stage energies: `, esc(v.pm.Citation), `.</p>`)
+	if len(r.Assumptions) > 0 {
+		v.w(`<details class="assumptions"><summary>Assumptions used (`, strconv.Itoa(len(r.Assumptions)), `)</summary><ul>`)
+		for _, a := range r.Assumptions {
+			v.w(`<li>`, esc(a), `</li>`)
+		}
+		v.w(`</ul></details>`)
+	}
+}
