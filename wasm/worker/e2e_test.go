@@ -100,6 +100,9 @@ func TestMain(m *testing.M) {
 			os.RemoveAll(b.dir)
 		}
 	}
+	if siteCLIDir != "" {
+		os.RemoveAll(siteCLIDir)
+	}
 	os.Exit(code)
 }
 
@@ -733,7 +736,11 @@ func TestWorkerdDistillMatchesCommandLine(t *testing.T) {
 // and the command line's one line on stderr).
 func compareWithCommandLine(t *testing.T, base, cmdName string, body []byte) {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "run", "./site", cmdName)
+	exe, err := siteCLI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, cmdName)
 	cmd.Dir = "../.."
 	cmd.Stdin = bytes.NewReader(body)
 	var stderr bytes.Buffer
@@ -758,14 +765,14 @@ func compareWithCommandLine(t *testing.T, base, cmdName string, body []byte) {
 			t.Fatalf("command line failed (%s) but the API answered %d %s", stderr.String(), res.StatusCode, api)
 		}
 		got := "wattscale " + cmdName + ": " + e.Error.Field + ": " + e.Error.Message
-		want, _, _ := strings.Cut(stderr.String(), "\n") // go run adds "exit status 1"
+		want, _, _ := strings.Cut(stderr.String(), "\n")
 		if got != want {
 			t.Errorf("API error %q\nwant the command line's %q", got, want)
 		}
 		return
 	}
 	if cliErr != nil {
-		t.Fatalf("go run ./site %s: %v\n%s", cmdName, cliErr, stderr.String())
+		t.Fatalf("site %s: %v\n%s", cmdName, cliErr, stderr.String())
 	}
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("POST /api/v1/%s = %d %s", cmdName, res.StatusCode, api)
@@ -782,6 +789,25 @@ func compareWithCommandLine(t *testing.T, base, cmdName string, body []byte) {
 	}
 	t.Logf("largest difference: %d ULP", maxULPDiff(got, want))
 }
+
+// siteCLI is the command line (what "go run ./site" runs), built once into
+// siteCLIDir for the package's tests rather than by a go run for every
+// comparison.
+var siteCLIDir string
+
+var siteCLI = sync.OnceValues(func() (string, error) {
+	var err error
+	if siteCLIDir, err = os.MkdirTemp("", "wattscale-worker-cli-"); err != nil {
+		return "", err
+	}
+	exe := filepath.Join(siteCLIDir, "wattscale")
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", exe, "./site")
+	cmd.Dir = "../.."
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./site: %v\n%s", err, b)
+	}
+	return exe, nil
+})
 
 // loadResult summarises a load run.
 type loadResult struct {
