@@ -18,12 +18,13 @@ import (
 )
 
 // TestFirstPaintReport prints only issue 17's first-paint rows of the
-// performance report (make bench-firstpaint): the same loads and measures
-// as TestPerformanceReport, without the sizes, refit and build rows, for
-// measuring one change at a time. WATTSCALE_BENCH=1 runs it.
+// performance report: the same loads and measures as TestPerformanceReport,
+// without the sizes, refit and build rows, for measuring one change at a
+// time (WATTSCALE_BENCH=1 go test -run '^TestFirstPaintReport$' -v
+// ./site/e2e; WATTSCALE_E2E_SITE=DIR measures a site already built).
 func TestFirstPaintReport(t *testing.T) {
 	if os.Getenv("WATTSCALE_BENCH") != "1" {
-		t.Skip("set WATTSCALE_BENCH=1 (make bench-firstpaint) for issue 17's first-paint rows")
+		t.Skip("set WATTSCALE_BENCH=1 for issue 17's first-paint rows")
 	}
 	dir := builtSite(t)
 	var b strings.Builder
@@ -37,7 +38,8 @@ func TestFirstPaintReport(t *testing.T) {
 // tasks over 3 ms, the network requests and the paints, in ms from the
 // navigation: the evidence for where the first estimate's time goes.
 // WATTSCALE_TRACE=DIR runs it and writes the traces there (open them in
-// Chrome's Performance panel).
+// Chrome's Performance panel); WATTSCALE_TRACE_ONLY=localhost, file or
+// throttled records one.
 func TestTraceCalculatorLoad(t *testing.T) {
 	out := os.Getenv("WATTSCALE_TRACE")
 	if out == "" {
