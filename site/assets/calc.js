@@ -2174,7 +2174,8 @@
         { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
         { wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
     } catch (e) {
-      var msg = '<p class="fatal" role="alert">The calculator could not start: ' + esc(e.message) + (pre ? '. The numbers below are the default estimate, computed when the site was built.' : '') + '</p>';
+      var msg = '<p class="fatal" role="alert">The ' + (mode === 'planner' ? 'planner' : 'calculator') + ' could not start: ' + esc(e.message) +
+        (pre ? '. The numbers below are the default ' + (mode === 'planner' ? 'plan' : 'estimate') + ', computed when the site was built.' : '') + '</p>';
       if (pre) root.insertAdjacentHTML('afterbegin', msg);
       else root.innerHTML = msg;
       root.removeAttribute('aria-busy');

@@ -253,9 +253,8 @@ func TestPlannerPrerenderTakeover(t *testing.T) {
 				t.Errorf("cumulative layout shift over the load and takeover = %.4f, want < 0.01", cls)
 			}
 			t.Logf("width %d: cumulative layout shift %.4f", width, cls)
-			if width == 1280 {
-				shot(t, ctx, "planner-takeover")
-			}
+			shot(t, static, fmt.Sprintf("planner-nojs-%d", width))
+			shot(t, ctx, fmt.Sprintf("planner-takeover-%d", width))
 		})
 	}
 }
@@ -347,4 +346,32 @@ func plannerReport(t *testing.T, dir string, add func(what, value, goal string))
 	add("planner: navigation → first plan computed by planner.wasm, localhost", ms(localWasm), "")
 	add("planner: 10 Mbit/s + 40 ms: navigation → first plan visible", ms(slow), "< 500 ms")
 	add("planner: 10 Mbit/s + 40 ms: navigation → first plan computed by planner.wasm", ms(slowWasm), "")
+}
+
+// TestPlannerPrerenderWithoutWasm: when planner.wasm cannot be loaded at
+// all (a host that lost it), the prerendered plan stays, with an alert
+// that says the planner could not start and that the plan shown is the
+// default one.
+func TestPlannerPrerenderWithoutWasm(t *testing.T) {
+	files := http.FileServer(http.Dir(builtSite(t)))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/planner.") || strings.Contains(r.URL.Path, "/planner-embed.") {
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	ctx := browser(t)
+	do(t, ctx, "open the planner", chromedp.Navigate(srv.URL+"/planner/"))
+	waitFor(t, ctx, "the alert", `document.querySelector('#calc-root .fatal')`)
+	type state struct {
+		Alert, Ready string
+		Cards        int
+	}
+	got := eval[state](t, ctx, `({Alert: document.querySelector('#calc-root .fatal').textContent, Ready: document.getElementById('calc-root').dataset.ready || '',
+  Cards: document.querySelectorAll('.options .option').length})`)
+	if !strings.Contains(got.Alert, "planner could not start") || !strings.Contains(got.Alert, "default plan") || got.Ready != "" || got.Cards != 3 {
+		t.Errorf("planner without its wasm: %+v; want the alert naming the planner and the default plan, and the 3 prerendered option cards kept", got)
+	}
 }
