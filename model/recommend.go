@@ -304,17 +304,15 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		}
 		return p.kwh
 	}
-	bi, fi := PickBest(len(pts), req.DeadlineS, func(i int) float64 { return score(&pts[i]) },
-		func(i int) float64 { return pts[i].kwh }, func(i int) float64 { return pts[i].timeS })
-	fastest := &pts[fi]
-	var best *point
-	if bi >= 0 {
-		best = &pts[bi]
-	}
-	resp.MeetsDeadline = best != nil
-	if best == nil {
-		best = fastest
-		resp.Warnings = append(resp.Warnings, fmt.Sprintf("no searched configuration meets the deadline of %s s; the fastest takes %s s (%s × %s, %s): best is the fastest option", ShortNum(req.DeadlineS), ShortNum(math.Round(fastest.timeS)), ShortNum(float64(fastest.count)), fastest.g.gpu.ID, strategyName(fastest.strategy())))
+	bi, fi, warn := PickBest(len(pts), req.DeadlineS, func(i int) float64 { return score(&pts[i]) },
+		func(i int) float64 { return pts[i].kwh }, func(i int) float64 { return pts[i].timeS },
+		func(i int) string {
+			return fmt.Sprintf("%s × %s, %s", ShortNum(float64(pts[i].count)), pts[i].g.gpu.ID, strategyName(pts[i].strategy()))
+		})
+	best, fastest := &pts[bi], &pts[fi]
+	resp.MeetsDeadline = warn == ""
+	if warn != "" {
+		resp.Warnings = append(resp.Warnings, warn)
 	}
 	bc := c.config(wreq, sc, best, req.DeadlineS)
 	resp.Best = &bc
@@ -666,12 +664,14 @@ func ParetoFront(n int, time, energy func(i int) float64) []int {
 	return out
 }
 
-// PickBest chooses among n searched configurations, described by index: the
-// fastest (least time, then least energy) and the best, which has the least
-// score among those that meet the deadline (deadline ≤ 0: none), ties broken
-// by energy and then time. best is −1 when none meets the deadline. The
-// recommender and the planner's per-stage search both choose with it.
-func PickBest(n int, deadline float64, score, energy, time func(i int) float64) (best, fastest int) {
+// PickBest chooses among n searched configurations (n > 0), described by
+// index: the fastest (least time, then least energy) and the best, which
+// has the least score among those that meet the deadline (deadline ≤ 0:
+// all do), ties broken by energy and then time. When none meets the
+// deadline, best is the fastest and warning says so, naming it by
+// describe(fastest) ("4 × h100-sxm5-80gb, FSDP"); warning is "" otherwise.
+// The recommender and the planner's per-stage search both choose with it.
+func PickBest(n int, deadline float64, score, energy, time func(i int) float64, describe func(i int) string) (best, fastest int, warning string) {
 	best, fastest = -1, -1
 	for i := 0; i < n; i++ {
 		if fastest < 0 || time(i) < time(fastest) || (time(i) == time(fastest) && energy(i) < energy(fastest)) {
@@ -684,7 +684,11 @@ func PickBest(n int, deadline float64, score, energy, time func(i int) float64) 
 			best = i
 		}
 	}
-	return best, fastest
+	if best < 0 {
+		return fastest, fastest, fmt.Sprintf("no searched configuration meets the deadline of %s s; the fastest takes %s s (%s): best is the fastest option",
+			ShortNum(deadline), ShortNum(math.Round(time(fastest))), describe(fastest))
+	}
+	return best, fastest, ""
 }
 
 func betterThan(sa, ea, ta, sb, eb, tb float64) bool {

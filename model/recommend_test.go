@@ -3,6 +3,7 @@ package model_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -356,4 +357,32 @@ func BenchmarkRecommendAll(b *testing.B) {
 	}
 	b.ReportMetric(float64(r.Searched), "configs")
 	b.ReportMetric(float64(types), "gpu-types")
+}
+
+// TestPickBest: the best meets the deadline with the least score (ties by
+// energy, then time); when none meets it, the best is the fastest and the
+// warning names it and both times.
+func TestPickBest(t *testing.T) {
+	// time s, energy kWh, score
+	pts := [][3]float64{{100, 5, 3}, {50, 8, 2}, {50, 7, 9}, {200, 1, 2}}
+	pick := func(deadline float64) (int, int, string) {
+		return model.PickBest(len(pts), deadline, func(i int) float64 { return pts[i][2] },
+			func(i int) float64 { return pts[i][1] }, func(i int) float64 { return pts[i][0] },
+			func(i int) string { return fmt.Sprintf("point %d", i) })
+	}
+	for _, c := range []struct {
+		deadline      float64
+		best, fastest int
+		warning       string
+	}{
+		{0, 3, 2, ""},   // score 2 twice: the one with less energy
+		{150, 1, 2, ""}, // point 3 misses it
+		{60, 1, 2, ""},
+		{40, 2, 2, "no searched configuration meets the deadline of 40 s; the fastest takes 50 s (point 2): best is the fastest option"},
+	} {
+		best, fastest, warning := pick(c.deadline)
+		if best != c.best || fastest != c.fastest || warning != c.warning {
+			t.Errorf("PickBest(deadline %g) = %d, %d, %q, want %d, %d, %q", c.deadline, best, fastest, warning, c.best, c.fastest, c.warning)
+		}
+	}
 }

@@ -211,6 +211,9 @@ func compute(s *Site, wasm map[string][]byte) (*Computed, error) {
 			c.Notes = append(c.Notes, "calculator: the module's content/calibrations compiled into its WebAssembly differ from this content tree's ("+d+"): the calculator, planner and embed pages hand it this tree's calibrations")
 		}
 	}
+	if bin, ok := wasm["assets/fit.wasm"]; ok {
+		c.FitBytes = fmt.Sprintf("%d %d", len(bin), embeddedGzipLen(wasm["assets/fit-embed.js"]))
+	}
 	c.AssetNames = fingerprint(c.Assets)
 	if len(c.Assets) > 0 {
 		c.Assets[assetManifestName] = assetManifest(c.AssetNames)

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"html"
 	"math"
 	"os"
@@ -542,7 +544,12 @@ func BenchmarkBuild(b *testing.B) {
 func TestBuildInMemory(t *testing.T) {
 	fsys := minimalSite(t)
 	wasm := map[string][]byte{"assets/calc.wasm": []byte("\x00asm fake calculator"), "assets/wasm_exec.js": []byte("/* go */\n"),
-		"assets/calc-embed.js": []byte("window.WATTSCALE_WASM_GZ_B64 = \"\";\n")}
+		"assets/calc-embed.js": []byte("window.WATTSCALE_WASM_GZ_B64 = \"\";\n"), "assets/fit.wasm": bytes.Repeat([]byte("\x00asm fake refit "), 1000)}
+	fitEmbed, err := embedScript("WATTSCALE_FIT_WASM_GZ_B64", wasm["assets/fit.wasm"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasm["assets/fit-embed.js"] = fitEmbed
 	o := buildOptions{Content: fsys, Assets: fstest.MapFS{"calc.js": {Data: []byte("/* calc */\n")}}, Wasm: wasm, Notes: []string{"from before"}}
 	files, notes, err := build(o)
 	if err != nil {
@@ -557,6 +564,15 @@ func TestBuildInMemory(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("index.html lacks %s", want)
 		}
+	}
+	// The refit panel states fit.wasm's size from the built file: raw and
+	// gzip -9 bytes (the embedded copy's stream).
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw.Write(wasm["assets/fit.wasm"])
+	zw.Close()
+	if want := fmt.Sprintf(`data-fit-bytes="%d %d"`, len(wasm["assets/fit.wasm"]), gz.Len()); !strings.Contains(page, want) {
+		t.Errorf("index.html lacks %s", want)
 	}
 	joined := strings.Join(notes, "\n")
 	if !strings.HasPrefix(joined, "from before") || !strings.Contains(joined, "Zeus charts left out: DATA_DIR is not set") || strings.Contains(joined, "calculator: the module's content/calibrations") {

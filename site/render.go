@@ -36,7 +36,10 @@ type Computed struct {
 	// compiled into it; "" otherwise. The calculator, planner and embed
 	// pages carry it (data-calibrations).
 	Calibrations string
-	Notes        []string // what the build left out and why
+	// FitBytes is fit.wasm's size as built, "RAW GZIP" in bytes (gzip -9),
+	// which the refit panel states (data-fit-bytes); "" = no fit.wasm.
+	FitBytes string
+	Notes    []string // what the build left out and why
 }
 
 // pageData is what a page template sees.
@@ -94,6 +97,7 @@ type calcShell struct {
 	// Calibrations is Computed.Calibrations: JSON that calc.js hands to the
 	// WebAssembly before it starts; "" = the calibrations compiled in.
 	Calibrations string
+	FitBytes     string // Computed.FitBytes, for the refit panel
 }
 
 // fileLink is a published data file.
@@ -155,7 +159,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 		}
 		switch p.Meta.Template {
 		case "calculator", "planner":
-			d.Calc = shell(p.Meta.Template, c.AssetNames).with(c.Prerender).carrying(c.Calibrations)
+			d.Calc = shell(p.Meta.Template, c.AssetNames).with(c.Prerender).carrying(c)
 		case "report":
 			d.Report, d.Files = &c.Report, files
 		case "hardware":
@@ -182,7 +186,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 	// embed.html: the calculator alone, for an iframe in another site.
 	var buf bytes.Buffer
 	d := pageData{Title: "Energy calculator", Description: "wattscale's energy calculator for transformer fine-tuning, for embedding.",
-		Path: "embed.html", Template: "embed", Calc: shell("embed", c.AssetNames).with(c.Prerender).carrying(c.Calibrations), hrefs: hrefs(s.Pages, "")}
+		Path: "embed.html", Template: "embed", Calc: shell("embed", c.AssetNames).with(c.Prerender).carrying(c), hrefs: hrefs(s.Pages, "")}
 	for _, q := range nav {
 		if q.Slug == "" {
 			d.Nav = []navItem{{Title: q.Meta.NavTitle, Href: q.OutPath()}}
@@ -258,9 +262,10 @@ func shell(mode string, names map[string]string) calcShell {
 	return s
 }
 
-// carrying sets the calibrations the page hands to the calculator.
-func (s calcShell) carrying(cals string) calcShell {
-	s.Calibrations = cals
+// carrying sets what the page hands to the calculator from the computed
+// site: the calibrations and fit.wasm's size.
+func (s calcShell) carrying(c *Computed) calcShell {
+	s.Calibrations, s.FitBytes = c.Calibrations, c.FitBytes
 	return s
 }
 

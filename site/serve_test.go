@@ -62,14 +62,17 @@ func TestListenFallsBack(t *testing.T) {
 	}
 }
 
-// TestServe runs the serve command's body: it builds the real content,
-// prints the URL and serves the pages until cancelled.
+// TestServe runs the serve command's body: it builds a content tree (the
+// small one: the real tree's full builds are TestBuildRealContent's and
+// TestBuildDeterministic's), prints the URL and serves the pages until
+// cancelled.
 func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
+	o, dir := buildOptions{Content: minimalSite(t)}, t.TempDir()
 	go func() {
-		done <- serve(ctx, realOptions(), t.TempDir(), "127.0.0.1:0", pw, io.Discard)
+		done <- serve(ctx, o, dir, "127.0.0.1:0", pw, io.Discard)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -81,7 +84,7 @@ func TestServe(t *testing.T) {
 		t.Fatalf("serve printed %q, want \"serving http://127.0.0.1:PORT/\"", line)
 	}
 	go io.Copy(io.Discard, pr)
-	for _, p := range []string{"", "index.html", "methodology/index.html", "static/site.css"} {
+	for _, p := range []string{"", "index.html", "notes/index.html", "static/site.css"} {
 		resp, err := http.Get(url + p)
 		if err != nil {
 			t.Fatal(err)

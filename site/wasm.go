@@ -252,3 +252,18 @@ func embedScript(global string, wasm []byte) ([]byte, error) {
 	b.WriteString("\";\n")
 	return b.Bytes(), nil
 }
+
+// embeddedGzipLen is the length of the gzip stream an embedScript carries
+// (the base64 between its quotes), which is the wasm's size at gzip -9;
+// 0 when js is not an embedScript.
+func embeddedGzipLen(js []byte) int {
+	i, j := bytes.IndexByte(js, '"'), bytes.LastIndexByte(js, '"')
+	if i < 0 || j <= i {
+		return 0
+	}
+	n, err := base64.StdEncoding.Decode(make([]byte, base64.StdEncoding.DecodedLen(j-i-1)), js[i+1:j])
+	if err != nil {
+		return 0
+	}
+	return n
+}

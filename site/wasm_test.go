@@ -41,6 +41,12 @@ func TestEmbedScript(t *testing.T) {
 	if err != nil || !bytes.Equal(got, wasm) {
 		t.Errorf("the embedded copy does not decode to the wasm (%v)", err)
 	}
+	if n := embeddedGzipLen(js); n != len(gz) {
+		t.Errorf("embeddedGzipLen = %d, want the gzip stream's %d bytes", n, len(gz))
+	}
+	if n := embeddedGzipLen([]byte("/* not an embed script */")); n != 0 {
+		t.Errorf("embeddedGzipLen(not an embed script) = %d, want 0", n)
+	}
 }
 
 // TestSourceHash: the hash changes with a source file and with the Go

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 
@@ -528,18 +527,15 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 		rec.Warnings = append(rec.Warnings, "no searched configuration fits in memory: allow more GPUs (max_count) or larger GPUs")
 		return nil
 	}
-	bi, fi := model.PickBest(len(pts), st.deadline, func(i int) float64 { return score(obj, &pts[i]) },
-		func(i int) float64 { return pts[i].EnergyKWh }, func(i int) float64 { return pts[i].TimeS })
-	fastest := &pts[fi]
-	var best *StageConfig
-	if bi >= 0 {
-		best = &pts[bi]
-	}
-	rec.MeetsDeadline = best != nil
-	if best == nil {
-		best = fastest
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("no searched configuration meets the deadline of %s s; the fastest takes %s s (%d × %s, %s): best is the fastest option",
-			model.ShortNum(st.deadline), model.ShortNum(math.Round(fastest.TimeS)), fastest.Hardware.Count, fastest.Hardware.GPU, fastest.Strategy.Name))
+	bi, fi, warn := model.PickBest(len(pts), st.deadline, func(i int) float64 { return score(obj, &pts[i]) },
+		func(i int) float64 { return pts[i].EnergyKWh }, func(i int) float64 { return pts[i].TimeS },
+		func(i int) string {
+			return fmt.Sprintf("%d × %s, %s", pts[i].Hardware.Count, pts[i].Hardware.GPU, pts[i].Strategy.Name)
+		})
+	best, fastest := &pts[bi], &pts[fi]
+	rec.MeetsDeadline = warn == ""
+	if warn != "" {
+		rec.Warnings = append(rec.Warnings, warn)
 	}
 	b, f := *best, *fastest
 	rec.Best, rec.Fastest = &b, &f

@@ -12,9 +12,9 @@ import (
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
-// TestCalcUsesContentCalibrations builds the site from a copy of content/
-// whose default calibration has a ten times longer start-up overhead
-// (`go run ./site build -content DIR`) and requires the calculator's
+// TestCalcUsesContentCalibrations builds the calculator page from a copy
+// of content/ whose default calibration has a ten times longer start-up
+// overhead (`go run ./site build -content DIR`) and requires the calculator's
 // WebAssembly, in the browser, to estimate with that tree's calibrations:
 // the energy it shows for a typed change is what the tree's catalog gives,
 // not what the module's compiled-in calibrations give.
@@ -37,8 +37,21 @@ func TestCalcUsesContentCalibrations(t *testing.T) {
 	if err := os.WriteFile(name, changed, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The calculator page alone, and no Zeus trace: the tree's other pages
+	// (the validation page's held-out refits, the report's Zeus refits)
+	// took a full build's 14 s of the test and are not what it checks.
+	pages := filepath.Join(tree, "pages")
+	if err := os.RemoveAll(pages); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(pages, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pages, "index.md"), []byte("---\ntitle: Energy calculator\nnav: 1\ntemplate: calculator\n---\n\nThe calculator with this tree's calibrations.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := t.TempDir()
-	cmd := exec.Command(siteCLI(t), "build", "-content", tree, "-compress", "none", "-o", out)
+	cmd := exec.Command(siteCLI(t), "build", "-content", tree, "-data", t.TempDir(), "-compress", "none", "-o", out)
 	cmd.Dir = root
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("site build -content %s: %v\n%s", tree, err, b)
