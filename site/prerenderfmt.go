@@ -282,7 +282,7 @@ type axisSpec struct {
 // chart's held height).
 type frameSpec struct {
 	id, title, desc, style string
-	cls                    string // added to the svg's class, chart
+	attrs                  string // more attributes of the svg (` name="value"`)
 	width, height, left    float64
 	x, y                   axisSpec
 }
@@ -322,15 +322,11 @@ func chartFrame(b *strings.Builder, o frameSpec) (xa, ya chartAxis, W, H, L, R, 
 	if o.desc != "" {
 		labelledBy += " " + o.id + "-d"
 	}
-	cls := ""
-	if o.cls != "" {
-		cls = " " + o.cls
-	}
 	style := ""
 	if o.style != "" {
 		style = ` style="` + o.style + `"`
 	}
-	b.WriteString(`<svg viewBox="0 0 ` + n(W) + ` ` + n(H) + `" width="` + n(W) + `" height="` + n(H) + `"` + style + ` role="img" aria-labelledby="` + labelledBy + `" class="chart` + cls + `" id="` + o.id + `">`)
+	b.WriteString(`<svg viewBox="0 0 ` + n(W) + ` ` + n(H) + `" width="` + n(W) + `" height="` + n(H) + `"` + style + ` role="img" aria-labelledby="` + labelledBy + `" class="chart" id="` + o.id + `"` + o.attrs + `>`)
 	b.WriteString(`<title id="` + o.id + `-t">` + esc(o.title) + `</title>`)
 	if o.desc != "" {
 		b.WriteString(`<desc id="` + o.id + `-d">` + esc(o.desc) + `</desc>`)

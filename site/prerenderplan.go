@@ -37,7 +37,7 @@ var (
 // desktop-wide page (site/assets/calc.css holds .stages, .curve and .plane
 // to 720 px; calc.js's chartWidth draws at the box's width) and on a
 // 390 px phone (the page's width less its padding); calc.css shows the
-// one that fits (.pre-wide, .pre-narrow), and the takeover keeps one,
+// one that fits (data-pre wide or narrow), and the takeover keeps one,
 // redrawn at the box's width. The phone's comes first, so that the
 // legend follows the one shown. Each is held at the height it has at its
 // width, so that on other widths the takeover moves what is below it by a
@@ -288,17 +288,17 @@ func (v *planView) markup() (string, error) {
 		`<h2 class="h first">Options side by side</h2><div class="options">`)
 	v.options(r, v.out.BestPerStudent)
 	v.w(`</div><h2 class="h">Energy by stage</h2><div class="stages">`)
-	v.stages(r, prerenderPlanChartNarrowW, "pre-narrow", false)
-	v.stages(r, prerenderPlanChartW, "pre-wide", true)
+	v.stages(r, prerenderPlanChartNarrowW, "narrow", false)
+	v.stages(r, prerenderPlanChartW, "wide", true)
 	v.w(`</div><section class="stage-rec-box" aria-labelledby="stage-rec-h"><h2 class="h" id="stage-rec-h">Cheaper hardware per stage</h2><p class="muted small">Each estimated GPU stage searched on its own over GPU type × count × layout (and power limit for training), as the calculator's “Cheaper ways to run this”; teacher and student may end up on different hardware.</p><div class="stage-rec">`)
 	v.stageRec()
 	v.w(`</div></section>`,
 		`<h2 class="h">Energy per student against reuse</h2><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline's student stage. Distillation pays off right of N*.</p><div class="curve">`)
-	v.curve(r, prerenderPlanChartNarrowW, "-n", "pre-narrow", false)
-	v.curve(r, prerenderPlanChartW, "", "pre-wide", true)
+	v.curve(r, prerenderPlanChartNarrowW, "-n", "narrow", false)
+	v.curve(r, prerenderPlanChartW, "", "wide", true)
 	v.w(`</div><h2 class="h">Energy and quality</h2><p class="muted small">One-off pipeline energy against quality Q (student score ÷ teacher score); the dashed line joins the Pareto-efficient options.</p><div class="plane">`)
-	v.plane(r, prerenderPlanChartNarrowW, "-n", "pre-narrow", false)
-	v.plane(r, prerenderPlanChartW, "", "pre-wide", true)
+	v.plane(r, prerenderPlanChartNarrowW, "-n", "narrow", false)
+	v.plane(r, prerenderPlanChartW, "", "wide", true)
 	v.w(`</div><div class="tstar">`)
 	v.tstar(r)
 	v.w(`</div><div class="advice-box">`)
@@ -499,8 +499,8 @@ func chartHeight(w, h float64) string {
 	return "height:" + jsToFixed((w-pad)*h/w+padV, 2) + "px"
 }
 
-// stages is calc.js's renderStages at width W, the svg's class cls added
-// to its own; legend: with the legend after it.
+// stages is calc.js's renderStages at width W, marked data-pre=cls (wide
+// or narrow); legend: with the legend after it.
 func (v *planView) stages(r *distill.Result, W float64, cls string, legend bool) {
 	rowH := 32.0
 	L, R := math.Min(150, math.Floor(W*0.3+0.5)), 86.0
@@ -519,7 +519,7 @@ func (v *planView) stages(r *distill.Result, W float64, cls string, legend bool)
 		names = append(names, o.Name+" "+jsEnergyText(o.OneOffKWh))
 	}
 	n := jsNum
-	v.w(`<svg class="chart `, cls, `" viewBox="0 0 `, n(W), ` `, n(H), `" width="`, n(W), `" height="`, n(H), `" style="`, chartHeight(W, H), `" role="img" aria-label="`, esc("Energy by stage of each option: "+strings.Join(names, "; ")), `">`)
+	v.w(`<svg class="chart" data-pre="`, cls, `" viewBox="0 0 `, n(W), ` `, n(H), `" width="`, n(W), `" height="`, n(H), `" style="`, chartHeight(W, H), `" role="img" aria-label="`, esc("Energy by stage of each option: "+strings.Join(names, "; ")), `">`)
 	present := map[string]bool{}
 	for i, o := range r.Options {
 		y, x := 5+float64(i)*rowH, L
@@ -576,7 +576,7 @@ func (v *planView) stageRec() {
 }
 
 // curve is calc.js's renderCurve, energy per student against N, at width
-// W; id is added to the chart's id, cls to its class; legend: with the
+// W; id is added to the chart's id, cls is its data-pre; legend: with the
 // legend after it (and the note that replaces the chart when there is
 // none).
 func (v *planView) curve(r *distill.Result, W float64, id, cls string, legend bool) {
@@ -608,7 +608,7 @@ func (v *planView) curve(r *distill.Result, W float64, id, cls string, legend bo
 		titles = append(titles, t)
 	}
 	var b strings.Builder
-	xa, ya, W, H, L, R, T, B := chartFrame(&b, frameSpec{id: "curve" + id, cls: cls, width: W, left: 60, style: chartHeight(W, 300),
+	xa, ya, W, H, L, R, T, B := chartFrame(&b, frameSpec{id: "curve" + id, attrs: ` data-pre="` + cls + `"`, width: W, left: 60, style: chartHeight(W, 300),
 		title: "Energy per student against the number of students: " + strings.Join(titles, "; "),
 		x:     axisSpec{min: 1, max: 50, log: true, ticks: []float64{1, 2, 5, 10, 20, 50}, fmt: jsNum, label: "Students sharing the teacher stage (N)"},
 		y:     axisSpec{min: 0, max: top * 1.05, label: "kWh per student"}})
@@ -687,7 +687,7 @@ func (v *planView) plane(r *distill.Result, W float64, id, cls string, legend bo
 		domText = "none"
 	}
 	var b strings.Builder
-	xa, ya, W, _, _, _, _, _ := chartFrame(&b, frameSpec{id: "plane" + id, cls: cls, width: W, left: 60, style: chartHeight(W, 300),
+	xa, ya, W, _, _, _, _, _ := chartFrame(&b, frameSpec{id: "plane" + id, attrs: ` data-pre="` + cls + `"`, width: W, left: 60, style: chartHeight(W, 300),
 		title: "Energy–quality plane. Pareto-efficient: " + strings.Join(par, ", ") + ". Dominated: " + domText,
 		x:     axisSpec{min: 0, max: xmax * 1.1, label: "One-off pipeline energy (kWh)"},
 		y:     axisSpec{min: math.Max(0, qmin-0.05), max: math.Min(1.05, qmax+0.05), label: "Quality Q (0 to 1)"}})

@@ -1424,30 +1424,6 @@
   var STAGES = [['preprocess', 'pre', 'Preprocess'], ['teacher', 'teacher', 'Teacher'], ['student', 'student', 'Student'], ['eval', 'eval', 'Evaluation']];
   var SET_NAMES = { '1b': 'Paper: 1B students (OLMo-2 1B, teacher OLMo-2 32B)', '13b': 'Paper: 13B students', all: 'Paper: all seven pipelines', custom: 'My own numbers' };
 
-  // morph makes the children and attributes of live those of next (a node
-  // or fragment built off the page), keeping every live node whose place,
-  // kind and tag are the same: what the generator prerendered
-  // (site/prerenderplan.go) stays on the page and only what differs
-  // changes. Nodes of next that have no live twin move into live.
-  function morph(live, next) {
-    if (next.nodeType === 1) {
-      Array.prototype.slice.call(live.attributes).forEach(function (a) {
-        if (!next.hasAttribute(a.name) && !(a.name === 'open' && live.tagName === 'DETAILS')) live.removeAttribute(a.name);
-      });
-      Array.prototype.forEach.call(next.attributes, function (a) {
-        if (live.getAttribute(a.name) !== a.value) live.setAttribute(a.name, a.value);
-      });
-    }
-    var kids = Array.prototype.slice.call(next.childNodes), i;
-    for (i = 0; i < kids.length; i++) {
-      var x = live.childNodes[i], y = kids[i];
-      if (!x) live.appendChild(y);
-      else if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName) live.replaceChild(y, x);
-      else if (x.nodeType === 1) morph(x, y);
-      else if (x.nodeValue !== y.nodeValue) x.nodeValue = y.nodeValue;
-    }
-    while (live.childNodes.length > kids.length) live.removeChild(live.lastChild);
-  }
   // (The planner's panels use setHTML too, defined above with the
   // calculator's: one keyed morph for both.)
 
@@ -1626,7 +1602,7 @@
     if (live) {
       // The prerendered planner: patch its form, then use its nodes. Its
       // results keep their nodes until render patches each part.
-      morph(live.querySelector('form'), form);
+      morphNode(live.querySelector('form'), form, null, false);
       layout = live;
       var inputs = this.inputs;
       for (var k in inputs) inputs[k] = document.getElementById(inputs[k].id) || inputs[k];

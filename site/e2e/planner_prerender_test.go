@@ -204,7 +204,7 @@ func TestPlannerPrerenderTakeover(t *testing.T) {
 			throttle(t, ctx)
 			do(t, ctx, "open the planner", chromedp.Navigate(held.URL+"/planner/"))
 			marked := eval[bool](t, ctx, `(function(){ if (document.getElementById('calc-root').dataset.ready === '1') return false;
-  window.wsPre = [document.querySelector('.plan-layout'), document.getElementById('f-n'), document.querySelector('.options .option'), document.querySelector('.curve svg'), document.querySelector('.pnotes p')];
+  window.wsPre = [document.querySelector('.plan-layout'), document.getElementById('f-n'), document.querySelector('.options .option'), document.getElementById('curve'), document.querySelector('.pnotes p')];
   return window.wsPre.every(function(n){ return !!n; }); })()`)
 			if !marked {
 				t.Fatal("the prerendered planner lacks a marked node, or planner.wasm ran although it was held back")
@@ -212,7 +212,7 @@ func TestPlannerPrerenderTakeover(t *testing.T) {
 			release()
 			waitFor(t, ctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
 			if kept := eval[[]bool](t, ctx, `window.wsPre.map(function(n){ return document.contains(n); })`); len(kept) != 5 || !(kept[0] && kept[1] && kept[2] && kept[3] && kept[4]) {
-				t.Errorf("prerendered nodes on the page after the takeover (layout, #f-n, first option card, the curve's first svg, plan notes): %v; want all kept", kept)
+				t.Errorf("prerendered nodes on the page after the takeover (layout, #f-n, first option card, #curve, plan notes): %v; want all kept", kept)
 			}
 			checkCards(t, "after the takeover", eval[[]planCard](t, ctx, planNumbers), want)
 			after := eval[[]probed](t, ctx, planLayoutProbe)
