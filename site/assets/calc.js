@@ -2009,7 +2009,7 @@
       if (!f) return;
       f.text().then(function (t) { text.value = t; self.refitName = f.name; });
     });
-    var sample = function () { return call0(self.api.sampleCSV); };
+    var sample = function () { return self.api.sampleCSV(); };
     sec.querySelector('.sample-dl').addEventListener('click', function (e) {
       var a = e.currentTarget;
       if (a.dataset.ready) return;
@@ -2035,9 +2035,6 @@
     var gz = b[1] > 0 ? ', ' + mb(b[1]) + ' MB compressed' : '';
     return ' (<span class="fit-size" data-raw-mb="' + mb(b[0]) + '"' + (gz ? ' data-gzip-mb="' + mb(b[1]) + '"' : '') + '>fit.wasm: ' + mb(b[0]) + ' MB' + gz + '</span>)';
   }
-
-  // call0 calls a Go function that takes no argument and returns text.
-  function call0(fn) { return fn(); }
 
   Calculator.prototype.cancelRefit = function (msg) {
     var sec = this.root.querySelector('.refit');
