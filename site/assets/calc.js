@@ -297,6 +297,75 @@
     (kids || []).forEach(function (c) { if (c) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); });
     return e;
   }
+  // setText sets an element's text, touching nothing when it is already
+  // that text (the prerendered page's nodes stay as they are).
+  function setText(e, s) {
+    s = String(s);
+    var c = e.firstChild;
+    if (c && c.nodeType === 3 && !c.nextSibling) { if (c.data !== s) c.data = s; }
+    else if (e.textContent !== s) e.textContent = s;
+  }
+
+  // setHTML makes an element's content the markup html by changing only
+  // what differs (morph): the nodes already there are kept, so that the
+  // takeover of a prerendered calculator and each recompute restyle only
+  // what changed, not a freshly parsed subtree.
+  function setHTML(e, html) {
+    var t = document.createElement('template');
+    t.innerHTML = html;
+    morphChildren(e, t.content, null, false);
+  }
+
+  // sameNode says whether a kept node a can stand for the new node b:
+  // both text, or elements with the same name, id and class.
+  function sameNode(a, b) {
+    if (a.nodeType !== b.nodeType) return false;
+    if (a.nodeType !== 1) return true;
+    return a.nodeName === b.nodeName && a.getAttribute('id') === b.getAttribute('id') && a.getAttribute('class') === b.getAttribute('class');
+  }
+
+  // morphChildren makes live's children those of fresh: each new child
+  // takes the place of the first kept child that can stand for it (the
+  // live children skipped on the way are removed) and is morphed into it;
+  // a child with no counterpart is moved in. map, when given, records
+  // new element → the live element kept in its place. With filled set, a
+  // new element with no content keeps the live one's: the build's empty
+  // slots that render then fills (the numbers, cards, charts) keep the
+  // prerendered content until render morphs it.
+  function morphChildren(live, fresh, map, filled) {
+    var kids = Array.prototype.slice.call(fresh.childNodes), lc = live.firstChild;
+    for (var i = 0; i < kids.length; i++) {
+      var fc = kids[i], m = lc;
+      while (m && !sameNode(m, fc)) m = m.nextSibling;
+      if (!m) { live.insertBefore(fc, lc); continue; }
+      while (lc !== m) { var gone = lc; lc = lc.nextSibling; live.removeChild(gone); }
+      morphNode(m, fc, map, filled);
+      lc = m.nextSibling;
+    }
+    while (lc) { var n = lc.nextSibling; live.removeChild(lc); lc = n; }
+  }
+
+  // morphNode makes live (a node sameNode matched) look as fresh: its text,
+  // attributes and children. A form control's value and checked state and
+  // an option's selection are properties, set by fill: their attributes
+  // (the prerendered defaults) stay, as does a details element the
+  // visitor opened.
+  var KEEP_ATTR = { INPUT: { value: 1, checked: 1 }, OPTION: { selected: 1 }, DETAILS: { open: 1 } };
+  function morphNode(live, fresh, map, filled) {
+    if (live.nodeType !== 1) { if (live.data !== fresh.data) live.data = fresh.data; return; }
+    if (map) map.set(fresh, live);
+    var keep = KEEP_ATTR[live.nodeName] || {}, a, i;
+    for (i = live.attributes.length - 1; i >= 0; i--) {
+      a = live.attributes[i];
+      if (!keep[a.name] && !fresh.hasAttribute(a.name)) live.removeAttribute(a.name);
+    }
+    for (i = 0; i < fresh.attributes.length; i++) {
+      a = fresh.attributes[i];
+      if (live.getAttribute(a.name) !== a.value) live.setAttribute(a.name, a.value);
+    }
+    if (!(filled && !fresh.firstChild)) morphChildren(live, fresh, map, filled);
+  }
+
   function esc(s) {
     return String(s).replace(/[&<>"']/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]; });
   }
@@ -641,11 +710,19 @@
     return s;
   }
 
+  // build makes the calculator's form and result panel. Over a prerendered
+  // calculator (site/prerender.go writes the same markup, with the id
+  // prefix crpre) it builds them aside and adopts the page's own nodes in
+  // their place (morphChildren): only attributes and text that differ
+  // change, so the takeover restyles almost nothing and nothing moves.
   Calculator.prototype.build = function () {
     var m = this.meta, self = this;
-    var uid = 'cr' + Math.random().toString(36).slice(2, 7);
-    this.root.innerHTML = '';
-    this.root.classList.add('wattscale', 'calc');
+    var live = this.root, adopt = live.getAttribute('data-prerendered') === '1' && !!live.querySelector('.calc-layout');
+    var uid = adopt ? 'crpre' : 'cr' + Math.random().toString(36).slice(2, 7);
+    var wires = []; // [node, event type, listener], added once the nodes are in the page
+    if (adopt) this.root = document.createElement('div');
+    else this.root.innerHTML = '';
+    live.classList.add('wattscale', 'calc');
 
     // datalists for the forgiving text inputs
     var presetList = el('datalist', { id: uid + '-presets' });
@@ -655,7 +732,7 @@
     m.gpus.forEach(function (g) { gpuList.appendChild(el('option', { value: g.id, text: g.name })); });
 
     var form = el('form', { class: 'calc-form', novalidate: true, 'aria-label': 'Training configuration' });
-    form.addEventListener('submit', function (e) { e.preventDefault(); });
+    wires.push([form, 'submit', function (e) { e.preventDefault(); }]);
 
     // Model
     var fsModel = el('fieldset', {}, [el('legend', { text: 'Model' })]);
@@ -765,8 +842,7 @@
     form.appendChild(gpuList);
 
     var onInput = function (e) { self.onInput(e); };
-    form.addEventListener('input', onInput);
-    form.addEventListener('change', onInput);
+    wires.push([form, 'input', onInput], [form, 'change', onInput]);
     this.form = form;
 
     // Results
@@ -823,15 +899,16 @@
       ctl.appendChild(this.field('deadline', textInput()));
       var MINIMISE = { energy: 'Energy', co2e: 'CO₂e (operational + embodied)', cost: 'Electricity cost', time: 'Time' };
       ctl.appendChild(this.field('minimise', select(this.fields.minimise.choices.map(function (c) { return { value: c, text: MINIMISE[c] || c }; }))));
-      ctl.addEventListener('input', onInput);
-      ctl.addEventListener('change', onInput);
+      wires.push([ctl, 'input', onInput], [ctl, 'change', onInput]);
       var outEl = res.querySelector('.cheaper-out');
       var pick = function (e) {
         var g = e.target.closest && e.target.closest('[data-pareto]');
         if (!g) return;
         if (e.type === 'keydown' && /^Arrow/.test(e.key)) {
           var step = e.key === 'ArrowLeft' || e.key === 'ArrowDown' ? -1 : 1;
-          var next = outEl.querySelector('[data-pareto="' + (+g.getAttribute('data-pareto') + step) + '"]');
+          // (e.currentTarget: the panel in the page, which over a
+          // prerendered calculator is not outEl but the node build adopted)
+          var next = e.currentTarget.querySelector('[data-pareto="' + (+g.getAttribute('data-pareto') + step) + '"]');
           if (next) {
             e.preventDefault();
             g.setAttribute('tabindex', '-1');
@@ -844,10 +921,22 @@
         e.preventDefault();
         self.loadConfig(self.cheaperPoints[+g.getAttribute('data-pareto')]);
       };
-      outEl.addEventListener('click', pick);
-      outEl.addEventListener('keydown', pick);
+      wires.push([outEl, 'click', pick], [outEl, 'keydown', pick]);
       this.buildRefit();
     }
+    var map = null;
+    if (adopt) {
+      map = new Map();
+      morphChildren(live, this.root, map, true);
+      this.root = live;
+    }
+    var kept = function (n) { return (map && map.get(n)) || n; };
+    this.form = kept(this.form);
+    this.results = kept(this.results);
+    this.summary = this.summary && kept(this.summary);
+    this.formErr = kept(this.formErr);
+    for (var k in this.inputs) this.inputs[k] = Array.isArray(this.inputs[k]) ? this.inputs[k].map(kept) : kept(this.inputs[k]);
+    wires.forEach(function (w) { kept(w[0]).addEventListener(w[1], w[2]); });
   };
 
   // loadConfig puts a recommended configuration into the form, estimates
@@ -968,11 +1057,12 @@
   Calculator.prototype.toggle = function () {
     var s = this.state, self = this;
     Array.prototype.forEach.call(this.form.querySelectorAll('.field[data-key]'), function (n) {
-      var f = self.fields[n.getAttribute('data-key')];
-      n.hidden = !!f && !applies(f, s);
+      var f = self.fields[n.getAttribute('data-key')], h = !!f && !applies(f, s);
+      if (n.hidden !== h) n.hidden = h;
     });
     Array.prototype.forEach.call(this.form.querySelectorAll('[data-group]'), function (n) {
-      n.hidden = !n.querySelector('.field[data-key]:not([hidden])');
+      var h = !n.querySelector('.field[data-key]:not([hidden])');
+      if (n.hidden !== h) n.hidden = h;
     });
   };
 
@@ -1022,7 +1112,7 @@
     var root = this.root;
     Array.prototype.forEach.call(root.querySelectorAll('.field.invalid'), function (f) { f.classList.remove('invalid'); });
     Array.prototype.forEach.call(root.querySelectorAll('[aria-invalid]'), function (c) { c.removeAttribute('aria-invalid'); });
-    Array.prototype.forEach.call(root.querySelectorAll('.calc-form .err'), function (p) { p.textContent = ''; });
+    Array.prototype.forEach.call(root.querySelectorAll('.calc-form .err'), function (p) { setText(p, ''); });
   };
 
   // showError puts one error beside its input, in the form's words
@@ -1049,7 +1139,7 @@
   // returns the first one's label.
   Calculator.prototype.showErrors = function (out) {
     var self = this, first = null;
-    this.formErr.textContent = '';
+    setText(this.formErr, '');
     (out.errors && out.errors.length ? out.errors : [out.error]).forEach(function (e) {
       var l = self.showError(e);
       if (first === null) first = l;
@@ -1071,13 +1161,24 @@
       } else {
         res.classList.add('stale', 'empty');
         status.textContent = where + say;
+        // No valid estimate yet: the prerendered default's numbers go
+        // (the panel hides the rest; the phone summary stays in view).
+        var e0 = res.querySelector('#energy');
+        setHTML(e0, '');
+        e0.dataset.kwh = '';
+        if (this.summary) {
+          var s0 = this.summary.querySelector('#sum-energy');
+          setText(s0, '');
+          s0.dataset.kwh = '';
+          ['.s-i', '.s-t', '.s-c'].forEach(function (c) { setText(this.summary.querySelector(c), ''); }, this);
+        }
       }
       this.root.dataset.state = 'error';
       return;
     }
     res.classList.remove('stale', 'empty');
-    status.textContent = '';
-    this.root.dataset.state = 'ok';
+    setText(status, '');
+    if (this.root.dataset.state !== 'ok') this.root.dataset.state = 'ok';
     this.last = out;
     var r = out.response, p = r.inputs;
     var pres = this.meta.presets.filter(function (x) { return x.name === p.model; })[0];
@@ -1086,24 +1187,24 @@
 
     var e = res.querySelector('#energy');
     var ep = energyParts(r.energy_kwh);
-    e.innerHTML = esc(ep[0]) + ' <span class="unit">' + esc(ep[1]) + '</span>';
-    e.dataset.kwh = String(r.energy_kwh);
-    res.querySelector('.interval').innerHTML = esc(pct(r.interval_level)) + ' interval ' +
+    setHTML(e, esc(ep[0]) + ' <span class="unit">' + esc(ep[1]) + '</span>');
+    if (e.dataset.kwh !== String(r.energy_kwh)) e.dataset.kwh = String(r.energy_kwh);
+    setHTML(res.querySelector('.interval'), esc(pct(r.interval_level)) + ' interval ' +
       '<span class="num" data-kwh="' + r.energy_interval_kwh[0] + '">' + esc(energyText(r.energy_interval_kwh[0])) + '</span> – ' +
       '<span class="num" data-kwh="' + r.energy_interval_kwh[1] + '">' + esc(energyText(r.energy_interval_kwh[1])) + '</span>' +
-      ' · ' + esc(energyText(r.facility_energy_kwh)) + ' at the wall with PUE ' + esc(sig(p.pue));
+      ' · ' + esc(energyText(r.facility_energy_kwh)) + ' at the wall with PUE ' + esc(sig(p.pue)));
 
     if (this.summary) {
       var se = this.summary.querySelector('#sum-energy');
-      se.textContent = energyText(r.energy_kwh);
-      se.dataset.kwh = String(r.energy_kwh);
-      this.summary.querySelector('.s-i').textContent = pct(r.interval_level) + ' ' + energyText(r.energy_interval_kwh[0]) + ' – ' + energyText(r.energy_interval_kwh[1]);
-      this.summary.querySelector('.s-t').textContent = timeText(r.time_s);
-      this.summary.querySelector('.s-c').textContent = massText(r.co2e_kg);
+      setText(se, energyText(r.energy_kwh));
+      if (se.dataset.kwh !== String(r.energy_kwh)) se.dataset.kwh = String(r.energy_kwh);
+      setText(this.summary.querySelector('.s-i'), pct(r.interval_level) + ' ' + energyText(r.energy_interval_kwh[0]) + ' – ' + energyText(r.energy_interval_kwh[1]));
+      setText(this.summary.querySelector('.s-t'), timeText(r.time_s));
+      setText(this.summary.querySelector('.s-c'), massText(r.co2e_kg));
     }
     var cu = r.calibration;
-    res.querySelector('.calline').textContent = 'Calibration ' + cu.name + ' ' + cu.version + ' (' + cu.kind + (cu.name in this.own ? ', yours' : '') + ')' +
-      (cu.in_envelope ? ', inside its fitted range' : ', outside its fitted range: interval widened (see below)') + ' · accelerator energy only; the wall figure adds PUE';
+    setText(res.querySelector('.calline'), 'Calibration ' + cu.name + ' ' + cu.version + ' (' + cu.kind + (cu.name in this.own ? ', yours' : '') + ')' +
+      (cu.in_envelope ? ', inside its fitted range' : ', outside its fitted range: interval widened (see below)') + ' · accelerator energy only; the wall figure adds PUE');
     var cards = [
       ['Time', timeText(r.time_s), pct(r.interval_level) + ' interval ' + timeText(r.time_interval_s[0]) + ' – ' + timeText(r.time_interval_s[1]), 'time'],
       ['Average power', powerText(r.avg_power_w), 'all ' + p.count + ' GPU' + (p.count > 1 ? 's' : '') + ' together', 'power'],
@@ -1126,9 +1227,9 @@
     } else if (tr && tr.gradient_checkpointing) {
       cards.push(['Method', 'Full, recomputed', sig(tr.flops_per_token_vs_full, 2) + '× the FLOPs per token of full fine-tuning without checkpointing (Chen et al. 2016)', 'method']);
     }
-    res.querySelector('.cards').innerHTML = cards.map(function (c) {
+    setHTML(res.querySelector('.cards'), cards.map(function (c) {
       return '<div class="card" data-card="' + c[3] + '"><dt>' + esc(c[0]) + '</dt><dd><span class="v">' + esc(c[1]) + '</span><span class="sub">' + esc(c[2]) + '</span></dd></div>';
-    }).join('');
+    }).join(''));
 
     this.renderBreakdown(r);
     this.renderProvenance(r, out);
@@ -1177,17 +1278,17 @@
 
   Calculator.prototype.hints = function (r, pres) {
     var hm = this.root.querySelector('#f-model-hint');
-    if (hm) hm.textContent = pres ? pres.family + ', ' + paramsText(pres.params_published) + ' parameters (' + pres.source.split(';')[0] + ')' :
-      'custom shape: ' + paramsText(r.proxies.params) + ' parameters counted';
+    if (hm) setText(hm, pres ? pres.family + ', ' + paramsText(pres.params_published) + ' parameters (' + pres.source.split(';')[0] + ')' :
+      'custom shape: ' + paramsText(r.proxies.params) + ' parameters counted');
     var g = this.meta.gpus.filter(function (x) { return x.id === r.inputs.gpu; })[0];
     var hg = this.root.querySelector('#f-gpu-hint');
-    if (hg && g) hg.textContent = g.name + ' · ' + g.memory_gb + ' GB · ' + g.board_power_w + ' W · ' + g.interconnect + ' · ' + g.precisions.join(', ');
+    if (hg && g) setText(hg, g.name + ' · ' + g.memory_gb + ' GB · ' + g.board_power_w + ' W · ' + g.interconnect + ' · ' + g.precisions.join(', '));
     var hr = this.root.querySelector('#f-region-hint');
     var reg = this.meta.regions.filter(function (x) { return x.id === this.state.region; }, this)[0];
-    if (hr) hr.textContent = reg ? reg.source : 'your own figure, g CO₂e per kWh';
+    if (hr) setText(hr, reg ? reg.source : 'your own figure, g CO₂e per kWh');
     var hc = this.root.querySelector('#f-cal-hint');
     var cal = this.meta.calibrations.filter(function (c) { return c.name === r.calibration.name; })[0];
-    if (hc && cal) hc.textContent = (cal.own ? 'Yours: fitted on this page and kept in this browser. ' : '') + cal.title;
+    if (hc && cal) setText(hc, (cal.own ? 'Yours: fitted on this page and kept in this browser. ' : '') + cal.title);
   };
 
   Calculator.prototype.renderBreakdown = function (r) {
@@ -1201,31 +1302,31 @@
       return s;
     }).join('');
     var desc = parts.map(function (p) { return p[1] + ' ' + energyText(p[2]) + ' (' + pct(p[2] / total) + ')'; }).join('; ');
-    this.results.querySelector('.breakdown').innerHTML =
+    setHTML(this.results.querySelector('.breakdown'),
       '<svg class="bar" viewBox="0 0 ' + W + ' ' + H + '" preserveAspectRatio="none" role="img" aria-label="' + esc('Energy breakdown: ' + desc) + '">' + rects + '</svg>' +
       '<table class="bd"><caption class="offscreen">Energy breakdown</caption><tbody>' + parts.map(function (p) {
         return '<tr><th scope="row"><span class="swatch b-' + p[0] + '" aria-hidden="true"></span>' + esc(p[1]) + '</th><td>' + esc(energyText(p[2])) + '</td><td>' + esc(pct(p[2] / total)) + '</td></tr>';
       }).join('') + '</tbody></table>' +
       '<p class="muted small">' + esc(r.roofline.bound === 'compute' ? 'Compute-bound' : 'Memory-bound') + ': arithmetic intensity ' + esc(sig(r.roofline.arithmetic_intensity)) +
       ' FLOP/byte against a machine balance of ' + esc(sig(r.roofline.machine_balance)) + ' (' + esc(sig(r.roofline.peak_tflops)) + ' TFLOP/s peak at ' + esc(r.inputs.precision) + '). ' +
-      'Roofline floor ' + esc(energyText(r.roofline.energy_lower_bound_kwh)) + '; ' + esc(sig(r.roofline.flops)) + ' FLOPs in all.</p>';
+      'Roofline floor ' + esc(energyText(r.roofline.energy_lower_bound_kwh)) + '; ' + esc(sig(r.roofline.flops)) + ' FLOPs in all.</p>');
   };
 
   Calculator.prototype.renderProvenance = function (r, out) {
     var c = r.calibration;
     var env = c.in_envelope ? '<span class="ok">inside the range it was fitted on</span>' :
       '<span class="warn-t">outside the range it was fitted on</span> (' + esc((c.outside || []).join('; ')) + '), so the interval is widened';
-    this.results.querySelector('.prov').innerHTML =
+    setHTML(this.results.querySelector('.prov'),
       '<h2 class="h">Where these numbers come from</h2>' +
       '<p>Calibration <strong class="cal-name">' + esc(c.name) + '</strong> version <span class="cal-version">' + esc(c.version) + '</span> (' + esc(c.kind) + '): ' + env + '. ' +
       'The ' + esc(pct(r.interval_level)) + ' interval is log-normal with σ = ' + esc(sig(c.sigma_ln, 2)) + ' in ln energy.</p>' +
-      '<p class="muted small cite">' + esc(c.citation) + '</p>';
+      '<p class="muted small cite">' + esc(c.citation) + '</p>');
     var notes = '', env = (out && out.envelope) || [];
     var warns = (r.warnings || []).filter(function (w) { return !(env.length && /^outside the envelope of calibration/.test(w)); });
     if (env.length) notes += '<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3><ul>' + env.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>';
     if (warns.length) notes += '<div class="warnings" role="note"><h3>Warnings</h3><ul>' + warns.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>';
     if (r.assumptions && r.assumptions.length) notes += '<details class="assumptions"><summary>Assumptions used (' + r.assumptions.length + ')</summary><ul>' + r.assumptions.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>';
-    this.results.querySelector('.notes').innerHTML = notes;
+    setHTML(this.results.querySelector('.notes'), notes);
   };
 
   // absentReason says why a strategy has no point at some GPU counts of the
@@ -1266,17 +1367,17 @@
       }).join('. ');
     };
     var ce = this.results.querySelector('.chart-e'), ct = this.results.querySelector('.chart-t');
-    ce.innerHTML = lineChart({
+    setHTML(ce, lineChart({
       id: 'chart-energy', title: 'Energy against GPU count by strategy', desc: desc('e'), series: es, xBase2: true, width: chartWidth(ce),
       xLabel: 'GPUs', yLabel: 'Energy (' + eUnit + ')', fmtY: fmtN, mark: { x: n, y: r.energy_kwh * eScale, label: label }
-    }) + '<figcaption>Accelerator energy</figcaption>';
-    ct.innerHTML = lineChart({
+    }) + '<figcaption>Accelerator energy</figcaption>');
+    setHTML(ct, lineChart({
       id: 'chart-time', title: 'Training time against GPU count by strategy', desc: desc('t'), series: ts, xBase2: true, width: chartWidth(ct),
       xLabel: 'GPUs', yLabel: 'Time (hours)', fmtY: fmtN, mark: { x: n, y: r.time_s / 3600, label: label }
-    }) + '<figcaption>Wall-clock time</figcaption>';
+    }) + '<figcaption>Wall-clock time</figcaption>');
     // Every strategy stays in the legend; one that never fits says why, one
     // that fits only from some count says from which.
-    this.results.querySelector('.legend-wrap').innerHTML = legend(series.map(function (s) {
+    setHTML(this.results.querySelector('.legend-wrap'), legend(series.map(function (s) {
       if (!s.e.length) return { key: s.key, name: s.name, note: '— ' + absentReason(s.bad[0] ? s.bad[0].error : 'no point', memGB) };
       var name = s.name;
       if (s.bad.length) {
@@ -1286,20 +1387,22 @@
           ' (not possible at ' + bad.length + ' of ' + (bad.length + fits.length) + ' GPU counts: ' + absentReason(s.bad[0].error, memGB).replace(/^not possible here: /, '') + ')';
       }
       return { key: s.key, name: name };
-    }));
+    })));
     this.chartW = ce.clientWidth;
     perf.sweepPoints = pts.length;
   };
 
   Calculator.prototype.renderShare = function (out) {
     var box = this.results.querySelector('.share');
-    if (!box.firstChild) {
-      var self = this;
-      box.innerHTML =
+    // The prerendered page has the box already (site/prerender.go).
+    if (!box.querySelector('#share-url')) box.innerHTML =
         '<div class="share-row"><label for="share-url">Link to this estimate</label><div class="row"><input id="share-url" type="text" readonly><button type="button" class="btn" data-copy="url">Copy link</button></div></div>' +
         '<div class="snip"><div class="snip-h"><h3 id="card-h">Hugging Face model card (<code>co2_eq_emissions</code>)</h3><button type="button" class="btn" data-copy="card" aria-describedby="card-h">Copy</button></div><pre id="snip-card" tabindex="0" aria-labelledby="card-h"></pre></div>' +
         '<div class="snip"><div class="snip-h"><h3 id="cite-h">Sentence for a paper</h3><button type="button" class="btn" data-copy="cite" aria-describedby="cite-h">Copy</button></div><p id="snip-cite" class="cite-text"></p></div>' +
         '<details class="snip"><summary>Request JSON for the command line</summary><div class="snip-h"><p class="muted small"><code>go run ./site estimate &lt; request.json</code> gives the same answer.</p><button type="button" class="btn" data-copy="req">Copy</button></div><pre id="snip-req" tabindex="0" aria-label="Request JSON"></pre></details>';
+    if (!this.shareWired) {
+      var self = this;
+      this.shareWired = true;
       box.addEventListener('click', function (e) {
         var b = e.target.closest('[data-copy]');
         if (!b) return;
@@ -1308,10 +1411,11 @@
         copyText(text, b);
       });
     }
-    box.querySelector('#share-url').value = this.shareURL();
-    box.querySelector('#snip-card').textContent = out.snippets.model_card;
-    box.querySelector('#snip-cite').textContent = out.snippets.citation;
-    box.querySelector('#snip-req').textContent = JSON.stringify(out.request, null, 2);
+    var u = box.querySelector('#share-url'), href = this.shareURL();
+    if (u.value !== href) u.value = href;
+    setText(box.querySelector('#snip-card'), out.snippets.model_card);
+    setText(box.querySelector('#snip-cite'), out.snippets.citation);
+    setText(box.querySelector('#snip-req'), JSON.stringify(out.request, null, 2));
   };
 
   /* ---------- the distillation planner ---------- */
@@ -1344,12 +1448,8 @@
     }
     while (live.childNodes.length > kids.length) live.removeChild(live.lastChild);
   }
-  // setHTML puts html into box by morph.
-  function setHTML(box, html) {
-    var t = document.createElement('template');
-    t.innerHTML = html;
-    morph(box, t.content);
-  }
+  // (The planner's panels use setHTML too, defined above with the
+  // calculator's: one keyed morph for both.)
 
   // Planner draws the planner into root. opts.adopt: root holds the
   // prerendered planner, which the first build patches in place.

@@ -202,6 +202,11 @@ func TestPrerenderTakeover(t *testing.T) {
 	}
 }
 
+// prerenderedMarks are the prerendered nodes TestPrerenderLinkedAndTyped
+// marks before the takeover; the first three show numbers that differ
+// between the default and the linked estimate.
+const prerenderedMarks = `['#energy', '.cards .card[data-card="time"] .v', '#chart-energy .mark-label', '#chart-energy', '.breakdown svg.bar', '.results', '.calc-form', '#f-count', '#f-model-hint', '.share #snip-req']`
+
 func abs(x int) int {
 	if x < 0 {
 		return -x
@@ -231,9 +236,28 @@ func TestPrerenderLinkedAndTyped(t *testing.T) {
 	if e.Linked != "1" || !strings.Contains(e.Status, "default estimate") {
 		t.Errorf("while loading a link: data-linked=%q, status %q; want the notice that the default is shown", e.Linked, e.Status)
 	}
+	// Mark prerendered nodes (the headline, a card's value, a chart, the
+	// breakdown's bar, the form and a field) with their text: the takeover
+	// must adopt them, not rebuild the panel, and update their text.
+	marked := eval[[]string](t, ctx, prerenderedMarks+`.map(function(s){ var e = document.querySelector(s); e.wattscaleMark = s; return e.textContent.replace(/\s+/g, ' ').trim(); })`)
 	// Type a GPU count while the WebAssembly is loading.
 	typeInto(t, ctx, "count", "8")
 	waitFor(t, ctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
+	type survivor struct {
+		S     string
+		Kept  bool
+		Text  string
+		Found bool
+	}
+	kept := eval[[]survivor](t, ctx, prerenderedMarks+`.map(function(s){ var e = document.querySelector(s); return {S: s, Found: !!e, Kept: !!e && e.wattscaleMark === s && document.contains(e), Text: e ? e.textContent.replace(/\s+/g, ' ').trim() : ''}; })`)
+	for i, k := range kept {
+		if !k.Found || !k.Kept {
+			t.Errorf("%s: the prerendered node was replaced at the takeover (found %v, the same node %v); the WebAssembly must adopt the page's nodes", k.S, k.Found, k.Kept)
+		}
+		if i < 3 && k.Text == marked[i] {
+			t.Errorf("%s: text %q is still the prerendered default's after the linked estimate was computed", k.S, k.Text)
+		}
+	}
 	form := calcapi.DefaultForm()
 	form["model"], form["count"], form["strategy"] = "gpt2", "8", "ddp"
 	req, ferr := form.Request(calcapi.DefaultRegions())
