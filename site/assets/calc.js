@@ -553,6 +553,9 @@
 
   function Calculator(root, api, meta, opts) {
     this.root = root;
+    // Read here: the first build draws into a detached element that
+    // replaces the prerendered page's content (root keeps its attributes).
+    this.fitBytes = root.getAttribute('data-fit-bytes') || '';
     this.api = api;
     this.meta = meta;
     this.fields = {};
@@ -2069,7 +2072,7 @@
     sec.innerHTML =
       '<h2 id="refit-h">Refit the law to your own measurements</h2>' +
       '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>, and for the paper\'s specification <code>eta</code>, each multi-GPU run\'s measured efficiency T₁/(N·T<sub>N</sub>), and <code>group</code>; the Zeus power trace also works). ' +
-      'The fit runs in this page, in the background, with a separate module loaded only now' + fitSize(this.root) + '; nothing is uploaded anywhere.</p>' +
+      'The fit runs in this page, in the background, with a separate module loaded only now' + fitSize(this.fitBytes) + '; nothing is uploaded anywhere.</p>' +
       '<p class="small">No measurements yet? <a class="sample-dl" href="#" download="wattscale-sample-synthetic.csv">Download a sample CSV</a> or <button type="button" class="btn small" id="refit-sample">put it in the box</button>. ' +
       '<span class="muted">Its rows are synthetic, not measurements: BERT-base and BERT-large runs on V100s computed from the paper\'s published law (calibration ' + esc('zoubeirou2026-bert-pooled') + ', Zoubeirou a Mayaki 2026, arXiv 2606.23546) with 10 % noise, so a fit should find the law again.</span></p>' +
       '<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>' +
@@ -2085,7 +2088,7 @@
       if (!f) return;
       f.text().then(function (t) { text.value = t; self.refitName = f.name; });
     });
-    var sample = function () { return call0(self.api.sampleCSV); };
+    var sample = function () { return self.api.sampleCSV(); };
     sec.querySelector('.sample-dl').addEventListener('click', function (e) {
       var a = e.currentTarget;
       if (a.dataset.ready) return;
@@ -2101,19 +2104,16 @@
     sec.querySelector('#refit-cancel').addEventListener('click', function () { self.cancelRefit('Cancelled: the form is as it was.'); });
   };
 
-  // fitSize states fit.wasm's size as the build wrote it: the mount
-  // element's data-fit-bytes, "RAW GZIP" in bytes (gzip -9), set by the
-  // generator from the built file; nothing when the build has no fit.wasm.
-  function fitSize(root) {
-    var b = (root.getAttribute('data-fit-bytes') || '').split(' ').map(Number);
+  // fitSize states fit.wasm's size as the build wrote it: bytes is the
+  // mount element's data-fit-bytes, "RAW GZIP" in bytes (gzip -9), set by
+  // the generator from the built file; nothing when the build has no fit.wasm.
+  function fitSize(bytes) {
+    var b = bytes.split(' ').map(Number);
     if (!(b[0] > 0)) return '';
     var mb = function (n) { return (n / 1e6).toFixed(1); };
     var gz = b[1] > 0 ? ', ' + mb(b[1]) + ' MB compressed' : '';
     return ' (<span class="fit-size" data-raw-mb="' + mb(b[0]) + '"' + (gz ? ' data-gzip-mb="' + mb(b[1]) + '"' : '') + '>fit.wasm: ' + mb(b[0]) + ' MB' + gz + '</span>)';
   }
-
-  // call0 calls a Go function that takes no argument and returns text.
-  function call0(fn) { return fn(); }
 
   Calculator.prototype.cancelRefit = function (msg) {
     var sec = this.root.querySelector('.refit');
