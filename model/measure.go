@@ -62,23 +62,19 @@ func ParseMeasurements(r io.Reader, presets []Preset) ([]Measurement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("measurements: %w", err)
 	}
-	var out []Measurement
-	for {
-		row, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("measurements: %w", err)
-		}
-		if len(out) >= MaxMeasurementRows {
-			return nil, fmt.Errorf("measurements: more than %d rows", MaxMeasurementRows)
+	n := 0
+	out, err := csvx.All(rd, func(row csvx.Row) (Measurement, error) {
+		if n++; n > MaxMeasurementRows {
+			return Measurement{}, fmt.Errorf("more than %d rows", MaxMeasurementRows)
 		}
 		m, err := parseMeasurement(row, presets)
 		if err != nil {
-			return nil, fmt.Errorf("measurements: %w", row.Wrap("", err))
+			return m, row.Wrap("", err)
 		}
-		out = append(out, m)
+		return m, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("measurements: %w", err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("measurements: no data rows after the header")

@@ -369,10 +369,7 @@ func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // of build and serve.
 func (f *siteFlags) parse(fl *flag.FlagSet, args []string, compress string) (buildOptions, error) {
 	f.register(fl, compress)
-	if err := fl.Parse(args); err != nil {
-		return buildOptions{}, errUsage
-	}
-	if err := noArgs(fl); err != nil {
+	if err := parseFlags(fl, args); err != nil {
 		return buildOptions{}, err
 	}
 	return f.options()

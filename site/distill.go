@@ -14,23 +14,12 @@ import (
 func runDistill(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("distill", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	plan, err := distill.ParsePlan(stdin)
-	if err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cat, err := content.Catalog()
 	if err != nil {
 		return err
 	}
-	res, err := distill.Evaluate(cat, plan)
-	if err != nil {
-		return err
-	}
-	return writeJSON(stdout, res)
+	return answer(stdin, stdout, cat, distill.ParsePlan, distill.Evaluate)
 }

@@ -17,25 +17,29 @@ func runEstimate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("estimate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	extra := fs.String("calibrations", "", "also load the calibration JSON files in this directory (e.g. written by fit -o); a request names one with \"calibration\"")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cat, err := catalog(*extra)
 	if err != nil {
 		return err
 	}
-	req, err := model.ParseRequest(stdin)
+	return answer(stdin, stdout, cat, model.ParseRequest, (*model.Catalog).Estimate)
+}
+
+// answer reads one JSON request from stdin with parse, answers it with
+// cat and writes the answer to stdout as indented JSON: the body of each
+// command that takes a request (estimate, distill, recommend).
+func answer[Req, Res any](stdin io.Reader, stdout io.Writer, cat *model.Catalog, parse func(io.Reader) (Req, error), do func(*model.Catalog, Req) (Res, error)) error {
+	req, err := parse(stdin)
 	if err != nil {
 		return err
 	}
-	resp, err := cat.Estimate(req)
+	res, err := do(cat, req)
 	if err != nil {
 		return err
 	}
-	return writeJSON(stdout, resp)
+	return writeJSON(stdout, res)
 }
 
 // catalog is content.Catalog() plus the calibrations in dir ("" = none),

@@ -30,10 +30,7 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "also write the calibration files into this directory (law and roofline both, or the paper calibration with -kind paper)")
 	name := fs.String("name", "", "calibration name prefix (default: derived from the data file)")
 	table := fs.Bool("table", true, "add the table stage to the roofline calibration: tensor-precision constants and the communication model fitted on content/validation/runs.csv")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	var raw []byte

@@ -68,11 +68,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 var errUsage = fmt.Errorf("usage")
 
-// noArgs refuses positional arguments after a command's flags: the
-// commands read their input from flags and standard input only, and an
-// argument silently ignored (a file name meant as input, a flag after it)
-// would give an answer to a question not asked.
-func noArgs(fs *flag.FlagSet) error {
+// parseFlags parses a command's flags (errUsage when they do not parse)
+// and refuses positional arguments after them: the commands read their
+// input from flags and standard input only, and an argument silently
+// ignored (a file name meant as input, a flag after it) would give an
+// answer to a question not asked.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q: %s takes flags only (and reads any request from standard input); see go run ./site %s -h", fs.Arg(0), fs.Name(), fs.Name())
 	}

@@ -282,6 +282,7 @@ type axisSpec struct {
 // chart's held height).
 type frameSpec struct {
 	id, title, desc, style string
+	attrs                  string // more attributes of the svg (` name="value"`)
 	width, height, left    float64
 	x, y                   axisSpec
 }
@@ -325,7 +326,7 @@ func chartFrame(b *strings.Builder, o frameSpec) (xa, ya chartAxis, W, H, L, R, 
 	if o.style != "" {
 		style = ` style="` + o.style + `"`
 	}
-	b.WriteString(`<svg viewBox="0 0 ` + n(W) + ` ` + n(H) + `" width="` + n(W) + `" height="` + n(H) + `"` + style + ` role="img" aria-labelledby="` + labelledBy + `" class="chart" id="` + o.id + `">`)
+	b.WriteString(`<svg viewBox="0 0 ` + n(W) + ` ` + n(H) + `" width="` + n(W) + `" height="` + n(H) + `"` + style + ` role="img" aria-labelledby="` + labelledBy + `" class="chart" id="` + o.id + `"` + o.attrs + `>`)
 	b.WriteString(`<title id="` + o.id + `-t">` + esc(o.title) + `</title>`)
 	if o.desc != "" {
 		b.WriteString(`<desc id="` + o.id + `-d">` + esc(o.desc) + `</desc>`)

@@ -33,13 +33,19 @@ var (
 	setNames    = map[string]string{"1b": "Paper: 1B students (OLMo-2 1B, teacher OLMo-2 32B)", "13b": "Paper: 13B students", "all": "Paper: all seven pipelines", "custom": "My own numbers"}
 )
 
-// prerenderPlanChartW is the width the planner's charts are prerendered
-// at: their box's on a desktop-wide page (site/assets/calc.css holds
-// .stages, .curve and .plane to 720 px; calc.js's chartWidth draws at the
-// box's width). The prerendered charts are held at the height they have
-// at that width, so that on a narrower page the takeover moves what is
-// below them by a few pixels only.
-const prerenderPlanChartW = 720.0
+// The planner's charts are prerendered twice: at their box's width on a
+// desktop-wide page (site/assets/calc.css holds .stages, .curve and .plane
+// to 720 px; calc.js's chartWidth draws at the box's width) and on a
+// 390 px phone (the page's width less its padding); calc.css shows the
+// one that fits (data-pre wide or narrow), and the takeover keeps one,
+// redrawn at the box's width. The phone's comes first, so that the
+// legend follows the one shown. Each is held at the height it has at its
+// width, so that on other widths the takeover moves what is below it by a
+// few pixels only.
+const (
+	prerenderPlanChartW       = 720.0
+	prerenderPlanChartNarrowW = 358.0
+)
 
 // plannerPrerendered is the planner's markup with the default plan and
 // the URL keys that carry a planner state.
@@ -282,14 +288,17 @@ func (v *planView) markup() (string, error) {
 		`<h2 class="h first">Options side by side</h2><div class="options">`)
 	v.options(r, v.out.BestPerStudent)
 	v.w(`</div><h2 class="h">Energy by stage</h2><div class="stages">`)
-	v.stages(r)
+	v.stages(r, prerenderPlanChartNarrowW, "narrow", false)
+	v.stages(r, prerenderPlanChartW, "wide", true)
 	v.w(`</div><section class="stage-rec-box" aria-labelledby="stage-rec-h"><h2 class="h" id="stage-rec-h">Cheaper hardware per stage</h2><p class="muted small">Each estimated GPU stage searched on its own over GPU type × count × layout (and power limit for training), as the calculator's “Cheaper ways to run this”; teacher and student may end up on different hardware.</p><div class="stage-rec">`)
 	v.stageRec()
 	v.w(`</div></section>`,
 		`<h2 class="h">Energy per student against reuse</h2><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline's student stage. Distillation pays off right of N*.</p><div class="curve">`)
-	v.curve(r)
+	v.curve(r, prerenderPlanChartNarrowW, "-n", "narrow", false)
+	v.curve(r, prerenderPlanChartW, "", "wide", true)
 	v.w(`</div><h2 class="h">Energy and quality</h2><p class="muted small">One-off pipeline energy against quality Q (student score ÷ teacher score); the dashed line joins the Pareto-efficient options.</p><div class="plane">`)
-	v.plane(r)
+	v.plane(r, prerenderPlanChartNarrowW, "-n", "narrow", false)
+	v.plane(r, prerenderPlanChartW, "", "wide", true)
 	v.w(`</div><div class="tstar">`)
 	v.tstar(r)
 	v.w(`</div><div class="advice-box">`)
@@ -481,18 +490,19 @@ func (v *planView) options(r *distill.Result, bestName string) {
 	}
 }
 
-// chartHeight is the height a chart of viewBox height h drawn at the
-// prerendered width takes on the page (site.css .chart: 0.75rem padding
-// left and right, 0.75rem + 0.5rem top and bottom, a 1 px border; the svg
-// keeps its aspect ratio), held as the prerendered chart's style.
-func chartHeight(h float64) string {
+// chartHeight is the height a chart of viewBox size w × h takes on the
+// page when its box is w wide (site.css .chart: 0.75rem padding left and
+// right, 0.75rem + 0.5rem top and bottom, a 1 px border; the svg keeps its
+// aspect ratio), held as the prerendered chart's style.
+func chartHeight(w, h float64) string {
 	const pad, padV = 2*12 + 2, 12 + 8 + 2
-	return "height:" + jsToFixed((prerenderPlanChartW-pad)*h/prerenderPlanChartW+padV, 2) + "px"
+	return "height:" + jsToFixed((w-pad)*h/w+padV, 2) + "px"
 }
 
-// stages is calc.js's renderStages.
-func (v *planView) stages(r *distill.Result) {
-	W, rowH := prerenderPlanChartW, 32.0
+// stages is calc.js's renderStages at width W, marked data-pre=cls (wide
+// or narrow); legend: with the legend after it.
+func (v *planView) stages(r *distill.Result, W float64, cls string, legend bool) {
+	rowH := 32.0
 	L, R := math.Min(150, math.Floor(W*0.3+0.5)), 86.0
 	H := float64(len(r.Options))*rowH + 10
 	top := 0.0
@@ -509,7 +519,7 @@ func (v *planView) stages(r *distill.Result) {
 		names = append(names, o.Name+" "+jsEnergyText(o.OneOffKWh))
 	}
 	n := jsNum
-	v.w(`<svg class="chart" viewBox="0 0 `, n(W), ` `, n(H), `" width="`, n(W), `" height="`, n(H), `" style="`, chartHeight(H), `" role="img" aria-label="`, esc("Energy by stage of each option: "+strings.Join(names, "; ")), `">`)
+	v.w(`<svg class="chart" data-pre="`, cls, `" viewBox="0 0 `, n(W), ` `, n(H), `" width="`, n(W), `" height="`, n(H), `" style="`, chartHeight(W, H), `" role="img" aria-label="`, esc("Energy by stage of each option: "+strings.Join(names, "; ")), `">`)
 	present := map[string]bool{}
 	for i, o := range r.Options {
 		y, x := 5+float64(i)*rowH, L
@@ -541,6 +551,9 @@ func (v *planView) stages(r *distill.Result) {
 		v.w(`<text class="bar-label" x="`, fx1(x+6), `" y="`, n(y+16), `">`, esc(jsEnergyText(o.OneOffKWh)), `</text>`)
 	}
 	v.w(`</svg>`)
+	if !legend {
+		return
+	}
 	var items []chartSeries
 	for _, s := range [][2]string{{"prerun", "Prerun"}, {"preprocess", "Preprocess"}, {"teacher", "Teacher"}, {"student", "Student"}, {"eval", "Evaluation"}, {"unsplit", "Total only (no stage split published)"}} {
 		if present[s[0]] {
@@ -562,8 +575,11 @@ func (v *planView) stageRec() {
 	v.w(`<p class="muted">Measured and published stage energies have no configuration to change. Set an option’s “Student stage” to “Estimated from its training setup” to search GPU type, count, layout and power limit for it.</p>`)
 }
 
-// curve is calc.js's renderCurve: energy per student against N.
-func (v *planView) curve(r *distill.Result) {
+// curve is calc.js's renderCurve, energy per student against N, at width
+// W; id is added to the chart's id, cls is its data-pre; legend: with the
+// legend after it (and the note that replaces the chart when there is
+// none).
+func (v *planView) curve(r *distill.Result, W float64, id, cls string, legend bool) {
 	var dist []*distill.OptionResult
 	for i := range r.Options {
 		if len(r.Options[i].Curve) > 0 {
@@ -571,7 +587,9 @@ func (v *planView) curve(r *distill.Result) {
 		}
 	}
 	if len(dist) == 0 {
-		v.w(`<p class="muted">No distilled option: nothing to amortise.</p>`)
+		if legend {
+			v.w(`<p class="muted">No distilled option: nothing to amortise.</p>`)
+		}
 		return
 	}
 	var titles []string
@@ -590,7 +608,7 @@ func (v *planView) curve(r *distill.Result) {
 		titles = append(titles, t)
 	}
 	var b strings.Builder
-	xa, ya, W, H, L, R, T, B := chartFrame(&b, frameSpec{id: "curve", width: prerenderPlanChartW, left: 60, style: chartHeight(300),
+	xa, ya, W, H, L, R, T, B := chartFrame(&b, frameSpec{id: "curve" + id, attrs: ` data-pre="` + cls + `"`, width: W, left: 60, style: chartHeight(W, 300),
 		title: "Energy per student against the number of students: " + strings.Join(titles, "; "),
 		x:     axisSpec{min: 1, max: 50, log: true, ticks: []float64{1, 2, 5, 10, 20, 50}, fmt: jsNum, label: "Students sharing the teacher stage (N)"},
 		y:     axisSpec{min: 0, max: top * 1.05, label: "kWh per student"}})
@@ -631,12 +649,15 @@ func (v *planView) curve(r *distill.Result) {
 		items = append(items, chartSeries{key: key, name: name})
 	}
 	b.WriteString(`</svg>`)
-	v.w(b.String(), legendHTML(items))
+	v.w(b.String())
+	if legend {
+		v.w(legendHTML(items))
+	}
 }
 
-// plane is calc.js's renderPlane: energy against quality, the Pareto
-// front dashed.
-func (v *planView) plane(r *distill.Result) {
+// plane is calc.js's renderPlane, energy against quality with the Pareto
+// front dashed, at width W (id, cls and legend as for curve).
+func (v *planView) plane(r *distill.Result, W float64, id, cls string, legend bool) {
 	var pts []*distill.OptionResult
 	for i := range r.Options {
 		if r.Options[i].Quality != nil {
@@ -644,7 +665,9 @@ func (v *planView) plane(r *distill.Result) {
 		}
 	}
 	if len(pts) == 0 {
-		v.w(`<p class="muted">No option has a quality score: give Q to place options on the plane.</p>`)
+		if legend {
+			v.w(`<p class="muted">No option has a quality score: give Q to place options on the plane.</p>`)
+		}
 		return
 	}
 	xmax, qmin, qmax := math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -664,7 +687,7 @@ func (v *planView) plane(r *distill.Result) {
 		domText = "none"
 	}
 	var b strings.Builder
-	xa, ya, W, _, _, _, _, _ := chartFrame(&b, frameSpec{id: "plane", width: prerenderPlanChartW, left: 60, style: chartHeight(300),
+	xa, ya, W, _, _, _, _, _ := chartFrame(&b, frameSpec{id: "plane" + id, attrs: ` data-pre="` + cls + `"`, width: W, left: 60, style: chartHeight(W, 300),
 		title: "Energy–quality plane. Pareto-efficient: " + strings.Join(par, ", ") + ". Dominated: " + domText,
 		x:     axisSpec{min: 0, max: xmax * 1.1, label: "One-off pipeline energy (kWh)"},
 		y:     axisSpec{min: math.Max(0, qmin-0.05), max: math.Min(1.05, qmax+0.05), label: "Quality Q (0 to 1)"}})
@@ -704,7 +727,10 @@ func (v *planView) plane(r *distill.Result) {
 		b.WriteString(`<text class="mark-label" x="` + fx1(x+dx) + `" y="` + fx1(y+4) + `" text-anchor="` + anchor + `">` + esc(o.Name) + suffix + `</text>`)
 	}
 	b.WriteString(`</svg>`)
-	v.w(b.String(), legendHTML([]chartSeries{{key: "single", name: "Direct SFT"}, {key: "ddp", name: "Logit KD"}, {key: "tp", name: "Synthetic-data SFT"}}))
+	v.w(b.String())
+	if legend {
+		v.w(legendHTML([]chartSeries{{key: "single", name: "Direct SFT"}, {key: "ddp", name: "Logit KD"}, {key: "tp", name: "Synthetic-data SFT"}}))
+	}
 }
 
 // tstar is the serving threshold list of calc.js's render.

@@ -19,38 +19,15 @@ func runRecommend(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("recommend", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	plan := fs.Bool("plan", false, "read a distillation plan request {\"plan\": ..., \"candidates\", \"deadline_s\", \"minimise\", \"stages\"} and recommend per stage")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	if err := noArgs(fs); err != nil {
-		return err
-	}
-	if *plan {
-		req, err := distill.ParseRecommendRequest(stdin)
-		if err != nil {
-			return err
-		}
-		cat, err := content.Catalog()
-		if err != nil {
-			return err
-		}
-		res, err := distill.Recommend(cat, req)
-		if err != nil {
-			return err
-		}
-		return writeJSON(stdout, res)
-	}
-	req, err := model.ParseRecommendRequest(stdin)
-	if err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	cat, err := content.Catalog()
 	if err != nil {
 		return err
 	}
-	res, err := cat.Recommend(req)
-	if err != nil {
-		return err
+	if *plan {
+		return answer(stdin, stdout, cat, distill.ParseRecommendRequest, distill.Recommend)
 	}
-	return writeJSON(stdout, res)
+	return answer(stdin, stdout, cat, model.ParseRecommendRequest, (*model.Catalog).Recommend)
 }

@@ -22,10 +22,7 @@ func runValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	asJSON := fs.Bool("json", false, "write the full report as JSON instead of tables")
 	holdout := fs.Bool("holdout", false, "leave-one-source-out: predict each source's runs with a calibration fitted without that source")
 	cal := fs.String("calibration", "", "calibration to estimate with (default: the catalog default)")
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	if err := noArgs(fs); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	raw := content.ValidationRuns

@@ -132,6 +132,26 @@ func (r *Reader) Next() (Row, error) {
 	return Row{Line: line, rec: rec, col: r.col}, nil
 }
 
+// All reads the remaining rows, each turned into a T by parse, in order;
+// it stops at the first error, Next's or parse's, and returns it as is.
+func All[T any](r *Reader, parse func(Row) (T, error)) ([]T, error) {
+	var out []T
+	for {
+		row, err := r.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		v, err := parse(row)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+}
+
 // parseError turns an encoding/csv error into a *LineError on its line.
 func parseError(err error, line int) error {
 	var pe *csv.ParseError

@@ -2,6 +2,7 @@ package csvx
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -123,4 +124,33 @@ func FuzzReader(f *testing.F) {
 			_ = r.Get("a") + r.Get("b")
 		}
 	})
+}
+
+// TestAll: every row in order through parse; the first error, a parse
+// error or a malformed line, is returned as it is and nothing else.
+func TestAll(t *testing.T) {
+	parseA := func(row Row) (string, error) {
+		if row.Get("a") == "bad" {
+			return "", row.Errorf("a", "is bad")
+		}
+		return row.Get("a"), nil
+	}
+	for _, c := range []struct{ in, want, err string }{
+		{"a,b\nx,1\ny,2\n", "x y", ""},
+		{"a,b\n", "", ""},
+		{"a,b\nx,1\nbad,2\nz,3\n", "", "line 3: column a: is bad"},
+		{"a,b\nx,1\ny\n", "", "line 3: wrong number of fields"},
+	} {
+		rd, err := NewReader(strings.NewReader(c.in), Header{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := All(rd, parseA)
+		if msg := fmt.Sprint(err); (c.err == "" && err != nil) || (c.err != "" && msg != c.err) {
+			t.Errorf("All(%q) error %v, want %q", c.in, err, c.err)
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("All(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
 }

@@ -31,20 +31,10 @@ func ReadScaling(r io.Reader) ([]ScalingPoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scaling: %w", err)
 	}
-	var out []ScalingPoint
-	for {
-		row, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("scaling: %w", err)
-		}
-		p, err := scalingPoint(row, rd.Has("speedup_ci_low") && rd.Has("speedup_ci_high"))
-		if err != nil {
-			return nil, fmt.Errorf("scaling: %w", err)
-		}
-		out = append(out, p)
+	ci := rd.Has("speedup_ci_low") && rd.Has("speedup_ci_high")
+	out, err := csvx.All(rd, func(row csvx.Row) (ScalingPoint, error) { return scalingPoint(row, ci) })
+	if err != nil {
+		return nil, fmt.Errorf("scaling: %w", err)
 	}
 	return out, nil
 }

@@ -60,20 +60,9 @@ func ReadZeus(r io.Reader) ([]model.Measurement, error) {
 	if !IsZeus(rd.Columns()) {
 		return nil, fmt.Errorf("zeus: header %q is not %q", strings.Join(rd.Columns(), ","), strings.Join(ZeusHeader, ","))
 	}
-	var out []model.Measurement
-	for {
-		row, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("zeus: %w", err)
-		}
-		m, err := zeusRow(row)
-		if err != nil {
-			return nil, fmt.Errorf("zeus: %w", err)
-		}
-		out = append(out, m)
+	out, err := csvx.All(rd, zeusRow)
+	if err != nil {
+		return nil, fmt.Errorf("zeus: %w", err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("zeus: no rows")

@@ -120,26 +120,21 @@ func ReadRuns(r io.Reader) ([]Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runs: %w", err)
 	}
-	var out []Run
 	ids := map[string]int{}
-	for {
-		row, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("runs: %w", err)
-		}
+	out, err := csvx.All(rd, func(row csvx.Row) (Run, error) {
 		p := rowParser{row: row}
 		run := p.run()
 		if p.err != nil {
-			return nil, fmt.Errorf("runs: %w", p.err)
+			return run, p.err
 		}
 		if prev, dup := ids[run.ID]; dup {
-			return nil, fmt.Errorf("runs: %w", row.Errorf("", "id %q already used on line %d", run.ID, prev))
+			return run, row.Errorf("", "id %q already used on line %d", run.ID, prev)
 		}
 		ids[run.ID] = row.Line
-		out = append(out, run)
+		return run, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("runs: %w", err)
 	}
 	for _, r := range out {
 		if r.DuplicateOf != "" {

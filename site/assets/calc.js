@@ -553,6 +553,9 @@
 
   function Calculator(root, api, meta, opts) {
     this.root = root;
+    // Read here: the first build draws into a detached element that
+    // replaces the prerendered page's content (root keeps its attributes).
+    this.fitBytes = root.getAttribute('data-fit-bytes') || '';
     this.api = api;
     this.meta = meta;
     this.fields = {};
@@ -1424,30 +1427,6 @@
   var STAGES = [['preprocess', 'pre', 'Preprocess'], ['teacher', 'teacher', 'Teacher'], ['student', 'student', 'Student'], ['eval', 'eval', 'Evaluation']];
   var SET_NAMES = { '1b': 'Paper: 1B students (OLMo-2 1B, teacher OLMo-2 32B)', '13b': 'Paper: 13B students', all: 'Paper: all seven pipelines', custom: 'My own numbers' };
 
-  // morph makes the children and attributes of live those of next (a node
-  // or fragment built off the page), keeping every live node whose place,
-  // kind and tag are the same: what the generator prerendered
-  // (site/prerenderplan.go) stays on the page and only what differs
-  // changes. Nodes of next that have no live twin move into live.
-  function morph(live, next) {
-    if (next.nodeType === 1) {
-      Array.prototype.slice.call(live.attributes).forEach(function (a) {
-        if (!next.hasAttribute(a.name) && !(a.name === 'open' && live.tagName === 'DETAILS')) live.removeAttribute(a.name);
-      });
-      Array.prototype.forEach.call(next.attributes, function (a) {
-        if (live.getAttribute(a.name) !== a.value) live.setAttribute(a.name, a.value);
-      });
-    }
-    var kids = Array.prototype.slice.call(next.childNodes), i;
-    for (i = 0; i < kids.length; i++) {
-      var x = live.childNodes[i], y = kids[i];
-      if (!x) live.appendChild(y);
-      else if (x.nodeType !== y.nodeType || x.nodeName !== y.nodeName) live.replaceChild(y, x);
-      else if (x.nodeType === 1) morph(x, y);
-      else if (x.nodeValue !== y.nodeValue) x.nodeValue = y.nodeValue;
-    }
-    while (live.childNodes.length > kids.length) live.removeChild(live.lastChild);
-  }
   // (The planner's panels use setHTML too, defined above with the
   // calculator's: one keyed morph for both.)
 
@@ -1626,7 +1605,7 @@
     if (live) {
       // The prerendered planner: patch its form, then use its nodes. Its
       // results keep their nodes until render patches each part.
-      morph(live.querySelector('form'), form);
+      morphNode(live.querySelector('form'), form, null, false);
       layout = live;
       var inputs = this.inputs;
       for (var k in inputs) inputs[k] = document.getElementById(inputs[k].id) || inputs[k];
@@ -2093,7 +2072,7 @@
     sec.innerHTML =
       '<h2 id="refit-h">Refit the law to your own measurements</h2>' +
       '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>, and for the paper\'s specification <code>eta</code>, each multi-GPU run\'s measured efficiency T₁/(N·T<sub>N</sub>), and <code>group</code>; the Zeus power trace also works). ' +
-      'The fit runs in this page, in the background, with a separate module loaded only now' + fitSize(this.root) + '; nothing is uploaded anywhere.</p>' +
+      'The fit runs in this page, in the background, with a separate module loaded only now' + fitSize(this.fitBytes) + '; nothing is uploaded anywhere.</p>' +
       '<p class="small">No measurements yet? <a class="sample-dl" href="#" download="wattscale-sample-synthetic.csv">Download a sample CSV</a> or <button type="button" class="btn small" id="refit-sample">put it in the box</button>. ' +
       '<span class="muted">Its rows are synthetic, not measurements: BERT-base and BERT-large runs on V100s computed from the paper\'s published law (calibration ' + esc('zoubeirou2026-bert-pooled') + ', Zoubeirou a Mayaki 2026, arXiv 2606.23546) with 10 % noise, so a fit should find the law again.</span></p>' +
       '<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>' +
@@ -2109,7 +2088,7 @@
       if (!f) return;
       f.text().then(function (t) { text.value = t; self.refitName = f.name; });
     });
-    var sample = function () { return call0(self.api.sampleCSV); };
+    var sample = function () { return self.api.sampleCSV(); };
     sec.querySelector('.sample-dl').addEventListener('click', function (e) {
       var a = e.currentTarget;
       if (a.dataset.ready) return;
@@ -2125,19 +2104,16 @@
     sec.querySelector('#refit-cancel').addEventListener('click', function () { self.cancelRefit('Cancelled: the form is as it was.'); });
   };
 
-  // fitSize states fit.wasm's size as the build wrote it: the mount
-  // element's data-fit-bytes, "RAW GZIP" in bytes (gzip -9), set by the
-  // generator from the built file; nothing when the build has no fit.wasm.
-  function fitSize(root) {
-    var b = (root.getAttribute('data-fit-bytes') || '').split(' ').map(Number);
+  // fitSize states fit.wasm's size as the build wrote it: bytes is the
+  // mount element's data-fit-bytes, "RAW GZIP" in bytes (gzip -9), set by
+  // the generator from the built file; nothing when the build has no fit.wasm.
+  function fitSize(bytes) {
+    var b = bytes.split(' ').map(Number);
     if (!(b[0] > 0)) return '';
     var mb = function (n) { return (n / 1e6).toFixed(1); };
     var gz = b[1] > 0 ? ', ' + mb(b[1]) + ' MB compressed' : '';
     return ' (<span class="fit-size" data-raw-mb="' + mb(b[0]) + '"' + (gz ? ' data-gzip-mb="' + mb(b[1]) + '"' : '') + '>fit.wasm: ' + mb(b[0]) + ' MB' + gz + '</span>)';
   }
-
-  // call0 calls a Go function that takes no argument and returns text.
-  function call0(fn) { return fn(); }
 
   Calculator.prototype.cancelRefit = function (msg) {
     var sec = this.root.querySelector('.refit');
@@ -2285,7 +2261,8 @@
         { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
         { wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
     } catch (e) {
-      var msg = '<p class="fatal" role="alert">The calculator could not start: ' + esc(e.message) + (pre ? '. The numbers below are the default estimate, computed when the site was built.' : '') + '</p>';
+      var msg = '<p class="fatal" role="alert">The ' + (mode === 'planner' ? 'planner' : 'calculator') + ' could not start: ' + esc(e.message) +
+        (pre ? '. The numbers below are the default ' + (mode === 'planner' ? 'plan' : 'estimate') + ', computed when the site was built.' : '') + '</p>';
       if (pre) root.insertAdjacentHTML('afterbegin', msg);
       else root.innerHTML = msg;
       root.removeAttribute('aria-busy');
