@@ -90,7 +90,9 @@ func (c *Catalog) Calibration(name string) (*Calibration, error) {
 type Response struct {
 	Version string `json:"version"`
 	// EnergyKWh is the accelerators' energy for the whole run (what the
-	// calibrations are fitted to: GPU board energy, no host, no PUE).
+	// calibrations are fitted to: GPU board energy, no host, no PUE; on an
+	// accelerator whose catalog power is system power per chip, the TPUs,
+	// it includes the host's share, and an assumption says so).
 	EnergyKWh         float64    `json:"energy_kwh"`
 	EnergyIntervalKWh [2]float64 `json:"energy_interval_kwh"`
 	IntervalLevel     float64    `json:"interval_level"`
@@ -358,6 +360,9 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 		return err
 	}
 	r.gpu = g
+	if g.PowerScope == SystemPower {
+		r.assume = append(r.assume, fmt.Sprintf("%s power is measured system power per chip (%g W: host, memory and network included, %s), so energy_kwh includes the host's share here", g.ID, g.BoardPowerW, "the only training power Google publishes for its TPUs"))
+	}
 	if r.prec == "" {
 		r.prec = g.DefaultPrecision()
 		r.assume = append(r.assume, fmt.Sprintf("training.precision not given: %s, what a typical mixed-precision recipe uses on a %s (%s)", r.prec, g.ID, DefaultPrecisionRule))

@@ -48,13 +48,25 @@ type GPU struct {
 	FP8TFLOPS    float64      `json:"fp8_tflops"`     // FP8 tensor peak, TFLOP/s; 0 = none
 	MemoryGB     float64      `json:"memory_gb"`      // device memory, GB (1e9 bytes)
 	BandwidthGBs float64      `json:"bandwidth_gb_s"` // device memory bandwidth, GB/s
-	BoardPowerW  float64      `json:"board_power_w"`  // TDP / total board power, W
+	BoardPowerW  float64      `json:"board_power_w"`  // TDP / total board power, W (per chip, system power where PowerScope is SystemPower)
 	IdlePowerW   float64      `json:"idle_power_w"`   // idle draw, W (measured where cited, else an estimate)
 	Interconnect Interconnect `json:"interconnect"`   // intra-node link class
 	Source       string       `json:"source"`         // where the figures come from
 	IdleSource   string       `json:"idle_source"`    // where the idle figure comes from
 	Aliases      []string     `json:"aliases,omitempty"`
+	// PowerScope says what BoardPowerW and IdlePowerW cover: "" for the
+	// accelerator alone (a board's TDP, as vendors publish it), or
+	// SystemPower for the measured power of the whole system divided by
+	// its chips (host CPUs, memory, network and fans included), the only
+	// figure Google publishes for its TPUs in training.
+	PowerScope string `json:"power_scope,omitempty"`
 }
+
+// SystemPower is the PowerScope of a catalog entry whose power is the
+// measured system power per chip: an estimate for it already includes the
+// host's share, so no host factor is added on top when it is compared with
+// a node or facility figure (validate.HostFactor).
+const SystemPower = "system"
 
 // PeakFLOPS returns the peak rate in FLOP/s for precision p, or an error that
 // names the field and the precisions the GPU supports.
@@ -314,7 +326,7 @@ func DefaultGPUs() []GPU {
 		{ID: "b200", Name: "B200 180 GB", Vendor: "NVIDIA", Year: 2025, FP32TFLOPS: 80, TF32TFLOPS: 1100, FP16TFLOPS: 2250, BF16TFLOPS: 2250, FP8TFLOPS: 4500, MemoryGB: 180, BandwidthGBs: 8000, BoardPowerW: 1000, IdlePowerW: 100, Interconnect: NVLink, Source: srcRef + "; NVIDIA HGX B200 datasheet (dense rates)", IdleSource: idleEst, Aliases: []string{"b200-sxm"}},
 		{ID: "mi250x", Name: "Instinct MI250X", Vendor: "AMD", Year: 2021, FP32TFLOPS: 47.9, TF32TFLOPS: 0, FP16TFLOPS: 383, BF16TFLOPS: 383, MemoryGB: 128, BandwidthGBs: 3277, BoardPowerW: 560, IdlePowerW: 90, Interconnect: NVLink, Source: srcRef + "; AMD MI250X datasheet (OAM, Infinity Fabric)", IdleSource: "estimate: 16% of board power (two dies on one package)", Aliases: []string{"mi250"}},
 		{ID: "mi300x", Name: "Instinct MI300X", Vendor: "AMD", Year: 2023, FP32TFLOPS: 163.4, TF32TFLOPS: 653.7, FP16TFLOPS: 1307.4, BF16TFLOPS: 1307.4, FP8TFLOPS: 2614.9, MemoryGB: 192, BandwidthGBs: 5300, BoardPowerW: 750, IdlePowerW: 110, Interconnect: NVLink, Source: srcRef + "; AMD MI300X datasheet (OAM, Infinity Fabric)", IdleSource: "estimate: about 15% of board power", Aliases: []string{"mi300"}},
-		{ID: "tpu-v3", Name: "Cloud TPU v3 (per chip)", Vendor: "Google", Year: 2018, FP32TFLOPS: 0, BF16TFLOPS: 123, MemoryGB: 32, BandwidthGBs: 900, BoardPowerW: 288, IdlePowerW: 60, Interconnect: NVLink, Source: "Jouppi et al., CACM 2020 (123 TFLOP/s bf16, 32 GiB HBM, 900 GB/s per chip); power: Patterson et al. 2021, Table 4 average system power per TPU v3 chip", IdleSource: "estimate: about 20% of the average system power", Aliases: []string{"tpuv3"}},
-		{ID: "tpu-v4", Name: "Cloud TPU v4 (per chip)", Vendor: "Google", Year: 2021, FP32TFLOPS: 0, BF16TFLOPS: 275, MemoryGB: 32, BandwidthGBs: 1200, BoardPowerW: 192, IdlePowerW: 40, Interconnect: NVLink, Source: srcRef + "; Jouppi et al., ISCA 2023 (275 TFLOP/s bf16, 1200 GB/s; mean measured power about 170-192 W)", IdleSource: "estimate: about 20% of mean power", Aliases: []string{"tpuv4"}},
+		{ID: "tpu-v3", Name: "Cloud TPU v3 (per chip)", Vendor: "Google", Year: 2018, FP32TFLOPS: 0, BF16TFLOPS: 123, MemoryGB: 32, BandwidthGBs: 900, BoardPowerW: 288, IdlePowerW: 60, Interconnect: NVLink, Source: "Jouppi et al., CACM 2020 (123 TFLOP/s bf16, 32 GiB HBM, 900 GB/s per chip); power: Patterson et al. 2021, Table 4 average system power per TPU v3 chip", IdleSource: "estimate: about 20% of the average system power", Aliases: []string{"tpuv3"}, PowerScope: SystemPower},
+		{ID: "tpu-v4", Name: "Cloud TPU v4 (per chip)", Vendor: "Google", Year: 2021, FP32TFLOPS: 0, BF16TFLOPS: 275, MemoryGB: 32, BandwidthGBs: 1200, BoardPowerW: 378.5, IdlePowerW: 76, Interconnect: NVLink, Source: srcRef + "; Jouppi et al., ISCA 2023 (275 TFLOP/s bf16, 1200 GB/s; the chip alone: mean measured power about 170-192 W); power: Chowdhery et al. 2022 (PaLM, arXiv 2204.02311), App. B, 378.5 W measured average system power per TPU v4 chip in training, the convention of the TPU v3 entry (Patterson et al. 2021, Table 4)", IdleSource: "estimate: about 20% of the average system power", Aliases: []string{"tpuv4"}, PowerScope: SystemPower},
 	}
 }

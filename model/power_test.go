@@ -3,6 +3,8 @@ package model_test
 import (
 	"errors"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wattscale/wattscale/model"
@@ -115,5 +117,52 @@ func TestEmbodiedBLOOM(t *testing.T) {
 	}
 	if op := r.EnergyKWh * r.Inputs.PUE * r.Inputs.CarbonGPerKWh / 1000; math.Abs(r.CO2eKg-op) > 1e-12*op {
 		t.Errorf("co2e_kg = %.6g, want the operational %.6g alone (embodied is reported beside it)", r.CO2eKg, op)
+	}
+}
+
+// TestTPUPowerConvention: the TPU entries state their power by one
+// convention, the measured average system power per chip in training
+// (host, memory, network and fans included), since that is the figure
+// Google publishes: 288 W per TPU v3 chip (Patterson et al. 2021, Table
+// 4) and 378.5 W per TPU v4 chip (Chowdhery et al. 2022, PaLM, App. B).
+// The chip alone draws much less (TPU v4: about 170 W mean, 192 W max,
+// Jouppi et al., ISCA 2023), so a chip figure beside a system figure would
+// make the two generations incomparable by about 2×.
+func TestTPUPowerConvention(t *testing.T) {
+	c := catalog(t)
+	for _, tc := range []struct {
+		id string
+		w  float64
+	}{{"tpu-v3", 288}, {"tpu-v4", 378.5}} {
+		g, err := c.Hardware.Lookup(tc.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(g.BoardPowerW-tc.w) > 0.5 {
+			t.Errorf("%s power %g W, want the published system power per chip %g W", tc.id, g.BoardPowerW, tc.w)
+		}
+	}
+	scopes := map[string][]string{}
+	for _, g := range c.Hardware.GPUs {
+		if g.Vendor == "Google" {
+			scopes[g.PowerScope] = append(scopes[g.PowerScope], g.ID)
+			if !strings.Contains(g.Source, "system power") {
+				t.Errorf("%s: source %q does not say its power is system power", g.ID, g.Source)
+			}
+		}
+	}
+	if len(scopes) != 1 || scopes[model.SystemPower] == nil {
+		t.Errorf("Google accelerators by power scope %v, want all %q", scopes, model.SystemPower)
+	}
+	// The estimate says that its energy includes the host's share.
+	req := baseRequest()
+	req.Hardware.GPU = "tpu-v4"
+	req.Training.Precision = model.BF16
+	resp, err := c.Estimate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(resp.Assumptions, func(s string) bool { return strings.Contains(s, "system power per chip") }) {
+		t.Errorf("tpu-v4 estimate: no assumption on system power in %q", resp.Assumptions)
 	}
 }

@@ -43,7 +43,9 @@ const BaselineMFU = 0.4
 // load (Latif et al. 2024, arXiv 2412.08602), i.e. at most 1.5 × the
 // 5.6 kW of its GPUs at board power; Patterson et al. 2021 (Table 4)
 // measured 330 W of system power per 300 W V100 and 310 W per TPU v3 chip
-// including host, memory, network and fans.
+// including host, memory, network and fans. It is not applied to
+// accelerators whose catalog power is already that system power per chip
+// (model.SystemPower: the TPUs), which would count the host twice.
 const HostFactor = 1.3
 
 // Options configures Score. The zero value is not usable: set Catalog or
@@ -282,6 +284,11 @@ func scoreRun(r Run, cat *model.Catalog, calName string, hf float64) RowResult {
 	in := r.Inputs(cat.Presets, cat.Hardware)
 	res.Inputs = in
 	g, gerr := cat.Hardware.Lookup(r.GPU)
+	if gerr == nil && g.PowerScope == model.SystemPower {
+		// The catalog's power for this accelerator is already system
+		// power per chip (host included): no host factor on top.
+		hf = 1
+	}
 
 	res.Predict[Wattscale] = Predict(r, in, cat, calName, hf)
 	if r.Method != model.MethodFull && in.Skip == "" {

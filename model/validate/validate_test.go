@@ -522,3 +522,38 @@ func TestPEFTRuns(t *testing.T) {
 		t.Errorf("%d independent LoRA runs, PEFT group has %d; want at least 5, all of them", n, rep.PEFT.Rows)
 	}
 }
+
+// TestSystemPowerNoHostFactor: a facility figure that includes the host is
+// compared with an estimate on a TPU (whose catalog power is already system
+// power per chip, model.SystemPower) without the host factor, and with it
+// on a GPU (board power). The PaLM row (Chowdhery et al. 2022, App. B) and
+// the GPT-3 row (Patterson et al. 2021) both record host energy.
+func TestSystemPowerNoHostFactor(t *testing.T) {
+	cat := catalog(t)
+	want := map[string]float64{"palm-540b-pretrain": 1, "gpt-3-175b-pretrain": validate.HostFactor}
+	var runs []validate.Run
+	for _, r := range table(t) {
+		if _, ok := want[r.ID]; ok {
+			if r.Host != "yes" {
+				t.Fatalf("%s: host %q, want yes", r.ID, r.Host)
+			}
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) != len(want) {
+		t.Fatalf("found %d of %d runs", len(runs), len(want))
+	}
+	rep, err := validate.Score(runs, validate.Options{Catalog: cat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range rep.Rows {
+		w := row.Predict[validate.Wattscale]
+		if !w.Available {
+			t.Fatalf("%s: %s", row.ID, w.Reason)
+		}
+		if got := w.KWh / (w.AcceleratorKWh * runs[i].PUE); !near(got, want[row.ID], 1e-9) {
+			t.Errorf("%s: compared kWh / (accelerator kWh × PUE) = %.4g, want %.4g", row.ID, got, want[row.ID])
+		}
+	}
+}
