@@ -243,6 +243,9 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 			t.Logf("wrote %s (WebAssembly ready: %s)", name, ready)
 		}
 	}
+	ctrlLocal, ctrlFile := controlFirstPaint(t, runs)
+	add("control: a minimal page holding only the headline, first visible, localhost", ms(ctrlLocal), "")
+	add("control: the same minimal page, first visible, file://", ms(ctrlFile), "")
 	add("navigation → first estimate visible, localhost (prerendered; Element Timing)", ms(local), "< 300 ms")
 	add("navigation → first estimate computed by the WebAssembly, localhost", ms(localWasm), "")
 	add("navigation → first estimate visible, file://", ms(file), "< 300 ms")
@@ -331,4 +334,36 @@ func minOfF(xs []float64) float64 {
 		}
 	}
 	return m
+}
+
+// controlPage is the least a calculator page could be: the headline the
+// report watches (#energy inside a prerendered #calc-root) and nothing
+// else, no style sheet, no script, no wasm.
+const controlPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>control</title></head>
+<body><div id="calc-root" data-prerendered="1"><p id="energy" elementtiming="estimate">0.16 kWh</p></div></body></html>`
+
+// controlFirstPaint times the first paint of controlPage with the same
+// cold browser and the same measure (estimateVisibleMs) as the
+// calculator's rows, on localhost and from file://: what this machine's
+// headless Chromium needs for any page, so that the calculator's rows can
+// be read against it (on a loaded machine both rise together).
+func controlFirstPaint(t *testing.T, runs int) (local, file []float64) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(controlPage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := serveCompressed(t, dir)
+	abs, _ := filepath.Abs(filepath.Join(dir, "index.html"))
+	for i := 0; i < runs; i++ {
+		ctx := coldBrowser(t)
+		watchEstimate(t, ctx)
+		do(t, ctx, "open the control page", chromedp.Navigate(cs.URL+"/"))
+		local = append(local, eval[float64](t, ctx, estimateVisibleMs))
+		fctx := coldBrowser(t)
+		watchEstimate(t, fctx)
+		do(t, fctx, "open the control page from file://", chromedp.Navigate("file://"+abs))
+		file = append(file, eval[float64](t, fctx, estimateVisibleMs))
+	}
+	return local, file
 }
