@@ -147,14 +147,7 @@ func (c *calcView) extras(group string) string {
 			}
 			ctl = `<input type="checkbox" value="1"<CTL` + chk + `>`
 		default:
-			mode := "text"
-			switch f.Kind {
-			case model.KindInt:
-				mode = "numeric"
-			case model.KindNumber:
-				mode = "decimal"
-			}
-			ctl = c.textInput(f.Key, mode, "")
+			ctl = c.textInput(f.Key, inputMode(f.Kind), "")
 		}
 		if f.Help != "" {
 			ctl = strings.Replace(ctl, "<CTL", ` title="`+esc(f.Help)+`"<CTL`, 1)
@@ -746,4 +739,16 @@ func firstErr(pts []model.SweepPoint, otherwise string) string {
 		return pts[0].Error
 	}
 	return otherwise
+}
+
+// inputMode is the inputmode of a text field of kind k: the keyboard a
+// phone shows for it.
+func inputMode(k model.FieldKind) string {
+	switch k {
+	case model.KindInt:
+		return "numeric"
+	case model.KindNumber:
+		return "decimal"
+	}
+	return "text"
 }

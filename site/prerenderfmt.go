@@ -160,6 +160,22 @@ func esc(s string) string { return html.EscapeString(s) }
 
 func fx1(x float64) string { return jsToFixed(x, 1) }
 
+// svgPath is an SVG path's d attribute through n points, each in the
+// chart's pixels to one decimal, as calc.js writes it.
+func svgPath(n int, at func(i int) (x, y float64)) string {
+	var d strings.Builder
+	for i := range n {
+		if i > 0 {
+			d.WriteByte('L')
+		} else {
+			d.WriteByte('M')
+		}
+		x, y := at(i)
+		d.WriteString(fx1(x) + " " + fx1(y))
+	}
+	return d.String()
+}
+
 /* ---------- charts: calc.js's axis and lineChart ---------- */
 
 func jsNiceStep(span float64, n int) float64 {
@@ -383,16 +399,8 @@ func lineChart(o lineChartSpec) string {
 		if len(s.pts) == 0 {
 			continue
 		}
-		var d strings.Builder
-		for i, p := range s.pts {
-			if i > 0 {
-				d.WriteByte('L')
-			} else {
-				d.WriteByte('M')
-			}
-			d.WriteString(fx1(xa.mapv(p[0])) + " " + fx1(ya.mapv(p[1])))
-		}
-		b.WriteString(`<path class="line s-` + s.key + `" d="` + d.String() + `"/>`)
+		d := svgPath(len(s.pts), func(i int) (float64, float64) { return xa.mapv(s.pts[i][0]), ya.mapv(s.pts[i][1]) })
+		b.WriteString(`<path class="line s-` + s.key + `" d="` + d + `"/>`)
 		if len(s.pts) == 1 {
 			b.WriteString(`<circle class="dot s-` + s.key + `" r="4" cx="` + fx1(xa.mapv(s.pts[0][0])) + `" cy="` + fx1(ya.mapv(s.pts[0][1])) + `"/>`)
 		}

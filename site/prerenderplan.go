@@ -394,14 +394,7 @@ func (v *planView) row(i int, F map[string]model.Field) {
 			}
 			ctl = c.sel(key, opts)
 		default:
-			mode := "decimal"
-			switch f.Kind {
-			case model.KindInt:
-				mode = "numeric"
-			case model.KindString:
-				mode = "text"
-			}
-			ctl = c.textInput(key, mode, "")
+			ctl = c.textInput(key, inputMode(f.Kind), "")
 		}
 		label := map[string]string{"model": "Student model", "tokens": "Training tokens", "train_emb": "Train embeddings, LM head"}[k]
 		if label == "" {
@@ -616,16 +609,10 @@ func (v *planView) curve(r *distill.Result, W float64, id, cls string, legend bo
 	var items []chartSeries
 	for i, o := range dist {
 		key := keys[i%len(keys)]
-		var d strings.Builder
-		for j, p := range o.Curve {
-			if j > 0 {
-				d.WriteByte('L')
-			} else {
-				d.WriteByte('M')
-			}
-			d.WriteString(fx1(xa.mapv(float64(p.N))) + " " + fx1(ya.mapv(p.KWhPerStudent)))
-		}
-		b.WriteString(`<path class="line s-` + key + `" d="` + d.String() + `"/>`)
+		d := svgPath(len(o.Curve), func(j int) (float64, float64) {
+			return xa.mapv(float64(o.Curve[j].N)), ya.mapv(o.Curve[j].KWhPerStudent)
+		})
+		b.WriteString(`<path class="line s-` + key + `" d="` + d + `"/>`)
 		if o.BaselineStudentKWh != nil {
 			by := fx1(ya.mapv(*o.BaselineStudentKWh))
 			b.WriteString(`<line class="line s-` + key + `" stroke-dasharray="6 4" x1="` + jsNum(L) + `" x2="` + jsNum(W-R) + `" y1="` + by + `" y2="` + by + `"/>`)
