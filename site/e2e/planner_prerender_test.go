@@ -217,36 +217,7 @@ func TestPlannerPrerenderTakeover(t *testing.T) {
 			checkCards(t, "after the takeover", eval[[]planCard](t, ctx, planNumbers), want)
 			after := eval[[]probed](t, ctx, planLayoutProbe)
 			afterCtl := eval[[]string](t, ctx, planControlsProbe)
-			if len(beforeCtl) != len(afterCtl) {
-				t.Errorf("%d prerendered controls, %d after the takeover:\nprerendered:\n%s\nWebAssembly:\n%s", len(beforeCtl), len(afterCtl), strings.Join(beforeCtl, "\n"), strings.Join(afterCtl, "\n"))
-			} else {
-				for i := range beforeCtl {
-					if beforeCtl[i] != afterCtl[i] {
-						t.Errorf("control %d differs:\nprerendered %s\nWebAssembly %s", i, beforeCtl[i], afterCtl[i])
-					}
-				}
-			}
-			for i := range before {
-				b, a := before[i], after[i]
-				if b.Missing || a.Missing {
-					t.Errorf("%s: missing before (%v) or after (%v) the takeover", b.S, b.Missing, a.Missing)
-					continue
-				}
-				tol := 1
-				if abs(a.X-b.X) > tol || abs(a.Y-b.Y) > tol || abs(a.W-b.W) > tol || abs(a.H-b.H) > tol {
-					t.Errorf("%s moved at the takeover: prerendered %d,%d %d×%d, after %d,%d %d×%d", b.S, b.X, b.Y, b.W, b.H, a.X, a.Y, a.W, a.H)
-				}
-				if a.Text != b.Text {
-					t.Errorf("%s text differs:\nprerendered %q\nWebAssembly %q", b.S, b.Text, a.Text)
-				}
-			}
-			cls := eval[float64](t, ctx, `new Promise(function(res){ var s = 0;
-  new PerformanceObserver(function(l){ l.getEntries().forEach(function(e){ if (!e.hadRecentInput) s += e.value; }); }).observe({type: 'layout-shift', buffered: true});
-  setTimeout(function(){ res(s); }, 300); })`)
-			if cls >= 0.01 {
-				t.Errorf("cumulative layout shift over the load and takeover = %.4f, want < 0.01", cls)
-			}
-			t.Logf("width %d: cumulative layout shift %.4f", width, cls)
+			checkTakeover(t, ctx, width, before, after, beforeCtl, afterCtl, 1)
 			shot(t, static, fmt.Sprintf("planner-nojs-%d", width))
 			shot(t, ctx, fmt.Sprintf("planner-takeover-%d", width))
 		})
