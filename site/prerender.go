@@ -152,11 +152,7 @@ func (c *calcView) extras(group string) string {
 		if f.Help != "" {
 			ctl = strings.Replace(ctl, "<CTL", ` title="`+esc(f.Help)+`"<CTL`, 1)
 		}
-		var hint *string
-		if f.Hint != "" {
-			hint = str(f.Hint)
-		}
-		b.WriteString(c.field(f.Key, f.Label, ctl, hint))
+		b.WriteString(c.field(f.Key, f.Label, ctl, fieldHint(f)))
 	}
 	return b.String()
 }
@@ -300,11 +296,7 @@ func (c *calcView) markup() (string, error) {
 		if f.When == nil || f.When.Key != "model" || f.When.Value != "custom" || c.placed[f.Key] || f.Key == "glu" || f.Kind == model.KindBool {
 			continue
 		}
-		var h *string
-		if f.Hint != "" {
-			h = str(f.Hint)
-		}
-		c.w(c.field(f.Key, f.Label, c.textInput(f.Key, "numeric", ""), h))
+		c.w(c.field(f.Key, f.Label, c.textInput(f.Key, "numeric", ""), fieldHint(f)))
 	}
 	c.w(`</div>`)
 	c.w(c.field("head", "Trained head", c.sel("head", []option{{"", "Default for the model"}, {"lm", "Language-model head (vocabulary)"}, {"classifier", "Small classifier head"}}), nil))
@@ -320,7 +312,7 @@ func (c *calcView) markup() (string, error) {
 		`<span class="radio"><input type="radio" name="length" value="tokens" id="f-length-tokens"`, tokChecked, `><label for="f-length-tokens">Total tokens</label></span>`,
 		`<span class="radio"><input type="radio" name="length" value="epochs" id="f-length-epochs"`, epChecked, `><label for="f-length-epochs">Dataset × epochs</label></span></div>`)
 	tok := c.field("tokens", "Tokens processed (all epochs)", c.textInput("tokens", "decimal", ""), str("e.g. 2e8, 200M, 1.5B"))
-	c.w(strings.Replace(tok, `<div class="field" data-key="tokens"`, `<div class="field" data-key="tokens" data-show="tokens"`+c.hidden("tokens"), 1))
+	c.w(markField(tok, "tokens", ` data-show="tokens"`+c.hidden("tokens")))
 	c.w(`<div class="grid2" data-show="epochs"`, c.hidden("epochs"), `>`,
 		c.field("dataset_tokens", "Tokens per epoch", c.textInput("dataset_tokens", "decimal", ""), nil),
 		c.field("epochs", "Epochs", c.textInput("epochs", "decimal", ""), nil), `</div>`)
@@ -751,4 +743,13 @@ func inputMode(k model.FieldKind) string {
 		return "decimal"
 	}
 	return "text"
+}
+
+// fieldHint is the hint paragraph of field f's row: the table's hint, or
+// none.
+func fieldHint(f model.Field) *string {
+	if f.Hint == "" {
+		return nil
+	}
+	return str(f.Hint)
 }

@@ -154,8 +154,8 @@ func (v *planView) tfield(key, control string, hint *string, tableHint bool) str
 	if label == "" {
 		label = key
 	}
-	if tableHint && hint == nil && f.Hint != "" {
-		hint = str(f.Hint)
+	if tableHint && hint == nil {
+		hint = fieldHint(f)
 	}
 	return v.c.field(key, label, control, hint)
 }
@@ -184,26 +184,12 @@ func (v *planView) display() calcapi.Form {
 		}
 		for _, s := range planStages {
 			out[o+s[1]] = ""
-			if x := stageValue(p.StagesKWh, s[0]); x != nil {
+			if x := p.StagesKWh.Get(s[0]); x != nil {
 				out[o+s[1]] = jsNum(*x)
 			}
 		}
 	}
 	return out
-}
-
-func stageValue(sv distill.StageValues, stage string) *float64 {
-	switch stage {
-	case "preprocess":
-		return sv.Preprocess
-	case "teacher":
-		return sv.Teacher
-	case "student":
-		return sv.Student
-	case "eval":
-		return sv.Eval
-	}
-	return nil
 }
 
 // regime is row o's regime: its preset's, else the row's own.
@@ -259,16 +245,10 @@ func (v *planView) markup() (string, error) {
 		regs = append(regs, option{reg.ID, reg.Name + " — " + jsSig(reg.CarbonGPerKWh, 3) + " g/kWh"})
 	}
 	regs = append(regs, option{"custom", "Custom intensity"})
-	hintOf := func(f model.Field) *string {
-		if f.Hint == "" {
-			return nil
-		}
-		return str(f.Hint)
-	}
 	v.w(`<fieldset><legend>Site, grid and price</legend>`, v.c.field("region", F["region"].Label, v.c.sel("region", regs), nil),
-		`<div class="grid3">`, v.c.field("carbon", F["carbon"].Label, v.c.textInput("carbon", "decimal", ""), hintOf(F["carbon"])),
-		v.c.field("pue", F["pue"].Label, v.c.textInput("pue", "decimal", ""), hintOf(F["pue"])),
-		v.c.field("price", F["price"].Label, v.c.textInput("price", "decimal", ""), hintOf(F["price"])), `</div></fieldset>`)
+		`<div class="grid3">`, v.c.field("carbon", F["carbon"].Label, v.c.textInput("carbon", "decimal", ""), fieldHint(F["carbon"])),
+		v.c.field("pue", F["pue"].Label, v.c.textInput("pue", "decimal", ""), fieldHint(F["pue"])),
+		v.c.field("price", F["price"].Label, v.c.textInput("price", "decimal", ""), fieldHint(F["price"])), `</div></fieldset>`)
 	v.w(`<fieldset><legend>Serving (for T*)</legend><div class="grid2">`,
 		v.tfield("jref", v.c.textInput("jref", "decimal", ""), nil, false), v.tfield("jstu", v.c.textInput("jstu", "decimal", ""), nil, false),
 		`</div><p class="hint">Serving energy per token of the model the student replaces and of the student; leave empty to skip T*.</p></fieldset>`)
@@ -400,11 +380,7 @@ func (v *planView) row(i int, F map[string]model.Field) {
 		if label == "" {
 			label = f.Label
 		}
-		var h *string
-		if f.Hint != "" {
-			h = str(f.Hint)
-		}
-		v.w(markField(c.field(key, label, ctl, h), key, ` data-skey="`+k+`"`+hiddenIf(!f.When.Holds(sub))))
+		v.w(markField(c.field(key, label, ctl, fieldHint(f)), key, ` data-skey="`+k+`"`+hiddenIf(!f.When.Holds(sub))))
 	}
 	v.w(`</div>`)
 	bl := []option{{"", "The plan's direct-SFT option"}}

@@ -298,8 +298,8 @@ func (ev *evaluation) checkStageSources(o *opt) error {
 		return nil
 	}
 	for _, s := range stageOrder {
-		measured, configured := in.StagesKWh.get(s) != nil, ev.config(in, s)
-		fromPreset := o.preset != nil && o.preset.StagesKWh.get(s) != nil && !(s == StageTeacher && in.ShareTeacherWith != "")
+		measured, configured := in.StagesKWh.Get(s) != nil, ev.config(in, s)
+		fromPreset := o.preset != nil && o.preset.StagesKWh.Get(s) != nil && !(s == StageTeacher && in.ShareTeacherWith != "")
 		n := 0
 		for _, b := range []bool{measured, configured, fromPreset} {
 			if b {
@@ -339,11 +339,11 @@ func (ev *evaluation) checkStageSources(o *opt) error {
 	}
 	if in.StageTokens != nil {
 		for _, s := range stageOrder {
-			v := in.StageTokens.get(s)
+			v := in.StageTokens.Get(s)
 			if v == nil {
 				continue
 			}
-			if in.StagesKWh.get(s) == nil && (o.preset == nil || o.preset.StagesKWh.get(s) == nil) {
+			if in.StagesKWh.Get(s) == nil && (o.preset == nil || o.preset.StagesKWh.Get(s) == nil) {
 				return &model.FieldError{Field: o.path + ".stage_tokens." + s, Message: "applies to measured stages only; an estimated stage counts its own tokens"}
 			}
 			if err := checkTokens(o.path+".stage_tokens."+s, *v); err != nil {
@@ -521,19 +521,19 @@ func (ev *evaluation) fillStages(o *opt) error {
 			st = StageResult{Stage: s, Source: SourceShared, SharedWith: o.owner.name,
 				Detail: fmt.Sprintf("reuses the %s of %s; its energy is counted there", teacherWork(o.regime), o.owner.name)}
 			o.sources.add(SourceShared)
-		case in.StagesKWh.get(s) != nil:
-			e := *in.StagesKWh.get(s)
+		case in.StagesKWh.Get(s) != nil:
+			e := *in.StagesKWh.Get(s)
 			if err := checkKWh(o.path+".stages_kwh."+s, e); err != nil {
 				return err
 			}
 			st = ev.stage(s, SourceMeasured, e, 0, ev.stageTokens(o, s), "")
 			o.sources.add(SourceMeasured)
-		case o.preset != nil && o.preset.StagesKWh.get(s) != nil:
+		case o.preset != nil && o.preset.StagesKWh.Get(s) != nil:
 			detail := ""
 			if s == StageTeacher {
 				detail = o.preset.TeacherWork
 			}
-			st = ev.stage(s, SourcePreset, *o.preset.StagesKWh.get(s), 0, ev.stageTokens(o, s), detail)
+			st = ev.stage(s, SourcePreset, *o.preset.StagesKWh.Get(s), 0, ev.stageTokens(o, s), detail)
 			o.sources.add(SourcePreset)
 		case ev.config(in, s):
 			est, err := ev.estimateStage(o, s, studentModel)
@@ -581,7 +581,7 @@ func (ev *evaluation) fillStages(o *opt) error {
 
 // stageTokens returns the tokens of a measured or preset stage, 0 if unknown.
 func (ev *evaluation) stageTokens(o *opt, s string) float64 {
-	if v := o.in.StageTokens.get(s); v != nil {
+	if v := o.in.StageTokens.Get(s); v != nil {
 		return *v
 	}
 	return 0

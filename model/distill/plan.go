@@ -112,8 +112,8 @@ type StageValues struct {
 	Eval       *float64 `json:"eval,omitempty"`
 }
 
-// get returns the value for stage s.
-func (v *StageValues) get(s string) *float64 {
+// Get returns the value for stage s (a Stage* name; nil for another).
+func (v *StageValues) Get(s string) *float64 {
 	if v == nil {
 		return nil
 	}
