@@ -57,6 +57,10 @@ func sweepCounts(count int) []int {
 type prerendered struct {
 	Calculator, Embed template.HTML
 	FormKeys          []string // the URL keys that carry a calculator's state
+	// Meta is calcapi's Meta JSON for the catalog calc.wasm uses, which
+	// the calculator and embed pages carry (#calc-meta) so that calc.js
+	// need not wait for the WebAssembly to encode it (issue 17).
+	Meta template.JS
 	// Planner is the planner page's (prerenderplan.go); nil = none.
 	Planner *plannerPrerendered
 }
@@ -67,7 +71,8 @@ type prerendered struct {
 func prerenderCalculator(cat *model.Catalog) (*prerendered, error) {
 	api := calcapi.New(cat)
 	var meta calcapi.Meta
-	if err := json.Unmarshal(api.Meta(), &meta); err != nil {
+	rawMeta := api.Meta()
+	if err := json.Unmarshal(rawMeta, &meta); err != nil {
 		return nil, fmt.Errorf("prerender: meta: %w", err)
 	}
 	form := meta.DefaultForm
@@ -83,7 +88,9 @@ func prerenderCalculator(cat *model.Catalog) (*prerendered, error) {
 	if out.Error != nil {
 		return nil, fmt.Errorf("prerender: the default form does not estimate: %s", out.Error.Text)
 	}
-	p := &prerendered{FormKeys: meta.FormKeys}
+	// json.Marshal escapes <, > and & in strings, so the JSON cannot end
+	// the script element that holds it.
+	p := &prerendered{FormKeys: meta.FormKeys, Meta: template.JS(rawMeta)}
 	for _, embed := range []bool{false, true} {
 		c := calcView{meta: &meta, state: form, out: &out, embed: embed}
 		s, err := c.markup()
@@ -683,9 +690,9 @@ func (s calcShell) with(p *prerendered) calcShell {
 	}
 	switch s.Mode {
 	case "calculator":
-		s.Prerendered = p.Calculator
+		s.Prerendered, s.Meta = p.Calculator, p.Meta
 	case "embed":
-		s.Prerendered = p.Embed
+		s.Prerendered, s.Meta = p.Embed, p.Meta
 	case "planner":
 		if p.Planner != nil {
 			s.Prerendered, s.FormKeys = p.Planner.Markup, p.Planner.Keys

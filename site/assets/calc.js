@@ -1106,7 +1106,9 @@
 
   // update runs one estimate (with its sweep) and draws it.
   Calculator.prototype.update = function (sweep) {
+    var t0 = performance.now();
     var out = call(this.api.estimate, { form: this.state, sweep: sweep || this.sweepSpec() });
+    perf.lastEstimateCallMs = performance.now() - t0;
     this.render(out);
     return out;
   };
@@ -2256,6 +2258,16 @@
     // tree's calibrations (site/build.go); it reads them when it starts.
     var cals = root.getAttribute('data-calibrations');
     if (cals) window.wattscaleCalibrations = cals;
+    // The form's catalogue (calcapi.Meta for the catalog the wasm uses),
+    // which the generator writes after the prerendered calculator: read
+    // while the wasm downloads, so that the WebAssembly need not encode it
+    // once it has started. Without it (older pages, the planner) the wasm
+    // is asked.
+    var pageMeta = null;
+    if (mode !== 'planner') {
+      var metaEl = document.getElementById('calc-meta');
+      try { pageMeta = metaEl ? JSON.parse(metaEl.textContent) : null; } catch (e) { pageMeta = null; }
+    }
     try {
       how = await loadGo(mode === 'planner' ?
         { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
@@ -2270,7 +2282,9 @@
     }
     root.dataset.wasmSource = how;
     perf.goReadyMs = performance.now();
-    var meta = JSON.parse(window.wattscale.meta());
+    var meta = pageMeta || JSON.parse(window.wattscale.meta());
+    perf.metaMs = performance.now();
+    perf.metaFrom = pageMeta ? 'page' : 'wasm';
     var app;
     if (mode === 'planner') {
       // The prerendered plan is patched in place; what the visitor typed
@@ -2295,8 +2309,10 @@
       var focused = pre && document.activeElement && root.contains(document.activeElement) ? document.activeElement : null;
       var caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
       app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
+      perf.calculatorMs = performance.now();
       app.cheaperAfterPaint = true;
       app.update();
+      perf.firstEstimateCallMs = perf.lastEstimateCallMs;
       root.removeAttribute('data-linked');
       if (carry && Object.keys(carry).length) history.replaceState(null, '', '?' + app.query() + location.hash);
       var again = focused && focused.id && document.getElementById(focused.id);
