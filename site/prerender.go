@@ -549,27 +549,27 @@ func (c *calcView) notes(r *model.Response) {
 			warns = append(warns, w)
 		}
 	}
-	if len(env) > 0 {
-		c.w(`<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3><ul>`)
-		for _, w := range env {
-			c.w(`<li>`, esc(w), `</li>`)
-		}
-		c.w(`</ul></div>`)
+	c.w(noteList(`<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3>`, env, `</div>`),
+		noteList(`<div class="warnings" role="note"><h3>Warnings</h3>`, warns, `</div>`), assumptionsHTML(r.Assumptions))
+}
+
+// noteList is calc.js's list of notes (warnings, assumptions) between
+// open and close; "" when there are none.
+func noteList(open string, items []string, close string) string {
+	if len(items) == 0 {
+		return ""
 	}
-	if len(warns) > 0 {
-		c.w(`<div class="warnings" role="note"><h3>Warnings</h3><ul>`)
-		for _, w := range warns {
-			c.w(`<li>`, esc(w), `</li>`)
-		}
-		c.w(`</ul></div>`)
+	var b strings.Builder
+	b.WriteString(open + `<ul>`)
+	for _, x := range items {
+		b.WriteString(`<li>` + esc(x) + `</li>`)
 	}
-	if len(r.Assumptions) > 0 {
-		c.w(`<details class="assumptions"><summary>Assumptions used (`, strconv.Itoa(len(r.Assumptions)), `)</summary><ul>`)
-		for _, a := range r.Assumptions {
-			c.w(`<li>`, esc(a), `</li>`)
-		}
-		c.w(`</ul></details>`)
-	}
+	return b.String() + `</ul>` + close
+}
+
+// assumptionsHTML is the folded list of an answer's assumptions.
+func assumptionsHTML(as []string) string {
+	return noteList(`<details class="assumptions"><summary>Assumptions used (`+strconv.Itoa(len(as))+`)</summary>`, as, `</details>`)
 }
 
 func (c *calcView) charts(r *model.Response) {

@@ -102,15 +102,10 @@ type planView struct {
 	pm    *calcapi.PlannerMeta
 	state calcapi.PlanForm
 	out   *calcapi.PlanOutput
-	c     calcView
-	b     strings.Builder
+	c     calcView // writes the markup
 }
 
-func (v *planView) w(s ...string) {
-	for _, x := range s {
-		v.b.WriteString(x)
-	}
-}
+func (v *planView) w(s ...string) { v.c.w(s...) }
 
 func (v *planView) rows() int {
 	n, err := strconv.Atoi(v.state["rows"])
@@ -239,7 +234,7 @@ func (v *planView) markup() (string, error) {
 	v.w(`</div><div class="pnotes">`)
 	v.notes(r)
 	v.w(`</div></section></div>`)
-	return v.b.String(), nil
+	return v.c.b.String(), nil
 }
 
 // row is calc.js's buildRow with fill's visibility and hint.
@@ -634,13 +629,7 @@ func (v *planView) tstar(r *distill.Result) {
 // notes is the warnings, the whole plan's line and the assumptions of
 // calc.js's render.
 func (v *planView) notes(r *distill.Result) {
-	if len(r.Warnings) > 0 {
-		v.w(`<div class="warnings" role="note"><h3>Warnings</h3><ul>`)
-		for _, w := range r.Warnings {
-			v.w(`<li>`, esc(w), `</li>`)
-		}
-		v.w(`</ul></div>`)
-	}
+	v.w(noteList(`<div class="warnings" role="note"><h3>Warnings</h3>`, r.Warnings, `</div>`))
 	s := r.Site
 	region := ""
 	if s.Region != "" {
@@ -648,12 +637,5 @@ func (v *planView) notes(r *distill.Result) {
 	}
 	v.w(`<p class="muted small">Whole plan: `, esc(jsEnergyText(r.PlanTotalKWh)), `, `, esc(jsMassText(r.PlanCO2eKg)), ` and `, esc(jsUSD(r.PlanCostUSD)),
 		` at PUE `, esc(jsSig(s.PUE, 3)), `, `, esc(jsSig(s.CarbonGPerKWh, 3)), ` g CO₂e/kWh`, region, ` and $`, esc(jsSig(s.USDPerKWh, 3)), `/kWh. `,
-		`Preset stage energies: `, esc(v.pm.Citation), `.</p>`)
-	if len(r.Assumptions) > 0 {
-		v.w(`<details class="assumptions"><summary>Assumptions used (`, strconv.Itoa(len(r.Assumptions)), `)</summary><ul>`)
-		for _, a := range r.Assumptions {
-			v.w(`<li>`, esc(a), `</li>`)
-		}
-		v.w(`</ul></details>`)
-	}
+		`Preset stage energies: `, esc(v.pm.Citation), `.</p>`, assumptionsHTML(r.Assumptions))
 }
