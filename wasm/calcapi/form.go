@@ -30,6 +30,7 @@ var recommendFields = []model.Field{
 	{Key: "deadline", Example: "a number of hours, for example 10, or empty", Path: "deadline_s", Kind: model.KindNumber, Group: "recommend", Label: "Deadline (hours)", Unit: "hours", Optional: true,
 		Default: "no deadline", Hint: "empty = no deadline", Help: "the latest the run may finish, hours"},
 	{Key: "minimise", Path: "minimise", Kind: model.KindEnum, Group: "recommend", Label: "Minimise", Choices: []string{"energy", "co2e", "cost", "time"}, Form: "energy",
+		Say:  map[string]string{"energy": "Energy", "co2e": "CO₂e (operational + embodied)", "cost": "Electricity cost", "time": "Time"},
 		Help: "what the recommendation makes least: energy, CO2e (operational + embodied), electricity cost or time"},
 	{Key: "compare", Kind: model.KindBool, Group: "method", Label: "Compare with full fine-tuning", Optional: true, When: &model.When{Key: "method", In: []string{model.MethodLoRA, model.MethodQLoRA}},
 		Help: "lora and qlora: also estimate full fine-tuning of the same configuration"},
