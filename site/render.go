@@ -93,6 +93,7 @@ type calcShell struct {
 	Assets      string        // JSON object: file name in assets/ → the name it is written under
 	Wasm        string        // the page's WebAssembly (assets/calc.HASH.wasm, or planner.HASH.wasm on the planner), fetched and compiled from the page's head; "" = none
 	Prerendered template.HTML // the calculator with its default estimate; "" = none (the planner)
+	Meta        template.JS   // the calculator's Meta JSON (prerendered.Meta), after the mount element as #calc-meta; "" = none
 	FormKeys    []string      // URL keys of the calculator's state
 	// Calibrations is Computed.Calibrations: JSON that calc.js hands to the
 	// WebAssembly before it starts; "" = the calibrations compiled in.
