@@ -667,3 +667,22 @@ func TestContentCalibrationsReachTheCalculator(t *testing.T) {
 		t.Errorf("the shipped catalog estimates %.17g kWh, the page prerendered %.17g kWh", out.Response.EnergyKWh, got)
 	}
 }
+
+// TestStripCSSComments: comments go, with the lines they leave empty;
+// quoted strings that look like comments stay.
+func TestStripCSSComments(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"block", "/* head\n * more */\na { color: red; }\n", "a { color: red; }"},
+		{"inline", "a { color: red; /* why */ }", "a { color: red;  }"},
+		{"quoted", `a::after { content: "/* not a comment */"; } /* one */`, `a::after { content: "/* not a comment */"; } `},
+		{"single quoted with escape", `a::after { content: '\'/*'; }`, `a::after { content: '\'/*'; }`},
+		{"unclosed", "a { color: red; } /* to the end", "a { color: red; } "},
+		{"empty", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := stripCSSComments(c.in); got != c.want {
+				t.Errorf("stripCSSComments(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
