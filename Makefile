@@ -75,9 +75,10 @@ bench-site:
 	  echo "site build, wasm cached, go run wall time: $$(( ($$(date +%s%N) - start) / 1000000 )) ms"
 	@$(GO) test -run '^$$' -bench '^BenchmarkBuild$$' -benchmem ./site | grep -E '^Benchmark'
 
-## fit: refit the project's calibrations from $(DATA_DIR)
+## fit: refit the project's calibrations from $(DATA_DIR), then regenerate their Go form (content/calibrations_gen.go, which programs build the catalog from without decoding JSON)
 fit:
 	$(GO) run ./site fit -kind both -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations > /dev/null
+	$(GO) generate ./content
 
 ## measure-demo: measure → fit → estimate on the fake nvidia-smi trace (no GPU needed; writes out/measure-demo)
 measure-demo:

@@ -28,10 +28,14 @@ var Calibrations embed.FS
 //go:embed calibrations/power/wattscale-power-limit.json
 var PowerCalibrationJSON []byte
 
-// PowerCalibration parses the embedded power-limit calibration.
+//go:generate go run ./internal/gencal -content . -o calibrations_gen.go
+
+// PowerCalibration is the embedded power-limit calibration: the value
+// generated from PowerCalibrationJSON (calibrations_gen.go), checked as
+// model.ParsePowerCalibration checks the file.
 func PowerCalibration() (*model.PowerCalibration, error) {
-	c, err := model.ParsePowerCalibration(PowerCalibrationJSON)
-	if err != nil {
+	c := generatedPowerCalibration
+	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	return &c, nil
@@ -229,53 +233,18 @@ func NewCatalog(cals []model.Calibration) (*model.Catalog, error) {
 	return WithPower(model.NewCatalog(model.NewHardware(model.DefaultGPUs()), model.DefaultPresets(), cals, DefaultCalibration))
 }
 
-// Catalog builds the catalog of the embedded calibrations (the same files
-// as Calibrations, read one by one from embeddedCalibrations).
+// Catalog builds the catalog of the embedded calibrations: the values
+// generated from calibrations/*.json (calibrations_gen.go, written by
+// go generate ./content; TestGeneratedCalibrations keeps them equal to
+// what ReadCalibrations parses), so that no program decodes JSON to build
+// it. Decoding the files cost the calculator's WebAssembly a sixth of its
+// start-up, and reading them through Calibrations, an fs.FS, would link
+// io/fs's directory listing and package time's formatting into it.
 func Catalog() (*model.Catalog, error) {
-	var cals []model.Calibration
-	var errs []error
-	for _, e := range embeddedCalibrations {
-		f, err := parseCalibrationFile(e.path, *e.raw)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		cals = append(cals, f.Calibration)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return NewCatalog(cals)
+	// A copy of the slice: a catalog's calibrations are its own (the
+	// values inside are shared and never changed).
+	return NewCatalog(append([]model.Calibration(nil), generatedCalibrations...))
 }
-
-// embeddedCalibrations are calibrations/*.json one by one, in name order,
-// for Catalog. Reading them through Calibrations, an fs.FS, would link
-// io/fs's directory listing and, through its file information, package
-// time's formatting into every WebAssembly binary that builds a catalog:
-// about 280 KB raw and 52 KB brotli of calc.wasm (measured with
-// scripts/wasmsize). TestEmbeddedCalibrations keeps this list equal to the
-// folder.
-var embeddedCalibrations = []struct {
-	path string
-	raw  *[]byte
-}{
-	{"calibrations/wattscale-roofline.json", &calWattscaleRoofline},
-	{"calibrations/wattscale-zeus-law.json", &calWattscaleZeusLaw},
-	{"calibrations/zoubeirou2026-bert-2080ti.json", &calZoubeirouBERT2080Ti},
-	{"calibrations/zoubeirou2026-bert-pooled.json", &calZoubeirouBERTPooled},
-}
-
-//go:embed calibrations/wattscale-roofline.json
-var calWattscaleRoofline []byte
-
-//go:embed calibrations/wattscale-zeus-law.json
-var calWattscaleZeusLaw []byte
-
-//go:embed calibrations/zoubeirou2026-bert-2080ti.json
-var calZoubeirouBERT2080Ti []byte
-
-//go:embed calibrations/zoubeirou2026-bert-pooled.json
-var calZoubeirouBERTPooled []byte
 
 // WithPower sets the embedded power-limit calibration on a catalog just
 // built (pass NewCatalog's results straight through).

@@ -1,46 +1,54 @@
 package content
 
 import (
-	"bytes"
-	"io/fs"
-	"strings"
+	"encoding/json"
+	"reflect"
 	"testing"
+
+	"github.com/wattscale/wattscale/model"
 )
 
-// TestEmbeddedCalibrations checks that Catalog's file-by-file list of the
-// embedded calibrations is exactly calibrations/*.json, byte for byte, in
-// name order (a calibration added to the folder must be added to
-// embeddedCalibrations and given its own go:embed line).
-func TestEmbeddedCalibrations(t *testing.T) {
-	names, err := fs.Glob(Calibrations, "calibrations/*.json")
+// TestGeneratedCalibrations checks that the calibrations Catalog and
+// PowerCalibration use without decoding JSON (calibrations_gen.go) are
+// what the published files parse to: calibrations/*.json as
+// ReadCalibrations reads them, in name order, and the power-limit file.
+func TestGeneratedCalibrations(t *testing.T) {
+	const regenerate = "calibrations_gen.go is out of date with the JSON files: run go generate ./content"
+	files, err := ReadCalibrations(Calibrations, "calibrations")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var listed []string
-	for _, e := range embeddedCalibrations {
-		listed = append(listed, e.path)
+	want := Values(files)
+	if got := len(generatedCalibrations); got != len(want) {
+		t.Fatalf("calibrations_gen.go holds %d calibrations, calibrations/*.json %d; %s", got, len(want), regenerate)
 	}
-	if got, want := strings.Join(listed, "\n"), strings.Join(names, "\n"); got != want {
-		t.Fatalf("embeddedCalibrations lists\n%s\nwant calibrations/*.json:\n%s\n(add each new file to embeddedCalibrations in content.go with its own //go:embed variable)", got, want)
+	for i := range want {
+		if !reflect.DeepEqual(generatedCalibrations[i], want[i]) {
+			g, _ := json.Marshal(generatedCalibrations[i])
+			w, _ := json.Marshal(want[i])
+			t.Errorf("generated calibration %d (%s) differs from %s:\ngot  %s\nwant %s\n%s", i, generatedCalibrations[i].Name, files[i].Path, g, w, regenerate)
+		}
 	}
-	for _, e := range embeddedCalibrations {
-		raw, err := fs.ReadFile(Calibrations, e.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(*e.raw, raw) {
-			t.Errorf("%s: the go:embed variable holds %d bytes, the folder's file %d", e.path, len(*e.raw), len(raw))
-		}
+	pw, err := model.ParsePowerCalibration(PowerCalibrationJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(generatedPowerCalibration, pw) {
+		t.Errorf("generated power-limit calibration differs from calibrations/power/wattscale-power-limit.json; %s", regenerate)
 	}
 	cat, err := Catalog()
 	if err != nil {
 		t.Fatalf("Catalog() error: %v", err)
 	}
-	files, err := ReadCalibrations(Calibrations, "calibrations")
-	if err != nil {
-		t.Fatal(err)
+	if !reflect.DeepEqual(cat.Calibrations, want) {
+		t.Errorf("Catalog() calibrations differ from ReadCalibrations'")
 	}
-	if got, want := len(cat.Calibrations), len(files); got != want {
-		t.Errorf("Catalog() has %d calibrations, ReadCalibrations %d", got, want)
+	if p, err := PowerCalibration(); err != nil || !reflect.DeepEqual(*p, pw) {
+		t.Errorf("PowerCalibration() = %v, %v; want the parsed file", p, err)
+	}
+	// A catalog's slice is its own: appending to one does not reach the next.
+	cat.Calibrations = append(cat.Calibrations[:1], model.Calibration{Name: "changed"})
+	if again, _ := Catalog(); again.Calibrations[1].Name == "changed" {
+		t.Errorf("Catalog() shares its calibrations slice between calls")
 	}
 }

@@ -97,7 +97,13 @@ type Response struct {
 	EnergyIntervalKWh [2]float64 `json:"energy_interval_kwh"`
 	IntervalLevel     float64    `json:"interval_level"`
 	// FacilityEnergyKWh is EnergyKWh × PUE.
-	FacilityEnergyKWh float64    `json:"facility_energy_kwh"`
+	FacilityEnergyKWh float64 `json:"facility_energy_kwh"`
+	// TrainingEnergyKWh and TrainingTimeS are the run without its fixed
+	// start-up (breakdown_kwh.fixed and roofline.overhead_s): what a meter
+	// whose window opens when training starts reads (MLPerf Training's
+	// run_start to run_stop leaves initialisation out).
+	TrainingEnergyKWh float64    `json:"training_energy_kwh"`
+	TrainingTimeS     float64    `json:"training_time_s"`
 	TimeS             float64    `json:"time_s"`
 	TimeIntervalS     [2]float64 `json:"time_interval_s"`
 	AvgPowerW         float64    `json:"avg_power_w"` // all GPUs together, over the run
@@ -169,8 +175,29 @@ type Parallel struct {
 	Speedup    float64 `json:"speedup"`
 	Efficiency float64 `json:"efficiency"` // η = S/N
 	Law        string  `json:"law"`        // what gave S: the communication-aware model or the speedup curves
-	AlphaEta   float64 `json:"alpha_eta"`
+	// AlphaEta is the exponent of η in the parallel energy factor: the
+	// calibration's where the overhead is charged by η^α_η, else the
+	// exponent the waiting power amounts to (η^α_η = 1 + parallel/busy).
+	AlphaEta float64 `json:"alpha_eta"`
+	// Overhead says how the parallel overhead is charged: OverheadWaiting
+	// (the waiting GPU-time at WaitingPowerW) or OverheadAlphaEta (the
+	// paper's η^α_η); "" on one GPU.
+	Overhead string `json:"overhead,omitempty"`
+	// WaitingShare is 1 − η, the share of the GPU-time spent waiting.
+	WaitingShare float64 `json:"waiting_share"`
+	// WaitingPowerW is the power of one waiting GPU, W, where the
+	// overhead is charged at it (0 otherwise).
+	WaitingPowerW float64 `json:"waiting_power_w"`
+	// BusyPowerW is the power of one GPU while it computes, W (after the
+	// power limit).
+	BusyPowerW float64 `json:"busy_power_w"`
 }
+
+// How a parallel run's overhead is charged (Parallel.Overhead).
+const (
+	OverheadWaiting  = "waiting_power"
+	OverheadAlphaEta = "alpha_eta"
+)
 
 // MemoryUse reports per-GPU memory.
 type MemoryUse struct {
@@ -615,6 +642,18 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	// at busy power without doing arithmetic (launches, synchronisation).
 	compJ, memJ := pAvg*tComp, pAvg*(tMem+tStep)
 	parJ := (compJ + memJ) * (factor - 1)
+	overhead := OverheadAlphaEta
+	var waitW float64
+	if r.count > 1 && commModel && cal.Kind != KindLogLinear {
+		// The waiting GPU-time at the waiting power (waiting.go), not η^α_η.
+		parJ, waitW = waitingEnergy(g, p0, pAvg, t1, eta)
+		factor = 1 + parJ/(compJ+memJ)
+		alpha = effectiveAlpha(eta, factor)
+		overhead = OverheadWaiting
+		assume = append(assume, fmt.Sprintf("GPUs that wait (η = %.2f: %.0f%% of the GPU-time) draw %.0f W each, %.2f of their busy power (%s); α_η reports the exponent this amounts to", eta, (1-eta)*100, waitW, WaitPowerShare, WaitPowerSource))
+	} else if r.count <= 1 {
+		overhead = ""
+	}
 	totalJ := compJ + memJ + parJ + e0J
 	boundJ := pAvg * tIdeal
 
@@ -702,6 +741,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	resp.EnergyKWh = eKWh
 	resp.EnergyIntervalKWh = [2]float64{eKWh * lo, eKWh * hi}
 	resp.FacilityEnergyKWh = eKWh * pue
+	resp.TrainingEnergyKWh = (totalJ - e0J) / 3.6e6
+	resp.TrainingTimeS = tRun
 	resp.TimeS = timeS
 	resp.TimeIntervalS = [2]float64{timeS * lo, timeS * hi}
 	resp.AvgPowerW = totalJ / timeS
@@ -739,7 +780,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if r.count > 1 {
 		lawName = c.parallelLaw(tc, g.Interconnect, commModel)
 	}
-	resp.Parallel = Parallel{GPUs: r.count, Strategy: r.strategy, Tensor: r.plan.Tensor, Data: r.plan.Data, DataMode: r.plan.DataMode, Speedup: sp, Efficiency: eta, Law: lawName, AlphaEta: alpha}
+	resp.Parallel = Parallel{GPUs: r.count, Strategy: r.strategy, Tensor: r.plan.Tensor, Data: r.plan.Data, DataMode: r.plan.DataMode, Speedup: sp, Efficiency: eta, Law: lawName, AlphaEta: alpha,
+		Overhead: overhead, WaitingShare: 1 - eta, WaitingPowerW: waitW, BusyPowerW: pAvg}
 	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB, FrozenGBPerGPU: frozen / 1e9, TrainedGBPerGPU: trained / 1e9}
 	resp.Training = r.methodUse(flopsTok)
 	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: outside, SigmaLn: sigma}
@@ -896,5 +938,5 @@ func finiteResponse(r *Response) bool {
 	return finite(r.EnergyKWh, r.EnergyIntervalKWh[0], r.EnergyIntervalKWh[1], r.TimeS, r.AvgPowerW, r.GPUHours,
 		r.CO2eKg, r.CostUSD, r.Breakdown.ComputeKWh, r.Breakdown.MemoryKWh, r.Breakdown.ParallelKWh, r.Breakdown.FixedKWh,
 		r.Roofline.ArithmeticIntensity, r.Roofline.EnergyLowerBoundKWh, r.Parallel.Speedup, r.Parallel.Efficiency) &&
-		r.EnergyKWh > 0 && r.TimeS > 0
+		r.EnergyKWh > 0 && r.TimeS > 0 && finite(r.TrainingEnergyKWh, r.TrainingTimeS)
 }

@@ -93,6 +93,13 @@ type Field struct {
 	Unit  string    `json:"unit,omitempty"`
 	*Bounds
 	Choices []string `json:"choices,omitempty"` // KindEnum: the accepted values ("" when it may be left empty)
+	// Offer makes a string or bool row's input a select of these values
+	// (targets: the common module sets; ckpt: default, on, off); an enum's
+	// select offers its Choices.
+	Offer []string `json:"offer,omitempty"`
+	// Say is the form's words for a choice or an offered value; a value it
+	// does not list shows as itself ("" as "Default").
+	Say map[string]string `json:"say,omitempty"`
 	// Optional fields may be left out (zero in JSON, empty in the form):
 	// the model then uses its stated default, Default says which.
 	Optional bool   `json:"optional,omitempty"`
@@ -104,6 +111,26 @@ type Field struct {
 	Form    string `json:"form"`              // the form's opening text
 	Implied string `json:"implied,omitempty"` // a form value that means "leave the field out" (the model's default)
 	When    *When  `json:"when,omitempty"`
+}
+
+// Options are the values the form's select of the row offers (its Choices,
+// else Offer; nil: the row's input is not a select).
+func (f *Field) Options() []string {
+	if f.Kind == KindEnum {
+		return f.Choices
+	}
+	return f.Offer
+}
+
+// Text is the form's words for the row's value v.
+func (f *Field) Text(v string) string {
+	if t, ok := f.Say[v]; ok {
+		return t
+	}
+	if v == "" {
+		return "Default"
+	}
+	return v
 }
 
 // Check checks x against the field's bounds (nil bounds accept anything).
@@ -139,8 +166,10 @@ var RequestFields = []Field{
 	{Key: "experts_per_token", Path: "model.experts_per_token", Kind: KindInt, Group: "model", Label: "Experts per token", Bounds: intBounds(0, MaxExperts), Optional: true,
 		Default: "needed with experts", Hint: "top-k routing", Help: "mixture of experts: the experts each token is routed to (top-k); FLOPs count these, memory and traffic all experts", When: &When{Key: "model", Value: "custom"}},
 	{Key: "head", Path: "model.head", Kind: KindEnum, Group: "model", Label: "Trained head", Choices: []string{"", "lm", "classifier"}, Optional: true,
+		Say:     map[string]string{"": "Default for the model", "lm": "Language-model head (vocabulary)", "classifier": "Small classifier head"},
 		Default: "lm, or classifier for encoder presets (BERT, RoBERTa, DistilBERT)", Help: "lm (a vocabulary projection is trained) or classifier (a small task head)"},
 	{Key: "length", Kind: KindEnum, Group: "training", Label: "Training length given as", Choices: []string{"tokens", "epochs"}, Form: "tokens",
+		Say:  map[string]string{"tokens": "Total tokens", "epochs": "Dataset × epochs"},
 		Help: "total tokens, or tokens per epoch × epochs"},
 	{Key: "tokens", Example: "a number of tokens, for example 2e8, 200M or 1.5B", Path: "training.tokens", Kind: KindNumber, Group: "training", Label: "Tokens processed (all epochs)", Unit: "tokens", Form: "2e8",
 		Bounds: &Bounds{Min: 0, Max: 1e16, MinOpen: true}, Default: "give dataset_tokens and epochs instead", Hint: "e.g. 2e8, 200M, 1.5B", Help: "tokens processed over the whole run, all epochs", When: &When{Key: "length", Value: "epochs", Not: true}},
@@ -163,20 +192,22 @@ var RequestFields = []Field{
 		Form: StackReference, Implied: StackReference, Default: "reference", Hint: "optimised: fused kernels, packing (Megatron, NeMo, MLPerf class)",
 		Help: "how well the training software uses the GPU: reference (the calibration as fitted to research-style runs) or optimised (fused kernels, sequence packing, Megatron-LM, NeMo, torchtitan or MLPerf-class stacks: about 45 % of the 16-bit peak, 40 % of fp8, memory traffic overlapped with the matmuls)"},
 	{Key: "method", Path: "training.method", Kind: KindEnum, Group: "method", Label: "Method", Choices: []string{MethodFull, MethodLoRA, MethodQLoRA}, Optional: true,
+		Say:  map[string]string{MethodFull: "Full", MethodLoRA: "LoRA", MethodQLoRA: "QLoRA"},
 		Form: MethodFull, Implied: MethodFull, Default: "full", Hint: "LoRA and QLoRA train adapters on a frozen base",
 		Help: "fine-tuning method: full (every weight trained), lora (low-rank adapters on a frozen 16-bit base) or qlora (adapters on a quantised base)"},
-	{Key: "ckpt", Path: "training.gradient_checkpointing", Kind: KindBool, Group: "method", Label: "Checkpointing", Optional: true,
+	{Key: "ckpt", Path: "training.gradient_checkpointing", Kind: KindBool, Group: "method", Label: "Checkpointing", Optional: true, Offer: []string{"", "on", "off"}, Say: BoolSay,
 		Default: "off; on for qlora (its recipe)", Hint: "recomputes activations; default on for QLoRA",
 		Help: "gradient checkpointing: recompute each layer's activations in the backward pass (one more forward pass, far less activation memory)"},
 	{Key: "rank", Example: "a whole number, for example 16, or empty", Path: "training.lora.rank", Kind: KindInt, Group: "method", Label: "LoRA rank", Optional: true, When: loraOnly,
 		Default: "8 for lora (PEFT's default), 64 for qlora", Hint: "empty = 8 (LoRA), 64 (QLoRA)", Help: "adapter rank r, a whole number from 1 to the model's hidden size"},
 	{Key: "targets", Path: "training.lora.targets", Kind: KindString, Group: "method", Label: "Adapted modules", Optional: true, When: loraOnly,
+		Offer: []string{"", "qv", "attention", "attention_mlp"}, Say: map[string]string{"qv": "q, v", "attention": "q, k, v, o", "attention_mlp": "All linear"},
 		Default: "qv for lora, attention_mlp for qlora", Hint: "default: q, v (LoRA), all linear (QLoRA)",
 		Help: "the adapted modules: qv, attention, attention_mlp, or a comma-separated list of q, k, v, o, gate, up, down"},
-	{Key: "base_format", Path: "training.lora.base_format", Kind: KindEnum, Group: "method", Label: "Base weights", Choices: []string{"", "nf4", "int8"}, Optional: true,
+	{Key: "base_format", Path: "training.lora.base_format", Kind: KindEnum, Group: "method", Label: "Base weights", Choices: []string{"", "nf4", "int8"}, Optional: true, Say: map[string]string{"": "Default (NF4)", "nf4": "NF4"},
 		When: &When{Key: "method", Value: MethodQLoRA}, Default: "nf4", Hint: "NF4 with double quantisation: 4.127 bits",
 		Help: "qlora: storage format of the frozen base, nf4 (4-bit NormalFloat, double quantisation) or int8 (LLM.int8())"},
-	{Key: "compute_dtype", Path: "training.lora.compute_dtype", Kind: KindEnum, Group: "method", Label: "Compute dtype", Choices: []string{"", "bf16", "fp16", "fp32"}, Optional: true,
+	{Key: "compute_dtype", Path: "training.lora.compute_dtype", Kind: KindEnum, Group: "method", Label: "Compute dtype", Choices: []string{"", "bf16", "fp16", "fp32"}, Optional: true, Say: map[string]string{"": "As precision", "fp32": "fp32 (slow)"},
 		When: &When{Key: "method", Value: MethodQLoRA}, Default: "training.precision", Help: "qlora: the format the base weights are dequantised to for each matmul"},
 	{Key: "train_emb", Path: "training.lora.train_embeddings", Kind: KindBool, Group: "method", Label: "Train embeddings and LM head in full", Optional: true, When: loraOnly,
 		Default: "false", Help: "train the token embeddings and the LM head in full (with optimizer state) besides the adapters"},
@@ -188,12 +219,13 @@ var RequestFields = []Field{
 		Default: "the board's default limit (its board power)", Hint: "per GPU; empty = the board’s default limit",
 		Help: "board power limit per GPU, as nvidia-smi -pl sets it; it must lie within the board's range of limits"},
 	{Key: "strategy", Path: "strategy", Kind: KindEnum, Group: "hardware", Label: "Strategy", Form: FSDP, Choices: Strategies,
+		Say:  map[string]string{Single: "Single GPU", DDP: "DDP (data parallel)", FSDP: "FSDP (fully sharded)", TP: "Tensor parallel", Hybrid: "Hybrid tensor × data"},
 		Help: "parallel layout: single, ddp, fsdp, tp, or hybrid tensor × data parallelism"},
 	{Key: "tensor", Example: "a whole number, for example 2", Path: "strategy.tensor", Kind: KindInt, Group: "hardware", Label: "Tensor-parallel degree", Form: "2", Bounds: intBounds(1, 1<<20),
 		Hint: "data ranks = GPUs ÷ this", Default: "required in a hybrid layout", Help: "hybrid: tensor-parallel ranks; the data-parallel ranks are the GPUs divided by this", When: &When{Key: "strategy", Value: Hybrid}},
 	{Key: "", Path: "strategy.data", Kind: KindInt, Group: "hardware", Label: "Data-parallel degree", Bounds: intBounds(1, 1<<20),
 		Default: "required in a hybrid layout", Help: "hybrid: data-parallel ranks (the form derives it: GPUs ÷ tensor-parallel degree)", When: &When{Key: "strategy", Value: Hybrid}},
-	{Key: "data_mode", Path: "strategy.data_mode", Kind: KindEnum, Group: "hardware", Label: "Data parallel as", Form: FSDP, Choices: []string{FSDP, DDP},
+	{Key: "data_mode", Path: "strategy.data_mode", Kind: KindEnum, Group: "hardware", Label: "Data parallel as", Form: FSDP, Choices: []string{FSDP, DDP}, Say: map[string]string{FSDP: "FSDP", DDP: "DDP"},
 		Optional: true, Default: "ddp", Help: "hybrid: how the data-parallel ranks hold the model, fsdp (sharded) or ddp (replicated)", When: &When{Key: "strategy", Value: Hybrid}},
 	{Key: "region", Path: "site.region", Kind: KindString, Group: "site", Label: "Grid region", Form: "world", Optional: true, Default: "no region named",
 		Help: "where the run draws power; echoed in reports (the form's grid presets also fill the carbon intensity)"},
@@ -208,6 +240,10 @@ var RequestFields = []Field{
 	{Key: "cal", Path: "calibration", Kind: KindString, Group: "calibration", Label: "Coefficients", Optional: true,
 		Default: "the catalog's default calibration", Help: "the calibration to use, by name"},
 }
+
+// BoolSay is the form's words for a bool row offered as a select of
+// "", "on" and "off" (the default, on, off).
+var BoolSay = map[string]string{"": "Default", "on": "On", "off": "Off"}
 
 // loraOnly is when the adapter inputs apply.
 var loraOnly = &When{Key: "method", In: []string{MethodLoRA, MethodQLoRA}}

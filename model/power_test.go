@@ -69,8 +69,14 @@ func TestEstimatePowerLimit(t *testing.T) {
 	if w := capped.EnergyIntervalKWh[1] / capped.EnergyIntervalKWh[0]; w <= def.EnergyIntervalKWh[1]/def.EnergyIntervalKWh[0] {
 		t.Errorf("limit 280 W interval ratio %.4g, want wider than the default's", w)
 	}
-	if got := capped.EnergyKWh / def.EnergyKWh; math.Abs(got-capped.PowerLimit.EnergyFactor) > 0.02 {
-		t.Errorf("energy ratio %.4g, reported energy factor %.4g", got, capped.PowerLimit.EnergyFactor)
+	// The limit's energy factor applies to the busy GPU-time (compute and
+	// memory); GPUs that wait below the limit draw the same waiting power.
+	busy := func(r model.Response) float64 { return r.Breakdown.ComputeKWh + r.Breakdown.MemoryKWh }
+	if got := busy(capped) / busy(def); math.Abs(got-capped.PowerLimit.EnergyFactor) > 1e-9 {
+		t.Errorf("busy energy ratio %.6g, reported energy factor %.6g", got, capped.PowerLimit.EnergyFactor)
+	}
+	if def.Parallel.WaitingPowerW == 0 || capped.Parallel.WaitingPowerW != def.Parallel.WaitingPowerW {
+		t.Errorf("waiting power %.4g W capped at 280 W, %.4g W at the default limit: want the same positive power (it is below both limits)", capped.Parallel.WaitingPowerW, def.Parallel.WaitingPowerW)
 	}
 }
 

@@ -590,21 +590,24 @@ func (c *Catalog) leanEstimate(r *resolved, tc *Calibration, pre *leanPre) (kwh,
 	tComp, tMem, tStep, pAvg := pre.tComp*limTime, pre.tMem*limTime, pre.tStep*limTime, pre.pAvg*limPower
 	t1 := tComp + tMem + tStep
 	sp, factor := pre.sp, pre.factor
+	var eta float64
 	if pre.fixed {
 		if pre.err != nil {
 			return 0, 0, pre.err
 		}
-	} else {
-		var eta float64
-		if sp, eta, _, err = r.parallel(tc, t1); err != nil {
-			return 0, 0, err
-		}
-		factor = r.etaFactor(tc, eta)
+	} else if sp, eta, _, err = r.parallel(tc, t1); err != nil {
+		return 0, 0, err
 	}
 	overheadS := tc.Roofline.OverheadS.Value
 	e0J := float64(r.count) * g.IdlePowerW * overheadS
 	compJ, memJ := pAvg*tComp, pAvg*(tMem+tStep)
-	parJ := (compJ + memJ) * (factor - 1)
+	var parJ float64
+	if pre.fixed {
+		parJ = (compJ + memJ) * (factor - 1)
+	} else if r.count > 1 {
+		// the communication-aware model: waiting GPU-time at the waiting power
+		parJ, _ = waitingEnergy(g, pre.pAvg, pAvg, t1, eta)
+	}
 	totalJ := compJ + memJ + parJ + e0J
 	timeS = t1/sp + overheadS
 	kwh = totalJ / 3.6e6

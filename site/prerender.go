@@ -19,6 +19,7 @@ import (
 	"html/template"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,8 +30,6 @@ import (
 // prerenderUID stands for the random id prefix calc.js gives the form's
 // datalists.
 const prerenderUID = "crpre"
-
-var strategyNames = map[string]string{"single": "Single GPU", "ddp": "DDP (data parallel)", "fsdp": "FSDP (fully sharded)", "tp": "Tensor parallel", "hybrid": "Hybrid tensor × data"}
 
 var sweepStrategies = []string{"single", "ddp", "fsdp", "tp"}
 
@@ -57,6 +56,10 @@ func sweepCounts(count int) []int {
 type prerendered struct {
 	Calculator, Embed template.HTML
 	FormKeys          []string // the URL keys that carry a calculator's state
+	// Meta is calcapi's Meta JSON for the catalog calc.wasm uses, which
+	// the calculator and embed pages carry (#calc-meta) so that calc.js
+	// need not wait for the WebAssembly to encode it (issue 17).
+	Meta template.JS
 	// Planner is the planner page's (prerenderplan.go); nil = none.
 	Planner *plannerPrerendered
 }
@@ -67,7 +70,8 @@ type prerendered struct {
 func prerenderCalculator(cat *model.Catalog) (*prerendered, error) {
 	api := calcapi.New(cat)
 	var meta calcapi.Meta
-	if err := json.Unmarshal(api.Meta(), &meta); err != nil {
+	rawMeta := api.Meta()
+	if err := json.Unmarshal(rawMeta, &meta); err != nil {
 		return nil, fmt.Errorf("prerender: meta: %w", err)
 	}
 	form := meta.DefaultForm
@@ -83,7 +87,9 @@ func prerenderCalculator(cat *model.Catalog) (*prerendered, error) {
 	if out.Error != nil {
 		return nil, fmt.Errorf("prerender: the default form does not estimate: %s", out.Error.Text)
 	}
-	p := &prerendered{FormKeys: meta.FormKeys}
+	// json.Marshal escapes <, > and & in strings, so the JSON cannot end
+	// the script element that holds it.
+	p := &prerendered{FormKeys: meta.FormKeys, Meta: template.JS(rawMeta)}
 	for _, embed := range []bool{false, true} {
 		c := calcView{meta: &meta, state: form, out: &out, embed: embed}
 		s, err := c.markup()
@@ -105,54 +111,34 @@ type calcView struct {
 	state calcapi.Form
 	out   *calcapi.EstimateOutput
 	embed bool
-	b     strings.Builder
+	b     bytes.Buffer
+	// rows are the field table's rows by key: the calculator's
+	// (meta.Fields), or the planner's (planView.markup).
+	rows map[string]model.Field
+	// toggle: a field whose row's "when" does not hold is hidden, as
+	// calc.js's Calculator.toggle hides it (the planner hides its own).
+	toggle bool
 	// placed holds the form keys the layout writes; every other row of the
-	// field table gets a plain input at the end of its group's fieldset
-	// (extraMark), as calc.js's build does.
+	// field table gets an input at the end of its group's fieldset
+	// (extras), as calc.js's build does.
 	placed map[string]bool
+	shown  int // fields written that apply (group)
 	// blankSelects: an empty value that no option has selects nothing
 	// (calc.js's planner fills a select so; the calculator adds an
 	// option for it).
 	blankSelects bool
 }
 
-// extraMark is where a group's unplaced field-table rows go.
-func extraMark(group string) string { return "<!--extra:" + group + "-->" }
-
-// extras returns the plain inputs of the field table's rows in group that
-// the layout did not place, in table order (calc.js: "Every other row of
-// the field table gets a plain input in its group's fieldset").
+// extras returns the inputs of the field table's rows in group that the
+// layout did not place, in table order, each with its help as a tooltip
+// (calc.js: "Every other row of the field table gets a plain input in its
+// group's fieldset").
 func (c *calcView) extras(group string) string {
 	var b strings.Builder
 	for _, f := range c.meta.Fields {
-		if f.Group != group || c.placed[f.Key] {
-			continue
+		if f.Group == group && !c.placed[f.Key] {
+			b.WriteString(c.input(f.Key, f.Help))
 		}
-		var ctl string
-		switch f.Kind {
-		case model.KindEnum:
-			opts := make([]option, len(f.Choices))
-			for i, x := range f.Choices {
-				t := x
-				if t == "" {
-					t = "Default"
-				}
-				opts[i] = option{x, t}
-			}
-			ctl = c.sel(f.Key, opts)
-		case model.KindBool:
-			chk := ""
-			if v := c.state[f.Key]; v == "1" || v == "true" || v == "on" {
-				chk = " checked"
-			}
-			ctl = `<input type="checkbox" value="1"<CTL` + chk + `>`
-		default:
-			ctl = c.textInput(f.Key, inputMode(f.Kind), "")
-		}
-		if f.Help != "" {
-			ctl = strings.Replace(ctl, "<CTL", ` title="`+esc(f.Help)+`"<CTL`, 1)
-		}
-		b.WriteString(c.field(f.Key, f.Label, ctl, fieldHint(f)))
 	}
 	return b.String()
 }
@@ -172,23 +158,104 @@ func (c *calcView) query() string {
 	return strings.Join(parts, "&")
 }
 
-// field is calc.js's Calculator.field; hint nil = no hint paragraph.
-func (c *calcView) field(key, label, control string, hint *string) string {
+// hides reports whether the field of key is hidden (toggle).
+func (c *calcView) hides(key string) bool {
+	f, ok := c.rows[key]
+	return c.toggle && ok && !f.When.Holds(func(k string) string { return c.state[k] })
+}
+
+// place records that the layout wrote key's field.
+func (c *calcView) place(key string) {
 	if c.placed == nil {
 		c.placed = map[string]bool{}
 	}
 	c.placed[key] = true
+	if !c.hides(key) {
+		c.shown++
+	}
+}
+
+// field is calc.js's labelled; hint nil = no hint paragraph.
+func (c *calcView) field(key, label, control string, hint *string) string {
+	c.place(key)
 	id := "f-" + key
 	desc := id + "-err"
 	if hint != nil {
 		desc = id + "-hint " + desc
 	}
 	control = strings.Replace(control, "<CTL", ` id="`+id+`" name="`+key+`" aria-describedby="`+desc+`"`, 1)
-	s := `<div class="field" data-key="` + key + `"><label for="` + id + `">` + esc(label) + `</label>` + control
+	s := `<div class="field" data-key="` + key + `"` + hiddenIf(c.hides(key)) + `><label for="` + id + `">` + esc(label) + `</label>` + control
 	if hint != nil {
 		s += `<p class="hint" id="` + id + `-hint">` + esc(*hint) + `</p>`
 	}
 	return s + `<p class="err" id="` + id + `-err" aria-live="polite"></p></div>`
+}
+
+// checkbox is calc.js's checkbox: a bool row's check box with its label
+// after it.
+func (c *calcView) checkbox(key, label, title string) string {
+	c.place(key)
+	chk := ""
+	if v := c.state[key]; v == "1" || v == "true" || v == "on" {
+		chk = " checked"
+	}
+	if title != "" {
+		title = ` title="` + esc(title) + `"`
+	}
+	return `<div class="field check" data-key="` + key + `"` + hiddenIf(c.hides(key)) + `><input type="checkbox" value="1" id="f-` + key + `" name="` + key + `" aria-describedby="f-` + key + `-err"` + title + chk +
+		`><label for="f-` + key + `">` + esc(label) + `</label><p class="err" id="f-` + key + `-err"></p></div>`
+}
+
+// input is calc.js's input: the field of the table row of key (rows) with
+// its label and hint: a check box for a bool, a select of the row's
+// options in the table's words, or a text field with its kind's keyboard.
+// title, when not "", is the control's tooltip.
+func (c *calcView) input(key, title string) string {
+	f := c.rows[key]
+	if f.Kind == model.KindBool && f.Options() == nil {
+		return c.checkbox(key, f.Label, title)
+	}
+	ctl := c.control(key)
+	if title != "" {
+		ctl = strings.Replace(ctl, "<CTL", ` title="`+esc(title)+`"<CTL`, 1)
+	}
+	return c.field(key, f.Label, ctl, fieldHint(f))
+}
+
+// control is calc.js's control: the select or text field of the table
+// row of key.
+func (c *calcView) control(key string) string {
+	f := c.rows[key]
+	if vs := f.Options(); vs != nil {
+		opts := make([]option, len(vs))
+		for i, v := range vs {
+			opts[i] = option{v, f.Text(v)}
+		}
+		return c.sel(key, opts)
+	}
+	return c.textInput(key, inputMode(f.Kind), "")
+}
+
+// inputs writes the fields of keys.
+func (c *calcView) inputs(keys ...string) string {
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(c.input(k, ""))
+	}
+	return b.String()
+}
+
+// group writes what body writes inside a div of class cls, hidden (as
+// calc.js's toggle hides a data-group) when no field in it applies.
+func (c *calcView) group(cls string, body func()) {
+	start, shown := c.b.Len(), c.shown
+	body()
+	inner := string(c.b.Bytes()[start:])
+	c.b.Truncate(start)
+	if cls != "" {
+		cls = ` class="` + cls + `"`
+	}
+	c.w(`<div`, cls, ` data-group=""`, hiddenIf(c.shown == shown), `>`, inner, `</div>`)
 }
 
 func str(s string) *string { return &s }
@@ -224,15 +291,31 @@ func (c *calcView) sel(key string, opts []option) string {
 	return b.String()
 }
 
-// hidden is the attribute calc.js's toggle sets on a data-show group.
-func (c *calcView) hidden(show string) string {
-	s := c.state
-	on := map[string]bool{"custom": s["model"] == "custom", "tokens": s["length"] != "epochs", "epochs": s["length"] == "epochs", "hybrid": s["strategy"] == model.Hybrid,
-		"peft": s["method"] == "lora" || s["method"] == "qlora", "qlora": s["method"] == "qlora"}[show]
-	if on {
-		return ""
+// regionOptions are the grid regions' select: each region with its
+// intensity, then a custom intensity.
+func regionOptions(m *calcapi.Meta) []option {
+	var regs []option
+	for _, reg := range m.Regions {
+		regs = append(regs, option{reg.ID, reg.Name + " — " + jsSig(reg.CarbonGPerKWh, 3) + " g/kWh"})
 	}
-	return " hidden"
+	return append(regs, option{"custom", "Custom intensity"})
+}
+
+// radios is calc.js's radios: an enum row's choices as radio buttons in
+// the table's words.
+func (c *calcView) radios(key string) string {
+	c.place(key)
+	f := c.rows[key]
+	s := `<div class="radios" role="radiogroup" aria-label="` + esc(f.Label) + `">`
+	for i, v := range f.Choices {
+		chk := ""
+		if c.state[key] == v || i == 0 && !slices.Contains(f.Choices, c.state[key]) {
+			chk = " checked"
+		}
+		id := "f-" + key + "-" + v
+		s += `<span class="radio"><input type="radio" name="` + key + `" value="` + esc(v) + `" id="` + id + `"` + chk + `><label for="` + id + `">` + esc(f.Text(v)) + `</label></span>`
+	}
+	return s + `</div>`
 }
 
 func (c *calcView) markup() (string, error) {
@@ -269,113 +352,53 @@ func (c *calcView) markup() (string, error) {
 		}
 	}
 
+	c.rows, c.toggle = map[string]model.Field{}, true
+	for _, f := range m.Fields {
+		c.rows[f.Key] = f
+	}
 	c.w(`<div class="calc-layout">`)
 	if !c.embed {
 		c.summary(r)
 	}
 	c.w(`<form class="calc-form" novalidate="" aria-label="Training configuration">`)
-	// Model
+	// Model: the preset, then the rows that apply to a custom shape, in
+	// the table's order.
 	c.w(`<fieldset><legend>Model</legend>`)
-	c.w(c.field("model", "Preset or “custom”", c.textInput("model", "text", prerenderUID+"-presets"), &modelHint))
-	c.w(`<div class="grid3 shape" data-show="custom"`, c.hidden("custom"), `>`)
-	for _, f := range [][2]string{{"layers", "Layers"}, {"hidden", "Hidden size"}, {"heads", "Attention heads"}, {"kv_heads", "KV heads (GQA)"}, {"ffn", "FFN size"}, {"vocab", "Vocabulary"}} {
-		var h *string
-		if f[0] == "kv_heads" {
-			h = str("empty = heads")
+	c.w(c.field("model", c.rows["model"].Label, c.textInput("model", "text", prerenderUID+"-presets"), &modelHint))
+	c.group("grid3 shape", func() {
+		for _, f := range m.Fields {
+			if f.When != nil && f.When.Key == "model" && f.When.Value == "custom" {
+				c.w(c.input(f.Key, ""))
+			}
 		}
-		c.w(c.field(f[0], f[1], c.textInput(f[0], "numeric", ""), h))
-	}
-	checked := ""
-	if g := s["glu"]; g == "1" || g == "true" || g == "on" {
-		checked = " checked"
-	}
-	c.w(`<div class="field check" data-key="glu"><input type="checkbox" value="1" id="f-glu" name="glu" aria-describedby="f-glu-err"`, checked, `><label for="f-glu">Gated MLP (SwiGLU)</label><p class="err" id="f-glu-err"></p></div>`)
-	// The field table's other rows for a custom shape (the mixture of
-	// experts), as calc.js's build puts every such row in the shape grid.
-	for _, f := range c.meta.Fields {
-		if f.When == nil || f.When.Key != "model" || f.When.Value != "custom" || c.placed[f.Key] || f.Key == "glu" || f.Kind == model.KindBool {
-			continue
-		}
-		c.w(c.field(f.Key, f.Label, c.textInput(f.Key, "numeric", ""), fieldHint(f)))
-	}
-	c.w(`</div>`)
-	c.w(c.field("head", "Trained head", c.sel("head", []option{{"", "Default for the model"}, {"lm", "Language-model head (vocabulary)"}, {"classifier", "Small classifier head"}}), nil))
-	c.w(extraMark("model"), `</fieldset>`)
+	})
+	c.w(c.inputs("head"), c.extras("model"), `</fieldset>`)
 
 	// Training
-	tokChecked, epChecked := " checked", ""
-	if s["length"] == "epochs" {
-		tokChecked, epChecked = "", " checked"
-	}
-	c.w(`<fieldset><legend>Training</legend>`)
-	c.w(`<div class="radios" role="radiogroup" aria-label="Training length given as">`,
-		`<span class="radio"><input type="radio" name="length" value="tokens" id="f-length-tokens"`, tokChecked, `><label for="f-length-tokens">Total tokens</label></span>`,
-		`<span class="radio"><input type="radio" name="length" value="epochs" id="f-length-epochs"`, epChecked, `><label for="f-length-epochs">Dataset × epochs</label></span></div>`)
-	tok := c.field("tokens", "Tokens processed (all epochs)", c.textInput("tokens", "decimal", ""), str("e.g. 2e8, 200M, 1.5B"))
-	c.w(markField(tok, "tokens", ` data-show="tokens"`+c.hidden("tokens")))
-	c.w(`<div class="grid2" data-show="epochs"`, c.hidden("epochs"), `>`,
-		c.field("dataset_tokens", "Tokens per epoch", c.textInput("dataset_tokens", "decimal", ""), nil),
-		c.field("epochs", "Epochs", c.textInput("epochs", "decimal", ""), nil), `</div>`)
-	var precs []option
-	for _, p := range m.Precisions {
-		precs = append(precs, option{p, p})
-	}
-	c.w(`<div class="grid3">`,
-		c.field("seq", "Sequence", c.textInput("seq", "numeric", ""), nil),
-		c.field("batch", "Batch / GPU", c.textInput("batch", "numeric", ""), nil),
-		c.field("precision", "Precision", c.sel("precision", precs), nil), `</div>`)
-	c.w(extraMark("training"), `</fieldset>`)
+	c.w(`<fieldset><legend>Training</legend>`, c.radios("length"), c.inputs("tokens"))
+	c.group("grid2", func() { c.w(c.inputs("dataset_tokens", "epochs")) })
+	c.w(`<div class="grid3">`, c.inputs("seq", "batch", "precision"), `</div>`, c.extras("training"), `</fieldset>`)
 
 	// Fine-tuning method (LoRA, QLoRA)
-	c.w(`<fieldset><legend>Fine-tuning method</legend><div class="grid2">`,
-		c.field("method", "Method", c.sel("method", []option{{"full", "Full"}, {"lora", "LoRA"}, {"qlora", "QLoRA"}}), str("LoRA and QLoRA train adapters on a frozen base")),
-		c.field("ckpt", "Checkpointing", c.sel("ckpt", []option{{"", "Default"}, {"on", "On"}, {"off", "Off"}}), str("recomputes activations; default on for QLoRA")), `</div>`)
-	c.w(`<div data-show="peft"`, c.hidden("peft"), `><div class="grid2">`,
-		c.field("rank", "LoRA rank", c.textInput("rank", "numeric", ""), str("empty = 8 (LoRA), 64 (QLoRA)")),
-		c.field("targets", "Adapted modules", c.sel("targets", []option{{"", "Default"}, {"qv", "q, v"}, {"attention", "q, k, v, o"}, {"attention_mlp", "All linear"}}), str("default: q, v (LoRA), all linear (QLoRA)")), `</div>`)
-	c.w(`<div class="grid2" data-show="qlora"`, c.hidden("qlora"), `>`,
-		c.field("base_format", "Base weights", c.sel("base_format", []option{{"", "Default (NF4)"}, {"nf4", "NF4"}, {"int8", "int8"}}), str("NF4 with double quantisation: 4.127 bits")),
-		c.field("compute_dtype", "Compute dtype", c.sel("compute_dtype", []option{{"", "As precision"}, {"bf16", "bf16"}, {"fp16", "fp16"}, {"fp32", "fp32 (slow)"}}), nil), `</div>`)
-	for _, cb := range [][2]string{{"train_emb", "Train embeddings and LM head in full"}, {"compare", "Compare with full fine-tuning"}} {
-		chk := ""
-		if v := s[cb[0]]; v == "1" || v == "true" || v == "on" {
-			chk = " checked"
-		}
-		c.w(`<div class="field check" data-key="`, cb[0], `"><input type="checkbox" value="1" id="f-`, cb[0], `" name="`, cb[0], `" aria-describedby="f-`, cb[0], `-err"`, chk, `><label for="f-`, cb[0], `">`, esc(cb[1]), `</label><p class="err" id="f-`, cb[0], `-err"></p></div>`)
-	}
-	c.w(`</div></fieldset>`)
+	c.w(`<fieldset><legend>Fine-tuning method</legend><div class="grid2">`, c.inputs("method", "ckpt"), `</div>`)
+	c.group("", func() {
+		c.w(`<div class="grid2">`, c.inputs("rank", "targets"), `</div>`)
+		c.group("grid2", func() { c.w(c.inputs("base_format", "compute_dtype")) })
+		c.w(c.inputs("train_emb", "compare"))
+	})
+	c.w(c.extras("method"), `</fieldset>`)
 
 	// Hardware
-	var strats []option
-	for _, st := range m.Strategies {
-		name := strategyNames[st]
-		if name == "" {
-			name = st
-		}
-		strats = append(strats, option{st, name})
-	}
 	c.w(`<fieldset><legend>Hardware and parallelism</legend>`)
-	c.w(c.field("gpu", "GPU", c.textInput("gpu", "text", prerenderUID+"-gpus"), &gpuHint))
-	c.w(`<div class="grid2 narrow-wide">`, c.field("count", "GPUs", c.textInput("count", "numeric", ""), nil), c.field("strategy", "Strategy", c.sel("strategy", strats), nil), `</div>`)
-	c.w(`<div class="grid2" data-show="hybrid"`, c.hidden("hybrid"), `>`,
-		c.field("tensor", "Tensor-parallel degree", c.textInput("tensor", "numeric", ""), str("data ranks = GPUs ÷ this")),
-		c.field("data_mode", "Data parallel as", c.sel("data_mode", []option{{"fsdp", "FSDP"}, {"ddp", "DDP"}}), nil), `</div>`)
-	c.w(c.field("power", "Power limit (W)", c.textInput("power", "numeric", ""), str("per GPU; empty = the board’s default limit")))
-	c.w(extraMark("hardware"), `</fieldset>`)
+	c.w(c.field("gpu", c.rows["gpu"].Label, c.textInput("gpu", "text", prerenderUID+"-gpus"), &gpuHint))
+	c.w(`<div class="grid2 narrow-wide">`, c.inputs("count", "strategy"), `</div>`)
+	c.group("grid2", func() { c.w(c.inputs("tensor", "data_mode")) })
+	c.w(c.inputs("power"), c.extras("hardware"), `</fieldset>`)
 
 	// Site
-	var regs []option
-	for _, reg := range m.Regions {
-		regs = append(regs, option{reg.ID, reg.Name + " — " + jsSig(reg.CarbonGPerKWh, 3) + " g/kWh"})
-	}
-	regs = append(regs, option{"custom", "Custom intensity"})
 	c.w(`<fieldset><legend>Site, grid and price</legend>`)
-	c.w(c.field("region", "Grid region", c.sel("region", regs), &regionHint))
-	c.w(`<div class="grid3">`,
-		c.field("carbon", "g CO₂e/kWh", c.textInput("carbon", "decimal", ""), nil),
-		c.field("pue", "PUE", c.textInput("pue", "decimal", ""), str("empty = "+jsNum(m.SiteDefaults.PUE))),
-		c.field("price", "USD/kWh", c.textInput("price", "decimal", ""), nil), `</div>`)
-	c.w(extraMark("site"), `</fieldset>`)
+	c.w(c.field("region", c.rows["region"].Label, c.sel("region", regionOptions(m)), &regionHint))
+	c.w(`<div class="grid3">`, c.inputs("carbon", "pue", "price"), `</div>`, c.extras("site"), `</fieldset>`)
 
 	// Calibration
 	def := ""
@@ -388,7 +411,7 @@ func (c *calcView) markup() (string, error) {
 	for _, cal := range m.Calibrations {
 		cals = append(cals, option{cal.Name, cal.Name + " " + cal.Version + " (" + cal.Kind + ")"})
 	}
-	c.w(`<fieldset><legend>Calibration</legend>`, c.field("cal", "Coefficients", c.sel("cal", cals), &calHint), extraMark("calibration"), `</fieldset>`)
+	c.w(`<fieldset><legend>Calibration</legend>`, c.field("cal", c.rows["cal"].Label, c.sel("cal", cals), &calHint), c.extras("calibration"), `</fieldset>`)
 	c.w(`<p class="err form-err" id="` + prerenderUID + `-formerr" aria-live="polite"></p>`)
 	c.w(`<datalist id="` + prerenderUID + `-presets">`)
 	for _, p := range m.Presets {
@@ -408,14 +431,7 @@ func (c *calcView) markup() (string, error) {
 	if c.embed {
 		c.w(`<p class="embed-foot"><a href="index.html?`, esc(c.query()), `" class="open-full" target="_blank" rel="noopener">Open in the full wattscale calculator</a></p>`)
 	}
-	out := c.b.String()
-	for _, k := range []string{"glu", "length", "train_emb", "compare"} { // written without field
-		c.placed[k] = true
-	}
-	for _, g := range []string{"model", "training", "hardware", "site", "calibration"} {
-		out = strings.Replace(out, extraMark(g), c.extras(g), 1)
-	}
-	return out, nil
+	return c.b.String(), nil
 }
 
 // results is the results section after calc.js's render.
@@ -484,8 +500,7 @@ func (c *calcView) results(r *model.Response) {
 		c.w(`<section class="cheaper" aria-labelledby="cheaper-h"><h2 class="h" id="cheaper-h">Cheaper ways to run this</h2>`,
 			`<p class="muted small">The same model, tokens and batch per GPU on every GPU type of the table (up to 64 each), every layout and eight power limits: `,
 			`each marker is a configuration no other beats on both energy and time. Select one (click, or Tab then Enter) to load it into the form.</p>`,
-			`<div class="cheaper-ctl grid2">`, c.field("deadline", "Deadline (hours)", c.textInput("deadline", "decimal", ""), str("empty = no deadline")),
-			c.field("minimise", "Minimise", c.sel("minimise", []option{{"energy", "Energy"}, {"co2e", "CO₂e (operational + embodied)"}, {"cost", "Electricity cost"}, {"time", "Time"}}), nil),
+			`<div class="cheaper-ctl grid2">`, c.inputs("deadline", "minimise"),
 			`</div><div class="cheaper-out"></div></section>`)
 		c.w(`<h2 class="h">Share and cite</h2><div class="share">`)
 		c.share()
@@ -541,27 +556,27 @@ func (c *calcView) notes(r *model.Response) {
 			warns = append(warns, w)
 		}
 	}
-	if len(env) > 0 {
-		c.w(`<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3><ul>`)
-		for _, w := range env {
-			c.w(`<li>`, esc(w), `</li>`)
-		}
-		c.w(`</ul></div>`)
+	c.w(noteList(`<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3>`, env, `</div>`),
+		noteList(`<div class="warnings" role="note"><h3>Warnings</h3>`, warns, `</div>`), assumptionsHTML(r.Assumptions))
+}
+
+// noteList is calc.js's list of notes (warnings, assumptions) between
+// open and close; "" when there are none.
+func noteList(open string, items []string, close string) string {
+	if len(items) == 0 {
+		return ""
 	}
-	if len(warns) > 0 {
-		c.w(`<div class="warnings" role="note"><h3>Warnings</h3><ul>`)
-		for _, w := range warns {
-			c.w(`<li>`, esc(w), `</li>`)
-		}
-		c.w(`</ul></div>`)
+	var b strings.Builder
+	b.WriteString(open + `<ul>`)
+	for _, x := range items {
+		b.WriteString(`<li>` + esc(x) + `</li>`)
 	}
-	if len(r.Assumptions) > 0 {
-		c.w(`<details class="assumptions"><summary>Assumptions used (`, strconv.Itoa(len(r.Assumptions)), `)</summary><ul>`)
-		for _, a := range r.Assumptions {
-			c.w(`<li>`, esc(a), `</li>`)
-		}
-		c.w(`</ul></details>`)
-	}
+	return b.String() + `</ul>` + close
+}
+
+// assumptionsHTML is the folded list of an answer's assumptions.
+func assumptionsHTML(as []string) string {
+	return noteList(`<details class="assumptions"><summary>Assumptions used (`+strconv.Itoa(len(as))+`)</summary>`, as, `</details>`)
 }
 
 func (c *calcView) charts(r *model.Response) {
@@ -573,7 +588,7 @@ func (c *calcView) charts(r *model.Response) {
 	series := make([]*ser, len(sweepStrategies))
 	idx := map[string]int{}
 	for i, s := range sweepStrategies {
-		series[i] = &ser{key: s, name: strategyNames[s]}
+		series[i] = &ser{key: s, name: model.RequestField("strategy").Text(s)}
 		idx[s] = i
 	}
 	for _, p := range c.out.Sweep {
@@ -683,9 +698,9 @@ func (s calcShell) with(p *prerendered) calcShell {
 	}
 	switch s.Mode {
 	case "calculator":
-		s.Prerendered = p.Calculator
+		s.Prerendered, s.Meta = p.Calculator, p.Meta
 	case "embed":
-		s.Prerendered = p.Embed
+		s.Prerendered, s.Meta = p.Embed, p.Meta
 	case "planner":
 		if p.Planner != nil {
 			s.Prerendered, s.FormKeys = p.Planner.Markup, p.Planner.Keys

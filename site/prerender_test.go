@@ -203,3 +203,108 @@ func TestPrerenderedPlanner(t *testing.T) {
 		t.Errorf("URL keys %v lack set or o12.preset", p.Keys)
 	}
 }
+
+// TestPrerenderedFormsFromTheFieldTable checks that the prerendered forms
+// are the field tables': every row of the calculator's table (calcapi's
+// Meta.Fields) and of the planner's (PlannerMeta.Fields, each option row's
+// keys for each row) has its input, labelled in the table's words, a
+// select offering exactly the row's options in the table's words (its
+// catalogue's for the names the form offers from one), and the
+// calculator's field is hidden exactly when the row's "when" does not
+// hold; so a row added to a table reaches both forms with no other edit.
+func TestPrerenderedFormsFromTheFieldTable(t *testing.T) {
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := prerenderCalculator(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp, err := prerenderPlanner(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := calcapi.New(cat)
+	var meta calcapi.Meta
+	var pm calcapi.PlannerMeta
+	if err := json.Unmarshal(api.Meta(), &meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(api.PlannerMeta(), &pm); err != nil {
+		t.Fatal(err)
+	}
+	fieldRe := regexp.MustCompile(`<div class="field[^"]*" data-key="([^"]+)"([^>]*)>(.*?)<p class="err"`)
+	check := func(t *testing.T, h string, f model.Field, key string, state map[string]string) {
+		var m []string
+		for _, x := range fieldRe.FindAllStringSubmatch(h, -1) {
+			if x[1] == key {
+				m = x
+			}
+		}
+		if m == nil {
+			t.Errorf("%s (%s): no field in the form", key, f.Path)
+			return
+		}
+		if state != nil {
+			hidden := strings.Contains(m[2], " hidden")
+			if applies := f.When.Holds(func(k string) string { return state[k] }); hidden == applies {
+				t.Errorf("%s: hidden = %v, but its row's when %+v holds = %v", key, hidden, f.When, applies)
+			}
+		}
+		if !strings.Contains(m[3], `<label for="f-`+key+`">`+esc(f.Label)+`</label>`) {
+			t.Errorf("%s: not labelled %q: %s", key, f.Label, m[3])
+		}
+		opts := regexp.MustCompile(`<option value="([^"]*)"[^>]*>([^<]*)</option>`).FindAllStringSubmatch(m[3], -1)
+		want := f.Options()
+		if want == nil || key == "model" || key == "gpu" || strings.HasSuffix(key, "s.model") || strings.HasSuffix(key, "s.gpu") || strings.HasSuffix(key, ".preset") || strings.HasSuffix(key, ".baseline") || key == "region" || key == "cal" {
+			return // a text field, or the catalogue's names
+		}
+		if len(opts) != len(want) {
+			t.Errorf("%s: %d options, want the row's %d (%q)", key, len(opts), len(want), want)
+			return
+		}
+		for i, v := range want {
+			if opts[i][1] != esc(v) || opts[i][2] != esc(f.Text(v)) {
+				t.Errorf("%s: option %d is %q %q, want %q %q", key, i, opts[i][1], opts[i][2], v, f.Text(v))
+			}
+		}
+	}
+	for _, f := range meta.Fields {
+		if f.Key == "" || f.Key == "length" { // length: the radios
+			continue
+		}
+		t.Run("calculator/"+f.Key, func(t *testing.T) { check(t, string(p.Calculator), f, f.Key, meta.DefaultForm) })
+	}
+	length := formField(meta.Fields, "length")
+	if !strings.Contains(string(p.Calculator), `role="radiogroup" aria-label="`+esc(length.Label)+`"`) {
+		t.Errorf("no radio group labelled %q", length.Label)
+	}
+	for _, v := range length.Choices {
+		if !strings.Contains(string(p.Calculator), `value="`+v+`" id="f-length-`+v+`"`) || !strings.Contains(string(p.Calculator), `<label for="f-length-`+v+`">`+esc(length.Text(v))+`</label>`) {
+			t.Errorf("length: no radio %q labelled %q", v, length.Text(v))
+		}
+	}
+	rows, _ := strconv.Atoi(pm.Default["rows"])
+	for _, f := range pm.Fields {
+		if f.Key == "rows" { // the count of option rows, not an input
+			continue
+		}
+		for i := 1; i <= rows; i++ {
+			key := distill.RowKey(f.Key, i)
+			t.Run("planner/"+key, func(t *testing.T) { check(t, string(pp.Markup), f, key, nil) })
+			if key == f.Key {
+				break
+			}
+		}
+	}
+}
+
+func formField(fs []model.Field, key string) model.Field {
+	for _, f := range fs {
+		if f.Key == key {
+			return f
+		}
+	}
+	return model.Field{}
+}

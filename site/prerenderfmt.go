@@ -303,22 +303,30 @@ type frameSpec struct {
 	x, y                   axisSpec
 }
 
+// frame is a chart's axes, size and margins, as calc.js's frame returns
+// them (xa, ya, W, H, L, R, T, B).
+type frame struct {
+	xa, ya           chartAxis
+	W, H, L, R, T, B float64
+}
+
 // chartFrame is calc.js's frame: the svg's opening, the grid, ticks, axes
 // and axis labels, written into b; it returns the two axes and the chart's
-// size and margins (W, H, L, R, T, B).
-func chartFrame(b *strings.Builder, o frameSpec) (xa, ya chartAxis, W, H, L, R, T, B float64) {
-	W, H, L, R, T, B = o.width, o.height, o.left, 16.0, 16.0, 50.0
-	if W == 0 {
-		W = 560
+// size and margins.
+func chartFrame(b *strings.Builder, o frameSpec) frame {
+	f := frame{W: o.width, H: o.height, L: o.left, R: 16, T: 16, B: 50}
+	if f.W == 0 {
+		f.W = 560
 	}
-	if H == 0 {
-		H = 300
+	if f.H == 0 {
+		f.H = 300
 	}
-	if L == 0 {
-		L = 64
+	if f.L == 0 {
+		f.L = 64
 	}
-	xa = makeAxis(o.x.min, o.x.max, L, W-R, o.x.log, o.x.base2)
-	ya = makeAxis(o.y.min, o.y.max, H-B, T, o.y.log, o.y.base2)
+	W, H, L, R, T, B := f.W, f.H, f.L, f.R, f.T, f.B
+	xa := makeAxis(o.x.min, o.x.max, L, W-R, o.x.log, o.x.base2)
+	ya := makeAxis(o.y.min, o.y.max, H-B, T, o.y.log, o.y.base2)
 	if o.x.ticks != nil {
 		xa.ticks = o.x.ticks
 	}
@@ -368,7 +376,8 @@ func chartFrame(b *strings.Builder, o frameSpec) (xa, ya chartAxis, W, H, L, R, 
 	b.WriteString(`<line class="axis" x1="` + n(L) + `" x2="` + n(L) + `" y1="` + n(T) + `" y2="` + n(H-B) + `"/>`)
 	b.WriteString(`<text class="label" x="` + n((L+W-R)/2) + `" y="` + n(H-10) + `" text-anchor="middle">` + esc(o.x.label) + `</text>`)
 	b.WriteString(`<text class="label" transform="translate(15 ` + n((T+H-B)/2) + `) rotate(-90)" text-anchor="middle">` + esc(o.y.label) + `</text>`)
-	return xa, ya, W, H, L, R, T, B
+	f.xa, f.ya = xa, ya
+	return f
 }
 
 // lineChart is calc.js's lineChart (through its frame).
@@ -393,8 +402,9 @@ func lineChart(o lineChartSpec) string {
 		y = axisSpec{min: ymin, max: ymax, log: true, fmt: o.fmtY, label: o.yLabel + " (log scale)"}
 	}
 	var b strings.Builder
-	xa, ya, W, _, _, _, _, _ := chartFrame(&b, frameSpec{id: o.id, title: o.title, desc: o.desc, width: prerenderChartW, style: "height:302px",
+	f := chartFrame(&b, frameSpec{id: o.id, title: o.title, desc: o.desc, width: prerenderChartW, style: "height:302px",
 		x: axisSpec{min: xmin, max: xmax, log: true, base2: o.xBase2, fmt: jsNum, label: o.xLabel}, y: y})
+	xa, ya := f.xa, f.ya
 	for _, s := range o.series {
 		if len(s.pts) == 0 {
 			continue
@@ -409,7 +419,7 @@ func lineChart(o lineChartSpec) string {
 		mx, my := xa.mapv(o.mark.x), ya.mapv(o.mark.y)
 		b.WriteString(`<circle class="mark" r="6" cx="` + fx1(mx) + `" cy="` + fx1(my) + `"/>`)
 		anchor, dx := "start", 10.0
-		if mx > W-150 {
+		if mx > f.W-150 {
 			anchor, dx = "end", -10
 		}
 		b.WriteString(`<text class="mark-label" x="` + fx1(mx+dx) + `" y="` + fx1(my-10) + `" text-anchor="` + anchor + `">` + esc(o.mark.label) + `</text>`)

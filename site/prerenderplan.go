@@ -26,12 +26,12 @@ import (
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
-// calc.js's REGIME_NAMES, STAGES and SET_NAMES.
-var (
-	regimeNames = map[string]string{distill.RegimeSFT: "Direct SFT", distill.RegimeKD: "Logit KD", distill.RegimeSynthetic: "Synthetic-data SFT"}
-	planStages  = [][3]string{{"preprocess", "pre", "Preprocess"}, {"teacher", "teacher", "Teacher"}, {"student", "student", "Student"}, {"eval", "eval", "Evaluation"}}
-	setNames    = map[string]string{"1b": "Paper: 1B students (OLMo-2 1B, teacher OLMo-2 32B)", "13b": "Paper: 13B students", "all": "Paper: all seven pipelines", "custom": "My own numbers"}
-)
+// planStages is calc.js's STAGES: a stage's name in the plan and its row
+// key.
+var planStages = [][2]string{{"preprocess", "pre"}, {"teacher", "teacher"}, {"student", "student"}, {"eval", "eval"}}
+
+// regimeName is a regime's name in the planner's words.
+func regimeName(r string) string { return distill.PlanFieldByKey("oK.regime").Text(r) }
 
 // The planner's charts are prerendered twice: at their box's width on a
 // desktop-wide page (site/assets/calc.css holds .stages, .curve and .plane
@@ -102,15 +102,10 @@ type planView struct {
 	pm    *calcapi.PlannerMeta
 	state calcapi.PlanForm
 	out   *calcapi.PlanOutput
-	c     calcView
-	b     strings.Builder
+	c     calcView // writes the markup
 }
 
-func (v *planView) w(s ...string) {
-	for _, x := range s {
-		v.b.WriteString(x)
-	}
-}
+func (v *planView) w(s ...string) { v.c.w(s...) }
 
 func (v *planView) rows() int {
 	n, err := strconv.Atoi(v.state["rows"])
@@ -127,37 +122,6 @@ func (v *planView) preset(name string) *distill.Preset {
 		}
 	}
 	return nil
-}
-
-// planField is the row of the planner's field table for key ("o2.x" is
-// "oK.x"'s).
-func (v *planView) planField(key string) model.Field {
-	k := key
-	if i := strings.IndexByte(key, '.'); i > 0 && key[0] == 'o' {
-		if _, err := strconv.Atoi(key[1:i]); err == nil {
-			k = "oK." + key[i+1:]
-		}
-	}
-	for _, f := range v.pm.Fields {
-		if f.Key == k {
-			return f
-		}
-	}
-	return model.Field{}
-}
-
-// tfield is calc.js's Planner.tfield: hint nil takes the table's hint (or
-// none); a non-nil hint overrides it ("" = an empty hint paragraph).
-func (v *planView) tfield(key, control string, hint *string, tableHint bool) string {
-	f := v.planField(key)
-	label := f.Label
-	if label == "" {
-		label = key
-	}
-	if tableHint && hint == nil {
-		hint = fieldHint(f)
-	}
-	return v.c.field(key, label, control, hint)
 }
 
 // display is what calc.js's fill puts in the control of key: a preset
@@ -218,50 +182,28 @@ func (v *planView) markup() (string, error) {
 	if r == nil {
 		return "", fmt.Errorf("prerender planner: no result")
 	}
-	v.c = calcView{meta: v.meta, state: v.display(), blankSelects: true}
-	m := v.meta
-	F := map[string]model.Field{}
-	for _, f := range m.Fields {
-		F[f.Key] = f
+	v.c = calcView{meta: v.meta, state: v.display(), blankSelects: true, rows: map[string]model.Field{}}
+	c := &v.c
+	for _, f := range v.pm.Fields {
+		if !strings.HasPrefix(f.Key, distill.OptionKeyPrefix) {
+			c.rows[f.Key] = f
+		}
+		for i := 1; i <= v.rows(); i++ {
+			c.rows[distill.RowKey(f.Key, i)] = f
+		}
 	}
 	v.w(`<div class="plan-layout"><form class="calc-form" novalidate="" aria-label="Distillation plan">`,
 		`<a href="#plan-results" class="btn skip-results">Jump to the result ↓</a>`)
-	var sets []option
-	for _, k := range v.planField("set").Choices {
-		t := setNames[k]
-		if t == "" {
-			t = k
-		}
-		sets = append(sets, option{k, t})
-	}
-	v.w(`<fieldset><legend>Plan</legend>`, v.tfield("set", v.c.sel("set", sets), nil, true), v.tfield("n", v.c.textInput("n", "numeric", ""), nil, true), `</fieldset>`)
+	v.w(`<fieldset><legend>Plan</legend>`, c.inputs("set", "n"), `</fieldset>`)
 	for i := 1; i <= v.rows(); i++ {
-		v.row(i, F)
+		v.row(i)
 	}
-	v.w(`<p><button type="button" class="btn">+ Add an option</button></p>`)
-
-	var regs []option
-	for _, reg := range m.Regions {
-		regs = append(regs, option{reg.ID, reg.Name + " — " + jsSig(reg.CarbonGPerKWh, 3) + " g/kWh"})
-	}
-	regs = append(regs, option{"custom", "Custom intensity"})
-	v.w(`<fieldset><legend>Site, grid and price</legend>`, v.c.field("region", F["region"].Label, v.c.sel("region", regs), nil),
-		`<div class="grid3">`, v.c.field("carbon", F["carbon"].Label, v.c.textInput("carbon", "decimal", ""), fieldHint(F["carbon"])),
-		v.c.field("pue", F["pue"].Label, v.c.textInput("pue", "decimal", ""), fieldHint(F["pue"])),
-		v.c.field("price", F["price"].Label, v.c.textInput("price", "decimal", ""), fieldHint(F["price"])), `</div></fieldset>`)
-	v.w(`<fieldset><legend>Serving (for T*)</legend><div class="grid2">`,
-		v.tfield("jref", v.c.textInput("jref", "decimal", ""), nil, false), v.tfield("jstu", v.c.textInput("jstu", "decimal", ""), nil, false),
+	v.w(`<p><button type="button" class="btn" data-add="1">+ Add an option</button></p>`)
+	v.w(`<fieldset><legend>Site, grid and price</legend>`, c.field("region", c.rows["region"].Label, c.sel("region", regionOptions(v.meta)), nil),
+		`<div class="grid3">`, c.inputs("carbon", "pue", "price"), `</div></fieldset>`)
+	v.w(`<fieldset><legend>Serving (for T*)</legend><div class="grid2">`, c.inputs("jref", "jstu"),
 		`</div><p class="hint">Serving energy per token of the model the student replaces and of the student; leave empty to skip T*.</p></fieldset>`)
-	var mins []option
-	for _, x := range v.planField("minimise").Choices {
-		t := map[string]string{"": "Energy", "co2e": "CO₂e (operational + embodied)", "cost": "Electricity cost", "time": "Time"}[x]
-		if t == "" {
-			t = x
-		}
-		mins = append(mins, option{x, t})
-	}
-	v.w(`<fieldset><legend>Cheaper hardware per stage</legend><div class="grid2">`,
-		v.tfield("minimise", v.c.sel("minimise", mins), nil, true), v.tfield("deadline", v.c.textInput("deadline", "decimal", ""), nil, true), `</div></fieldset>`)
+	v.w(`<fieldset><legend>Cheaper hardware per stage</legend><div class="grid2">`, c.inputs("minimise", "deadline"), `</div></fieldset>`)
 	v.w(`<p class="err form-err" aria-live="polite"></p></form>`)
 
 	v.w(`<section class="results" aria-label="Plan result" id="plan-results" tabindex="-1"><div class="status" role="status" aria-live="polite"></div>`,
@@ -292,18 +234,18 @@ func (v *planView) markup() (string, error) {
 	v.w(`</div><div class="pnotes">`)
 	v.notes(r)
 	v.w(`</div></section></div>`)
-	return v.b.String(), nil
+	return v.c.b.String(), nil
 }
 
 // row is calc.js's buildRow with fill's visibility and hint.
-func (v *planView) row(i int, F map[string]model.Field) {
+func (v *planView) row(i int) {
 	o := "o" + strconv.Itoa(i) + "."
 	st, c := v.state, &v.c
 	regime := v.regime(o)
 	pr := v.preset(st[o+"preset"])
 	presets := []option{{"", "My own numbers"}}
 	for _, p := range v.pm.Presets {
-		presets = append(presets, option{p.Name, p.Name + " — " + regimeNames[p.Regime] + ", " + p.Student})
+		presets = append(presets, option{p.Name, p.Name + " — " + regimeName(p.Regime) + ", " + p.Student})
 	}
 	hint := "stage energies you measured, kWh"
 	if pr != nil {
@@ -316,14 +258,10 @@ func (v *planView) row(i int, F map[string]model.Field) {
 			hint += " (no stage split published)"
 		}
 	}
-	v.w(`<fieldset class="row-opt" data-row="`, strconv.Itoa(i), `"><legend>Option `, strconv.Itoa(i), `</legend>`, v.tfield(o+"preset", c.sel(o+"preset", presets), &hint, false))
-	var regs []option
-	for _, x := range v.planField(o + "regime").Choices {
-		regs = append(regs, option{x, regimeNames[x]})
-	}
-	v.w(`<div class="grid2">`, v.tfield(o+"name", c.textInput(o+"name", "text", ""), nil, false), v.tfield(o+"regime", c.sel(o+"regime", regs), nil, false), `</div><div class="grid2">`)
+	v.w(`<fieldset class="row-opt" data-row="`, strconv.Itoa(i), `"><legend>Option `, strconv.Itoa(i), `</legend>`, c.field(o+"preset", c.rows[o+"preset"].Label, c.sel(o+"preset", presets), &hint))
+	v.w(`<div class="grid2">`, c.inputs(o+"name", o+"regime"), `</div><div class="grid2">`)
 	for _, s := range planStages {
-		f := v.tfield(o+s[1], c.textInput(o+s[1], "decimal", ""), nil, false)
+		f := c.inputs(o + s[1])
 		switch s[1] {
 		case "teacher":
 			f = markField(f, o+s[1], ` data-teacher="1"`+hiddenIf(regime == distill.RegimeSFT))
@@ -332,55 +270,29 @@ func (v *planView) row(i int, F map[string]model.Field) {
 		}
 		v.w(f)
 	}
-	var modes []option
-	for _, x := range v.planField(o + "smode").Choices {
-		t := "Measured energy (kWh)"
-		if x != "" {
-			t = "Estimated from its training setup"
-		}
-		modes = append(modes, option{x, t})
-	}
-	v.w(`</div>`, v.tfield(o+"smode", c.sel(o+"smode", modes), nil, false))
+	v.w(`</div>`, c.inputs(o+"smode"))
 	v.w(`<div class="grid2 student-est" data-student-est="1"`, hiddenIf(!v.estimated(o)), `>`)
-	sub := func(k string) string { return st[o+"s."+k] }
-	choiceText := map[string]string{"": "Default", "full": "Full", "lora": "LoRA", "qlora": "QLoRA"}
+	sub := func(k string) string { return st[o+strings.TrimPrefix(k, distill.OptionKeyPrefix)] } // "oK.s.x" → "o1.s.x"
 	for _, k := range v.pm.StudentKeys {
-		f := F[k]
-		var ctl string
 		key := o + "s." + k
-		switch {
-		case k == "model":
+		f := ""
+		switch k {
+		case "model", "gpu": // a select of the catalogue's
 			var opts []option
 			for _, p := range v.meta.Presets {
 				opts = append(opts, option{p.Name, p.Name})
 			}
-			ctl = c.sel(key, opts)
-		case k == "gpu":
-			var opts []option
-			for _, g := range v.meta.GPUs {
-				opts = append(opts, option{g.ID, g.Name})
-			}
-			ctl = c.sel(key, opts)
-		case f.Kind == model.KindBool:
-			ctl = c.sel(key, []option{{"", "Default"}, {"on", "On"}, {"off", "Off"}})
-		case f.Kind == model.KindEnum:
-			var opts []option
-			for _, x := range f.Choices {
-				t, ok := choiceText[x]
-				if !ok {
-					t = x
+			if k == "gpu" {
+				opts = nil
+				for _, g := range v.meta.GPUs {
+					opts = append(opts, option{g.ID, g.Name})
 				}
-				opts = append(opts, option{x, t})
 			}
-			ctl = c.sel(key, opts)
+			f = c.field(key, c.rows[key].Label, c.sel(key, opts), fieldHint(c.rows[key]))
 		default:
-			ctl = c.textInput(key, inputMode(f.Kind), "")
+			f = c.inputs(key)
 		}
-		label := map[string]string{"model": "Student model", "tokens": "Training tokens", "train_emb": "Train embeddings, LM head"}[k]
-		if label == "" {
-			label = f.Label
-		}
-		v.w(markField(c.field(key, label, ctl, fieldHint(f)), key, ` data-skey="`+k+`"`+hiddenIf(!f.When.Holds(sub))))
+		v.w(markField(f, key, ` data-skey="`+k+`"`+hiddenIf(!c.rows[key].When.Holds(sub))))
 	}
 	v.w(`</div>`)
 	bl := []option{{"", "The plan's direct-SFT option"}}
@@ -394,8 +306,8 @@ func (v *planView) row(i int, F map[string]model.Field) {
 			bl = append(bl, option{n, n})
 		}
 	}
-	v.w(`<div class="grid2">`, v.tfield(o+"q", c.textInput(o+"q", "decimal", ""), nil, true),
-		markField(v.tfield(o+"baseline", c.sel(o+"baseline", bl), nil, false), o+"baseline", ` data-distilled="1"`+hiddenIf(regime == distill.RegimeSFT)), `</div>`)
+	v.w(`<div class="grid2">`, c.inputs(o+"q"),
+		markField(c.field(o+"baseline", c.rows[o+"baseline"].Label, c.sel(o+"baseline", bl), nil), o+"baseline", ` data-distilled="1"`+hiddenIf(regime == distill.RegimeSFT)), `</div>`)
 	if v.rows() > 1 {
 		v.w(`<button type="button" class="btn small" data-remove="`, strconv.Itoa(i), `">Remove option `, strconv.Itoa(i), `</button>`)
 	}
@@ -424,10 +336,7 @@ func (v *planView) options(r *distill.Result, bestName string) {
 		if o.NStar != nil {
 			v.w(` data-nstar="`, jsNum(*o.NStar), `"`)
 		}
-		rn := regimeNames[o.Regime]
-		if rn == "" {
-			rn = o.Regime
-		}
+		rn := regimeName(o.Regime)
 		v.w(` data-oneoff="`, jsNum(o.OneOffKWh), `" data-student="`, jsNum(o.StudentKWh), `">`,
 			`<h3>`, esc(o.Name), `</h3><span class="sub">`, esc(rn), ` · `, esc(o.Source), `</span>`,
 			`<span class="v">`, esc(jsEnergyText(o.OneOffKWh)), `</span><span class="sub">one-off pipeline`)
@@ -577,10 +486,12 @@ func (v *planView) curve(r *distill.Result, W float64, id, cls string, legend bo
 		titles = append(titles, t)
 	}
 	var b strings.Builder
-	xa, ya, W, H, L, R, T, B := chartFrame(&b, frameSpec{id: "curve" + id, attrs: ` data-pre="` + cls + `"`, width: W, left: 60, style: chartHeight(W, 300),
+	f := chartFrame(&b, frameSpec{id: "curve" + id, attrs: ` data-pre="` + cls + `"`, width: W, left: 60, style: chartHeight(W, 300),
 		title: "Energy per student against the number of students: " + strings.Join(titles, "; "),
 		x:     axisSpec{min: 1, max: 50, log: true, ticks: []float64{1, 2, 5, 10, 20, 50}, fmt: jsNum, label: "Students sharing the teacher stage (N)"},
 		y:     axisSpec{min: 0, max: top * 1.05, label: "kWh per student"}})
+	xa, ya, L, R, T, B := f.xa, f.ya, f.L, f.R, f.T, f.B
+	W, H := f.W, f.H
 	keys := []string{"ddp", "tp", "fsdp", "hybrid", "single"}
 	var items []chartSeries
 	for i, o := range dist {
@@ -650,10 +561,11 @@ func (v *planView) plane(r *distill.Result, W float64, id, cls string, legend bo
 		domText = "none"
 	}
 	var b strings.Builder
-	xa, ya, W, _, _, _, _, _ := chartFrame(&b, frameSpec{id: "plane" + id, attrs: ` data-pre="` + cls + `"`, width: W, left: 60, style: chartHeight(W, 300),
+	f := chartFrame(&b, frameSpec{id: "plane" + id, attrs: ` data-pre="` + cls + `"`, width: W, left: 60, style: chartHeight(W, 300),
 		title: "Energy–quality plane. Pareto-efficient: " + strings.Join(par, ", ") + ". Dominated: " + domText,
 		x:     axisSpec{min: 0, max: xmax * 1.1, label: "One-off pipeline energy (kWh)"},
 		y:     axisSpec{min: math.Max(0, qmin-0.05), max: math.Min(1.05, qmax+0.05), label: "Quality Q (0 to 1)"}})
+	xa, ya := f.xa, f.ya
 	front := append([]distill.Point(nil), r.Pareto...)
 	sort.SliceStable(front, func(i, j int) bool { return front[i].EnergyKWh < front[j].EnergyKWh })
 	if len(front) > 1 {
@@ -684,7 +596,7 @@ func (v *planView) plane(r *distill.Result, W float64, id, cls string, legend bo
 		}
 		b.WriteString(`<circle class="pt s-` + key + `" style="fill:var(--s-` + key + `)" r="` + rad + `" cx="` + fx1(x) + `" cy="` + fx1(y) + `"/>`)
 		anchor, dx := "start", 10.0
-		if x > W-140 {
+		if x > f.W-140 {
 			anchor, dx = "end", -10
 		}
 		b.WriteString(`<text class="mark-label" x="` + fx1(x+dx) + `" y="` + fx1(y+4) + `" text-anchor="` + anchor + `">` + esc(o.Name) + suffix + `</text>`)
@@ -717,13 +629,7 @@ func (v *planView) tstar(r *distill.Result) {
 // notes is the warnings, the whole plan's line and the assumptions of
 // calc.js's render.
 func (v *planView) notes(r *distill.Result) {
-	if len(r.Warnings) > 0 {
-		v.w(`<div class="warnings" role="note"><h3>Warnings</h3><ul>`)
-		for _, w := range r.Warnings {
-			v.w(`<li>`, esc(w), `</li>`)
-		}
-		v.w(`</ul></div>`)
-	}
+	v.w(noteList(`<div class="warnings" role="note"><h3>Warnings</h3>`, r.Warnings, `</div>`))
 	s := r.Site
 	region := ""
 	if s.Region != "" {
@@ -731,12 +637,5 @@ func (v *planView) notes(r *distill.Result) {
 	}
 	v.w(`<p class="muted small">Whole plan: `, esc(jsEnergyText(r.PlanTotalKWh)), `, `, esc(jsMassText(r.PlanCO2eKg)), ` and `, esc(jsUSD(r.PlanCostUSD)),
 		` at PUE `, esc(jsSig(s.PUE, 3)), `, `, esc(jsSig(s.CarbonGPerKWh, 3)), ` g CO₂e/kWh`, region, ` and $`, esc(jsSig(s.USDPerKWh, 3)), `/kWh. `,
-		`Preset stage energies: `, esc(v.pm.Citation), `.</p>`)
-	if len(r.Assumptions) > 0 {
-		v.w(`<details class="assumptions"><summary>Assumptions used (`, strconv.Itoa(len(r.Assumptions)), `)</summary><ul>`)
-		for _, a := range r.Assumptions {
-			v.w(`<li>`, esc(a), `</li>`)
-		}
-		v.w(`</ul></details>`)
-	}
+		`Preset stage energies: `, esc(v.pm.Citation), `.</p>`, assumptionsHTML(r.Assumptions))
 }

@@ -92,6 +92,7 @@ type calcShell struct {
 	Scripts     []string
 	Assets      string        // JSON object: file name in assets/ → the name it is written under
 	Prerendered template.HTML // the calculator with its default estimate; "" = none (the planner)
+	Meta        template.JS   // the calculator's Meta JSON (prerendered.Meta), after the mount element as #calc-meta; "" = none
 	FormKeys    []string      // URL keys of the calculator's state
 	// Calibrations is Computed.Calibrations: JSON that calc.js hands to the
 	// WebAssembly before it starts; "" = the calibrations compiled in.

@@ -32,6 +32,7 @@ var notSFT = &model.When{Key: "oK.regime", Value: RegimeSFT, Not: true}
 // PlanFields is the planner form's field table, in the form's order.
 var PlanFields = []model.Field{
 	{Key: "set", Kind: model.KindEnum, Group: "plan", Label: "Start from", Choices: []string{"1b", "13b", "all", "custom"}, Form: "1b",
+		Say:  map[string]string{"1b": "Paper: 1B students (OLMo-2 1B, teacher OLMo-2 32B)", "13b": "Paper: 13B students", "all": "Paper: all seven pipelines", "custom": "My own numbers"},
 		Hint: "Stage energies from Lambert & Luccioni (ICML 2026), measured on one H100",
 		Help: "a ready-made plan (the paper's pipelines by student size) or the user's own numbers"},
 	{Key: "n", Example: "a whole number, for example 4", Path: "options[].students", Kind: model.KindInt, Group: "plan", Label: "Students sharing each teacher stage (N)", Form: "1",
@@ -44,6 +45,7 @@ var PlanFields = []model.Field{
 	{Key: "oK.name", Path: "options[].name", Kind: model.KindString, Group: "option", Label: "Name", Optional: true,
 		Default: "the preset's name", Help: "the option's name, unique in the plan"},
 	{Key: "oK.regime", Path: "options[].regime", Kind: model.KindEnum, Group: "option", Label: "Regime", Choices: Regimes,
+		Say:  map[string]string{RegimeSFT: "Direct SFT", RegimeKD: "Logit KD", RegimeSynthetic: "Synthetic-data SFT"},
 		Help: "sft (the student trains on the data directly), kd (logit distillation from cached teacher log-probs) or synthetic (the student is fine-tuned on teacher-generated responses)"},
 	{Key: "oK.pre", Path: "options[].stages_kwh.preprocess", Kind: model.KindNumber, Group: "option", Label: "Preprocess kWh", Unit: "kWh", Optional: true, Bounds: stageKWhBounds,
 		Help: "measured energy of data preprocessing (tokenise, pack, shard), kWh"},
@@ -54,6 +56,7 @@ var PlanFields = []model.Field{
 	{Key: "oK.eval", Path: "options[].stages_kwh.eval", Kind: model.KindNumber, Group: "option", Label: "Evaluation kWh", Unit: "kWh", Optional: true, Bounds: stageKWhBounds,
 		Help: "measured energy of the evaluation, kWh"},
 	{Key: "oK.smode", Path: "options[].student", Kind: model.KindEnum, Group: "option", Label: "Student stage", Choices: []string{"", StudentEstimate}, Optional: true,
+		Say:     map[string]string{"": "Measured energy (kWh)", StudentEstimate: "Estimated from its training setup"},
 		Default: "measured (Student kWh)", Help: "the student stage measured (Student kWh) or estimated from its training setup (the fine-tuning estimate request, LoRA and QLoRA included)"},
 	{Key: "oK.q", Path: "options[].quality", Kind: model.KindNumber, Group: "option", Label: "Quality Q (0 to 1)", Optional: true, Bounds: &model.Bounds{Min: 0, Max: 1},
 		Hint: "student score ÷ teacher score; 0.7 or 70 %", Default: "unknown, off the energy–quality plane", Help: "quality score Q from 0 to 1: the student's benchmark score ÷ the teacher's"},
@@ -68,6 +71,7 @@ var PlanFields = []model.Field{
 	{Key: "jstu", Example: "a number, for example 0.3", Path: "options[].serving.j_student", Kind: model.KindNumber, Group: "serving", Label: "Student J/token", Unit: "J/token", Optional: true,
 		Bounds: &model.Bounds{Min: 0, Max: maxJToken}, Default: "no T*", Help: "serving energy per token of the student, J (for T*, with the reference model's)"},
 	{Key: "minimise", Path: "minimise", Kind: model.KindEnum, Group: "recommend", Label: "Minimise", Choices: []string{"", model.MinCO2e, model.MinCost, model.MinTime}, Optional: true,
+		Say:     map[string]string{"": "Energy", model.MinCO2e: "CO₂e (operational + embodied)", model.MinCost: "Electricity cost", model.MinTime: "Time"},
 		Default: "energy", Help: "what the per-stage recommender makes least: energy, CO2e (operational + embodied), electricity cost or time"},
 	{Key: "deadline", Path: "deadline_s", Kind: model.KindNumber, Group: "recommend", Label: "Deadline per stage (hours)", Unit: "hours", Optional: true,
 		Hint: "empty = no deadline", Default: "no deadline", Help: "each searched stage's own wall-clock limit, hours in the form (deadline_s, seconds, in the request)"},

@@ -78,7 +78,17 @@ type Run struct {
 	// activations were recomputed (gradient checkpointing), "" when it does
 	// not (the method's default). Optional column checkpointing.
 	Checkpointing string
+	// EnergyWindow is WindowTimed when the reported energy covers the
+	// timed training only (MLPerf's run_start to run_stop, which leaves out
+	// initialisation), "" when it covers the whole run. Optional column
+	// energy_window.
+	EnergyWindow string
 }
+
+// WindowTimed marks a run whose energy covers the timed training only: it
+// is compared with the estimate's training_energy_kwh, which leaves out
+// the fixed start-up.
+const WindowTimed = "timed"
 
 // RunColumns is the header of the validation table, in order.
 var RunColumns = []string{"id", "phase", "method", "stack", "model", "params", "layers", "hidden", "heads", "kv_heads", "ffn", "glu", "encdec",
@@ -88,7 +98,7 @@ var RunColumns = []string{"id", "phase", "method", "stack", "model", "params", "
 
 // OptionalRunColumns may follow RunColumns; a table without them reads as
 // if they were empty.
-var OptionalRunColumns = []string{"state_bytes", "checkpointing"}
+var OptionalRunColumns = []string{"state_bytes", "checkpointing", "energy_window"}
 
 // Source kinds: how the reported energy was obtained.
 const (
@@ -104,6 +114,7 @@ var enums = map[string][]string{
 	"glu":           {"", "yes", "no"},
 	"encdec":        {"", "yes", "no"},
 	"checkpointing": {"", "yes", "no"},
+	"energy_window": {"", WindowTimed},
 	"precision":     {"", "fp32", "tf32", "fp16", "bf16", "fp8"},
 	"strategy":      {"", model.Single, model.DDP, model.FSDP, model.TP, model.Hybrid},
 	"energy_scope":  {"gpu", "node", "facility"},
@@ -213,7 +224,7 @@ func (p *rowParser) run() Run {
 		PUE: p.num("pue", false), PowerW: p.num("power_w", false), TimeS: p.num("time_s", false),
 		SourceKind: p.str("source_kind"), Stage: p.str("stage"), DuplicateOf: p.str("duplicate_of"), Exclude: p.str("exclude"),
 		Source: p.str("source"), Citation: p.str("citation"), Notes: p.str("notes"), Line: p.row.Line,
-		StateBytes: p.num("state_bytes", false), Checkpointing: p.str("checkpointing"),
+		StateBytes: p.num("state_bytes", false), Checkpointing: p.str("checkpointing"), EnergyWindow: p.str("energy_window"),
 	}
 	switch {
 	case r.ID == "":

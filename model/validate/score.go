@@ -375,7 +375,11 @@ func Predict(r Run, in Inputs, cat *model.Catalog, calName string, hostFactor fl
 	}
 	w.Available = true
 	w.AcceleratorKWh, w.GPUHours = resp.EnergyKWh, resp.GPUHours
-	w.KWh = Compare(r, resp.EnergyKWh, resp.GPUHours, hostFactor)
+	if r.EnergyWindow == WindowTimed {
+		// the meter's window leaves out the start-up: compare the training alone
+		w.AcceleratorKWh, w.GPUHours = resp.TrainingEnergyKWh, float64(resp.Inputs.Count)*resp.TrainingTimeS/3600
+	}
+	w.KWh = Compare(r, w.AcceleratorKWh, w.GPUHours, hostFactor)
 	lo, hi := resp.EnergyIntervalKWh[0]/resp.EnergyKWh, resp.EnergyIntervalKWh[1]/resp.EnergyKWh
 	w.Interval = &[2]float64{w.KWh * lo, w.KWh * hi}
 	c := r.EnergyKWh >= w.Interval[0] && r.EnergyKWh <= w.Interval[1]

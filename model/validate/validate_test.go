@@ -138,6 +138,7 @@ func TestReadRunsErrors(t *testing.T) {
 		{"zero state bytes", strings.TrimSuffix(header, "\n") + ",state_bytes\n" + strings.TrimSuffix(goodRow, "\n") + ",0\n", "line 2: column state_bytes"},
 		{"bad checkpointing", strings.TrimSuffix(header, "\n") + ",checkpointing\n" + strings.TrimSuffix(goodRow, "\n") + ",maybe\n", "line 2: column checkpointing"},
 		{"state bytes with lora", strings.TrimSuffix(header, "\n") + ",state_bytes\n" + strings.TrimSuffix(strings.Replace(goodRow, ",full,", ",lora,", 1), "\n") + ",8\n", "line 2: column state_bytes"},
+		{"bad energy window", strings.TrimSuffix(header, "\n") + ",energy_window\n" + strings.TrimSuffix(goodRow, "\n") + ",training\n", "line 2: column energy_window"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,6 +178,42 @@ func TestCheckpointingColumn(t *testing.T) {
 	}
 	if kwh[""] != kwh["no"] || !(kwh["yes"] > 1.1*kwh["no"]) {
 		t.Errorf("energy by checkpointing: default %g, no %g, yes %g; want default = no < yes", kwh[""], kwh["no"], kwh["yes"])
+	}
+}
+
+// TestEnergyWindowColumn: a run whose energy covers the timed training
+// only (energy_window timed, MLPerf's run_start to run_stop) is compared
+// with the estimate's training energy, which leaves out the start-up; the
+// same run without the column is compared with the whole run. Both answer
+// the same configuration, so the difference is the fixed start-up energy.
+func TestEnergyWindowColumn(t *testing.T) {
+	cat := catalog(t)
+	row := "w1,finetune,full,reference,olmo-2-1b,,,,,,,,,,,1024,4,1e8,bf16,h100-sxm5,8,ddp,,1.2,gpu,no,1,,900,metered,train,,,src,cite,"
+	pred := map[string]validate.Prediction{}
+	for _, v := range []string{"", validate.WindowTimed} {
+		runs, err := validate.ReadRuns(strings.NewReader(strings.TrimSuffix(header, "\n") + ",energy_window\n" + row + "," + v + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runs[0].EnergyWindow != v {
+			t.Errorf("energy_window %q read as %q", v, runs[0].EnergyWindow)
+		}
+		pred[v] = validate.Predict(runs[0], runs[0].Inputs(cat.Presets, cat.Hardware), cat, "", validate.HostFactor)
+	}
+	runs, _ := validate.ReadRuns(strings.NewReader(header + row + "\n"))
+	resp, err := cat.Estimate(runs[0].Inputs(cat.Presets, cat.Hardware).Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, timed := pred[""], pred[validate.WindowTimed]
+	if whole.AcceleratorKWh != resp.EnergyKWh || timed.AcceleratorKWh != resp.TrainingEnergyKWh || !(timed.KWh < whole.KWh) {
+		t.Errorf("whole run %g kWh (estimate %g), timed %g kWh (training %g): want the estimate's energy and training energy, timed below whole", whole.AcceleratorKWh, resp.EnergyKWh, timed.AcceleratorKWh, resp.TrainingEnergyKWh)
+	}
+	if d := whole.AcceleratorKWh - timed.AcceleratorKWh; math.Abs(d-resp.Breakdown.FixedKWh) > 1e-9*resp.EnergyKWh {
+		t.Errorf("whole − timed = %g kWh, want the fixed start-up %g kWh", d, resp.Breakdown.FixedKWh)
+	}
+	if wi, ti := whole.Interval[1]/whole.KWh, timed.Interval[1]/timed.KWh; math.Abs(wi-ti) > 1e-12 {
+		t.Errorf("interval width %g timed, %g whole: want the same relative interval", ti, wi)
 	}
 }
 
@@ -555,5 +592,24 @@ func TestSystemPowerNoHostFactor(t *testing.T) {
 		if got := w.KWh / (w.AcceleratorKWh * runs[i].PUE); !near(got, want[row.ID], 1e-9) {
 			t.Errorf("%s: compared kWh / (accelerator kWh × PUE) = %.4g, want %.4g", row.ID, got, want[row.ID])
 		}
+	}
+}
+
+// TestTimedWindowRows: the MLPerf Training rows, whose energy the
+// summarizer integrates from run_start to run_stop (initialisation left
+// out), are marked energy_window timed; no other source is.
+func TestTimedWindowRows(t *testing.T) {
+	n := 0
+	for _, r := range table(t) {
+		mlperf := strings.HasPrefix(r.Source, "MLCommons training_results")
+		if mlperf != (r.EnergyWindow == validate.WindowTimed) {
+			t.Errorf("%s (%s): energy_window %q, want %q only for MLPerf Training results", r.ID, r.Source, r.EnergyWindow, validate.WindowTimed)
+		}
+		if mlperf {
+			n++
+		}
+	}
+	if n == 0 {
+		t.Error("no MLPerf row in the table")
 	}
 }

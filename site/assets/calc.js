@@ -376,6 +376,29 @@
     if (!(filled && !fresh.firstChild)) morphChildren(live, fresh, map, filled);
   }
 
+  // takeOver makes the children of live (a prerendered page's) those of
+  // fresh (what build made) by morphChildren, the build's empty slots
+  // keeping the prerendered content, and returns kept: the live node that
+  // stands for a node of fresh. The calculator's and the planner's build
+  // adopt a prerendered page so.
+  function takeOver(live, fresh) {
+    var map = new Map();
+    morphChildren(live, fresh, map, true);
+    return function (n) { return map.get(n) || n; };
+  }
+  // keepInputs points a form's inputs (a node or a list of radios per key)
+  // at the nodes kept in their place.
+  function keepInputs(inputs, kept) {
+    for (var k in inputs) inputs[k] = Array.isArray(inputs[k]) ? inputs[k].map(kept) : kept(inputs[k]);
+  }
+  // regionSelect is the grid regions' select: each with its intensity,
+  // then a custom intensity.
+  function regionSelect(regions) {
+    return select(regions.map(function (r) {
+      return { value: r.id, text: r.name + ' — ' + sig(r.carbon_g_per_kwh) + ' g/kWh' };
+    }).concat([{ value: 'custom', text: 'Custom intensity' }]));
+  }
+
   function esc(s) {
     return String(s).replace(/[&<>"']/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]; });
   }
@@ -521,7 +544,6 @@
 
   /* ---------- the calculator ---------- */
 
-  var STRATEGY_NAMES = { single: 'Single GPU', ddp: 'DDP (data parallel)', fsdp: 'FSDP (fully sharded)', tp: 'Tensor parallel', hybrid: 'Hybrid tensor × data' };
   var SWEEP_STRATEGIES = ['single', 'ddp', 'fsdp', 'tp'];
 
   // sweepCounts returns GPU counts for the charts: every count to 16, then
@@ -690,12 +712,6 @@
     return labelled(this, key, f.label || key, a, b === undefined ? (f.hint || null) : b);
   };
 
-  // choiceSelect builds the select of an enum row of the field table: its
-  // choices, each shown as names says (else as itself).
-  Calculator.prototype.choiceSelect = function (key, names) {
-    return select(this.fields[key].choices.map(function (c) { return { value: c, text: names[c] != null ? names[c] : c }; }));
-  };
-
   // checkbox builds the check box of a bool row of the field table, with
   // the row's label after it.
   Calculator.prototype.checkbox = function (key) {
@@ -705,6 +721,40 @@
     this.inputs[key] = box;
     return el('div', { class: 'field check', 'data-key': key }, [box, el('label', { for: id, text: this.fields[key].label }), el('p', { class: 'err', id: id + '-err' })]);
   };
+
+  // input builds the field of each of the keys (one node, or a list for
+  // several): a row of the field table with its label and hint, as a check
+  // box (a bool), a select (control) or a text field.
+  Calculator.prototype.input = function () {
+    var self = this, out = Array.prototype.map.call(arguments, function (key) {
+      var f = self.fields[key];
+      return f.kind === 'bool' && !f.offer ? self.checkbox(key) : self.field(key, control(f));
+    });
+    return out.length === 1 ? out[0] : out;
+  };
+
+  // radios builds an enum row's choices as radio buttons, in the table's
+  // words.
+  Calculator.prototype.radios = function (key) {
+    var f = this.fields[key], boxes = this.inputs[key] = [];
+    return el('div', { class: 'radios', role: 'radiogroup', 'aria-label': f.label }, f.choices.map(function (v) {
+      var id = 'f-' + key + '-' + v, r = el('input', { type: 'radio', name: key, value: v, id: id });
+      boxes.push(r);
+      return el('span', { class: 'radio' }, [r, el('label', { for: id, text: say(f, v) })]);
+    }));
+  };
+
+  // say is the form's words for the value v of the table row f (as Go's
+  // model.Field.Text).
+  function say(f, v) { return f.say && f.say[v] != null ? f.say[v] : v === '' ? 'Default' : v; }
+  // control builds the input of a row of the field table: a select of its
+  // choices (an enum) or of the values it offers, in the table's words; or
+  // a text field with the keyboard of its kind.
+  function control(f) {
+    var vs = f.kind === 'enum' ? f.choices : f.offer;
+    if (vs) return select(vs.map(function (v) { return { value: v, text: say(f, v) }; }));
+    return textInput(f.kind === 'int' ? 'numeric' : f.kind === 'number' ? 'decimal' : 'text');
+  }
 
   function textInput(mode, list) {
     var i = el('input', { type: 'text', inputmode: mode || 'decimal', autocomplete: 'off', spellcheck: 'false' });
@@ -753,76 +803,41 @@
     // The shape: the rows that apply to a custom model, in the table's order.
     var shape = el('div', { class: 'grid3 shape', 'data-group': '' });
     m.fields.forEach(function (f) {
-      if (!f.when || f.when.key !== 'model' || f.when.value !== 'custom') return;
-      shape.appendChild(f.kind === 'bool' ? self.checkbox(f.key) : self.field(f.key, textInput('numeric')));
+      if (f.when && f.when.key === 'model' && f.when.value === 'custom') shape.appendChild(self.input(f.key));
     });
     fsModel.appendChild(shape);
-    fsModel.appendChild(this.field('head', this.choiceSelect('head', { '': 'Default for the model', lm: 'Language-model head (vocabulary)', classifier: 'Small classifier head' }), null));
+    fsModel.appendChild(this.input('head'));
     form.appendChild(fsModel);
 
     // Training
     var fsTrain = el('fieldset', {}, [el('legend', { text: 'Training' })]);
-    var lenTokens = el('input', { type: 'radio', name: 'length', value: 'tokens', id: 'f-length-tokens' });
-    var lenEpochs = el('input', { type: 'radio', name: 'length', value: 'epochs', id: 'f-length-epochs' });
-    this.inputs.length = [lenTokens, lenEpochs];
-    fsTrain.appendChild(el('div', { class: 'radios', role: 'radiogroup', 'aria-label': this.fields.length.label }, [
-      el('span', { class: 'radio' }, [lenTokens, el('label', { for: 'f-length-tokens', text: 'Total tokens' })]),
-      el('span', { class: 'radio' }, [lenEpochs, el('label', { for: 'f-length-epochs', text: 'Dataset × epochs' })])
-    ]));
-    fsTrain.appendChild(this.field('tokens', textInput()));
-    var ep = el('div', { class: 'grid2', 'data-group': '' }, [
-      this.field('dataset_tokens', textInput()),
-      this.field('epochs', textInput())]);
-    fsTrain.appendChild(ep);
-    fsTrain.appendChild(el('div', { class: 'grid3' }, [
-      this.field('seq', textInput('numeric')),
-      this.field('batch', textInput('numeric')),
-      this.field('precision', select(m.precisions.map(function (p) { return { value: p, text: p }; })))]));
+    fsTrain.appendChild(this.radios('length'));
+    fsTrain.appendChild(this.input('tokens'));
+    fsTrain.appendChild(el('div', { class: 'grid2', 'data-group': '' }, this.input('dataset_tokens', 'epochs')));
+    fsTrain.appendChild(el('div', { class: 'grid3' }, this.input('seq', 'batch', 'precision')));
     form.appendChild(fsTrain);
 
     // Fine-tuning method (LoRA, QLoRA; issue 12)
     var fsMethod = el('fieldset', {}, [el('legend', { text: 'Fine-tuning method' })]);
-    fsMethod.appendChild(el('div', { class: 'grid2' }, [
-      this.field('method', this.choiceSelect('method', { full: 'Full', lora: 'LoRA', qlora: 'QLoRA' })),
-      // a bool row, offered with its default as a third choice
-      this.field('ckpt', select([{ value: '', text: 'Default' }, { value: 'on', text: 'On' }, { value: 'off', text: 'Off' }]))]));
-    var peft = el('div', { 'data-group': '' });
-    peft.appendChild(el('div', { class: 'grid2' }, [
-      this.field('rank', textInput('numeric')),
-      // a string row (a list of modules is accepted too) offered as its
-      // common sets
-      this.field('targets', select([{ value: '', text: 'Default' }, { value: 'qv', text: 'q, v' },
-        { value: 'attention', text: 'q, k, v, o' }, { value: 'attention_mlp', text: 'All linear' }]))]));
-    var q4 = el('div', { class: 'grid2', 'data-group': '' }, [
-      this.field('base_format', this.choiceSelect('base_format', { '': 'Default (NF4)', nf4: 'NF4' })),
-      this.field('compute_dtype', this.choiceSelect('compute_dtype', { '': 'As precision', fp32: 'fp32 (slow)' }))]);
-    peft.appendChild(q4);
-    peft.appendChild(this.checkbox('train_emb'));
-    peft.appendChild(this.checkbox('compare'));
+    fsMethod.appendChild(el('div', { class: 'grid2' }, this.input('method', 'ckpt')));
+    var peft = el('div', { 'data-group': '' }, [
+      el('div', { class: 'grid2' }, this.input('rank', 'targets')),
+      el('div', { class: 'grid2', 'data-group': '' }, this.input('base_format', 'compute_dtype'))].concat(this.input('train_emb', 'compare')));
     fsMethod.appendChild(peft);
     form.appendChild(fsMethod);
 
     // Hardware
     var fsHw = el('fieldset', {}, [el('legend', { text: 'Hardware and parallelism' })]);
     fsHw.appendChild(this.field('gpu', textInput('text', uid + '-gpus'), ''));
-    fsHw.appendChild(el('div', { class: 'grid2 narrow-wide' }, [
-      this.field('count', textInput('numeric')),
-      this.field('strategy', select(m.strategies.map(function (s) { return { value: s, text: STRATEGY_NAMES[s] || s }; })))]));
-    fsHw.appendChild(el('div', { class: 'grid2', 'data-group': '' }, [
-      this.field('tensor', textInput('numeric')),
-      this.field('data_mode', select(this.fields.data_mode.choices.map(function (c) { return { value: c, text: c.toUpperCase() }; })))]));
-    fsHw.appendChild(this.field('power', textInput('numeric')));
+    fsHw.appendChild(el('div', { class: 'grid2 narrow-wide' }, this.input('count', 'strategy')));
+    fsHw.appendChild(el('div', { class: 'grid2', 'data-group': '' }, this.input('tensor', 'data_mode')));
+    fsHw.appendChild(this.input('power'));
     form.appendChild(fsHw);
 
     // Site
     var fsSite = el('fieldset', {}, [el('legend', { text: 'Site, grid and price' })]);
-    fsSite.appendChild(this.field('region', select(m.regions.map(function (r) {
-      return { value: r.id, text: r.name + ' — ' + sig(r.carbon_g_per_kwh) + ' g/kWh' };
-    }).concat([{ value: 'custom', text: 'Custom intensity' }])), ''));
-    fsSite.appendChild(el('div', { class: 'grid3' }, [
-      this.field('carbon', textInput()),
-      this.field('pue', textInput()),
-      this.field('price', textInput())]));
+    fsSite.appendChild(this.field('region', regionSelect(m.regions), ''));
+    fsSite.appendChild(el('div', { class: 'grid3' }, this.input('carbon', 'pue', 'price')));
     form.appendChild(fsSite);
 
     // Calibration
@@ -833,20 +848,11 @@
     // Every other row of the field table gets a plain input in its group's
     // fieldset, so a field added to model.RequestFields appears here
     // without a change to this file.
-    var groups = { model: fsModel, training: fsTrain, hardware: fsHw, site: fsSite, calibration: fsCal };
+    var groups = { model: fsModel, training: fsTrain, method: fsMethod, hardware: fsHw, site: fsSite, calibration: fsCal };
     m.fields.forEach(function (f) {
       if (self.inputs[f.key] || !groups[f.group]) return;
-      if (f.kind === 'bool') {
-        groups[f.group].appendChild(self.checkbox(f.key));
-        if (f.help) self.inputs[f.key].title = f.help;
-        return;
-      }
-      var c;
-      if (f.kind === 'enum') c = self.choiceSelect(f.key, { '': 'Default' });
-      else c = textInput(f.kind === 'int' ? 'numeric' : f.kind === 'number' ? 'decimal' : 'text');
-      var node = self.field(f.key, c);
-      if (f.help) c.title = f.help;
-      groups[f.group].appendChild(node);
+      groups[f.group].appendChild(self.input(f.key));
+      if (f.help) self.inputs[f.key].title = f.help;
     });
     form.appendChild(el('p', { class: 'err form-err', id: uid + '-formerr', 'aria-live': 'polite' }));
     this.formErr = form.lastChild;
@@ -909,9 +915,7 @@
     }
     if (!this.embed) {
       var ctl = res.querySelector('.cheaper-ctl');
-      ctl.appendChild(this.field('deadline', textInput()));
-      var MINIMISE = { energy: 'Energy', co2e: 'CO₂e (operational + embodied)', cost: 'Electricity cost', time: 'Time' };
-      ctl.appendChild(this.field('minimise', select(this.fields.minimise.choices.map(function (c) { return { value: c, text: MINIMISE[c] || c }; }))));
+      this.input('deadline', 'minimise').forEach(function (n) { ctl.appendChild(n); });
       wires.push([ctl, 'input', onInput], [ctl, 'change', onInput]);
       var outEl = res.querySelector('.cheaper-out');
       var pick = function (e) {
@@ -937,18 +941,16 @@
       wires.push([outEl, 'click', pick], [outEl, 'keydown', pick]);
       this.buildRefit();
     }
-    var map = null;
+    var kept = function (n) { return n; };
     if (adopt) {
-      map = new Map();
-      morphChildren(live, this.root, map, true);
+      kept = takeOver(live, this.root);
       this.root = live;
     }
-    var kept = function (n) { return (map && map.get(n)) || n; };
     this.form = kept(this.form);
     this.results = kept(this.results);
     this.summary = this.summary && kept(this.summary);
     this.formErr = kept(this.formErr);
-    for (var k in this.inputs) this.inputs[k] = Array.isArray(this.inputs[k]) ? this.inputs[k].map(kept) : kept(this.inputs[k]);
+    keepInputs(this.inputs, kept);
     wires.forEach(function (w) { kept(w[0]).addEventListener(w[1], w[2]); });
   };
 
@@ -1050,9 +1052,9 @@
     var s = this.state;
     for (var k in this.inputs) {
       var c = this.inputs[k];
-      if (k === 'length') {
-        c[0].checked = s.length !== 'epochs';
-        c[1].checked = s.length === 'epochs';
+      if (Array.isArray(c)) { // radios: the state's, else the first
+        var on = c.filter(function (r) { return r.value === s[k]; })[0] || c[0];
+        c.forEach(function (r) { r.checked = r === on; });
       } else if (c.type === 'checkbox') c.checked = s[k] === '1' || s[k] === 'true' || s[k] === 'on';
       else if (c.tagName === 'SELECT') {
         var v = s[k] == null ? '' : s[k];
@@ -1116,7 +1118,9 @@
 
   // update runs one estimate (with its sweep) and draws it.
   Calculator.prototype.update = function (sweep) {
+    var t0 = performance.now();
     var out = call(this.api.estimate, { form: this.state, sweep: sweep || this.sweepSpec() });
+    perf.lastEstimateCallMs = performance.now() - t0;
     this.render(out);
     return out;
   };
@@ -1356,8 +1360,8 @@
     var pts = out.sweep || [], r = out.response;
     var g = this.meta.gpus.filter(function (x) { return x.id === r.inputs.gpu; })[0];
     var memGB = g ? g.memory_gb : '';
-    var series = SWEEP_STRATEGIES.map(function (s) {
-      return { key: s, name: STRATEGY_NAMES[s], e: [], t: [], bad: [] };
+    var F = this.fields, series = SWEEP_STRATEGIES.map(function (s) {
+      return { key: s, name: say(F.strategy, s), e: [], t: [], bad: [] };
     });
     pts.forEach(function (p) {
       var s = series[SWEEP_STRATEGIES.indexOf(p.strategy)];
@@ -1433,9 +1437,8 @@
 
   /* ---------- the distillation planner ---------- */
 
-  var REGIME_NAMES = { sft: 'Direct SFT', kd: 'Logit KD', synthetic: 'Synthetic-data SFT' };
-  var STAGES = [['preprocess', 'pre', 'Preprocess'], ['teacher', 'teacher', 'Teacher'], ['student', 'student', 'Student'], ['eval', 'eval', 'Evaluation']];
-  var SET_NAMES = { '1b': 'Paper: 1B students (OLMo-2 1B, teacher OLMo-2 32B)', '13b': 'Paper: 13B students', all: 'Paper: all seven pipelines', custom: 'My own numbers' };
+  // STAGES: a stage's name in the plan and its row key.
+  var STAGES = [['preprocess', 'pre'], ['teacher', 'teacher'], ['student', 'student'], ['eval', 'eval']];
 
   // (The planner's panels use setHTML too, defined above with the
   // calculator's: one keyed morph for both.)
@@ -1552,12 +1555,12 @@
     return q.toString();
   };
 
-  Planner.prototype.field = function (key, label, control, hint) { return labelled(this, key, label, control, hint); };
-  // tfield builds the input of a key with the label and hint of its row of
-  // the planner's field table (hint, when given, overrides the table's).
-  Planner.prototype.tfield = function (key, control, hint) {
-    var f = this.PF[key.replace(/^o\d+\./, 'oK.')] || {};
-    return labelled(this, key, f.label || key, control, hint !== undefined ? hint : (f.hint || null));
+  // tfield builds the field of a key ("o2.x": row oK.x's) with the label,
+  // hint and control (unless c is given) of its row of the planner's field
+  // table; hint, when given, overrides the table's.
+  Planner.prototype.tfield = function (key, c, hint) {
+    var f = this.PF[key.replace(/^o\d+\./, 'oK.')];
+    return labelled(this, key, f.label, c || control(f), hint !== undefined ? hint : (f.hint || null));
   };
 
   Planner.prototype.build = function () {
@@ -1568,38 +1571,16 @@
     this.root.classList.add('wattscale', 'planner');
     var form = el('form', { class: 'calc-form', novalidate: true, 'aria-label': 'Distillation plan' });
     form.appendChild(el('a', { href: '#plan-results', class: 'btn skip-results', text: 'Jump to the result ↓' }));
-    var fsPlan = el('fieldset', {}, [el('legend', { text: 'Plan' })]);
-    fsPlan.appendChild(this.tfield('set', select(this.PF.set.choices.map(function (k) { return { value: k, text: SET_NAMES[k] || k }; }))));
-    fsPlan.appendChild(this.tfield('n', textInput('numeric')));
-    form.appendChild(fsPlan);
-
+    var tf = function (k) { return self.tfield(k); };
+    form.appendChild(el('fieldset', {}, [el('legend', { text: 'Plan' })].concat(['set', 'n'].map(tf))));
     var n = this.rows();
     for (var i = 1; i <= n; i++) form.appendChild(this.buildRow(i));
     form.appendChild(el('p', {}, [el('button', { type: 'button', class: 'btn', 'data-add': '1', text: '+ Add an option' })]));
-
-    var fsSite = el('fieldset', {}, [el('legend', { text: 'Site, grid and price' })]);
-    // The site inputs are the calculator's: labels and hints from its field table.
-    var F = {};
-    m.fields.forEach(function (f) { F[f.key] = f; });
-    fsSite.appendChild(this.field('region', F.region.label, select(m.regions.map(function (r) {
-      return { value: r.id, text: r.name + ' — ' + sig(r.carbon_g_per_kwh) + ' g/kWh' };
-    }).concat([{ value: 'custom', text: 'Custom intensity' }])), null));
-    fsSite.appendChild(el('div', { class: 'grid3' }, [
-      this.field('carbon', F.carbon.label, textInput(), F.carbon.hint || null),
-      this.field('pue', F.pue.label, textInput(), F.pue.hint || null),
-      this.field('price', F.price.label, textInput(), F.price.hint || null)]));
-    form.appendChild(fsSite);
-    var fsServe = el('fieldset', {}, [el('legend', { text: 'Serving (for T*)' })]);
-    fsServe.appendChild(el('div', { class: 'grid2' }, [
-      this.tfield('jref', textInput(), null),
-      this.tfield('jstu', textInput(), null)]));
-    fsServe.appendChild(el('p', { class: 'hint', text: 'Serving energy per token of the model the student replaces and of the student; leave empty to skip T*.' }));
-    form.appendChild(fsServe);
-    var fsRec = el('fieldset', {}, [el('legend', { text: 'Cheaper hardware per stage' })]);
-    fsRec.appendChild(el('div', { class: 'grid2' }, [
-      this.tfield('minimise', select(this.PF.minimise.choices.map(function (v) { return { value: v, text: { '': 'Energy', co2e: 'CO₂e (operational + embodied)', cost: 'Electricity cost', time: 'Time' }[v] || v }; }))),
-      this.tfield('deadline', textInput())]));
-    form.appendChild(fsRec);
+    form.appendChild(el('fieldset', {}, [el('legend', { text: 'Site, grid and price' }), this.tfield('region', regionSelect(m.regions)),
+      el('div', { class: 'grid3' }, ['carbon', 'pue', 'price'].map(tf))]));
+    form.appendChild(el('fieldset', {}, [el('legend', { text: 'Serving (for T*)' }), el('div', { class: 'grid2' }, ['jref', 'jstu'].map(tf)),
+      el('p', { class: 'hint', text: 'Serving energy per token of the model the student replaces and of the student; leave empty to skip T*.' })]));
+    form.appendChild(el('fieldset', {}, [el('legend', { text: 'Cheaper hardware per stage' }), el('div', { class: 'grid2' }, ['minimise', 'deadline'].map(tf))]));
     form.appendChild(el('p', { class: 'err form-err', 'aria-live': 'polite' }));
 
     var res = el('section', { class: 'results', 'aria-label': 'Plan result', id: 'plan-results', tabindex: '-1' });
@@ -1613,12 +1594,11 @@
     var layout = el('div', { class: 'plan-layout' }, [form, res]), live = this.adopt && this.root.querySelector('.plan-layout');
     this.adopt = false;
     if (live) {
-      // The prerendered planner: patch its form, then use its nodes. Its
-      // results keep their nodes until render patches each part.
-      morphNode(live.querySelector('form'), form, null, false);
+      // The prerendered planner: patch it and use its nodes, as the
+      // calculator's build does. Its results keep their nodes until
+      // render patches each part.
+      keepInputs(this.inputs, takeOver(live, layout));
       layout = live;
-      var inputs = this.inputs;
-      for (var k in inputs) inputs[k] = document.getElementById(inputs[k].id) || inputs[k];
     } else {
       this.root.innerHTML = '';
       this.root.appendChild(layout);
@@ -1658,45 +1638,33 @@
   };
 
   Planner.prototype.buildRow = function (i) {
-    var self = this, o = 'o' + i + '.', st = this.state;
+    var self = this, o = 'o' + i + '.', st = this.state, PF = this.PF, m = this.meta;
+    var tf = function (k) { return self.tfield(o + k); };
     var fs = el('fieldset', { class: 'row-opt', 'data-row': i }, [el('legend', { text: 'Option ' + i })]);
-    var presets = [{ value: '', text: 'My own numbers' }].concat(this.pm.presets.map(function (p) { return { value: p.name, text: p.name + ' — ' + REGIME_NAMES[p.regime] + ', ' + p.student }; }));
+    var presets = [{ value: '', text: 'My own numbers' }].concat(this.pm.presets.map(function (p) { return { value: p.name, text: p.name + ' — ' + say(PF['oK.regime'], p.regime) + ', ' + p.student }; }));
     fs.appendChild(this.tfield(o + 'preset', select(presets), ''));
-    var g = el('div', { class: 'grid2' }, [
-      this.tfield(o + 'name', textInput('text'), null),
-      this.tfield(o + 'regime', select(this.PF['oK.regime'].choices.map(function (r) { return { value: r, text: REGIME_NAMES[r] }; })), null)]);
-    fs.appendChild(g);
-    var stg = el('div', { class: 'grid2' });
-    STAGES.forEach(function (s) {
-      var f = self.tfield(o + s[1], textInput(), null);
-      if (s[1] === 'teacher') f.setAttribute('data-teacher', '1');
-      stg.appendChild(f);
-    });
+    fs.appendChild(el('div', { class: 'grid2' }, ['name', 'regime'].map(tf)));
+    var stg = el('div', { class: 'grid2' }, STAGES.map(function (s) { return tf(s[1]); }));
+    stg.children[1].setAttribute('data-teacher', '1');
     fs.appendChild(stg);
-    fs.appendChild(this.tfield(o + 'smode', select(this.PF['oK.smode'].choices.map(function (v) { return { value: v, text: v ? 'Estimated from its training setup' : 'Measured energy (kWh)' }; })), null));
-    // The estimated student's inputs: rows of the calculator's field table.
-    var F = this.F, m = this.meta, est = el('div', { class: 'grid2 student-est', 'data-student-est': '1' });
-    var choiceText = { '': 'Default', full: 'Full', lora: 'LoRA', qlora: 'QLoRA' };
-    this.pm.student_keys.forEach(function (k) {
-      var f = F[k], c;
-      if (k === 'model') c = select(m.presets.map(function (p) { return { value: p.name, text: p.name }; }));
-      else if (k === 'gpu') c = select(m.gpus.map(function (g) { return { value: g.id, text: g.name }; }));
-      else if (f.kind === 'bool') c = select([{ value: '', text: 'Default' }, { value: 'on', text: 'On' }, { value: 'off', text: 'Off' }]);
-      else if (f.kind === 'enum') c = select(f.choices.map(function (v) { return { value: v, text: choiceText[v] != null ? choiceText[v] : v }; }));
-      else c = textInput(f.kind === 'int' ? 'numeric' : f.kind === 'string' ? 'text' : 'decimal');
-      var node = self.field(o + 's.' + k, { model: 'Student model', tokens: 'Training tokens', train_emb: 'Train embeddings, LM head' }[k] || f.label, c, f.hint || null);
+    fs.appendChild(tf('smode'));
+    // The estimated student's inputs: rows of the calculator's field table
+    // (the student's model and GPU: a select of the catalogue's).
+    fs.appendChild(el('div', { class: 'grid2 student-est', 'data-student-est': '1' }, this.pm.student_keys.map(function (k) {
+      var c = k === 'model' ? select(m.presets.map(function (p) { return { value: p.name, text: p.name }; })) :
+        k === 'gpu' ? select(m.gpus.map(function (g) { return { value: g.id, text: g.name }; })) : null;
+      var node = self.tfield(o + 's.' + k, c);
       node.setAttribute('data-skey', k);
-      est.appendChild(node);
-    });
-    fs.appendChild(est);
+      return node;
+    })));
     var sfts = [];
     for (var j = 1; j <= this.rows(); j++) {
       var reg = st['o' + j + '.preset'] ? (this.preset(st['o' + j + '.preset']) || {}).regime : st['o' + j + '.regime'];
       if (reg === 'sft') sfts.push(st['o' + j + '.preset'] || st['o' + j + '.name']);
     }
-    var bl = this.tfield(o + 'baseline', select([{ value: '', text: 'The plan\'s direct-SFT option' }].concat(sfts.map(function (n) { return { value: n, text: n }; }))), null);
+    var bl = this.tfield(o + 'baseline', select([{ value: '', text: 'The plan\'s direct-SFT option' }].concat(sfts.map(function (n) { return { value: n, text: n }; }))));
     bl.setAttribute('data-distilled', '1');
-    fs.appendChild(el('div', { class: 'grid2' }, [this.tfield(o + 'q', textInput()), bl]));
+    fs.appendChild(el('div', { class: 'grid2' }, [tf('q'), bl]));
     if (this.rows() > 1) fs.appendChild(el('button', { type: 'button', class: 'btn small', 'data-remove': String(i), text: 'Remove option ' + i }));
     return fs;
   };
@@ -1932,11 +1900,11 @@
   // renderOptions shows one card per option; bestName (calcapi's
   // BestPerStudent: options with a stage split only) gets the badge.
   Planner.prototype.renderOptions = function (r, bestName) {
-    var best = r.options.filter(function (o) { return o.name === bestName; })[0] || null;
+    var regime = this.PF['oK.regime'], best = r.options.filter(function (o) { return o.name === bestName; })[0] || null;
     setHTML(this.results.querySelector('.options'), r.options.map(function (o) {
       var ns = o.n_star != null ? '<span class="nstar">N* = ' + esc(sig(o.n_star)) + '</span> students to break even' : esc(o.n_star_reason || '');
       return '<div class="option' + (o === best ? ' best' : '') + '" data-option="' + esc(o.name) + '"' + (o.n_star != null ? ' data-nstar="' + o.n_star + '"' : '') + ' data-oneoff="' + o.one_off_kwh + '" data-student="' + o.student_kwh + '">' +
-        '<h3>' + esc(o.name) + '</h3><span class="sub">' + esc(REGIME_NAMES[o.regime] || o.regime) + ' · ' + esc(o.source) + '</span>' +
+        '<h3>' + esc(o.name) + '</h3><span class="sub">' + esc(say(regime, o.regime)) + ' · ' + esc(o.source) + '</span>' +
         '<span class="v">' + esc(energyText(o.one_off_kwh)) + '</span><span class="sub">one-off pipeline' + (o.regime !== 'sft' ? '; ' + esc(energyText(o.kwh_per_student)) + ' per student at N = ' + o.students : '') + '</span>' +
         '<span class="sub">' + esc(massText(o.co2e_kg)) + ' · ' + esc(usd(o.cost_usd)) + (o.quality != null ? ' · Q ' + esc(sig(o.quality, 2)) : '') + (o.j_per_token ? ' · ' + esc(sig(o.j_per_token)) + ' J/token' : '') + '</span>' +
         (o.regime !== 'sft' ? '<p class="small">' + ns + (o.baseline ? ' (against ' + esc(o.baseline) + ')' : '') + '</p>' : '') +
@@ -2266,6 +2234,16 @@
     // tree's calibrations (site/build.go); it reads them when it starts.
     var cals = root.getAttribute('data-calibrations');
     if (cals) window.wattscaleCalibrations = cals;
+    // The form's catalogue (calcapi.Meta for the catalog the wasm uses),
+    // which the generator writes after the prerendered calculator: read
+    // while the wasm downloads, so that the WebAssembly need not encode it
+    // once it has started. Without it (older pages, the planner) the wasm
+    // is asked.
+    var pageMeta = null;
+    if (mode !== 'planner') {
+      var metaEl = document.getElementById('calc-meta');
+      try { pageMeta = metaEl ? JSON.parse(metaEl.textContent) : null; } catch (e) { pageMeta = null; }
+    }
     try {
       how = await loadGo(mode === 'planner' ?
         { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
@@ -2280,7 +2258,9 @@
     }
     root.dataset.wasmSource = how;
     perf.goReadyMs = performance.now();
-    var meta = JSON.parse(window.wattscale.meta());
+    var meta = pageMeta || JSON.parse(window.wattscale.meta());
+    perf.metaMs = performance.now();
+    perf.metaFrom = pageMeta ? 'page' : 'wasm';
     var app;
     if (mode === 'planner') {
       // The prerendered plan is patched in place; what the visitor typed
@@ -2305,8 +2285,10 @@
       var focused = pre && document.activeElement && root.contains(document.activeElement) ? document.activeElement : null;
       var caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
       app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
+      perf.calculatorMs = performance.now();
       app.cheaperAfterPaint = true;
       app.update();
+      perf.firstEstimateCallMs = perf.lastEstimateCallMs;
       root.removeAttribute('data-linked');
       if (carry && Object.keys(carry).length) history.replaceState(null, '', '?' + app.query() + location.hash);
       var again = focused && focused.id && document.getElementById(focused.id);

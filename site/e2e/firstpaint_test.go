@@ -157,6 +157,11 @@ func TestPrerenderTakeover(t *testing.T) {
 			openCalc(t, ctx, srv.URL+"/")
 			after := eval[[]probed](t, ctx, layoutProbe)
 			afterCtl := eval[[]string](t, ctx, controlsProbe)
+			// The form's catalogue came from the page (#calc-meta), not
+			// from the started WebAssembly, and is what its meta() says.
+			if got := eval[string](t, ctx, `window.wattscalePerf.metaFrom + ' ' + (JSON.stringify(JSON.parse(document.getElementById('calc-meta').textContent)) === JSON.stringify(JSON.parse(window.wattscale.meta())))`); got != "page true" {
+				t.Errorf("the calculator's meta: %q, want %q (read from the page's #calc-meta, equal to the wasm's meta())", got, "page true")
+			}
 			// (The share link's value is the page's own address, which
 			// only the browser knows.)
 			// The recommender's result ("Cheaper ways to run this", a

@@ -496,3 +496,17 @@ func TestStateBytesThroughTheForm(t *testing.T) {
 		t.Errorf("state_bytes 100 gave error %+v", bad.Error)
 	}
 }
+
+// FuzzDropSeparators checks ParseNumber's separator removal against the
+// strings.Replacer it replaced, byte for byte (invalid UTF-8 included).
+func FuzzDropSeparators(f *testing.F) {
+	for _, s := range []string{"1,000,000", "1_000", " 0.15 ", "2\u00a0000", "3\u202f000", "\u00a0\u202f,_ ", "\xc2", "\xe2\x80", "a\xc2\xa0b"} {
+		f.Add(s)
+	}
+	ref := strings.NewReplacer(",", "", "_", "", " ", "", "\u00a0", "", "\u202f", "")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := dropSeparators(s), ref.Replace(s); got != want {
+			t.Errorf("dropSeparators(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

@@ -30,6 +30,7 @@ var recommendFields = []model.Field{
 	{Key: "deadline", Example: "a number of hours, for example 10, or empty", Path: "deadline_s", Kind: model.KindNumber, Group: "recommend", Label: "Deadline (hours)", Unit: "hours", Optional: true,
 		Default: "no deadline", Hint: "empty = no deadline", Help: "the latest the run may finish, hours"},
 	{Key: "minimise", Path: "minimise", Kind: model.KindEnum, Group: "recommend", Label: "Minimise", Choices: []string{"energy", "co2e", "cost", "time"}, Form: "energy",
+		Say:  map[string]string{"energy": "Energy", "co2e": "CO₂e (operational + embodied)", "cost": "Electricity cost", "time": "Time"},
 		Help: "what the recommendation makes least: energy, CO2e (operational + embodied), electricity cost or time"},
 	{Key: "compare", Kind: model.KindBool, Group: "method", Label: "Compare with full fine-tuning", Optional: true, When: &model.When{Key: "method", In: []string{model.MethodLoRA, model.MethodQLoRA}},
 		Help: "lora and qlora: also estimate full fine-tuning of the same configuration"},
@@ -127,7 +128,7 @@ func formErr(field, input, value, msg string) *Error {
 // multiply by 1e3, 1e6, 1e9 and 1e12, in either case. It reports false for
 // anything else, including NaN and infinities.
 func ParseNumber(s string) (float64, bool) {
-	s = strings.NewReplacer(",", "", "_", "", " ", "", "\u00a0", "", "\u202f", "").Replace(s)
+	s = dropSeparators(s)
 	if s == "" {
 		return 0, false
 	}
@@ -159,6 +160,30 @@ func ParseNumber(s string) (float64, bool) {
 		return 0, false
 	}
 	return x * mult, true
+}
+
+// dropSeparators removes the digit-group separators people type: commas,
+// underscores, spaces, no-break and narrow no-break spaces. (A
+// strings.Replacer built per call cost the first estimate in the browser
+// its allocation and table; one built at start-up would add to package
+// initialisation.)
+func dropSeparators(s string) string {
+	if !strings.ContainsAny(s, ",_ \u00a0\u202f") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == ',' || s[i] == '_' || s[i] == ' ':
+		case strings.HasPrefix(s[i:], "\u00a0"):
+			i++
+		case strings.HasPrefix(s[i:], "\u202f"):
+			i += 2
+		default:
+			b = append(b, s[i])
+		}
+	}
+	return string(b)
 }
 
 // number reads the key's text as a number. Empty text is an error when

@@ -482,6 +482,10 @@ type PlannerMeta struct {
 	Fields []model.Field `json:"fields"`
 }
 
+// studentLabels are the planner's shorter labels of some of an estimated
+// student's inputs.
+var studentLabels = map[string]string{"model": "Student model", "tokens": "Training tokens", "train_emb": "Train embeddings, LM head"}
+
 // PlanFormFields is the planner form's field table: distill.PlanFields,
 // then an estimated student stage's inputs, the calculator's rows of
 // model.RequestFields keyed "oK.s.KEY" at "options[].student.PATH" (they
@@ -491,6 +495,12 @@ var PlanFormFields = func() []model.Field {
 	for _, k := range StudentKeys {
 		r := *formFields[k]
 		r.Key, r.Path, r.Group = "oK.s."+k, "options[].student."+r.Path, "student"
+		if l := studentLabels[k]; l != "" {
+			r.Label = l
+		}
+		if r.Kind == model.KindBool && r.Offer == nil { // a select: the row's default is the student's preset's
+			r.Offer, r.Say = []string{"", "on", "off"}, model.BoolSay
+		}
 		if r.When != nil {
 			w := *r.When
 			w.Key = "oK.s." + w.Key

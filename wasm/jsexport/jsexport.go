@@ -51,13 +51,31 @@ func Export(name, readyHook string, fns map[string]Func) {
 // the global object wattscale (then calls wattscaleReady), or records why
 // the catalog could not be built (Fail): the calculator's and the
 // planner's main.
+//
+// It notes when its main began (after the Go runtime started and every
+// package was initialised) and when the catalog was built, in
+// window.wattscalePerf's goMainMs and goCatalogMs (performance.now(), ms
+// from the navigation), beside calc.js's own steps: the evidence for
+// where the WebAssembly's start-up goes in the browser (the issue 17
+// traces and the first-paint report print them).
 func Run(fns func(*model.Catalog) map[string]Func) {
+	mark("goMainMs")
 	cat, err := Catalog()
 	if err != nil {
 		Fail(err)
 		return
 	}
+	mark("goCatalogMs")
 	Export("wattscale", "wattscaleReady", fns(cat))
+}
+
+// mark sets window.wattscalePerf[name] to performance.now() where the page
+// has both (two calls into JavaScript, a few microseconds).
+func mark(name string) {
+	perf, now := js.Global().Get("wattscalePerf"), js.Global().Get("performance")
+	if perf.Type() == js.TypeObject && now.Type() == js.TypeObject {
+		perf.Set(name, now.Call("now"))
+	}
 }
 
 // Fail records why the program could not start in the global
