@@ -22,7 +22,7 @@ import "math"
 const WaitPowerShare = 0.49
 
 // WaitPowerSource is the public measurement behind WaitPowerShare.
-const WaitPowerSource = "execution-idle, the low-activity state of GPUs inside running jobs (waiting on communication, stragglers, pipeline stages), took 19.7 % of in-execution time and 10.7 % of GPU energy in a large academic cluster's per-second telemetry across GPU generations (The Energy Cost of Execution-Idle in GPU Clusters, arXiv:2604.04745, 2026): (10.7/19.7)/(89.3/80.3) = 0.49 of the power of the rest of the run"
+const WaitPowerSource = "GPUs waiting inside running jobs drew 10.7 % of the energy in 19.7 % of the time in a GPU cluster's per-second telemetry, arXiv:2604.04745"
 
 // WaitingPowerW is the power a GPU of type g draws while it waits, when it
 // draws uncappedW while it computes without a power limit and cappedW

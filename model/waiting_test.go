@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/wattscale/wattscale/model"
@@ -180,5 +181,43 @@ func TestWaitingPublishedNVLink(t *testing.T) {
 		if r := factor / 1.24; r < 1 || r > 1.3 {
 			t.Errorf("A100 FSDP N=%g (η %.3f): energy per token ×%.3f against one GPU, published ×1.24: ratio %.3f, want in [1, 1.3]", p.n, eta, factor, r)
 		}
+	}
+}
+
+// TestWaitingInvariantsRandom: over random requests and every calibration,
+// the parallel overhead is never negative; where it is charged at the
+// waiting power, that power lies between the board's idle power and the
+// busy power, and the overhead never exceeds the waiting GPU-time at busy
+// power; one GPU carries none.
+func TestWaitingInvariantsRandom(t *testing.T) {
+	c := catalog(t)
+	rng := rand.New(rand.NewPCG(7, 16))
+	waiting := 0
+	for i := 0; i < 300; i++ {
+		req := randomRequest(rng, c)
+		r := estimate(t, c, req)
+		p, b := r.Parallel, r.Breakdown
+		g, err := c.Hardware.Lookup(req.Hardware.GPU)
+		if err != nil {
+			t.Fatal(err)
+		}
+		busy := b.ComputeKWh + b.MemoryKWh
+		switch {
+		case b.ParallelKWh < 0:
+			t.Errorf("case %d: parallel overhead %g kWh < 0 (%+v)", i, b.ParallelKWh, req)
+		case p.GPUs == 1 && (b.ParallelKWh != 0 || p.Overhead != ""):
+			t.Errorf("case %d: one GPU with overhead %g kWh (%q)", i, b.ParallelKWh, p.Overhead)
+		case p.Overhead == model.OverheadWaiting:
+			waiting++
+			if !(p.WaitingPowerW >= g.IdlePowerW*(1-1e-12) || p.WaitingPowerW == p.BusyPowerW) || p.WaitingPowerW > p.BusyPowerW {
+				t.Errorf("case %d: waiting %g W outside [idle %g W, busy %g W] (%+v)", i, p.WaitingPowerW, g.IdlePowerW, p.BusyPowerW, req)
+			}
+			if max := busy * (1/p.Efficiency - 1); b.ParallelKWh > max*(1+1e-9) {
+				t.Errorf("case %d: overhead %g kWh above the waiting at busy power, %g kWh (%+v)", i, b.ParallelKWh, max, req)
+			}
+		}
+	}
+	if waiting < 30 {
+		t.Errorf("only %d of 300 random requests charged at the waiting power; the test needs more", waiting)
 	}
 }
