@@ -668,6 +668,25 @@ func TestContentCalibrationsReachTheCalculator(t *testing.T) {
 	}
 }
 
+// TestStripCSSComments: comments go, with the lines they leave empty;
+// quoted strings that look like comments stay.
+func TestStripCSSComments(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"block", "/* head\n * more */\na { color: red; }\n", "a { color: red; }"},
+		{"inline", "a { color: red; /* why */ }", "a { color: red;  }"},
+		{"quoted", `a::after { content: "/* not a comment */"; } /* one */`, `a::after { content: "/* not a comment */"; } `},
+		{"single quoted with escape", `a::after { content: '\'/*'; }`, `a::after { content: '\'/*'; }`},
+		{"unclosed", "a { color: red; } /* to the end", "a { color: red; } "},
+		{"empty", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := stripCSSComments(c.in); got != c.want {
+				t.Errorf("stripCSSComments(%q) = %q, want %q", c.in, got, c.want)
+			}
+		})
+	}
+}
+
 // TestPagesCarryMeta checks the form's catalogue that the calculator and
 // embed pages carry for calc.js (#calc-meta, so that the WebAssembly need
 // not encode it when it starts): byte for byte what the wasm's meta()

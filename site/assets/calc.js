@@ -21,10 +21,12 @@
  * together), and draws the answer. No library, no network beyond the
  * files above, so it works offline and from file://.
  *
- * The page's head may already have started fetching and compiling the
- * wasm (site/templates/layout.html): window.wattscaleWasm = {url, module},
- * module a promise of the WebAssembly.Module; loadGo uses it when its URL
- * is the one it wants.
+ * A page may start fetching and compiling the wasm before this script
+ * runs: window.wattscaleWasm = {url, module}, module a promise of the
+ * WebAssembly.Module; loadGo uses it when its URL is the one it wants. The
+ * site's own pages do not (site/templates/layout.html says why): on a page
+ * with a prerendered estimate the wasm is fetched after the first paint
+ * (afterFirstPaint).
  */
 (function () {
   'use strict';
@@ -64,6 +66,14 @@
     return new Response(stream).arrayBuffer();
   }
 
+  // asWasm is a fetched wasm as application/wasm, whatever type the host
+  // gave it (a host that serves .wasm as application/octet-stream would
+  // otherwise cost streaming compilation).
+  function asWasm(r) {
+    if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + r.url);
+    return new Response(r.body, { headers: { 'Content-Type': 'application/wasm' } });
+  }
+
   // loadGo starts a Go wasm program. It tries streaming compilation, then
   // fetch().arrayBuffer() (hosts that serve .wasm with a wrong MIME type),
   // then the base64 gzip copy a classic script carries (file://, where
@@ -81,7 +91,7 @@
           var mod = await early.module;
           perf.wasmCompiledMs = performance.now();
           inst = await WebAssembly.instantiate(mod, go.importObject);
-        } else inst = (await WebAssembly.instantiateStreaming(fetch(url), go.importObject)).instance;
+        } else inst = (await WebAssembly.instantiateStreaming(fetch(url).then(asWasm), go.importObject)).instance;
         how = 'streaming';
       } catch (e) {
         errors.push('streaming: ' + e.message);
@@ -2312,6 +2322,18 @@
 
   window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd };
 
+  // afterFirstPaint calls f once the page has painted a frame: the
+  // WebAssembly's download and compilation (megabytes, on the page's own
+  // thread and the machine's cores) start after the prerendered estimate
+  // is on screen, not in the tasks that parse, lay out and paint it. A tab
+  // that is not shown paints no frames: there a timer starts it.
+  function afterFirstPaint(f) {
+    var done = false;
+    function once() { if (!done) { done = true; f(); } }
+    requestAnimationFrame(function () { setTimeout(once, 0); });
+    setTimeout(once, 1000);
+  }
+
   function boot() {
     var root = document.getElementById('calc-root');
     if (!root) return;
@@ -2320,7 +2342,8 @@
     } catch (e) {
       ASSETS = {};
     }
-    start(root);
+    if (root.getAttribute('data-prerendered') === '1') afterFirstPaint(function () { start(root); });
+    else start(root);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
   else boot();

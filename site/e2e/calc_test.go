@@ -291,9 +291,8 @@ func TestOfflineSingleFile(t *testing.T) {
 
 // TestWrongMIMETypeAndSubPath serves the site under a sub-path from a host
 // that sends .wasm as application/octet-stream: WebAssembly.compileStreaming
-// refuses such a response, so the page's head hands the body on with the
-// right type (site/templates/layout.html) and the wasm still compiles
-// while it downloads.
+// refuses such a response, so calc.js hands the body on with the right
+// type (asWasm) and the wasm still compiles while it downloads.
 func TestWrongMIMETypeAndSubPath(t *testing.T) {
 	dir := builtSite(t)
 	files := http.FileServer(http.Dir(dir))
@@ -309,7 +308,7 @@ func TestWrongMIMETypeAndSubPath(t *testing.T) {
 	ctx := browser(t)
 	openCalc(t, ctx, srv.URL+"/docs/wattscale/index.html?model=gpt2-large&count=8&strategy=fsdp&gpu=h100")
 	if how := eval[string](t, ctx, `document.getElementById('calc-root').dataset.wasmSource`); how != "streaming" {
-		t.Errorf("with a wrong MIME type the wasm loaded by %q, want streaming (the head's fetch, compiled as application/wasm)", how)
+		t.Errorf("with a wrong MIME type the wasm loaded by %q, want streaming (calc.js compiles the response as application/wasm)", how)
 	}
 	want := estimateCLI(t, `{"model":{"preset":"gpt2-large"},"training":{"tokens":2e8,"seq_len":512,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"h100","count":8},"strategy":"fsdp","site":{"carbon_g_per_kwh":475,"usd_per_kwh":0.15}}`)
 	if got := pageEnergy(t, ctx); relDiff(got, want) > 1e-9 {

@@ -105,7 +105,7 @@ func TestCompressedResponses(t *testing.T) {
 	}
 	e := eval[entry](t, ctx, `(async function(){
   var e = performance.getEntriesByType('resource').filter(function(r){ return /\/calc\.[0-9a-f]{10}\.wasm$/.test(r.name) })[0];
-  // fetched by the worker the page's head starts: its timing, handed over
+  // fetched by a worker the page started: its timing, handed over
   var w = window.wattscaleWasm;
   if (!e && w && w.timing) e = {name: w.url, encodedBodySize: w.timing.encodedBodySize, decodedBodySize: w.timing.decodedBodySize};
   if (!e) return {name: ''};

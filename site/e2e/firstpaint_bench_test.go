@@ -251,7 +251,7 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 	add("navigation → first estimate visible, file://", ms(file), "< 300 ms")
 	add("10 Mbit/s + 40 ms: navigation → first estimate visible", ms(slow), "< 500 ms")
 	add("10 Mbit/s + 40 ms: navigation → estimate recomputed after an input change at load", ms(slowInput), "< 1.5 s")
-	add("  of which: calc.wasm downloaded and compiled (streaming, started from the page's head)", ms(slowCompiled), "")
+	add("  of which: calc.wasm downloaded and compiled (streaming, started after the first paint)", ms(slowCompiled), "")
 	add("  of which: Go program started (catalog built, functions registered)", ms(slowGo), "")
 	add("  of which: first estimate computed and drawn by the WebAssembly (the typed input included)", ms(slowFirst), "")
 	add("calculator page, first-load transfer ("+transferEnc+")", transfer, "< 850 KB brotli")
@@ -267,9 +267,9 @@ func firstLoadTransfer(t *testing.T, ctx context.Context, cs *compressedServer, 
 		Transfer float64
 		Body     float64
 	}
-	// The wasm is fetched by the worker the page's head starts (its
-	// resource timing is the worker's, which the head script hands over
-	// in wattscaleWasm.timing), or by the page itself.
+	// The wasm may be fetched by a worker the page starts (its
+	// resource timing is the worker's, which the page hands over in
+	// wattscaleWasm.timing), or by the page itself (the site's pages).
 	es := eval[[]entry](t, ctx, `[performance.getEntriesByType('navigation')[0]].concat(performance.getEntriesByType('resource')).map(function(e){return {Name: e.name, Transfer: e.transferSize, Body: e.encodedBodySize}})
   .concat(window.wattscaleWasm && window.wattscaleWasm.timing && !performance.getEntriesByName(window.wattscaleWasm.url).length ? [{Name: window.wattscaleWasm.url, Transfer: window.wattscaleWasm.timing.transferSize, Body: window.wattscaleWasm.timing.encodedBodySize}] : [])`)
 	total, body := 0.0, 0.0

@@ -177,6 +177,56 @@ func TestPrerenderTakeover(t *testing.T) {
 	}
 }
 
+// TestFirstPaintCriticalPath loads the calculator cold, on localhost and
+// over the issue's slow link, and checks the order of what happens before
+// its first paint: the prerendered headline is parsed before the first
+// contentful paint (the estimate is in the first paint, before any script
+// ran: calc.js is deferred), the page made no render-blocking request (its
+// styles are in the HTML), and the WebAssembly was requested only once a
+// frame had begun after the headline was parsed, not while the page was
+// being parsed and painted. The order, not the times, is asserted.
+func TestFirstPaintCriticalPath(t *testing.T) {
+	cs := serveCompressed(t, builtSite(t))
+	for _, slow := range []bool{false, true} {
+		name := "localhost"
+		if slow {
+			name = "throttled"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx := coldBrowser(t)
+			if slow {
+				throttle(t, ctx)
+			}
+			watchEstimate(t, ctx)
+			do(t, ctx, "open", chromedp.Navigate(cs.URL+"/"))
+			waitFor(t, ctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
+			type order struct {
+				Parsed, Frame, FCP float64
+				Blocking, Wasm     []string
+				WasmStart          float64
+			}
+			o := eval[order](t, ctx, `(function(){ var w = window.wattscaleEstimateSeen, fcp = performance.getEntriesByName('first-contentful-paint')[0];
+  var rs = performance.getEntriesByType('resource'), wasm = rs.filter(function(e){ return /\.wasm$/.test(e.name); });
+  return {Parsed: w.parsed, Frame: w.frame, FCP: fcp ? fcp.startTime : -1,
+    Blocking: rs.filter(function(e){ return e.renderBlockingStatus === 'blocking'; }).map(function(e){ return e.name; }),
+    Wasm: wasm.map(function(e){ return e.name; }), WasmStart: wasm.length ? wasm[0].startTime : -1}; })()`)
+			t.Logf("headline parsed at %.0f ms, next frame %.0f ms, first contentful paint %.0f ms, wasm requested at %.0f ms", o.Parsed, o.Frame, o.FCP, o.WasmStart)
+			if o.Parsed < 0 || o.FCP < 0 || o.Parsed > o.FCP {
+				t.Errorf("headline parsed at %.0f ms, first contentful paint at %.0f ms: the first paint must show the prerendered estimate", o.Parsed, o.FCP)
+			}
+			if len(o.Blocking) > 0 {
+				t.Errorf("render-blocking requests %q: the page's first paint should need only its HTML", o.Blocking)
+			}
+			if len(o.Wasm) != 1 {
+				t.Fatalf("wasm requests %q, want calc.wasm once", o.Wasm)
+			}
+			if o.WasmStart < o.Frame {
+				t.Errorf("calc.wasm requested at %.0f ms, before the first frame after the headline was parsed (%.0f ms): it competes with the first paint", o.WasmStart, o.Frame)
+			}
+		})
+	}
+}
+
 // prerenderedMarks are the prerendered nodes TestPrerenderLinkedAndTyped
 // marks before the takeover; the first three show numbers that differ
 // between the default and the linked estimate.
