@@ -650,7 +650,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		factor = 1 + parJ/(compJ+memJ)
 		alpha = effectiveAlpha(eta, factor)
 		overhead = OverheadWaiting
-		assume = append(assume, fmt.Sprintf("GPUs that wait (%.0f%% of the GPU-time at η = %.2f) draw %.0f W each, %.2f of their busy power (%s)", (1-eta)*100, eta, waitW, WaitPowerShare, WaitPowerSource))
+		assume = append(assume, WaitAssumption)
 	} else if r.count <= 1 {
 		overhead = ""
 	}

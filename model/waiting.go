@@ -24,6 +24,11 @@ const WaitPowerShare = 0.49
 // WaitPowerSource is the public measurement behind WaitPowerShare.
 const WaitPowerSource = "GPUs waiting inside running jobs drew 10.7 % of the energy in 19.7 % of the time in a GPU cluster's per-second telemetry, arXiv:2604.04745"
 
+// WaitAssumption is the assumption an answer lists when it charges the
+// waiting at the waiting power; the figures are in its parallel fields. A
+// constant, so that an estimate allocates nothing for it.
+const WaitAssumption = "parallel overhead: the GPUs' waiting (parallel.waiting_share of the GPU-time) at 0.49 of their busy power, never below idle (parallel.waiting_power_w; " + WaitPowerSource + ")"
+
 // WaitingPowerW is the power a GPU of type g draws while it waits, when it
 // draws uncappedW while it computes without a power limit and cappedW
 // under the run's limit: WaitPowerShare of the uncapped busy power (a

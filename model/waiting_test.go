@@ -3,6 +3,8 @@ package model_test
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/wattscale/wattscale/model"
@@ -219,5 +221,13 @@ func TestWaitingInvariantsRandom(t *testing.T) {
 	}
 	if waiting < 30 {
 		t.Errorf("only %d of 300 random requests charged at the waiting power; the test needs more", waiting)
+	}
+}
+
+// TestWaitAssumptionStatesShare: the constant assumption quotes the share
+// the code uses.
+func TestWaitAssumptionStatesShare(t *testing.T) {
+	if !strings.Contains(model.WaitAssumption, strconv.FormatFloat(model.WaitPowerShare, 'g', -1, 64)+" of their busy power") {
+		t.Errorf("assumption %q does not state the waiting share %g", model.WaitAssumption, model.WaitPowerShare)
 	}
 }
