@@ -615,7 +615,7 @@
   }
   Calculator.prototype.loadOwn = function () {
     var cals = ownStored();
-    if (!cals.length || !this.api.addCalibration) return null;
+    if (!cals.length || !this.api || !this.api.addCalibration) return null;
     var res = call(this.api.addCalibration, { calibrations: cals });
     if (res.error) return res.error;
     this.meta.calibrations = res.calibrations;
@@ -987,7 +987,7 @@
   // the best filled, the deadline a dashed line.
   Calculator.prototype.renderCheaper = function () {
     var el0 = this.results.querySelector('.cheaper-out');
-    if (!el0 || !this.api.recommend) return;
+    if (!el0 || !this.api || !this.api.recommend) return;
     var t0 = performance.now();
     var out = call(this.api.recommend, { form: this.state });
     perf.lastRecommendMs = performance.now() - t0;
@@ -1118,6 +1118,8 @@
 
   // update runs one estimate (with its sweep) and draws it.
   Calculator.prototype.update = function (sweep) {
+    // Adopted before the wasm started (start): the estimate waits for it.
+    if (!this.api) return null;
     var t0 = performance.now();
     var out = call(this.api.estimate, { form: this.state, sweep: sweep || this.sweepSpec() });
     perf.lastEstimateCallMs = performance.now() - t0;
@@ -2066,7 +2068,7 @@
       if (!f) return;
       f.text().then(function (t) { text.value = t; self.refitName = f.name; });
     });
-    var sample = function () { return self.api.sampleCSV(); };
+    var sample = function () { return self.api ? self.api.sampleCSV() : ''; };
     sec.querySelector('.sample-dl').addEventListener('click', function (e) {
       var a = e.currentTarget;
       if (a.dataset.ready) return;
@@ -2244,6 +2246,24 @@
       var metaEl = document.getElementById('calc-meta');
       try { pageMeta = metaEl ? JSON.parse(metaEl.textContent) : null; } catch (e) { pageMeta = null; }
     }
+    // With the catalogue in the page, the prerendered calculator is
+    // adopted now, while the wasm downloads and compiles: its form takes
+    // input at once (estimates wait for the wasm, Calculator.update), and
+    // once the wasm has started only the estimate is left to do.
+    var calc = null, carry = null, focused = null, caret = null;
+    var adopt = function (api, meta) {
+      carry = pre ? typedValues(root) : null;
+      focused = pre && document.activeElement && root.contains(document.activeElement) ? document.activeElement : null;
+      caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
+      calc = new Calculator(root, api, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
+      perf.calculatorMs = performance.now();
+      var again = focused && focused.id && document.getElementById(focused.id);
+      if (again && again !== document.activeElement) {
+        again.focus();
+        if (caret) try { again.setSelectionRange(caret[0], caret[1]); } catch (e) { /* not a text input */ }
+      }
+    };
+    if (mode !== 'planner' && pre && pageMeta) adopt(null, pageMeta);
     try {
       how = await loadGo(mode === 'planner' ?
         { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
@@ -2281,21 +2301,16 @@
         app.onInput({ target: c });
       });
     } else {
-      var carry = pre ? typedValues(root) : null;
-      var focused = pre && document.activeElement && root.contains(document.activeElement) ? document.activeElement : null;
-      var caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
-      app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
-      perf.calculatorMs = performance.now();
+      if (calc) {
+        calc.api = window.wattscale;
+        calc.loadOwn();
+      } else adopt(window.wattscale, meta);
+      app = calc;
       app.cheaperAfterPaint = true;
       app.update();
       perf.firstEstimateCallMs = perf.lastEstimateCallMs;
       root.removeAttribute('data-linked');
       if (carry && Object.keys(carry).length) history.replaceState(null, '', '?' + app.query() + location.hash);
-      var again = focused && focused.id && document.getElementById(focused.id);
-      if (again) {
-        again.focus();
-        if (caret) try { again.setSelectionRange(caret[0], caret[1]); } catch (e) { /* not a text input */ }
-      }
     }
     root.removeAttribute('aria-busy');
     root.dataset.ready = '1';

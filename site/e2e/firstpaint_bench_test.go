@@ -180,6 +180,7 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 
 	var local, localWasm, file, slow, slowInput []float64
 	var slowCompiled, slowGo, slowFirst []float64 // the throttled load's steps (calc.js's wattscalePerf)
+	var slowInst, slowMain, slowCat, slowAdopt, slowCall []float64
 	var transfer, transferEnc string
 	for i := 0; i < runs; i++ {
 		ctx := coldBrowser(t)
@@ -206,6 +207,9 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 		slow = append(slow, eval[float64](t, sctx, estimateVisibleMs))
 		steps := eval[[]float64](t, sctx, `[window.wattscalePerf.wasmCompiledMs || -1, window.wattscalePerf.goReadyMs || -1, window.wattscalePerf.firstEstimateMs || -1]`)
 		slowCompiled, slowGo, slowFirst = append(slowCompiled, steps[0]), append(slowGo, steps[1]), append(slowFirst, steps[2])
+		more := eval[[]float64](t, sctx, `['wasmInstantiatedMs', 'goMainMs', 'goCatalogMs', 'calculatorMs', 'firstEstimateCallMs'].map(function(k){ return window.wattscalePerf[k] || -1; })`)
+		slowInst, slowMain, slowCat = append(slowInst, more[0]), append(slowMain, more[1]), append(slowCat, more[2])
+		slowAdopt, slowCall = append(slowAdopt, more[3]), append(slowCall, more[4])
 	}
 	if shots := os.Getenv("WATTSCALE_SHOTS"); shots != "" && os.MkdirAll(shots, 0o755) == nil {
 		// One more throttled load, not timed: the page as painted before
@@ -252,7 +256,12 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 	add("10 Mbit/s + 40 ms: navigation → first estimate visible", ms(slow), "< 500 ms")
 	add("10 Mbit/s + 40 ms: navigation → estimate recomputed after an input change at load", ms(slowInput), "< 1.5 s")
 	add("  of which: calc.wasm downloaded and compiled (streaming, started after the first paint)", ms(slowCompiled), "")
+	add("  of which: calc.wasm instantiated", ms(slowInst), "")
+	add("  of which: Go runtime started and packages initialised (main began)", ms(slowMain), "")
+	add("  of which: catalog built", ms(slowCat), "")
 	add("  of which: Go program started (catalog built, functions registered)", ms(slowGo), "")
+	add("  of which: prerendered calculator adopted by calc.js (before the wasm is ready where the page carries the form's catalogue)", ms(slowAdopt), "")
+	add("  of which: the first estimate's call into the WebAssembly (duration)", ms(slowCall), "")
 	add("  of which: first estimate computed and drawn by the WebAssembly (the typed input included)", ms(slowFirst), "")
 	add("calculator page, first-load transfer ("+transferEnc+")", transfer, "< 850 KB brotli")
 	add("repeat visit with the network cut (service worker)", offlineRevisit(t, dir), "opens and computes")

@@ -4,14 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
@@ -305,6 +310,76 @@ func TestPrerenderLinkedAndTyped(t *testing.T) {
 	}
 	if l.Focused != "f-count" {
 		t.Errorf("focus after the takeover on %q, want f-count (where the visitor was typing)", l.Focused)
+	}
+}
+
+// TestPrerenderAdoptedBeforeWasm: the page carries the form's catalogue,
+// so calc.js adopts the prerendered calculator while calc.wasm is still
+// on its way (held back here until the test lets it through): the form
+// takes input at once, the estimate waits for the WebAssembly and is then
+// computed for what was typed, in the adopted nodes.
+func TestPrerenderAdoptedBeforeWasm(t *testing.T) {
+	dir := builtSite(t)
+	files := http.FileServer(http.Dir(dir))
+	release := make(chan struct{})
+	var once sync.Once
+	let := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(let)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".wasm") {
+			select {
+			case <-release:
+			case <-time.After(60 * time.Second):
+			}
+		}
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	ctx := browser(t)
+	// Not chromedp.Navigate, which would wait for the page's load.
+	if _, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: srv.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the calculator adopted before the wasm", `window.wattscalePerf && window.wattscalePerf.calculatorMs > 0`)
+	type state struct {
+		Ready, Busy, Search string
+		GoReady             bool
+		KWh                 string
+	}
+	const probe = `({Ready: document.getElementById('calc-root').dataset.ready || '', Busy: document.getElementById('calc-root').getAttribute('aria-busy') || '',
+  Search: location.search, GoReady: !!window.wattscalePerf.goReadyMs, KWh: document.getElementById('energy').dataset.kwh})`
+	before := eval[state](t, ctx, probe)
+	if before.Ready != "" || before.Busy != "true" || before.GoReady {
+		t.Fatalf("with calc.wasm held back: %+v; want the calculator adopted but not ready (aria-busy, no Go)", before)
+	}
+	eval[bool](t, ctx, `(document.getElementById('energy').wattscaleMark = true)`)
+	typeInto(t, ctx, "count", "8")
+	typed := eval[state](t, ctx, probe)
+	if !strings.Contains(typed.Search, "count=8") || typed.KWh != before.KWh || typed.Ready != "" {
+		t.Errorf("typed 8 GPUs before the wasm: %+v; want the count in the address, the prerendered estimate kept until the wasm computes", typed)
+	}
+	let()
+	waitFor(t, ctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
+	form := calcapi.DefaultForm()
+	form["count"] = "8"
+	req, ferr := form.Request(calcapi.DefaultRegions())
+	if ferr != nil {
+		t.Fatal(ferr.Text)
+	}
+	b, _ := json.Marshal(req)
+	if got, want := pageEnergy(t, ctx), estimateCLI(t, string(b)); relDiff(got, want) > 1e-9 {
+		t.Errorf("after the wasm arrived: energy %.6g kWh, want %.6g (the default with the 8 GPUs typed before it)", got, want)
+	}
+	type after struct {
+		Kept             bool
+		Count, Focused   string
+		Busy             string
+		Adopted, GoReady float64
+	}
+	a := eval[after](t, ctx, `({Kept: document.getElementById('energy').wattscaleMark === true, Count: document.getElementById('f-count').value, Focused: document.activeElement ? document.activeElement.id : '',
+  Busy: document.getElementById('calc-root').getAttribute('aria-busy') || '', Adopted: window.wattscalePerf.calculatorMs, GoReady: window.wattscalePerf.goReadyMs})`)
+	if !a.Kept || a.Count != "8" || a.Focused != "f-count" || a.Busy != "" || !(a.Adopted < a.GoReady) {
+		t.Errorf("after the takeover: %+v; want the prerendered headline node kept, 8 in the field and focused, not busy, adopted before Go was ready", a)
 	}
 }
 
