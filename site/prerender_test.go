@@ -181,8 +181,8 @@ func TestPrerenderedPlanner(t *testing.T) {
 			t.Errorf("%s: data-nstar = %s, want none", o.Name, c[2])
 		case o.NStar != nil && (c[2] == "" || num(c[2]) != *o.NStar):
 			t.Errorf("%s: data-nstar = %q, want %v", o.Name, c[2], *o.NStar)
-		case o.NStar != nil && !strings.Contains(h, "N* = "+jsSig(*o.NStar, 3)+" ("+esc(o.Name)+")"):
-			t.Errorf("%s: the curve does not mark N* = %s", o.Name, jsSig(*o.NStar, 3))
+		case o.NStar != nil && !strings.Contains(h, "N* = "+sig(*o.NStar, 3)+" ("+esc(o.Name)+")"):
+			t.Errorf("%s: the curve does not mark N* = %s", o.Name, sig(*o.NStar, 3))
 		}
 	}
 	if total := "Whole plan: " + jsEnergyText(res.PlanTotalKWh) + ", "; !strings.Contains(h, total) {
