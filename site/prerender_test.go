@@ -72,14 +72,7 @@ func slicesEqual(a, b []int) bool {
 // headline's energy, the cards, and
 // a chart line per strategy with the configuration marked.
 func TestPrerenderedCalculator(t *testing.T) {
-	cat, err := content.Catalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := prerenderCalculator(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, p, _ := prerenders(t)
 	fr, ferr := calcapi.DefaultForm().Request(calcapi.DefaultRegions())
 	if ferr != nil {
 		t.Fatal(ferr.Text)
@@ -132,14 +125,7 @@ func TestPrerenderedCalculator(t *testing.T) {
 // one-off and student energy and N*, the plan's total, and the parts the
 // page shows (a form row per option, the three charts).
 func TestPrerenderedPlanner(t *testing.T) {
-	cat, err := content.Catalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := prerenderPlanner(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, p := prerenders(t)
 	h := string(p.Markup)
 	plan, ferr := calcapi.DefaultPlanForm().Plan(calcapi.DefaultRegions())
 	if ferr != nil {
@@ -213,18 +199,7 @@ func TestPrerenderedPlanner(t *testing.T) {
 // calculator's field is hidden exactly when the row's "when" does not
 // hold; so a row added to a table reaches both forms with no other edit.
 func TestPrerenderedFormsFromTheFieldTable(t *testing.T) {
-	cat, err := content.Catalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := prerenderCalculator(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pp, err := prerenderPlanner(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, p, pp := prerenders(t)
 	api := calcapi.New(cat)
 	var meta calcapi.Meta
 	var pm calcapi.PlannerMeta
@@ -307,4 +282,23 @@ func formField(fs []model.Field, key string) model.Field {
 		}
 	}
 	return model.Field{}
+}
+
+// prerenders are the real content's catalog and the calculator's and the
+// planner's prerendered markup.
+func prerenders(t *testing.T) (*model.Catalog, *prerendered, *plannerPrerendered) {
+	t.Helper()
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := prerenderCalculator(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp, err := prerenderPlanner(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, p, pp
 }
