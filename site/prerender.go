@@ -296,7 +296,7 @@ func (c *calcView) sel(key string, opts []option) string {
 func regionOptions(m *calcapi.Meta) []option {
 	var regs []option
 	for _, reg := range m.Regions {
-		regs = append(regs, option{reg.ID, reg.Name + " — " + jsSig(reg.CarbonGPerKWh, 3) + " g/kWh"})
+		regs = append(regs, option{reg.ID, reg.Name + " — " + sig(reg.CarbonGPerKWh, 3) + " g/kWh"})
 	}
 	return append(regs, option{"custom", "Custom intensity"})
 }
@@ -444,7 +444,7 @@ func (c *calcView) results(r *model.Response) {
 		`<p class="interval">`, esc(jsPct(r.IntervalLevel)), ` interval `,
 		`<span class="num" data-kwh="`, kwh(r.EnergyIntervalKWh[0]), `">`, esc(jsEnergyText(r.EnergyIntervalKWh[0])), `</span> – `,
 		`<span class="num" data-kwh="`, kwh(r.EnergyIntervalKWh[1]), `">`, esc(jsEnergyText(r.EnergyIntervalKWh[1])), `</span>`,
-		` · `, esc(jsEnergyText(r.FacilityEnergyKWh)), ` at the wall with PUE `, esc(jsSig(p.PUE, 3)), `</p>`)
+		` · `, esc(jsEnergyText(r.FacilityEnergyKWh)), ` at the wall with PUE `, esc(sig(p.PUE, 3)), `</p>`)
 	cu := r.Calibration
 	env := ", outside its fitted range: interval widened (see below)"
 	if cu.InEnvelope {
@@ -462,23 +462,23 @@ func (c *calcView) results(r *model.Response) {
 	}
 	eta, etaSub := "1", "one GPU: no parallel overhead"
 	if r.Parallel.GPUs > 1 {
-		eta = jsSig(r.Parallel.Efficiency, 2)
-		etaSub = "speedup " + jsSig(r.Parallel.Speedup, 3) + "× on " + strconv.Itoa(r.Parallel.GPUs) + " GPUs (" + r.Parallel.Law + ")"
+		eta = sig(r.Parallel.Efficiency, 2)
+		etaSub = "speedup " + sig(r.Parallel.Speedup, 3) + "× on " + strconv.Itoa(r.Parallel.GPUs) + " GPUs (" + r.Parallel.Law + ")"
 	}
 	lvl := jsPct(r.IntervalLevel)
 	pl := r.PowerLimit
-	powerSub := "the default: the run draws about " + jsSig(pl.UncappedDrawW, 3) + " W per GPU"
+	powerSub := "the default: the run draws about " + sig(pl.UncappedDrawW, 3) + " W per GPU"
 	if pl.TimeFactor != 1 {
-		powerSub = "per GPU: time ×" + jsSig(pl.TimeFactor, 3) + ", energy ×" + jsSig(pl.EnergyFactor, 3) + " (fitted on the Zeus power-capped runs)"
+		powerSub = "per GPU: time ×" + sig(pl.TimeFactor, 3) + ", energy ×" + sig(pl.EnergyFactor, 3) + " (fitted on the Zeus power-capped runs)"
 	}
 	cards := [][4]string{
-		{"Time", jsTimeText(r.TimeS), lvl + " interval " + jsTimeText(r.TimeIntervalS[0]) + " – " + jsTimeText(r.TimeIntervalS[1]), "time"},
+		{"Time", fmtDuration(r.TimeS), lvl + " interval " + fmtDuration(r.TimeIntervalS[0]) + " – " + fmtDuration(r.TimeIntervalS[1]), "time"},
 		{"Average power", jsPowerText(r.AvgPowerW), "all " + strconv.Itoa(p.Count) + " GPU" + plural + " together", "power"},
-		{"GPU-hours", jsSig(r.GPUHours, 3), strconv.Itoa(p.Count) + " × " + p.GPUName, "gpuh"},
-		{"CO₂e", jsMassText(r.CO2eKg), lvl + " interval " + jsMassText(r.CO2eIntervalKg[0]) + " – " + jsMassText(r.CO2eIntervalKg[1]) + "; " + jsSig(p.CarbonGPerKWh, 3) + " g/kWh" + region +
-			"; plus " + jsMassText(r.EmbodiedCO2eKg) + " embodied (manufacturing, " + jsSig(r.Embodied.KgPerGPUHour*1000, 3) + " g per GPU-hour, Luccioni et al. 2023), not in energy", "co2"},
+		{"GPU-hours", sig(r.GPUHours, 3), strconv.Itoa(p.Count) + " × " + p.GPUName, "gpuh"},
+		{"CO₂e", jsMassText(r.CO2eKg), lvl + " interval " + jsMassText(r.CO2eIntervalKg[0]) + " – " + jsMassText(r.CO2eIntervalKg[1]) + "; " + sig(p.CarbonGPerKWh, 3) + " g/kWh" + region +
+			"; plus " + jsMassText(r.EmbodiedCO2eKg) + " embodied (manufacturing, " + sig(r.Embodied.KgPerGPUHour*1000, 3) + " g per GPU-hour, Luccioni et al. 2023), not in energy", "co2"},
 		{"Power limit", jsNum(r.PowerLimit.LimitW) + " W", powerSub, "power-limit"},
-		{"Cost of electricity", jsUSD(r.CostUSD), "at $" + jsSig(p.USDPerKWh, 3) + " per kWh, PUE " + jsSig(p.PUE, 3), "cost"},
+		{"Cost of electricity", jsUSD(r.CostUSD), "at $" + sig(p.USDPerKWh, 3) + " per kWh, PUE " + sig(p.PUE, 3), "cost"},
 		{"Parallel efficiency η", eta, etaSub, "eta"},
 	}
 	c.w(`<dl class="cards">`)
@@ -531,9 +531,9 @@ func (c *calcView) breakdown(r *model.Response) {
 	rf := r.Roofline
 	c.w(`<svg class="bar" viewBox="0 0 560 28" preserveAspectRatio="none" role="img" aria-label="`, esc("Energy breakdown: "+strings.Join(desc, "; ")), `">`, strings.Join(rects, ""), `</svg>`,
 		`<table class="bd"><caption class="offscreen">Energy breakdown</caption><tbody>`, strings.Join(rows, ""), `</tbody></table>`,
-		`<p class="muted small">`, esc(bound), `: arithmetic intensity `, esc(jsSig(rf.ArithmeticIntensity, 3)),
-		` FLOP/byte against a machine balance of `, esc(jsSig(rf.MachineBalance, 3)), ` (`, esc(jsSig(rf.PeakTFLOPS, 3)), ` TFLOP/s peak at `, esc(string(r.Inputs.Precision)), `). `,
-		`Roofline floor `, esc(jsEnergyText(rf.EnergyLowerBoundKWh)), `; `, esc(jsSig(rf.FLOPs, 3)), ` FLOPs in all.</p>`)
+		`<p class="muted small">`, esc(bound), `: arithmetic intensity `, esc(sig(rf.ArithmeticIntensity, 3)),
+		` FLOP/byte against a machine balance of `, esc(sig(rf.MachineBalance, 3)), ` (`, esc(sig(rf.PeakTFLOPS, 3)), ` TFLOP/s peak at `, esc(string(r.Inputs.Precision)), `). `,
+		`Roofline floor `, esc(jsEnergyText(rf.EnergyLowerBoundKWh)), `; `, esc(sig(rf.FLOPs, 3)), ` FLOPs in all.</p>`)
 }
 
 func (c *calcView) provenance(r *model.Response) {
@@ -544,7 +544,7 @@ func (c *calcView) provenance(r *model.Response) {
 	}
 	c.w(`<h2 class="h">Where these numbers come from</h2>`,
 		`<p>Calibration <strong class="cal-name">`, esc(cu.Name), `</strong> version <span class="cal-version">`, esc(cu.Version), `</span> (`, esc(cu.Kind), `): `, env, `. `,
-		`The `, esc(jsPct(r.IntervalLevel)), ` interval is log-normal with σ = `, esc(jsSig(cu.SigmaLn, 2)), ` in ln energy.</p>`,
+		`The `, esc(jsPct(r.IntervalLevel)), ` interval is log-normal with σ = `, esc(sig(cu.SigmaLn, 2)), ` in ln energy.</p>`,
 		`<p class="muted small cite">`, esc(cu.Citation), `</p>`)
 }
 
@@ -662,13 +662,13 @@ func (c *calcView) charts(r *model.Response) {
 			if energy {
 				mid = jsEnergyText(a[0][1]) + " at " + jsNum(a[0][0]) + " GPU to " + jsEnergyText(last[1])
 			} else {
-				mid = jsTimeText(a[0][1]*3600) + " at " + jsNum(a[0][0]) + " GPU to " + jsTimeText(last[1]*3600)
+				mid = fmtDuration(a[0][1]*3600) + " at " + jsNum(a[0][0]) + " GPU to " + fmtDuration(last[1]*3600)
 			}
 			parts = append(parts, s.name+": "+strconv.Itoa(len(a))+" points, "+mid+" at "+jsNum(last[0])+" GPUs")
 		}
 		return strings.Join(parts, ". ")
 	}
-	fmtN := func(v float64) string { return jsSig(v, 2) }
+	fmtN := func(v float64) string { return sig(v, 2) }
 	c.w(`<div class="charts"><figure class="chart-e">`, lineChart(lineChartSpec{id: "chart-energy", title: "Energy against GPU count by strategy", desc: desc(true), series: es, xBase2: true,
 		xLabel: "GPUs", yLabel: "Energy (" + eUnit + ")", fmtY: fmtN, mark: &chartMark{float64(n), r.EnergyKWh * eScale, label}}), `<figcaption>Accelerator energy</figcaption></figure>`)
 	c.w(`<figure class="chart-t">`, lineChart(lineChartSpec{id: "chart-time", title: "Training time against GPU count by strategy", desc: desc(false), series: ts, xBase2: true,
@@ -717,7 +717,7 @@ func (c *calcView) summary(r *model.Response) {
 	c.w(`<a class="summary" href="#`+prerenderUID+`-res" aria-label="Estimate summary: jump to the full estimate">`,
 		`<span class="s-e"><span class="s-k">Energy</span> <output id="sum-energy" data-kwh="`, jsNum(r.EnergyKWh), `">`, esc(jsEnergyText(r.EnergyKWh)), `</output></span>`,
 		`<span class="s-i">`, esc(jsPct(r.IntervalLevel)+" "+jsEnergyText(r.EnergyIntervalKWh[0])+" – "+jsEnergyText(r.EnergyIntervalKWh[1])), `</span>`,
-		`<span class="s-t">`, esc(jsTimeText(r.TimeS)), `</span><span class="s-c">`, esc(jsMassText(r.CO2eKg)), `</span>`,
+		`<span class="s-t">`, esc(fmtDuration(r.TimeS)), `</span><span class="s-c">`, esc(jsMassText(r.CO2eKg)), `</span>`,
 		`<span class="s-go" aria-hidden="true">Details ↓</span></a>`)
 }
 

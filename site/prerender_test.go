@@ -72,14 +72,7 @@ func slicesEqual(a, b []int) bool {
 // headline's energy, the cards, and
 // a chart line per strategy with the configuration marked.
 func TestPrerenderedCalculator(t *testing.T) {
-	cat, err := content.Catalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := prerenderCalculator(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, p, _ := prerenders(t)
 	fr, ferr := calcapi.DefaultForm().Request(calcapi.DefaultRegions())
 	if ferr != nil {
 		t.Fatal(ferr.Text)
@@ -132,14 +125,7 @@ func TestPrerenderedCalculator(t *testing.T) {
 // one-off and student energy and N*, the plan's total, and the parts the
 // page shows (a form row per option, the three charts).
 func TestPrerenderedPlanner(t *testing.T) {
-	cat, err := content.Catalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := prerenderPlanner(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, p := prerenders(t)
 	h := string(p.Markup)
 	plan, ferr := calcapi.DefaultPlanForm().Plan(calcapi.DefaultRegions())
 	if ferr != nil {
@@ -181,8 +167,8 @@ func TestPrerenderedPlanner(t *testing.T) {
 			t.Errorf("%s: data-nstar = %s, want none", o.Name, c[2])
 		case o.NStar != nil && (c[2] == "" || num(c[2]) != *o.NStar):
 			t.Errorf("%s: data-nstar = %q, want %v", o.Name, c[2], *o.NStar)
-		case o.NStar != nil && !strings.Contains(h, "N* = "+jsSig(*o.NStar, 3)+" ("+esc(o.Name)+")"):
-			t.Errorf("%s: the curve does not mark N* = %s", o.Name, jsSig(*o.NStar, 3))
+		case o.NStar != nil && !strings.Contains(h, "N* = "+sig(*o.NStar, 3)+" ("+esc(o.Name)+")"):
+			t.Errorf("%s: the curve does not mark N* = %s", o.Name, sig(*o.NStar, 3))
 		}
 	}
 	if total := "Whole plan: " + jsEnergyText(res.PlanTotalKWh) + ", "; !strings.Contains(h, total) {
@@ -213,18 +199,7 @@ func TestPrerenderedPlanner(t *testing.T) {
 // calculator's field is hidden exactly when the row's "when" does not
 // hold; so a row added to a table reaches both forms with no other edit.
 func TestPrerenderedFormsFromTheFieldTable(t *testing.T) {
-	cat, err := content.Catalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := prerenderCalculator(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pp, err := prerenderPlanner(cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, p, pp := prerenders(t)
 	api := calcapi.New(cat)
 	var meta calcapi.Meta
 	var pm calcapi.PlannerMeta
@@ -307,4 +282,23 @@ func formField(fs []model.Field, key string) model.Field {
 		}
 	}
 	return model.Field{}
+}
+
+// prerenders are the real content's catalog and the calculator's and the
+// planner's prerendered markup.
+func prerenders(t *testing.T) (*model.Catalog, *prerendered, *plannerPrerendered) {
+	t.Helper()
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := prerenderCalculator(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp, err := prerenderPlanner(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, p, pp
 }

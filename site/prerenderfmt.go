@@ -15,9 +15,6 @@ import (
 	"strings"
 )
 
-// jsSig is calc.js's sig, which is site/format.go's sig.
-func jsSig(x float64, digits int) string { return sig(x, digits) }
-
 // jsToFixed is Number.prototype.toFixed: the exact value of x rounded to
 // d decimals, a tie going away from zero.
 func jsToFixed(x float64, d int) string {
@@ -88,13 +85,13 @@ func jsEnergyParts(kwh float64) (string, string) {
 	a := math.Abs(kwh)
 	switch {
 	case a < 1:
-		return jsSig(kwh*1000, 3), "Wh"
+		return sig(kwh*1000, 3), "Wh"
 	case a < 1e4:
-		return jsSig(kwh, 3), "kWh"
+		return sig(kwh, 3), "kWh"
 	case a < 1e7:
-		return jsSig(kwh/1000, 3), "MWh"
+		return sig(kwh/1000, 3), "MWh"
 	}
-	return jsSig(kwh/1e6, 3), "GWh"
+	return sig(kwh/1e6, 3), "GWh"
 }
 
 func jsEnergyText(kwh float64) string { v, u := jsEnergyParts(kwh); return v + " " + u }
@@ -103,20 +100,18 @@ func jsMassText(kg float64) string {
 	a := math.Abs(kg)
 	switch {
 	case a < 1:
-		return jsSig(kg*1000, 3) + " g CO₂e"
+		return sig(kg*1000, 3) + " g CO₂e"
 	case a < 1000:
-		return jsSig(kg, 3) + " kg CO₂e"
+		return sig(kg, 3) + " kg CO₂e"
 	}
-	return jsSig(kg/1000, 3) + " t CO₂e"
+	return sig(kg/1000, 3) + " t CO₂e"
 }
-
-func jsTimeText(s float64) string { return fmtDuration(s) }
 
 func jsPowerText(w float64) string {
 	if w < 1e4 {
-		return jsSig(w, 3) + " W"
+		return sig(w, 3) + " W"
 	}
-	return jsSig(w/1000, 3) + " kW"
+	return sig(w/1000, 3) + " kW"
 }
 
 func jsUSD(x float64) string {
@@ -150,9 +145,9 @@ func jsPct(x float64) string { return strconv.Itoa(int(math.Floor(x*100+0.5))) +
 
 func jsParamsText(n float64) string {
 	if n >= 1e9 {
-		return jsSig(n/1e9, 3) + " B"
+		return sig(n/1e9, 3) + " B"
 	}
-	return jsSig(n/1e6, 3) + " M"
+	return sig(n/1e6, 3) + " M"
 }
 
 // esc escapes text for HTML as calc.js's esc does.
@@ -333,7 +328,7 @@ func chartFrame(b *strings.Builder, o frameSpec) frame {
 	if o.y.ticks != nil {
 		ya.ticks = o.y.ticks
 	}
-	two := func(v float64) string { return jsSig(v, 2) }
+	two := func(v float64) string { return sig(v, 2) }
 	fx, fy := o.x.fmt, o.y.fmt
 	if fx == nil {
 		fx = two

@@ -326,7 +326,7 @@ func (v *planView) options(r *distill.Result, bestName string) {
 		best := o.Name == bestName
 		ns := esc(o.NStarReason)
 		if o.NStar != nil {
-			ns = `<span class="nstar">N* = ` + esc(jsSig(*o.NStar, 3)) + `</span> students to break even`
+			ns = `<span class="nstar">N* = ` + esc(sig(*o.NStar, 3)) + `</span> students to break even`
 		}
 		cls := "option"
 		if best {
@@ -345,10 +345,10 @@ func (v *planView) options(r *distill.Result, bestName string) {
 		}
 		v.w(`</span><span class="sub">`, esc(jsMassText(o.CO2eKg)), ` · `, esc(jsUSD(o.CostUSD)))
 		if o.Quality != nil {
-			v.w(` · Q `, esc(jsSig(*o.Quality, 2)))
+			v.w(` · Q `, esc(sig(*o.Quality, 2)))
 		}
 		if o.JPerToken != 0 {
-			v.w(` · `, esc(jsSig(o.JPerToken, 3)), ` J/token`)
+			v.w(` · `, esc(sig(o.JPerToken, 3)), ` J/token`)
 		}
 		v.w(`</span>`)
 		if o.Regime != distill.RegimeSFT {
@@ -481,7 +481,7 @@ func (v *planView) curve(r *distill.Result, W float64, id, cls string, legend bo
 		}
 		t := o.Name + " does not break even"
 		if o.NStar != nil {
-			t = o.Name + " breaks even at N* = " + jsSig(*o.NStar, 3)
+			t = o.Name + " breaks even at N* = " + sig(*o.NStar, 3)
 		}
 		titles = append(titles, t)
 	}
@@ -514,7 +514,7 @@ func (v *planView) curve(r *distill.Result, W float64, id, cls string, legend bo
 			if right {
 				tx, anchor = x-6, "end"
 			}
-			b.WriteString(`<text class="mark-label" x="` + jsNum(tx) + `" y="` + jsNum(T+14+float64(i)*18) + `" text-anchor="` + anchor + `">N* = ` + esc(jsSig(*o.NStar, 3)) + ` (` + esc(o.Name) + `)</text>`)
+			b.WriteString(`<text class="mark-label" x="` + jsNum(tx) + `" y="` + jsNum(T+14+float64(i)*18) + `" text-anchor="` + anchor + `">N* = ` + esc(sig(*o.NStar, 3)) + ` (` + esc(o.Name) + `)</text>`)
 		}
 		name := o.Name
 		if o.Baseline != "" {
@@ -621,7 +621,7 @@ func (v *planView) tstar(r *distill.Result) {
 	}
 	v.w(`<h2 class="h">Serving threshold T*</h2><ul>`)
 	for _, o := range ts {
-		v.w(`<li data-tstar="`, jsNum(*o.TStarTokens), `"><strong>`, esc(o.Name), `</strong>: `, esc(jsSig(*o.TStarTokens, 3)), ` served tokens repay its `, esc(jsEnergyText(o.ExtraTrainKWh)), ` of extra training energy.</li>`)
+		v.w(`<li data-tstar="`, jsNum(*o.TStarTokens), `"><strong>`, esc(o.Name), `</strong>: `, esc(sig(*o.TStarTokens, 3)), ` served tokens repay its `, esc(jsEnergyText(o.ExtraTrainKWh)), ` of extra training energy.</li>`)
 	}
 	v.w(`</ul>`)
 }
@@ -636,6 +636,6 @@ func (v *planView) notes(r *distill.Result) {
 		region = " (" + esc(s.Region) + ")"
 	}
 	v.w(`<p class="muted small">Whole plan: `, esc(jsEnergyText(r.PlanTotalKWh)), `, `, esc(jsMassText(r.PlanCO2eKg)), ` and `, esc(jsUSD(r.PlanCostUSD)),
-		` at PUE `, esc(jsSig(s.PUE, 3)), `, `, esc(jsSig(s.CarbonGPerKWh, 3)), ` g CO₂e/kWh`, region, ` and $`, esc(jsSig(s.USDPerKWh, 3)), `/kWh. `,
+		` at PUE `, esc(sig(s.PUE, 3)), `, `, esc(sig(s.CarbonGPerKWh, 3)), ` g CO₂e/kWh`, region, ` and $`, esc(sig(s.USDPerKWh, 3)), `/kWh. `,
 		`Preset stage energies: `, esc(v.pm.Citation), `.</p>`, assumptionsHTML(r.Assumptions))
 }

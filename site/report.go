@@ -316,7 +316,7 @@ func termName(name string) (template.HTML, string) {
 	case "alpha_eta (pcie)":
 		return "α<sub>η</sub> (PCIe)", "energy elasticity to η on PCIe links"
 	case "alpha_eta (nvlink)":
-		return "α<sub>η</sub> (NVLink)", "energy elasticity to η on NVLink-class links"
+		return "α<sub>η</sub> (NVLink)", "energy elasticity to η on NVLink-class links where the speedup curves give η; where the communication model does, estimates charge the waiting power instead"
 	}
 	if s, ok := strings.CutPrefix(name, "psi:"); ok {
 		return template.HTML("ln Ψ<sub>" + html.EscapeString(strings.ToUpper(s)) + "</sub>"), "strategy offset against one GPU"
@@ -562,7 +562,7 @@ func speedupCharts(c model.Calibration, pts []fit.ScalingPoint, ci map[string][2
 // the fitted η^α_η lines and, for comparison, the published law's α_η.
 func energyChart(roof model.Calibration, cals []model.Calibration, pts []fit.ScalingPoint) template.HTML {
 	ch := Chart{ID: "eta-energy", Title: "Energy per token against parallel efficiency",
-		Desc: "Markers: published energy per token relative to one GPU against η = S/N; lines: the fitted E_N/E₁ = η^α_η per interconnect, and the published pooled law's α_η for comparison.",
+		Desc: "Markers: published energy per token relative to one GPU against η = S/N; lines: the fitted E_N/E₁ = η^α_η per interconnect, the published pooled law's α_η for comparison, and the waiting power that estimates charge where η comes from the communication model (E_N/E₁ = 1 + 0.49·(1/η − 1); arXiv 2604.04745).",
 		X:    Axis{Label: "parallel efficiency η = S/N", Log: true, Min: 0.1, Max: 1},
 		Y:    Axis{Label: "energy per token ÷ one GPU", Log: true, Min: 1, Max: 20},
 	}
@@ -589,6 +589,14 @@ func energyChart(roof model.Calibration, cals []model.Calibration, pts []fit.Sca
 			}
 		}
 		ch.Series = append(ch.Series, Series{Name: string(ic) + " published", Class: cls, Marker: []string{"circle", "square"}[i], Points: marks})
+	}
+	if roof.Comm != nil {
+		var pts []Point
+		for k := 0; k <= 40; k++ {
+			eta := math.Pow(10, -1+float64(k)/40)
+			pts = append(pts, Point{X: eta, Y: 1 + model.WaitPowerShare*(1/eta-1)})
+		}
+		ch.Series = append(ch.Series, Series{Name: fmt.Sprintf("waiting power %s × busy (communication model, used by estimates)", fixed(model.WaitPowerShare, 2)), Class: "s2", Line: true, Dash: true, Points: pts})
 	}
 	for _, c := range cals {
 		if c.Name == "zoubeirou2026-bert-pooled" && c.Law != nil {

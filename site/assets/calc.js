@@ -2335,7 +2335,7 @@
     });
   }
 
-  window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd };
+  window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd, powerText: powerText, paramsText: paramsText };
 
   // afterFirstPaint calls f once the page has painted a frame: the
   // WebAssembly's download and compilation (megabytes, on the page's own

@@ -29,6 +29,7 @@ func TestScreenshots(t *testing.T) {
 		{"calculator-error", "/index.html", ready, `(function(){var e=document.getElementById('f-tokens'); e.value='-2e8'; e.dispatchEvent(new Event('input',{bubbles:true})); var g=document.getElementById('f-gpu'); g.scrollIntoView(); return true})()`},
 		{"calculator-moe", "/index.html?model=custom&layers=16&hidden=2048&heads=16&ffn=1024&vocab=50304&glu=1&experts=64&experts_per_token=8&tokens=1e10&seq=4096&batch=4&precision=bf16&gpu=h100-sxm5&count=8&strategy=fsdp", ready, `(function(){document.getElementById('f-experts').scrollIntoView(); return true})()`},
 		{"planner", "/planner/index.html", ready, ""},
+		{"planner-student", "/planner/index.html?set=custom&n=1&rows=1&o1.name=mine&o1.regime=sft&o1.pre=0.4&o1.eval=0.3&o1.smode=estimate&o1.s.model=olmo-2-1b&o1.s.tokens=1e8&o1.s.seq=1024&o1.s.batch=8&o1.s.precision=bf16&o1.s.method=qlora&o1.s.gpu=h100-sxm5&o1.s.count=2&o1.s.strategy=hybrid&o1.s.tensor=2", ready, ""},
 		{"methodology-moe", "/methodology/index.html#mixture-of-experts", `document.readyState === 'complete'`, `(function(){var e=document.getElementById('mixture-of-experts'); if (e) e.scrollIntoView(); return true})()`},
 		{"validation-findings", "/validation/index.html#findings", `document.readyState === 'complete'`, `(function(){var e=document.getElementById('findings'); if (e) e.scrollIntoView(); return true})()`},
 		{"embed", "/embed.html?model=llama-3-8b", ready, ""},

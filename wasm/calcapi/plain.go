@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/distill"
 )
 
 // The page speaks the form's language: it names inputs by their labels, not
@@ -45,14 +46,19 @@ var messageLabels = map[string]string{
 	"training.lora.train_embeddings": "Train embeddings",
 }
 
-// planLabels are the planner's labels for an option's fields and the plan's.
-var planLabels = map[string]string{
-	"stages_kwh.prerun": "Preprocess kWh", "stages_kwh.preprocess": "Preprocess kWh", "stages_kwh.teacher": "Teacher kWh",
-	"stages_kwh.student": "Student kWh", "stages_kwh.eval": "Evaluation kWh", "quality": "Quality Q", "name": "Name",
-	"regime": "Regime", "baseline": "Compared with", "preset": "Source", "total_kwh": "total kWh",
-	"students": "Students sharing each teacher stage (N)", "serving.j_ref": "Reference J/token", "serving.j_student": "Student J/token",
-	"options.students": "Students sharing each teacher stage (N)",
-}
+// planLabels are the planner's labels (distill.PlanFields) by a path below
+// an option ("stages_kwh.teacher") or the plan's ("options.students"),
+// with a sentence's wording where a label is not fit to quote in one.
+var planLabels = func() map[string]string {
+	m := map[string]string{"quality": "Quality Q", "stages_kwh.prerun": "Preprocess kWh", "total_kwh": "total kWh"}
+	for _, f := range distill.PlanFields {
+		if rest, ok := strings.CutPrefix(f.Path, "options[]."); ok && m[rest] == "" {
+			m[rest] = f.Label
+		}
+	}
+	m["options.students"] = m["students"]
+	return m
+}()
 
 // The messages' paths and ranges are found by the two scanners below, not
 // by package regexp, which would add about 270 KB to calc.wasm (measured
