@@ -1682,7 +1682,14 @@
         if (p) v = mm[2] === 'smode' || mm[2].indexOf('s.') === 0 ? '' : mm[2] === 'name' ? p.name : mm[2] === 'regime' ? p.regime : mm[2] === 'q' ? (p.quality != null ? String(p.quality) : '') :
           (function () { var key = { pre: 'preprocess', teacher: 'teacher', student: 'student', eval: 'eval' }[mm[2]]; var x = p.stages_kwh[key]; return x != null ? String(x) : ''; })();
       }
-      if (c.tagName === 'SELECT' && v !== '' && !Array.prototype.some.call(c.options, function (o) { return o.value === v; })) c.appendChild(el('option', { value: v, text: v + ' (not a known choice)' }));
+      var has = function (x) { return Array.prototype.some.call(c.options, function (o) { return o.value === x; }); };
+      if (c.tagName === 'SELECT' && v === '' && !has('')) {
+        // An optional choice the link leaves out shows the value the model
+        // then uses (the table's default, when it is one of the choices).
+        var f = this.PF[k.replace(/^o\d+\./, 'oK.')];
+        if (f && f.optional && has(f.default || '')) v = f.default;
+      }
+      if (c.tagName === 'SELECT' && v !== '' && !has(v)) c.appendChild(el('option', { value: v, text: v + ' (not a known choice)' }));
       c.value = v;
     }
     for (var i = 1; i <= this.rows(); i++) {

@@ -219,4 +219,19 @@ func TestPlannerURLRestoresEveryPlanField(t *testing.T) {
 			t.Errorf("page link carries %s = %q, which the state did not set", k, back.Get(k))
 		}
 	}
+
+	// A link that leaves an optional choice out shows the value the model
+	// then uses: a hybrid student without data_mode is trained as DDP (the
+	// table's default), not shown as an empty select.
+	options := `document.querySelector('.results .options').textContent`
+	want := eval[string](t, ctx, options)
+	q.Set("o2.q", "0.73")
+	q.Del("o1.s.data_mode")
+	openCalc(t, ctx, srv.URL+"/planner/index.html?"+q.Encode())
+	if got := eval[string](t, ctx, `document.getElementById('f-o1.s.data_mode').value`); got != "ddp" {
+		t.Errorf("o1.s.data_mode left out of the link shows %q, want the model's default ddp", got)
+	}
+	if got := eval[string](t, ctx, options); got != want {
+		t.Errorf("the plan without data_mode differs from the plan with data_mode=ddp:\n%s\nwant:\n%s", got, want)
+	}
 }
