@@ -237,15 +237,6 @@ func navOrder(ps []Page) []*Page {
 	return out
 }
 
-// wasmOf is the WebAssembly a calculator shell of this mode runs (calc.js
-// picks the same by its mount element's data-mode).
-func wasmOf(mode string) string {
-	if mode == "planner" {
-		return "assets/planner.wasm"
-	}
-	return "assets/calc.wasm"
-}
-
 // calcScripts are the calculator's scripts, in load order.
 var calcScripts = []string{"assets/wasm_exec.js", "assets/calc.js"}
 
