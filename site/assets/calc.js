@@ -621,7 +621,19 @@
     this.meta.calibrations = res.calibrations;
     var own = this.own;
     res.calibrations.forEach(function (c) { if (c.own) own[c.name] = true; });
+    // The form may be built already (adopted before the WebAssembly
+    // started): its select then gains the stored calibrations.
+    this.calSelect();
     return null;
+  };
+  // calSelect lists the catalog's calibrations in the form's select and
+  // selects the state's.
+  Calculator.prototype.calSelect = function () {
+    var sel = this.inputs.cal;
+    if (!sel) return;
+    sel.innerHTML = '';
+    this.calOptions().forEach(function (o) { sel.appendChild(el('option', { value: o.value, text: o.text })); });
+    sel.value = this.state.cal || '';
   };
   // useOwn adds a calibration the user just fitted and selects it.
   Calculator.prototype.useOwn = function (cal) {
@@ -638,11 +650,8 @@
     this.meta.calibrations = res.calibrations;
     var own = this.own;
     res.calibrations.forEach(function (c) { if (c.own) own[c.name] = true; });
-    var sel = this.inputs.cal;
-    sel.innerHTML = '';
-    this.calOptions().forEach(function (o) { sel.appendChild(el('option', { value: o.value, text: o.text })); });
     this.state.cal = cal.name;
-    sel.value = cal.name;
+    this.calSelect();
     this.update();
     history.replaceState(null, '', '?' + this.query() + location.hash);
     return '';
