@@ -21,12 +21,8 @@
  * together), and draws the answer. No library, no network beyond the
  * files above, so it works offline and from file://.
  *
- * A page may start fetching and compiling the wasm before this script
- * runs: window.wattscaleWasm = {url, module}, module a promise of the
- * WebAssembly.Module; loadGo uses it when its URL is the one it wants. The
- * site's own pages do not (site/templates/layout.html says why): on a page
- * with a prerendered estimate the wasm is fetched after the first paint
- * (afterFirstPaint).
+ * On a page with a prerendered estimate the wasm is fetched after the
+ * first paint (afterFirstPaint; site/templates/layout.html says why).
  */
 (function () {
   'use strict';
@@ -85,13 +81,8 @@
     var go = new Go();
     var inst = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
-      var early = window.wattscaleWasm;
       try {
-        if (early && early.url === new URL(url, location.href).href) {
-          var mod = await early.module;
-          perf.wasmCompiledMs = performance.now();
-          inst = await WebAssembly.instantiate(mod, go.importObject);
-        } else inst = (await WebAssembly.instantiateStreaming(fetch(url).then(asWasm), go.importObject)).instance;
+        inst = (await WebAssembly.instantiateStreaming(fetch(url).then(asWasm), go.importObject)).instance;
         how = 'streaming';
       } catch (e) {
         errors.push('streaming: ' + e.message);

@@ -81,9 +81,7 @@ func TestPerformanceReport(t *testing.T) {
 		openCalc(t, ctx, srv.URL+"/index.html")
 		navMs = append(navMs, eval[float64](t, ctx, `window.wattscalePerf.firstEstimateMs`))
 		if i == 0 {
-			// calc.wasm may be fetched by a worker the page starts
-			// (window.wattscaleWasm.url), not in the page's own list.
-			firstLoad = eval[[]string](t, ctx, `[location.href].concat(performance.getEntriesByType('resource').map(function(e){return e.name}), window.wattscaleWasm && !performance.getEntriesByName(window.wattscaleWasm.url).length ? [window.wattscaleWasm.url] : [])`)
+			firstLoad = eval[[]string](t, ctx, `[location.href].concat(performance.getEntriesByType('resource').map(function(e){return e.name}))`)
 		}
 	}
 	total, totalRaw := 0, 0

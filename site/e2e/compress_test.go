@@ -105,9 +105,6 @@ func TestCompressedResponses(t *testing.T) {
 	}
 	e := eval[entry](t, ctx, `(async function(){
   var e = performance.getEntriesByType('resource').filter(function(r){ return /\/calc\.[0-9a-f]{10}\.wasm$/.test(r.name) })[0];
-  // fetched by a worker the page started: its timing, handed over
-  var w = window.wattscaleWasm;
-  if (!e && w && w.timing) e = {name: w.url, encodedBodySize: w.timing.encodedBodySize, decodedBodySize: w.timing.decodedBodySize};
   if (!e) return {name: ''};
   var r = await fetch(e.name, {cache: 'no-store'});
   return {name: e.name, e: e.encodedBodySize, d: e.decodedBodySize, enc: r.headers.get('content-encoding') || ''};

@@ -179,7 +179,7 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 	}
 
 	var local, localWasm, file, slow, slowInput []float64
-	var slowCompiled, slowGo, slowFirst []float64 // the throttled load's steps (calc.js's wattscalePerf)
+	var slowGo, slowFirst []float64 // the throttled load's steps (calc.js's wattscalePerf)
 	var slowInst, slowMain, slowCat, slowAdopt, slowCall []float64
 	var transfer, transferEnc string
 	for i := 0; i < runs; i++ {
@@ -205,8 +205,8 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 		do(t, sctx, "open throttled", chromedp.Navigate(cs.URL+"/"))
 		slowInput = append(slowInput, eval[float64](t, sctx, recomputedMs))
 		slow = append(slow, eval[float64](t, sctx, estimateVisibleMs))
-		steps := eval[[]float64](t, sctx, `[window.wattscalePerf.wasmCompiledMs || -1, window.wattscalePerf.goReadyMs || -1, window.wattscalePerf.firstEstimateMs || -1]`)
-		slowCompiled, slowGo, slowFirst = append(slowCompiled, steps[0]), append(slowGo, steps[1]), append(slowFirst, steps[2])
+		steps := eval[[]float64](t, sctx, `[window.wattscalePerf.goReadyMs || -1, window.wattscalePerf.firstEstimateMs || -1]`)
+		slowGo, slowFirst = append(slowGo, steps[0]), append(slowFirst, steps[1])
 		more := eval[[]float64](t, sctx, `['wasmInstantiatedMs', 'goMainMs', 'goCatalogMs', 'calculatorMs', 'firstEstimateCallMs'].map(function(k){ return window.wattscalePerf[k] || -1; })`)
 		slowInst, slowMain, slowCat = append(slowInst, more[0]), append(slowMain, more[1]), append(slowCat, more[2])
 		slowAdopt, slowCall = append(slowAdopt, more[3]), append(slowCall, more[4])
@@ -255,7 +255,6 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 	add("navigation → first estimate visible, file://", ms(file), "< 300 ms")
 	add("10 Mbit/s + 40 ms: navigation → first estimate visible", ms(slow), "< 500 ms")
 	add("10 Mbit/s + 40 ms: navigation → estimate recomputed after an input change at load", ms(slowInput), "< 1.5 s")
-	add("  of which: calc.wasm downloaded and compiled (streaming, started after the first paint)", ms(slowCompiled), "")
 	add("  of which: calc.wasm instantiated", ms(slowInst), "")
 	add("  of which: Go runtime started and packages initialised (main began)", ms(slowMain), "")
 	add("  of which: catalog built", ms(slowCat), "")
@@ -276,11 +275,7 @@ func firstLoadTransfer(t *testing.T, ctx context.Context, cs *compressedServer, 
 		Transfer float64
 		Body     float64
 	}
-	// The wasm may be fetched by a worker the page starts (its
-	// resource timing is the worker's, which the page hands over in
-	// wattscaleWasm.timing), or by the page itself (the site's pages).
-	es := eval[[]entry](t, ctx, `[performance.getEntriesByType('navigation')[0]].concat(performance.getEntriesByType('resource')).map(function(e){return {Name: e.name, Transfer: e.transferSize, Body: e.encodedBodySize}})
-  .concat(window.wattscaleWasm && window.wattscaleWasm.timing && !performance.getEntriesByName(window.wattscaleWasm.url).length ? [{Name: window.wattscaleWasm.url, Transfer: window.wattscaleWasm.timing.transferSize, Body: window.wattscaleWasm.timing.encodedBodySize}] : [])`)
+	es := eval[[]entry](t, ctx, `[performance.getEntriesByType('navigation')[0]].concat(performance.getEntriesByType('resource')).map(function(e){return {Name: e.name, Transfer: e.transferSize, Body: e.encodedBodySize}})`)
 	total, body := 0.0, 0.0
 	var names []string
 	encs := map[string]bool{}
