@@ -158,13 +158,8 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 	if err := DecodeStrict(bytes.NewReader(j.Workload), &out.Workload); err != nil {
 		return out, PrefixField("workload", err)
 	}
-	if j.Candidates != nil {
-		out.Candidates = make([]Candidate, len(j.Candidates))
-		for i, c := range j.Candidates {
-			if err := DecodeStrict(bytes.NewReader(c), &out.Candidates[i]); err != nil {
-				return out, PrefixField(fmt.Sprintf("candidates[%d]", i), err)
-			}
-		}
+	if out.Candidates, err = DecodeCandidates(j.Candidates, "candidates"); err != nil {
+		return out, err
 	}
 	if !isNull(j.Current) {
 		var cur struct {
@@ -183,6 +178,21 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 	if !isNull(j.Site) {
 		if err := DecodeStrict(bytes.NewReader(j.Site), &out.Site); err != nil {
 			return out, PrefixField("site", err)
+		}
+	}
+	return out, nil
+}
+
+// DecodeCandidates decodes a request's list of candidates strictly (nil
+// stays nil); errors name the field under path ("candidates[1].gpu").
+func DecodeCandidates(raw []json.RawMessage, path string) ([]Candidate, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	out := make([]Candidate, len(raw))
+	for i, c := range raw {
+		if err := DecodeStrict(bytes.NewReader(c), &out[i]); err != nil {
+			return nil, PrefixField(fmt.Sprintf("%s[%d]", path, i), err)
 		}
 	}
 	return out, nil
