@@ -70,6 +70,22 @@
     return new Response(r.body, { headers: { 'Content-Type': 'application/wasm' } });
   }
 
+  // early is the request for the page's wasm that requestWasm began before
+  // start() asked for it: {name, response}, taken by loadGo.
+  var early = null;
+
+  // requestWasm begins the download of the wasm named name (over http(s)
+  // only: file:// blocks fetch), so that its bytes arrive while the page
+  // paints and calc.js adopts the prerendered calculator; loadGo compiles
+  // them once asked. A failed request is loadGo's to report (it tries
+  // again, then the embedded copy).
+  function requestWasm(name) {
+    if (early || location.protocol === 'file:' || !BASE) return;
+    perf.wasmRequestedMs = performance.now();
+    early = { name: name, response: fetch(BASE + asset(name)) };
+    early.response.catch(function () { /* reported by loadGo */ });
+  }
+
   // loadGo starts a Go wasm program. It tries streaming compilation, then
   // fetch().arrayBuffer() (hosts that serve .wasm with a wrong MIME type),
   // then the base64 gzip copy a classic script carries (file://, where
@@ -81,8 +97,10 @@
     var go = new Go();
     var inst = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
+      var resp = early && early.name === o.wasm ? early.response : fetch(url);
+      if (early && early.name === o.wasm) early = null;
       try {
-        inst = (await WebAssembly.instantiateStreaming(fetch(url).then(asWasm), go.importObject)).instance;
+        inst = (await WebAssembly.instantiateStreaming(resp.then(asWasm), go.importObject)).instance;
         how = 'streaming';
       } catch (e) {
         errors.push('streaming: ' + e.message);
@@ -2270,11 +2288,15 @@
         if (caret) try { again.setSelectionRange(caret[0], caret[1]); } catch (e) { /* not a text input */ }
       }
     };
+    // The wasm's compilation begins before the adoption, so that it runs on
+    // the browser's compiler threads while this thread adopts the page.
+    var loading = loadGo(mode === 'planner' ?
+      { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
+      { wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
+    loading.catch(function () { /* reported below */ });
     if (mode !== 'planner' && pre && pageMeta) adopt(null, pageMeta);
     try {
-      how = await loadGo(mode === 'planner' ?
-        { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
-        { wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
+      how = await loading;
     } catch (e) {
       var msg = '<p class="fatal" role="alert">The ' + (mode === 'planner' ? 'planner' : 'calculator') + ' could not start: ' + esc(e.message) +
         (pre ? '. The numbers below are the default ' + (mode === 'planner' ? 'plan' : 'estimate') + ', computed when the site was built.' : '') + '</p>';
@@ -2345,14 +2367,17 @@
   window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd, powerText: powerText, paramsText: paramsText };
 
   // afterFirstPaint calls f once the page has painted a frame: the
-  // WebAssembly's download and compilation (megabytes, on the page's own
-  // thread and the machine's cores) start after the prerendered estimate
-  // is on screen, not in the tasks that parse, lay out and paint it. A tab
-  // that is not shown paints no frames: there a timer starts it.
-  function afterFirstPaint(f) {
+  // WebAssembly's compilation (megabytes, on the page's own thread and the
+  // machine's cores) starts after the prerendered estimate is on screen,
+  // not in the tasks that parse, lay out and paint it. Its download starts
+  // as that frame begins (onFrame): a request costs this thread nothing
+  // that delays the paint, and the bytes then arrive while the frame is
+  // painted and the calculator adopted. A tab that is not shown paints no
+  // frames: there a timer starts both.
+  function afterFirstPaint(onFrame, f) {
     var done = false;
-    function once() { if (!done) { done = true; f(); } }
-    requestAnimationFrame(function () { setTimeout(once, 0); });
+    function once() { if (!done) { done = true; onFrame(); f(); } }
+    requestAnimationFrame(function () { onFrame(); setTimeout(once, 0); });
     setTimeout(once, 1000);
   }
 
@@ -2364,7 +2389,9 @@
     } catch (e) {
       ASSETS = {};
     }
-    if (root.getAttribute('data-prerendered') === '1') afterFirstPaint(function () { start(root); });
+    if (root.getAttribute('data-prerendered') === '1') {
+      afterFirstPaint(function () { requestWasm(root.getAttribute('data-mode') === 'planner' ? 'planner.wasm' : 'calc.wasm'); }, function () { start(root); });
+    }
     else start(root);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
