@@ -1,4 +1,5 @@
 /* wattscale calculator and planner: the page side.
+
  *
  * Contract with the page (site/templates): a mount element
  *   <div id="calc-root" data-mode="calculator"></div>   (or "planner", "embed")
@@ -477,7 +478,10 @@
 
   // chartWidth is the width to draw a chart in: its box's, within reason.
   function chartWidth(box) {
-    var w = box && box.clientWidth;
+    return clampChart(box && box.clientWidth);
+  }
+  // clampChart is a chart's width for a box w pixels wide (560 when unknown).
+  function clampChart(w) {
     return Math.round(Math.max(280, Math.min(760, w || 560)));
   }
 
@@ -1185,6 +1189,12 @@
   };
 
   Calculator.prototype.render = function (out) {
+    // The charts' boxes are measured before this render writes anything,
+    // while the page's layout is still clean: measured between writes, each
+    // reading laid out the whole page again (three layouts of the page
+    // before the estimate could be painted at the takeover, in the traces).
+    // A panel emptied by an error hides them: renderCharts measures then.
+    var widths = this.results.classList.contains('empty') ? null : this.chartBoxWidths();
     this.clearErrors();
     var res = this.results, status = res.querySelector('.status');
     if (out.error) {
@@ -1270,7 +1280,7 @@
 
     this.renderBreakdown(r);
     this.renderProvenance(r, out);
-    this.renderCharts(out);
+    this.renderCharts(out, widths);
     if (!this.embed) {
       this.renderShare(out);
       // The panel must never stop the estimate from showing. At the
@@ -1376,7 +1386,16 @@
     return 'not possible here: ' + m;
   }
 
-  Calculator.prototype.renderCharts = function (out) {
+  // chartBoxWidths are the widths of the two charts' boxes, in pixels.
+  Calculator.prototype.chartBoxWidths = function () {
+    var ce = this.results.querySelector('.chart-e'), ct = this.results.querySelector('.chart-t');
+    return { e: ce ? ce.clientWidth : 0, t: ct ? ct.clientWidth : 0 };
+  };
+
+  // renderCharts draws the sweep's charts into boxes widths wide
+  // (chartBoxWidths, measured now when not given).
+  Calculator.prototype.renderCharts = function (out, widths) {
+    var w = widths || this.chartBoxWidths();
     var pts = out.sweep || [], r = out.response;
     var g = this.meta.gpus.filter(function (x) { return x.id === r.inputs.gpu; })[0];
     var memGB = g ? g.memory_gb : '';
@@ -1405,11 +1424,11 @@
     };
     var ce = this.results.querySelector('.chart-e'), ct = this.results.querySelector('.chart-t');
     setHTML(ce, lineChart({
-      id: 'chart-energy', title: 'Energy against GPU count by strategy', desc: desc('e'), series: es, xBase2: true, width: chartWidth(ce),
+      id: 'chart-energy', title: 'Energy against GPU count by strategy', desc: desc('e'), series: es, xBase2: true, width: clampChart(w.e),
       xLabel: 'GPUs', yLabel: 'Energy (' + eUnit + ')', fmtY: fmtN, mark: { x: n, y: r.energy_kwh * eScale, label: label }
     }) + '<figcaption>Accelerator energy</figcaption>');
     setHTML(ct, lineChart({
-      id: 'chart-time', title: 'Training time against GPU count by strategy', desc: desc('t'), series: ts, xBase2: true, width: chartWidth(ct),
+      id: 'chart-time', title: 'Training time against GPU count by strategy', desc: desc('t'), series: ts, xBase2: true, width: clampChart(w.t),
       xLabel: 'GPUs', yLabel: 'Time (hours)', fmtY: fmtN, mark: { x: n, y: r.time_s / 3600, label: label }
     }) + '<figcaption>Wall-clock time</figcaption>');
     // Every strategy stays in the legend; one that never fits says why, one
@@ -1425,7 +1444,7 @@
       }
       return { key: s.key, name: name };
     })));
-    this.chartW = ce.clientWidth;
+    this.chartW = w.e;
     perf.sweepPoints = pts.length;
   };
 
@@ -2282,9 +2301,12 @@
       caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
       calc = new Calculator(root, api, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
       perf.calculatorMs = performance.now();
+      // The caret or selection comes back too when the field kept its node
+      // and its focus: setting its value (the link's state) moved the caret
+      // to the end, and a key typed over a selection would then append.
       var again = focused && focused.id && document.getElementById(focused.id);
-      if (again && again !== document.activeElement) {
-        again.focus();
+      if (again) {
+        if (again !== document.activeElement) again.focus();
         if (caret) try { again.setSelectionRange(caret[0], caret[1]); } catch (e) { /* not a text input */ }
       }
     };
