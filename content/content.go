@@ -5,7 +5,6 @@
 package content
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -13,8 +12,8 @@ import (
 	"io/fs"
 	"path"
 	"sort"
-	"strings"
 
+	"github.com/wattscale/wattscale/content/internal/calfile"
 	"github.com/wattscale/wattscale/model"
 )
 
@@ -61,11 +60,7 @@ const DefaultCalibration = "wattscale-roofline"
 
 // CalibrationFile is one calibration file as read: its path in the file
 // tree, its bytes (as published) and the calibration.
-type CalibrationFile struct {
-	Path        string
-	Raw         []byte
-	Calibration model.Calibration
-}
+type CalibrationFile = calfile.File
 
 // ReadCalibrations is the one calibration loader, for the embedded
 // calibrations, a content tree (site build -content DIR) and a folder given
@@ -75,49 +70,7 @@ type CalibrationFile struct {
 // its file's name (without .json) is an error. Every bad file is
 // reported. A folder with no *.json file is an error.
 func ReadCalibrations(fsys fs.FS, dir string) ([]CalibrationFile, error) {
-	names, err := fs.Glob(fsys, path.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	if len(names) == 0 {
-		if _, err := fs.Stat(fsys, dir); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("no %s file", path.Join(dir, "*.json"))
-	}
-	sort.Strings(names)
-	var out []CalibrationFile
-	var errs []error
-	for _, n := range names {
-		raw, err := fs.ReadFile(fsys, n)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		f, err := parseCalibrationFile(n, raw)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out = append(out, f)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// parseCalibrationFile is the check of one file that ReadCalibrations and
-// DecodeCalibrations share: it parses, and it is named as its file.
-func parseCalibrationFile(name string, raw []byte) (CalibrationFile, error) {
-	c, err := model.ParseCalibration(raw)
-	if err != nil {
-		return CalibrationFile{}, fmt.Errorf("%s:%d: %w", name, jsonErrorLine(raw, err), err)
-	}
-	if want := strings.TrimSuffix(path.Base(name), ".json"); c.Name != want {
-		return CalibrationFile{}, fmt.Errorf("%s:1: calibration name %q does not match the file name (want %q)", name, c.Name, want)
-	}
-	return CalibrationFile{Path: name, Raw: raw, Calibration: c}, nil
+	return calfile.Read(fsys, dir)
 }
 
 // shippedFile is one calibration file in EncodeCalibrations' JSON.
@@ -163,7 +116,7 @@ func DecodeCalibrations(b []byte) ([]CalibrationFile, error) {
 			errs = append(errs, fmt.Errorf("shipped calibrations: %s appears twice", f.Path))
 			continue
 		}
-		cf, err := parseCalibrationFile(f.Path, []byte(f.Raw))
+		cf, err := calfile.Parse(f.Path, []byte(f.Raw))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -185,26 +138,6 @@ func ShippedCatalog(b []byte) (*model.Catalog, error) {
 		return nil, err
 	}
 	return NewCatalog(Values(files))
-}
-
-// jsonErrorLine is the line of a JSON syntax or type error, or 1 when the
-// error has no position (a value out of range).
-func jsonErrorLine(raw []byte, err error) int {
-	var off int64
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	default:
-		return 1
-	}
-	if off > int64(len(raw)) {
-		off = int64(len(raw))
-	}
-	return 1 + bytes.Count(raw[:off], []byte("\n"))
 }
 
 // Values are the files' calibrations, in the same order.

@@ -617,6 +617,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
+	if commModel && r.plan.Data > 1 && r.plan.DataMode == DDP {
+		assume = append(assume, DDPAssumption)
+	}
 	alpha, fitted := tc.AlphaEtaFor(g.Interconnect)
 	if !fitted {
 		alpha = 0
@@ -630,10 +633,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		// exponent are the calibration's, not the time model's.
 		alpha = cal.Law.AlphaEta.Value
 	}
-	factor := 1.0
-	if r.count > 1 {
-		factor = math.Pow(eta, alpha)
-	}
+	factor := r.etaFactor(alpha, eta)
 	tRun := t1 / sp
 	overheadS := rp.OverheadS.Value
 	e0J := n * g.IdlePowerW * overheadS
@@ -641,12 +641,10 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	// Step latency is charged to the memory term: it is time the GPU waits
 	// at busy power without doing arithmetic (launches, synchronisation).
 	compJ, memJ := pAvg*tComp, pAvg*(tMem+tStep)
-	parJ := (compJ + memJ) * (factor - 1)
+	waiting := commModel && cal.Kind != KindLogLinear
+	parJ, waitW := r.parallelJ(waiting, factor, compJ+memJ, p0, pAvg, t1, eta)
 	overhead := OverheadAlphaEta
-	var waitW float64
-	if r.count > 1 && commModel && cal.Kind != KindLogLinear {
-		// The waiting GPU-time at the waiting power (waiting.go), not η^α_η.
-		parJ, waitW = waitingEnergy(g, p0, pAvg, t1, eta)
+	if r.count > 1 && waiting {
 		factor = 1 + parJ/(compJ+memJ)
 		alpha = effectiveAlpha(eta, factor)
 		overhead = OverheadWaiting
@@ -793,6 +791,27 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		return Response{}, fieldErr("(request)", nil, "gives a result that is not a finite number; check that the values are within physical ranges")
 	}
 	return resp, nil
+}
+
+// etaFactor is η^α_η, the factor a parallel layout multiplies the busy
+// energy by in the paper's model (1 on one GPU).
+func (r *resolved) etaFactor(alpha, eta float64) float64 {
+	if r.count <= 1 {
+		return 1
+	}
+	return math.Pow(eta, alpha)
+}
+
+// parallelJ is the energy a parallel layout adds to busyJ, the run's busy
+// energy, for estimate and leanEstimate alike: with waiting (η from the
+// communication-aware model) the waiting GPU-time at the waiting power
+// (waiting.go), else busyJ·(factor − 1), factor = etaFactor's η^α_η; p0 and
+// pAvg are the busy power without and with the limit, t1 the one-GPU time.
+func (r *resolved) parallelJ(waiting bool, factor, busyJ, p0, pAvg, t1, eta float64) (parJ, waitW float64) {
+	if waiting && r.count > 1 {
+		return waitingEnergy(r.gpu, p0, pAvg, t1, eta)
+	}
+	return busyJ * (factor - 1), 0
 }
 
 // parallel returns the speedup and η of r's layout: from the calibration's

@@ -158,13 +158,8 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 	if err := DecodeStrict(bytes.NewReader(j.Workload), &out.Workload); err != nil {
 		return out, PrefixField("workload", err)
 	}
-	if j.Candidates != nil {
-		out.Candidates = make([]Candidate, len(j.Candidates))
-		for i, c := range j.Candidates {
-			if err := DecodeStrict(bytes.NewReader(c), &out.Candidates[i]); err != nil {
-				return out, PrefixField(fmt.Sprintf("candidates[%d]", i), err)
-			}
-		}
+	if out.Candidates, err = DecodeCandidates(j.Candidates, "candidates"); err != nil {
+		return out, err
 	}
 	if !isNull(j.Current) {
 		var cur struct {
@@ -183,6 +178,21 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 	if !isNull(j.Site) {
 		if err := DecodeStrict(bytes.NewReader(j.Site), &out.Site); err != nil {
 			return out, PrefixField("site", err)
+		}
+	}
+	return out, nil
+}
+
+// DecodeCandidates decodes a request's list of candidates strictly (nil
+// stays nil); errors name the field under path ("candidates[1].gpu").
+func DecodeCandidates(raw []json.RawMessage, path string) ([]Candidate, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	out := make([]Candidate, len(raw))
+	for i, c := range raw {
+		if err := DecodeStrict(bytes.NewReader(c), &out[i]); err != nil {
+			return nil, PrefixField(fmt.Sprintf("%s[%d]", path, i), err)
 		}
 	}
 	return out, nil
@@ -556,26 +566,18 @@ func (r *resolved) leanPrepare(tc *Calibration) leanPre {
 		tComp: tComp,
 		tMem:  r.stack.exposedMem(tComp, M/(bw*uMem)),
 		tStep: rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq)),
-		pAvg:  r.gpu.IdlePowerW + activity*(r.gpu.BoardPowerW-r.gpu.IdlePowerW),
+		pAvg:  r.gpu.BusyPowerW(activity),
+		// without the speedup curves (not fixed), the factor is 1 on one
+		// GPU and unused on more (parallelJ charges the waiting power)
+		factor: 1,
 	}
 	if !tc.Comm.Applies(r.gpu.Interconnect) {
 		pre.fixed = true
 		pre.sp, pre.eta, _, pre.err = r.parallel(tc, 0)
-		pre.factor = r.etaFactor(tc, pre.eta)
+		alpha, _ := tc.AlphaEtaFor(r.gpu.Interconnect)
+		pre.factor = r.etaFactor(alpha, pre.eta)
 	}
 	return pre
-}
-
-// etaFactor is η^α_η of a parallel run (1 on one GPU), as estimate computes it.
-func (r *resolved) etaFactor(tc *Calibration, eta float64) float64 {
-	if r.count <= 1 {
-		return 1
-	}
-	alpha := -1.0
-	if a, ok := tc.AlphaEta[r.gpu.Interconnect]; ok {
-		alpha = a.Value
-	}
-	return math.Pow(eta, alpha)
 }
 
 // leanEstimate is the energy and time of Catalog.estimate for a roofline
@@ -601,13 +603,7 @@ func (c *Catalog) leanEstimate(r *resolved, tc *Calibration, pre *leanPre) (kwh,
 	overheadS := tc.Roofline.OverheadS.Value
 	e0J := float64(r.count) * g.IdlePowerW * overheadS
 	compJ, memJ := pAvg*tComp, pAvg*(tMem+tStep)
-	var parJ float64
-	if pre.fixed {
-		parJ = (compJ + memJ) * (factor - 1)
-	} else if r.count > 1 {
-		// the communication-aware model: waiting GPU-time at the waiting power
-		parJ, _ = waitingEnergy(g, pre.pAvg, pAvg, t1, eta)
-	}
+	parJ, _ := r.parallelJ(!pre.fixed, factor, compJ+memJ, pre.pAvg, pAvg, t1, eta)
 	totalJ := compJ + memJ + parJ + e0J
 	timeS = t1/sp + overheadS
 	kwh = totalJ / 3.6e6

@@ -131,7 +131,7 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 		return out, atPath("plan", err)
 	}
 	out.DeadlineS, out.Minimise = j.DeadlineS, j.Minimise
-	if out.Candidates, err = decodeCandidates(j.Candidates, "candidates"); err != nil {
+	if out.Candidates, err = model.DecodeCandidates(j.Candidates, "candidates"); err != nil {
 		return out, err
 	}
 	if len(j.Stages) > MaxStageSearches {
@@ -150,23 +150,10 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 			return out, err
 		}
 		ss := StageSearch{Option: s.Option, Stage: s.Stage, DeadlineS: s.DeadlineS, Minimise: s.Minimise}
-		if ss.Candidates, err = decodeCandidates(s.Candidates, path+".candidates"); err != nil {
+		if ss.Candidates, err = model.DecodeCandidates(s.Candidates, path+".candidates"); err != nil {
 			return out, err
 		}
 		out.Stages = append(out.Stages, ss)
-	}
-	return out, nil
-}
-
-func decodeCandidates(raw []json.RawMessage, path string) ([]model.Candidate, error) {
-	if raw == nil {
-		return nil, nil
-	}
-	out := make([]model.Candidate, len(raw))
-	for i, c := range raw {
-		if err := decodeAt(c, &out[i], fmt.Sprintf("%s[%d]", path, i)); err != nil {
-			return nil, err
-		}
 	}
 	return out, nil
 }

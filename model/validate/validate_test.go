@@ -326,8 +326,12 @@ func TestInputsRules(t *testing.T) {
 	// memory-efficient attention, reduced recomputation, overlapped
 	// all-reduce) and PaLM (46.2 % MFU, fused parallel blocks). OPT-175B
 	// shares the LLaMA paper as its source of energy but not its stack.
+	// Tucano's training code patches in Liger's fused Triton kernels with
+	// FlashAttention 2, fused AdamW and no recomputation; TeenyTinyLlama's
+	// paper (Sec. 3.5) chose FlashAttention 2, bf16/tf32 and no
+	// recomputation by a throughput sweep.
 	documented := func(id string) bool {
-		for _, p := range []string{"mlperf", "llama-1-", "palm-"} {
+		for _, p := range []string{"mlperf", "llama-1-", "palm-", "tucano-", "teenytinyllama-"} {
 			if strings.HasPrefix(id, p) {
 				return true
 			}
@@ -336,7 +340,7 @@ func TestInputsRules(t *testing.T) {
 	}
 	for _, r := range table(t) {
 		if want := documented(r.ID); (r.Stack == model.StackOptimised) != want {
-			t.Errorf("%s: stack %q; only the MLPerf submissions, LLaMA 7B-65B and PaLM document an optimised stack", r.ID, r.Stack)
+			t.Errorf("%s: stack %q; only the MLPerf submissions, LLaMA 7B-65B, PaLM, Tucano and TeenyTinyLlama document an optimised stack", r.ID, r.Stack)
 		}
 	}
 	// MoE: the expert count from the stated total, top-k from the table.

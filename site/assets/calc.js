@@ -1,4 +1,5 @@
 /* wattscale calculator and planner: the page side.
+
  *
  * Contract with the page (site/templates): a mount element
  *   <div id="calc-root" data-mode="calculator"></div>   (or "planner", "embed")
@@ -70,6 +71,22 @@
     return new Response(r.body, { headers: { 'Content-Type': 'application/wasm' } });
   }
 
+  // early is the request for the page's wasm that requestWasm began before
+  // start() asked for it: {name, response}, taken by loadGo.
+  var early = null;
+
+  // requestWasm begins the download of the wasm named name (over http(s)
+  // only: file:// blocks fetch), so that its bytes arrive while the page
+  // paints and calc.js adopts the prerendered calculator; loadGo compiles
+  // them once asked. A failed request is loadGo's to report (it tries
+  // again, then the embedded copy).
+  function requestWasm(name) {
+    if (early || location.protocol === 'file:' || !BASE) return;
+    perf.wasmRequestedMs = performance.now();
+    early = { name: name, response: fetch(BASE + asset(name)) };
+    early.response.catch(function () { /* reported by loadGo */ });
+  }
+
   // loadGo starts a Go wasm program. It tries streaming compilation, then
   // fetch().arrayBuffer() (hosts that serve .wasm with a wrong MIME type),
   // then the base64 gzip copy a classic script carries (file://, where
@@ -81,8 +98,10 @@
     var go = new Go();
     var inst = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
+      var resp = early && early.name === o.wasm ? early.response : fetch(url);
+      if (early && early.name === o.wasm) early = null;
       try {
-        inst = (await WebAssembly.instantiateStreaming(fetch(url).then(asWasm), go.importObject)).instance;
+        inst = (await WebAssembly.instantiateStreaming(resp.then(asWasm), go.importObject)).instance;
         how = 'streaming';
       } catch (e) {
         errors.push('streaming: ' + e.message);
@@ -459,7 +478,10 @@
 
   // chartWidth is the width to draw a chart in: its box's, within reason.
   function chartWidth(box) {
-    var w = box && box.clientWidth;
+    return clampChart(box && box.clientWidth);
+  }
+  // clampChart is a chart's width for a box w pixels wide (560 when unknown).
+  function clampChart(w) {
     return Math.round(Math.max(280, Math.min(760, w || 560)));
   }
 
@@ -1169,6 +1191,12 @@
   };
 
   Calculator.prototype.render = function (out) {
+    // The charts' boxes are measured before this render writes anything,
+    // while the page's layout is still clean: measured between writes, each
+    // reading laid out the whole page again (three layouts of the page
+    // before the estimate could be painted at the takeover, in the traces).
+    // A panel emptied by an error hides them: renderCharts measures then.
+    var widths = this.results.classList.contains('empty') ? null : this.chartBoxWidths();
     this.clearErrors();
     var res = this.results, status = res.querySelector('.status');
     if (out.error) {
@@ -1254,7 +1282,7 @@
 
     this.renderBreakdown(r);
     this.renderProvenance(r, out);
-    this.renderCharts(out);
+    this.renderCharts(out, widths);
     if (!this.embed) {
       this.renderShare(out);
       // The panel must never stop the estimate from showing. At the
@@ -1360,7 +1388,16 @@
     return 'not possible here: ' + m;
   }
 
-  Calculator.prototype.renderCharts = function (out) {
+  // chartBoxWidths are the widths of the two charts' boxes, in pixels.
+  Calculator.prototype.chartBoxWidths = function () {
+    var ce = this.results.querySelector('.chart-e'), ct = this.results.querySelector('.chart-t');
+    return { e: ce ? ce.clientWidth : 0, t: ct ? ct.clientWidth : 0 };
+  };
+
+  // renderCharts draws the sweep's charts into boxes widths wide
+  // (chartBoxWidths, measured now when not given).
+  Calculator.prototype.renderCharts = function (out, widths) {
+    var w = widths || this.chartBoxWidths();
     var pts = out.sweep || [], r = out.response;
     var g = this.meta.gpus.filter(function (x) { return x.id === r.inputs.gpu; })[0];
     var memGB = g ? g.memory_gb : '';
@@ -1389,11 +1426,11 @@
     };
     var ce = this.results.querySelector('.chart-e'), ct = this.results.querySelector('.chart-t');
     setHTML(ce, lineChart({
-      id: 'chart-energy', title: 'Energy against GPU count by strategy', desc: desc('e'), series: es, xBase2: true, width: chartWidth(ce),
+      id: 'chart-energy', title: 'Energy against GPU count by strategy', desc: desc('e'), series: es, xBase2: true, width: clampChart(w.e),
       xLabel: 'GPUs', yLabel: 'Energy (' + eUnit + ')', fmtY: fmtN, mark: { x: n, y: r.energy_kwh * eScale, label: label }
     }) + '<figcaption>Accelerator energy</figcaption>');
     setHTML(ct, lineChart({
-      id: 'chart-time', title: 'Training time against GPU count by strategy', desc: desc('t'), series: ts, xBase2: true, width: chartWidth(ct),
+      id: 'chart-time', title: 'Training time against GPU count by strategy', desc: desc('t'), series: ts, xBase2: true, width: clampChart(w.t),
       xLabel: 'GPUs', yLabel: 'Time (hours)', fmtY: fmtN, mark: { x: n, y: r.time_s / 3600, label: label }
     }) + '<figcaption>Wall-clock time</figcaption>');
     // Every strategy stays in the legend; one that never fits says why, one
@@ -1409,7 +1446,7 @@
       }
       return { key: s.key, name: name };
     })));
-    this.chartW = ce.clientWidth;
+    this.chartW = w.e;
     perf.sweepPoints = pts.length;
   };
 
@@ -2266,17 +2303,24 @@
       caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
       calc = new Calculator(root, api, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
       perf.calculatorMs = performance.now();
+      // The caret or selection comes back too when the field kept its node
+      // and its focus: setting its value (the link's state) moved the caret
+      // to the end, and a key typed over a selection would then append.
       var again = focused && focused.id && document.getElementById(focused.id);
-      if (again && again !== document.activeElement) {
-        again.focus();
+      if (again) {
+        if (again !== document.activeElement) again.focus();
         if (caret) try { again.setSelectionRange(caret[0], caret[1]); } catch (e) { /* not a text input */ }
       }
     };
+    // The wasm's compilation begins before the adoption, so that it runs on
+    // the browser's compiler threads while this thread adopts the page.
+    var loading = loadGo(mode === 'planner' ?
+      { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
+      { wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
+    loading.catch(function () { /* reported below */ });
     if (mode !== 'planner' && pre && pageMeta) adopt(null, pageMeta);
     try {
-      how = await loadGo(mode === 'planner' ?
-        { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
-        { wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
+      how = await loading;
     } catch (e) {
       var msg = '<p class="fatal" role="alert">The ' + (mode === 'planner' ? 'planner' : 'calculator') + ' could not start: ' + esc(e.message) +
         (pre ? '. The numbers below are the default ' + (mode === 'planner' ? 'plan' : 'estimate') + ', computed when the site was built.' : '') + '</p>';
@@ -2347,14 +2391,17 @@
   window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd, powerText: powerText, paramsText: paramsText };
 
   // afterFirstPaint calls f once the page has painted a frame: the
-  // WebAssembly's download and compilation (megabytes, on the page's own
-  // thread and the machine's cores) start after the prerendered estimate
-  // is on screen, not in the tasks that parse, lay out and paint it. A tab
-  // that is not shown paints no frames: there a timer starts it.
-  function afterFirstPaint(f) {
+  // WebAssembly's compilation (megabytes, on the page's own thread and the
+  // machine's cores) starts after the prerendered estimate is on screen,
+  // not in the tasks that parse, lay out and paint it. Its download starts
+  // as that frame begins (onFrame): a request costs this thread nothing
+  // that delays the paint, and the bytes then arrive while the frame is
+  // painted and the calculator adopted. A tab that is not shown paints no
+  // frames: there a timer starts both.
+  function afterFirstPaint(onFrame, f) {
     var done = false;
-    function once() { if (!done) { done = true; f(); } }
-    requestAnimationFrame(function () { setTimeout(once, 0); });
+    function once() { if (!done) { done = true; onFrame(); f(); } }
+    requestAnimationFrame(function () { onFrame(); setTimeout(once, 0); });
     setTimeout(once, 1000);
   }
 
@@ -2366,7 +2413,9 @@
     } catch (e) {
       ASSETS = {};
     }
-    if (root.getAttribute('data-prerendered') === '1') afterFirstPaint(function () { start(root); });
+    if (root.getAttribute('data-prerendered') === '1') {
+      afterFirstPaint(function () { requestWasm(root.getAttribute('data-mode') === 'planner' ? 'planner.wasm' : 'calc.wasm'); }, function () { start(root); });
+    }
     else start(root);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);

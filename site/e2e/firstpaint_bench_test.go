@@ -184,6 +184,7 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 	var local, localWasm, file, slow, slowInput []float64
 	var slowGo, slowFirst []float64 // the throttled load's steps (calc.js's wattscalePerf)
 	var slowInst, slowMain, slowCat, slowAdopt, slowCall []float64
+	var slowReq, slowGot []float64 // calc.wasm's resource timing: requested, last byte received
 	var transfer, transferEnc string
 	for i := 0; i < runs; i++ {
 		ctx := coldBrowser(t)
@@ -213,6 +214,8 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 		more := eval[[]float64](t, sctx, `['wasmInstantiatedMs', 'goMainMs', 'goCatalogMs', 'calculatorMs', 'firstEstimateCallMs'].map(function(k){ return window.wattscalePerf[k] || -1; })`)
 		slowInst, slowMain, slowCat = append(slowInst, more[0]), append(slowMain, more[1]), append(slowCat, more[2])
 		slowAdopt, slowCall = append(slowAdopt, more[3]), append(slowCall, more[4])
+		wasm := eval[[]float64](t, sctx, `(function(){ var w = performance.getEntriesByType('resource').filter(function(e){ return /\.wasm$/.test(e.name); })[0]; return w ? [w.startTime, w.responseEnd] : [-1, -1]; })()`)
+		slowReq, slowGot = append(slowReq, wasm[0]), append(slowGot, wasm[1])
 	}
 	if shots := os.Getenv("WATTSCALE_SHOTS"); shots != "" && os.MkdirAll(shots, 0o755) == nil {
 		// One more throttled load, not timed: the page as painted before
@@ -258,6 +261,8 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 	add("navigation → first estimate visible, file://", ms(file), "< 300 ms")
 	add("10 Mbit/s + 40 ms: navigation → first estimate visible", ms(slow), "< 500 ms")
 	add("10 Mbit/s + 40 ms: navigation → estimate recomputed after an input change at load", ms(slowInput), "< 1.5 s")
+	add("  of which: calc.wasm requested", ms(slowReq), "")
+	add("  of which: calc.wasm downloaded (last byte)", ms(slowGot), "")
 	add("  of which: calc.wasm instantiated", ms(slowInst), "")
 	add("  of which: Go runtime started and packages initialised (main began)", ms(slowMain), "")
 	add("  of which: catalog built", ms(slowCat), "")

@@ -3,16 +3,14 @@ package calcapi
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wattscale/wattscale/content"
@@ -49,40 +47,40 @@ func form(over map[string]string) Form {
 	return f
 }
 
-var (
-	cliOnce sync.Once
-	cliPath string
-	cliErr  error
-)
-
-// siteCLI builds the command line (go run ./site) once per test binary.
-func siteCLI(t *testing.T) string {
+// readBack answers the JSON b as the command line and the API read it
+// (parse, then do with the embedded catalog) and returns the answer as
+// they write it, through JSON. The built command line itself is compared
+// with the page by site/e2e (TestEstimateMatchesCLI, the planner's tests)
+// and with the Worker by wasm/worker.
+func readBack[Req, Res any](t *testing.T, b []byte, parse func(io.Reader) (Req, error), do func(*model.Catalog, Req) (Res, error)) Res {
 	t.Helper()
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("go not on PATH: cannot build ./site to compare with")
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
 	}
-	cliOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "calcapi-cli")
-		if err != nil {
-			cliErr = err
-			return
-		}
-		cliPath = filepath.Join(dir, "site")
-		cmd := exec.Command("go", "build", "-o", cliPath, "../../site")
-		cmd.Stderr = os.Stderr
-		cliErr = cmd.Run()
-	})
-	if cliErr != nil {
-		t.Fatalf("building ./site: %v", cliErr)
+	req, err := parse(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("reading back %s: %v", b, err)
 	}
-	return cliPath
+	res, err := do(cat, req)
+	if err != nil {
+		t.Fatalf("answering %s: %v", b, err)
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Res
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
-// TestEstimateMatchesCLI checks that the page's answer is the command
-// line's: the request the form becomes, piped into `site estimate`, gives
-// the identical response.
+// TestEstimateMatchesCLI requires the request each form becomes (what
+// the page shows and links) to give the identical response when read
+// back as the command line and the API read it.
 func TestEstimateMatchesCLI(t *testing.T) {
-	cli := siteCLI(t)
 	a := newAPI(t)
 	example, err := os.ReadFile("../../content/examples/request.json")
 	if err != nil {
@@ -104,18 +102,7 @@ func TestEstimateMatchesCLI(t *testing.T) {
 			if got.Error != nil {
 				t.Fatalf("Estimate error %+v", got.Error)
 			}
-			cmd := exec.Command(cli, "estimate")
-			cmd.Stdin = bytes.NewReader(got.Request)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			stdout, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("site estimate < %s: %v: %s", got.Request, err, stderr.String())
-			}
-			var want model.Response
-			if err := json.Unmarshal(stdout, &want); err != nil {
-				t.Fatal(err)
-			}
+			want := readBack(t, got.Request, model.ParseRequest, (*model.Catalog).Estimate)
 			if !reflect.DeepEqual(*got.Response, want) {
 				t.Errorf("calcapi energy %.17g kWh, CLI %.17g kWh; responses differ:\ngot  %+v\nwant %+v", got.Response.EnergyKWh, want.EnergyKWh, *got.Response, want)
 			}

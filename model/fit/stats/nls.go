@@ -150,12 +150,15 @@ func (q *nlsProblem) sse(theta []float64) float64 {
 // jacobian fills jac (n×p) with ∂f(xᵢ, θ)/∂θⱼ by central differences with
 // step 6e-6·max(|θⱼ|, typⱼ) (about the cube root of machine epsilon),
 // one-sided where a central step would leave the box. Non-finite entries
-// become 0. It reports false when that happened.
+// become 0. It reports false when that happened. Each column evaluates f
+// at every x for θ + hⱼ, then for θ − hⱼ, so that a caller whose f sets
+// up work per θ (TableCatalog: a catalog) does it twice a column.
 func (q *nlsProblem) jacobian(jac *mat.Dense, theta []float64) bool {
 	const rel = 6e-6
 	p := len(theta)
 	tp := make([]float64, p)
 	tm := make([]float64, p)
+	fp := make([]float64, len(q.xs))
 	ok := true
 	for j := range p {
 		h := rel * math.Max(math.Abs(theta[j]), q.typ[j])
@@ -177,10 +180,15 @@ func (q *nlsProblem) jacobian(jac *mat.Dense, theta []float64) bool {
 		copy(tm, theta)
 		tp[j] += hp
 		tm[j] -= hm
+		if hp+hm > 0 {
+			for i, x := range q.xs {
+				fp[i] = q.f(x, tp)
+			}
+		}
 		for i, x := range q.xs {
 			d := 0.0
 			if hp+hm > 0 {
-				d = (q.f(x, tp) - q.f(x, tm)) / (hp + hm)
+				d = (fp[i] - q.f(x, tm)) / (hp + hm)
 			}
 			if math.IsNaN(d) || math.IsInf(d, 0) {
 				d, ok = 0, false

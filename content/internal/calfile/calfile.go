@@ -1,0 +1,97 @@
+// Package calfile reads calibration files by the rules of
+// content.ReadCalibrations. It is its own package so that the generator of
+// content/calibrations_gen.go (content/internal/gencal) reads the files as
+// content does without importing content, which compiles only with the
+// generated file in place.
+package calfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// File is one calibration file as read: its path in the file tree, its
+// bytes (as published) and the calibration.
+type File struct {
+	Path        string
+	Raw         []byte
+	Calibration model.Calibration
+}
+
+// Read is content.ReadCalibrations: every *.json in dir of fsys, in name
+// order, each parsed by Parse; every bad file is reported, and a folder
+// with no *.json file is an error.
+func Read(fsys fs.FS, dir string) ([]File, error) {
+	names, err := fs.Glob(fsys, path.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		if _, err := fs.Stat(fsys, dir); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("no %s file", path.Join(dir, "*.json"))
+	}
+	sort.Strings(names)
+	var out []File
+	var errs []error
+	for _, n := range names {
+		raw, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		f, err := Parse(n, raw)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, f)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Parse is the check of one file named name: strict JSON (a syntax or
+// type error names the file and its line), a valid calibration, named as
+// its file (without .json).
+func Parse(name string, raw []byte) (File, error) {
+	c, err := model.ParseCalibration(raw)
+	if err != nil {
+		return File{}, fmt.Errorf("%s:%d: %w", name, jsonErrorLine(raw, err), err)
+	}
+	if want := strings.TrimSuffix(path.Base(name), ".json"); c.Name != want {
+		return File{}, fmt.Errorf("%s:1: calibration name %q does not match the file name (want %q)", name, c.Name, want)
+	}
+	return File{Path: name, Raw: raw, Calibration: c}, nil
+}
+
+// jsonErrorLine is the line of a JSON syntax or type error, or 1 when the
+// error has no position (a value out of range).
+func jsonErrorLine(raw []byte, err error) int {
+	var off int64
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	default:
+		return 1
+	}
+	if off > int64(len(raw)) {
+		off = int64(len(raw))
+	}
+	return 1 + bytes.Count(raw[:off], []byte("\n"))
+}
