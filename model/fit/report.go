@@ -65,11 +65,11 @@ func rooflineWithPredictions(in Inputs, name, version string, runsCSV []byte) (m
 	return cal, out, err
 }
 
-// unitRoofline is the placeholder time model Law and Roofline resolve rows
+// unitRoofline is the placeholder time model the law and roofline fits resolve rows
 // with: FLOPs, bytes and η do not depend on it.
 var unitRoofline = model.RooflineParams{UCompute: model.Coefficient{Value: 1}, UMemory: model.Coefficient{Value: 1}, Activity: model.Coefficient{Value: 1}}
 
-// unitCatalog is the catalog Law resolves its rows with.
+// unitCatalog is the catalog the law fit (logLinear) resolves its rows with.
 func unitCatalog(in *Inputs) (*model.Catalog, error) {
 	sp, err := FitSpeedups(in.Scaling)
 	if err != nil {
