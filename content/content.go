@@ -7,7 +7,6 @@ package content
 import (
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -105,28 +104,16 @@ func DecodeCalibrations(b []byte) ([]CalibrationFile, error) {
 		return nil, fmt.Errorf("shipped calibrations: no file")
 	}
 	sort.Slice(in, func(i, j int) bool { return in[i].Path < in[j].Path })
-	var out []CalibrationFile
-	var errs []error
-	for i, f := range in {
+	return calfile.Each(len(in), func(i int) (string, []byte, error) {
+		f := in[i]
 		switch {
 		case path.Ext(f.Path) != ".json":
-			errs = append(errs, fmt.Errorf("shipped calibrations: %q is not a *.json file", f.Path))
-			continue
+			return "", nil, fmt.Errorf("shipped calibrations: %q is not a *.json file", f.Path)
 		case i > 0 && in[i-1].Path == f.Path:
-			errs = append(errs, fmt.Errorf("shipped calibrations: %s appears twice", f.Path))
-			continue
+			return "", nil, fmt.Errorf("shipped calibrations: %s appears twice", f.Path)
 		}
-		cf, err := calfile.Parse(f.Path, []byte(f.Raw))
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out = append(out, cf)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return out, nil
+		return f.Path, []byte(f.Raw), nil
+	})
 }
 
 // ShippedCatalog is NewCatalog over the calibrations of

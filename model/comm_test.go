@@ -14,7 +14,8 @@ func commStep() model.CommStep {
 
 // TestCommByHand checks the communication-aware model against the
 // formulas written out: ddp over 8 GPUs in one node moves
-// 2·(7/8)·P·2 bytes over the intra-node link; fsdp over 64 GPUs moves
+// 2·(7/8)·P·2 bytes over the intra-node link, its last gradient bucket's
+// all-reduce on the critical path; fsdp over 64 GPUs moves
 // 3·(63/64)·P·2 bytes over the network; tensor parallelism of 4 moves
 // 4·L·2·(3/4)·(B·S·4)·h·2 bytes over the intra-node link.
 func TestCommByHand(t *testing.T) {
@@ -26,7 +27,7 @@ func TestCommByHand(t *testing.T) {
 		data, ten   float64
 		collectives float64
 	}{
-		{"ddp 8", model.Plan{Tensor: 1, Data: 8, DataMode: model.DDP}, 2 * 7.0 / 8 * 7e9 * 2 / 450e9, 0, math.Ceil(7e9 * 2 / 25e6)},
+		{"ddp 8", model.Plan{Tensor: 1, Data: 8, DataMode: model.DDP}, 2 * 7.0 / 8 * 7e9 * 2 / 450e9, 0, 1},
 		{"fsdp 64", model.Plan{Tensor: 1, Data: 64, DataMode: model.FSDP}, 3 * 63.0 / 64 * 7e9 * 2 / 50e9, 0, 3 * 32},
 		{"tp 4", model.Plan{Tensor: 4, Data: 1}, 0, 4 * 32 * 2 * 3.0 / 4 * 4096 * 4 * 4096 * 2 / 450e9, 4 * 32},
 	}
@@ -106,3 +107,74 @@ func TestShippedCommModel(t *testing.T) {
 }
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
+
+// TestDDPLatencyOverlapped: ddp launches each gradient bucket's all-reduce
+// during the backward pass (Li et al., VLDB 2020), so only the last
+// bucket's latency is on the critical path: with the transfers hidden
+// (exposed share 0), ddp's η is 1/(1 + latency/t_c) whatever the model's
+// size (its bucket count), at least fsdp's (3·L collectives on the
+// critical path), and it tends to 1 as the compute per step grows.
+func TestDDPLatencyOverlapped(t *testing.T) {
+	c := &model.CommParams{ExposedTP: model.Coefficient{Value: 1}, LatencyS: model.Coefficient{Value: 6e-4}}
+	ddp := model.Plan{Tensor: 1, Data: 8, DataMode: model.DDP}
+	fsdp := model.Plan{Tensor: 1, Data: 8, DataMode: model.FSDP}
+	for _, params := range []float64{1e8, 7e9, 7e10} {
+		s := commStep()
+		s.Params = params
+		for _, compute := range []float64{0.01, 0.1, 1} {
+			s.ComputeS = compute
+			_, eta, tm := c.Efficiency(ddp, s)
+			if want := 1 / (1 + 6e-4/compute); !near(eta, want, 1e-12) || tm.Collectives != 1 {
+				t.Errorf("ddp, %.3g parameters, %g s per step: η %.6f with %g collectives on the critical path, want %.6f and 1", params, compute, eta, tm.Collectives, want)
+			}
+			if _, etaF, _ := c.Efficiency(fsdp, s); !(eta >= etaF) {
+				t.Errorf("ddp η %.6f below fsdp's %.6f (%.3g parameters, %g s per step)", eta, etaF, params, compute)
+			}
+		}
+	}
+	s := commStep()
+	prev := 0.0
+	for _, compute := range []float64{0.001, 0.01, 0.1, 1, 10} {
+		s.ComputeS = compute
+		_, eta, _ := c.Efficiency(ddp, s)
+		if !(eta > prev && eta < 1) {
+			t.Errorf("ddp η %.6f at %g s per step, want above %.6f and below 1", eta, compute, prev)
+		}
+		prev = eta
+	}
+	if prev < 0.9999 {
+		t.Errorf("ddp η %.6f at 10 s per step, want within 1e-4 of 1", prev)
+	}
+}
+
+// TestDDPAssumption: an estimate whose ddp layout the communication model
+// prices says how ddp's latency is charged; fsdp and one GPU do not.
+func TestDDPAssumption(t *testing.T) {
+	c := catalog(t)
+	req := model.Request{
+		Model:    model.ModelSpec{Preset: "bert-base"},
+		Training: model.TrainingSpec{Tokens: 1e9, SeqLen: 512, BatchPerGPU: 32, Precision: model.BF16},
+		Hardware: model.HardwareSpec{GPU: "h100-sxm5", Count: 8},
+		Strategy: model.Strategy{Name: model.DDP},
+		Site:     model.SiteSpec{PUE: 1.2, CarbonGPerKWh: 400, USDPerKWh: 0.1},
+	}
+	has := func(r model.Response) bool {
+		for _, a := range r.Assumptions {
+			if a == model.DDPAssumption {
+				return true
+			}
+		}
+		return false
+	}
+	if r := estimate(t, c, req); !has(r) {
+		t.Errorf("ddp on 8 H100: assumptions %q lack the ddp latency rule", r.Assumptions)
+	}
+	req.Strategy = model.Strategy{Name: model.FSDP}
+	if r := estimate(t, c, req); has(r) {
+		t.Errorf("fsdp: assumptions list the ddp rule")
+	}
+	req.Strategy, req.Hardware.Count = model.Strategy{Name: model.Single}, 1
+	if r := estimate(t, c, req); has(r) {
+		t.Errorf("one GPU: assumptions list the ddp rule")
+	}
+}

@@ -617,6 +617,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
+	if commModel && r.plan.Data > 1 && r.plan.DataMode == DDP {
+		assume = append(assume, DDPAssumption)
+	}
 	alpha, fitted := tc.AlphaEtaFor(g.Interconnect)
 	if !fitted {
 		alpha = 0

@@ -147,10 +147,20 @@ const GPUsPerNode = 8
 // the intra-node link when the group fits in one node and the per-GPU
 // cluster-network bandwidth otherwise. Each collective also costs a fixed
 // latency (launch, rank synchronisation, framework hooks): fsdp issues
-// 3·L collectives per step, ddp one per 25 MB gradient bucket (PyTorch's
-// default bucket_cap_mb), tensor parallelism 4·L. The exposed shares of
-// the transfers (not hidden behind compute) and the latencies lengthen the
-// step:
+// 3·L collectives per step, tensor parallelism 4·L, and both sit on the
+// step's critical path (a layer cannot run before its weights are gathered
+// or its activations reduced). ddp's all-reduces do not: it groups the
+// gradients into buckets (25 MB by default) and launches each bucket's
+// all-reduce, on its own stream, as soon as the backward pass has produced
+// it, so every bucket but the last overlaps the rest of the backward pass
+// and only the last one's latency lengthens the step (Li et al., "PyTorch
+// Distributed: Experiences on Accelerating Data Parallel Training", PVLDB
+// 13(12), 2020, arXiv 2006.15704: gradient bucketing and overlapping
+// computation with communication; PyTorch's DDP design note; Megatron-Core's
+// DistributedDataParallel does the same); ddp is charged one collective per
+// step.
+// The exposed shares of the transfers (not hidden behind compute) and the
+// latencies on the critical path lengthen the step:
 //
 //	1/η = 1 + (Exposed·t_dp + ExposedTP·t_tp + LatencyS·collectives)/t_c
 //
@@ -201,6 +211,15 @@ func (c *CommParams) Validate() error {
 	return nil
 }
 
+// DDPSource is the citation for charging ddp one collective latency per
+// step: its gradient buckets are all-reduced during the backward pass.
+const DDPSource = "Li et al., PyTorch Distributed: Experiences on Accelerating Data Parallel Training, PVLDB 13(12) 2020, arXiv 2006.15704 (gradient buckets all-reduced while the backward pass continues)"
+
+// DDPAssumption is the assumption an answer lists when the communication
+// model prices a ddp layout. A constant, so that an estimate allocates
+// nothing for it.
+const DDPAssumption = "ddp: each gradient bucket's all-reduce starts while the backward pass continues, so only the last bucket's collective latency lengthens a step, and the transfers' exposed share is the calibration's (" + DDPSource + ")"
+
 // CommStep describes one optimizer step of one GPU, what the
 // communication-aware model needs.
 type CommStep struct {
@@ -225,12 +244,8 @@ type CommStep struct {
 type CommTimes struct {
 	DataS       float64 `json:"data_s"`      // data-parallel transfers, seconds per step
 	TensorS     float64 `json:"tensor_s"`    // tensor-parallel transfers, seconds per step
-	Collectives float64 `json:"collectives"` // collectives per step, each charged LatencyS
+	Collectives float64 `json:"collectives"` // collectives per step on the critical path, each charged LatencyS (ddp: 1, the last bucket)
 }
-
-// ddpBucketBytes is PyTorch DistributedDataParallel's default gradient
-// bucket (bucket_cap_mb = 25): one all-reduce per bucket.
-const ddpBucketBytes = 25e6
 
 // Efficiency returns S = N·η and η for plan p.
 func (c *CommParams) Efficiency(p Plan, s CommStep) (speedup, eta float64, t CommTimes) {
@@ -255,9 +270,11 @@ func (c *CommParams) Efficiency(p Plan, s CommStep) (speedup, eta float64, t Com
 			vol = share * (2*s.Params*gather + train*s.GradBytes)
 			t.Collectives += 3 * s.Layers
 		} else {
-			// all-reduce (reduce-scatter plus all-gather) of the gradients
+			// all-reduce (reduce-scatter plus all-gather) of the gradients,
+			// bucket by bucket during the backward pass: only the last
+			// bucket's latency is on the critical path (DDPSource)
 			vol = share * 2 * train * s.GradBytes
-			t.Collectives += math.Ceil(train / float64(p.Tensor) * s.GradBytes / ddpBucketBytes)
+			t.Collectives++
 		}
 		bw := intra
 		if n > GPUsPerNode {

@@ -360,6 +360,14 @@ func (c *calcView) markup() (string, error) {
 	if !c.embed {
 		c.summary(r)
 	}
+	// The results come before the form in the document (calc.css places
+	// the form in the left column on a wide screen and above the results
+	// on a narrow one): the first paint waits for the headline to be
+	// parsed (the head's <link rel=expect href=#energy>), and it need not
+	// wait for the form's 60 fields to be parsed, styled and laid out.
+	c.w(`<section class="results" aria-label="Estimate" id="` + prerenderUID + `-res" tabindex="-1"><div class="status" role="status" aria-live="polite"></div>`)
+	c.results(r)
+	c.w(`</section>`)
 	c.w(`<form class="calc-form" novalidate="" aria-label="Training configuration">`)
 	// Model: the preset, then the rows that apply to a custom shape, in
 	// the table's order.
@@ -422,12 +430,7 @@ func (c *calcView) markup() (string, error) {
 	for _, g := range m.GPUs {
 		c.w(`<option value="`, esc(g.ID), `">`, esc(g.Name), `</option>`)
 	}
-	c.w(`</datalist></form>`)
-
-	// Results
-	c.w(`<section class="results" aria-label="Estimate" id="` + prerenderUID + `-res" tabindex="-1"><div class="status" role="status" aria-live="polite"></div>`)
-	c.results(r)
-	c.w(`</section></div>`)
+	c.w(`</datalist></form></div>`)
 	if c.embed {
 		c.w(`<p class="embed-foot"><a href="index.html?`, esc(c.query()), `" class="open-full" target="_blank" rel="noopener">Open in the full wattscale calculator</a></p>`)
 	}

@@ -122,6 +122,8 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 		return nil, err
 	}
 	out["static/site.css"] = css
+	// What a page with a prerendered calculator carries inline, stripped once.
+	inline := template.CSS(stripCSSComments(string(css) + "\n" + string(c.Assets[c.AssetNames["assets/calc.css"]])))
 	logo, err := fs.ReadFile(staticFS, "static/logo.svg")
 	if err != nil {
 		return nil, err
@@ -163,7 +165,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 		}
 		switch p.Meta.Template {
 		case "calculator", "planner":
-			d.Calc = shell(p.Meta.Template, c.AssetNames).with(c.Prerender).carrying(c).inlineCSS(css, c)
+			d.Calc = shell(p.Meta.Template, c.AssetNames).with(c.Prerender).carrying(c).inlineCSS(inline, c)
 		case "report":
 			d.Report, d.Files = &c.Report, files
 		case "hardware":
@@ -190,7 +192,7 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 	// embed.html: the calculator alone, for an iframe in another site.
 	var buf bytes.Buffer
 	d := pageData{Title: "Energy calculator", Description: "wattscale's energy calculator for transformer fine-tuning, for embedding.",
-		Path: "embed.html", Template: "embed", Calc: shell("embed", c.AssetNames).with(c.Prerender).carrying(c).inlineCSS(css, c), hrefs: hrefs(s.Pages, "")}
+		Path: "embed.html", Template: "embed", Calc: shell("embed", c.AssetNames).with(c.Prerender).carrying(c).inlineCSS(inline, c), hrefs: hrefs(s.Pages, "")}
 	for _, q := range nav {
 		if q.Slug == "" {
 			d.Nav = []navItem{{Title: q.Meta.NavTitle, Href: q.OutPath()}}
@@ -263,19 +265,18 @@ func (s calcShell) carrying(c *Computed) calcShell {
 	return s
 }
 
-// inlineCSS puts the site's stylesheet (site, siteCSS's output) and the
-// calculator's into the head of a page with a prerendered calculator or
+// inlineCSS puts styles, the site's stylesheet (siteCSS's output) and the
+// calculator's, into the head of a page with a prerendered calculator or
 // plan, instead of two links: the first paint of such a page is its
 // prerendered estimate, and a linked stylesheet is a request (a round trip
 // on a slow link) that holds up the page's first paint and its inline
 // scripts. The two weigh about 10 KB with brotli, what the page's HTML
 // had before; other pages link site.css, which a visitor's cache keeps.
-func (s calcShell) inlineCSS(site []byte, c *Computed) calcShell {
-	calc, ok := c.Assets[s.CSS]
-	if s.Prerendered == "" || !ok {
+func (s calcShell) inlineCSS(styles template.CSS, c *Computed) calcShell {
+	if _, ok := c.Assets[s.CSS]; s.Prerendered == "" || !ok {
 		return s
 	}
-	s.InlineCSS = template.CSS(stripCSSComments(string(site) + "\n" + string(calc)))
+	s.InlineCSS = styles
 	return s
 }
 

@@ -108,15 +108,16 @@ type stageEst struct {
 
 // harnessCacheTokensPerS is the fastest rate, in tokens per second per GPU,
 // at which the distillation study's harness moved cached teacher log-probs:
-// its logit-KD students read them at 163 (1B and 13B over 24 h) to 435 (1B)
-// tokens/s while the GPU idled at 200–470 W, and its caching pass wrote
-// them at about 430 tokens/s (32,393 s for the TULU cache from which its KD
-// students read 1.40e7 tokens) although the 32B forward pass alone needs a
-// few per cent of that time (Lambert & Luccioni 2026; harness stage logs,
-// github.com/StellarLuminosity/Energy commit 091a5534). Both stages are
-// bound by the host (Python lists of top-k values, Arrow datasets on disk),
-// not by the GPU, which the estimate assumes is kept fed.
-const harnessCacheTokensPerS = 435
+// its logit-KD students read them at 371 (13B over 24 h) to 870 (1B)
+// tokens/s by the running token counts of their step logs, while the GPU
+// drew 200–470 W, and its caching pass wrote them at about 430 tokens/s
+// (32,393 s for one pass of the 1.40e7-token TULU set) although the 32B
+// forward pass alone needs a few per cent of that time (Lambert & Luccioni
+// 2026; harness stage and step logs, github.com/StellarLuminosity/Energy
+// commit 091a5534). Both stages are bound by the host (Python lists of
+// top-k values, Arrow datasets on disk), not by the GPU, which the estimate
+// assumes is kept fed.
+const harnessCacheTokensPerS = 870
 
 // inputBoundWarning returns a warning when a stage that moves cached top-k
 // log-probs would need more than harnessCacheTokensPerS per GPU to run as
@@ -129,7 +130,7 @@ func inputBoundWarning(what string, tokens, timeS float64, gpus int) string {
 	if perGPU <= harnessCacheTokensPerS {
 		return ""
 	}
-	return fmt.Sprintf("%s at %s tokens/s per GPU, as estimated, needs cached teacher log-probs moved that fast; the distillation study's harness moved them at 160–435 tokens/s per GPU (Lambert & Luccioni 2026, harness logs), host-bound, so a pipeline like it can take up to %.0f× the estimated time and energy: read this estimate as the GPU-bound lower bound",
+	return fmt.Sprintf("%s at %s tokens/s per GPU, as estimated, needs cached teacher log-probs moved that fast; the distillation study's harness moved them at 370–870 tokens/s per GPU (Lambert & Luccioni 2026, harness logs), host-bound, so a pipeline like it can take up to %.0f× the estimated time and energy: read this estimate as the GPU-bound lower bound",
 		what, model.ShortNum(perGPU), perGPU/harnessCacheTokensPerS)
 }
 

@@ -41,16 +41,6 @@ func bootstrap(in *Inputs, sp model.Speedups, alpha map[model.Interconnect]model
 	return cat, c, err
 }
 
-// Roofline fits the roofline calibration: speedup curves and α_η from the
-// published scaling points, the time model (u_compute, u_memory, start-up
-// seconds) and the activity factor from the single-GPU rows at default power,
-// and the interval from group-disjoint cross-validation of the energy
-// estimate (stats.GroupCV).
-func Roofline(in Inputs, name, version string) (model.Calibration, error) {
-	res, err := rooflineFit(in, name, version)
-	return res.cal, err
-}
-
 // rooflineResult is a roofline fit with the rows it used, their in-sample
 // ln predictions and the cross-validation behind its interval.
 type rooflineResult struct {
@@ -60,6 +50,11 @@ type rooflineResult struct {
 	cv     stats.CVResult
 }
 
+// rooflineFit fits the roofline calibration: speedup curves and α_η from
+// the published scaling points, the time model (u_compute, u_memory,
+// start-up seconds) and the activity factor from the single-GPU rows at
+// default power, and the interval from group-disjoint cross-validation of
+// the energy estimate (stats.GroupCV).
 func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 	var res rooflineResult
 	sp, err := FitSpeedups(in.Scaling)

@@ -4,20 +4,20 @@
 // The statistics it uses (OLS, NLS, splits, cross-validation) are in the
 // subpackage stats, whose documentation carries the maths.
 //
-// The stages, each also callable on its own:
+// The stages (reading and the table stage are also callable on their own):
 //
 //   - reading: ReadMeasurements takes the project's measurement schema
 //     (model.ParseMeasurements) or the Zeus power trace (ReadZeus), and
 //     ReadScaling the published speedup and energy figures;
-//   - Law: the roofline paper's log-linear law
+//   - KindLaw: the roofline paper's log-linear law
 //     ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + Σ ln Ψ_s + Σ ln H_gpu
 //     by OLS with cluster-robust standard errors by workload group, the same
 //     law without η, and grouped cross-validation of both; η is the
 //     measured T₁/(N·T_N) where the eta column gives it, else the one the
 //     speedup curves model;
-//   - Paper: the paper's specification exactly (no hardware terms, η
+//   - KindPaper: the paper's specification exactly (no hardware terms, η
 //     measured on every multi-GPU row);
-//   - Roofline: the roofline time-and-power model (speedup curves and α_η
+//   - KindRoofline: the roofline time-and-power model (speedup curves and α_η
 //     from the published scaling points by NLS and OLS, the time model from
 //     single-GPU rows), then, when validation runs are given, the table
 //     stage (FitTable): tensor-precision and communication constants by

@@ -204,26 +204,11 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// Law fits the paper's law ln E = ln κ + α_C ln C + α_M ln M + α_η ln η +
-// strategy and hardware dummies by OLS (cluster-robust SEs by workload
-// group), the same law without η, and grouped cross-validation of both; and
-// returns the loglinear calibration it implies. η is the measured one
-// (column eta) where a row gives it, else the one the speedup curves model.
-func Law(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
-	return logLinear(in, name, version, specLaw)
-}
-
-// Paper fits the roofline paper's specification exactly (specPaper):
-// ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + Σ ln Ψ_s·[strategy = s]
-// by OLS, single GPU the reference, no hardware terms, η the measured
-// efficiency of each run (column eta; 1 on one GPU), cluster-robust
-// standard errors grouped by the group column; with R², adjusted R², RMSE,
-// the residual SD, the centred intercept the paper tabulates, and the same
-// law without η. The calibration is in the same form as Law's.
-func Paper(in Inputs, name, version string) (model.Calibration, *LawFit, error) {
-	return logLinear(in, name, version, specPaper)
-}
-
+// logLinear fits the law of specification sp by OLS (cluster-robust SEs by
+// workload group), the same law without η, and grouped cross-validation of
+// both, and returns the loglinear calibration it implies. η is the
+// measured one (column eta) where a row gives it, else (specLaw) the one
+// the speedup curves model.
 func logLinear(in Inputs, name, version string, sp spec) (model.Calibration, *LawFit, error) {
 	cat, err := unitCatalog(&in)
 	if err != nil {

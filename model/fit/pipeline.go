@@ -10,9 +10,9 @@ import (
 
 // The calibration kinds Calibrate fits.
 const (
-	KindLaw      = "law"      // Law: the paper's law with hardware dummies, η measured or modelled
-	KindPaper    = "paper"    // Paper: the paper's specification exactly
-	KindRoofline = "roofline" // Roofline, then the table stage when Job.Runs is given
+	KindLaw      = "law"      // the paper's law with hardware dummies, η measured or modelled
+	KindPaper    = "paper"    // the paper's specification exactly
+	KindRoofline = "roofline" // the roofline fit, then the table stage when Job.Runs is given
 )
 
 // Job is one run of the calibration pipeline: a measurement CSV in, the

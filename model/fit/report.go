@@ -19,7 +19,7 @@ type Prediction struct {
 	HeldOutKWh  float64
 }
 
-// lawWithPredictions fits the log-linear law (spec) as Law or Paper does
+// lawWithPredictions fits the log-linear law of specification spec
 // and returns, in row order, the prediction of every row the fit used
 // (rows with a power limit below board power are left out). The held-out
 // prediction of a row is the mean, over the cross-validation splits that
@@ -42,7 +42,7 @@ func lawWithPredictions(in Inputs, name, version string, sp spec) (model.Calibra
 	return cal, out, nil
 }
 
-// rooflineWithPredictions is Roofline, then the table stage on the runs in
+// rooflineWithPredictions is rooflineFit, then the table stage on the runs in
 // runsCSV (none: no table stage), together with the energy estimate of
 // every row the roofline fit used (single GPU at default power): in
 // sample, and held out as in lawWithPredictions. The predictions are
@@ -65,11 +65,11 @@ func rooflineWithPredictions(in Inputs, name, version string, runsCSV []byte) (m
 	return cal, out, err
 }
 
-// unitRoofline is the placeholder time model Law and Roofline resolve rows
+// unitRoofline is the placeholder time model the law and roofline fits resolve rows
 // with: FLOPs, bytes and η do not depend on it.
 var unitRoofline = model.RooflineParams{UCompute: model.Coefficient{Value: 1}, UMemory: model.Coefficient{Value: 1}, Activity: model.Coefficient{Value: 1}}
 
-// unitCatalog is the catalog Law resolves its rows with.
+// unitCatalog is the catalog the law fit (logLinear) resolves its rows with.
 func unitCatalog(in *Inputs) (*model.Catalog, error) {
 	sp, err := FitSpeedups(in.Scaling)
 	if err != nil {

@@ -333,7 +333,7 @@ func TableCatalog(cat *model.Catalog, base model.Calibration, runs []validate.Ru
 }
 
 // AddTable fits the table stage onto base (a roofline calibration fitted
-// by Roofline), scores it leave-one-source-out, and records in the
+// by the pipeline), scores it leave-one-source-out, and records in the
 // calibration which runs fed it and how it did on held-out sources.
 func AddTable(base model.Calibration, hw *model.Hardware, presets []model.Preset, runs []validate.Run, scaling []ScalingPoint) (model.Calibration, error) {
 	cat, err := model.NewCatalog(hw, presets, []model.Calibration{base}, base.Name)

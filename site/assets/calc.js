@@ -918,7 +918,9 @@
     this.summary = sum;
     res.id = uid + '-res';
     res.tabIndex = -1;
-    var layout = el('div', { class: 'calc-layout' }, this.embed ? [form, res] : [sum, form, res]);
+    // (The results before the form, as the prerendered page has them:
+    // calc.css puts the form in the first column, or above the results.)
+    var layout = el('div', { class: 'calc-layout' }, this.embed ? [res, form] : [sum, res, form]);
     if (!this.resizeHooked) {
       this.resizeHooked = true;
       var tid = 0;

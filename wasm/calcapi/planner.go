@@ -106,7 +106,7 @@ var StudentKeys = []string{"model", "tokens", "seq", "batch", "precision", "meth
 // 2026, and github.com/StellarLuminosity/Energy at commit 091a5534; the
 // derivation is in model/distill's TestPaperSetupComparison). sft-7b was
 // published as a total only.
-var paperStudentTokens = map[string]float64{"sft-1b": 6.62e8, "sft-13b": 4.63e8, "kd-1b": 1.40e7, "kd-13b": 3.80e7,
+var paperStudentTokens = map[string]float64{"sft-1b": 6.62e8, "sft-13b": 4.63e8, "kd-1b": 7.26e7, "kd-13b": 8.63e7,
 	"synthetic-1b": 5.62e8, "synthetic-13b": 4.00e8}
 
 // DefaultStudentForm is what a row's student stage opens with when it

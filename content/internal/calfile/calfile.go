@@ -41,20 +41,27 @@ func Read(fsys fs.FS, dir string) ([]File, error) {
 		return nil, fmt.Errorf("no %s file", path.Join(dir, "*.json"))
 	}
 	sort.Strings(names)
+	return Each(len(names), func(i int) (string, []byte, error) {
+		raw, err := fs.ReadFile(fsys, names[i])
+		return names[i], raw, err
+	})
+}
+
+// Each parses, in order, the n files that file(i) returns (a file's name
+// and bytes, or an error that stands for it) and reports every bad one.
+func Each(n int, file func(i int) (name string, raw []byte, err error)) ([]File, error) {
 	var out []File
 	var errs []error
-	for _, n := range names {
-		raw, err := fs.ReadFile(fsys, n)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+	for i := range n {
+		name, raw, err := file(i)
+		if err == nil {
+			var f File
+			if f, err = Parse(name, raw); err == nil {
+				out = append(out, f)
+				continue
+			}
 		}
-		f, err := Parse(n, raw)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out = append(out, f)
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

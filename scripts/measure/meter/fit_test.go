@@ -1,7 +1,6 @@
 package meter
 
 import (
-	"bytes"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -83,20 +82,14 @@ func TestFitAcceptsRecorderRows(t *testing.T) {
 			t.Errorf("row %d = %g kWh, %g tokens, stage %q; want %g kWh, %g tokens, whole run", i, r.EnergyKWh, r.Tokens, r.Stage, wantKWh[i], configs[i].tokens)
 		}
 	}
-	scaling, err := fit.ReadScaling(bytes.NewReader(content.PublishedScaling))
+	// The recorded rows through the pipeline site fit and fit.wasm run.
+	res, err := fit.Calibrate(fit.Job{Rows: rows, FileName: "recorder test", Prefix: "test", Scaling: content.PublishedScaling,
+		Hardware: cat.Hardware, Presets: cat.Presets, Kinds: []string{fit.KindRoofline, fit.KindLaw}})
 	if err != nil {
-		t.Fatal(err)
-	}
-	in := fit.Inputs{Rows: rows, DataName: "recorder test", Scaling: scaling, Hardware: cat.Hardware, Presets: cat.Presets}
-	roof, err := fit.Roofline(in, "test-roofline", "1.0.0")
-	if err != nil {
-		t.Fatalf("fit.Roofline on recorder rows: %v", err)
+		t.Fatalf("fit.Calibrate (roofline, law) on recorder rows: %v", err)
 	}
 	// The runs were made with activity 0.7 ± 5 % of the board-to-idle range.
-	if a := roof.Roofline.Activity.Value; a < 0.6 || a > 0.8 {
+	if a := res.Calibrations[0].Roofline.Activity.Value; a < 0.6 || a > 0.8 {
 		t.Errorf("fitted activity = %.3f, want about 0.7", a)
-	}
-	if _, _, err := fit.Law(in, "test-law", "1.0.0"); err != nil {
-		t.Fatalf("fit.Law on recorder rows: %v", err)
 	}
 }

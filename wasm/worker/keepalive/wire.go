@@ -68,22 +68,6 @@ func parseMeta(b []byte) (method, rawURL string, header http.Header, err error) 
 	return method, rawURL, header, nil
 }
 
-// appendMeta encodes a request's line and headers as the shim does (for
-// tests; the shim writes the same in JavaScript).
-func appendMeta(dst []byte, method, rawURL string, header [][2]string) []byte {
-	dst = append(dst, method...)
-	dst = append(dst, '\n')
-	dst = append(dst, rawURL...)
-	dst = append(dst, '\n')
-	for _, h := range header {
-		dst = append(dst, h[0]...)
-		dst = append(dst, '\n')
-		dst = append(dst, h[1]...)
-		dst = append(dst, '\n')
-	}
-	return dst
-}
-
 // newlineToSpace replaces line breaks in header names and values, as
 // net/http does when it writes a header, so that they cannot end a field
 // of the answer's head early.
@@ -109,23 +93,4 @@ func appendHead(dst []byte, status int, header http.Header, body []byte) []byte 
 		}
 	}
 	return dst
-}
-
-// parseHead reads a head appendHead wrote (for tests; the shim reads it in
-// JavaScript).
-func parseHead(head string) (status int, text bool, bodyLen int, header [][2]string, err error) {
-	f := strings.Split(head, "\n")
-	if len(f) < 4 || f[len(f)-1] != "" || (len(f)-4)%2 != 0 {
-		return 0, false, 0, nil, errors.New("head: wrong number of fields")
-	}
-	if status, err = strconv.Atoi(f[0]); err != nil {
-		return 0, false, 0, nil, err
-	}
-	if bodyLen, err = strconv.Atoi(f[2]); err != nil {
-		return 0, false, 0, nil, err
-	}
-	for i := 3; i+1 < len(f); i += 2 {
-		header = append(header, [2]string{f[i], f[i+1]})
-	}
-	return status, f[1] == "t", bodyLen, header, nil
 }

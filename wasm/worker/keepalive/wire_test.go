@@ -2,10 +2,13 @@ package keepalive
 
 import (
 	"cmp"
+	"errors"
 	"maps"
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -75,4 +78,39 @@ func FuzzParseMeta(f *testing.F) {
 			t.Errorf("parseMeta(%q) = %q %q %v; written again and read: %q %q %v (%v)", b, method, u, header, m2, u2, h2, err)
 		}
 	})
+}
+
+// appendMeta encodes a request's line and headers as the shim does (for
+// tests; the shim writes the same in JavaScript).
+func appendMeta(dst []byte, method, rawURL string, header [][2]string) []byte {
+	dst = append(dst, method...)
+	dst = append(dst, '\n')
+	dst = append(dst, rawURL...)
+	dst = append(dst, '\n')
+	for _, h := range header {
+		dst = append(dst, h[0]...)
+		dst = append(dst, '\n')
+		dst = append(dst, h[1]...)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// parseHead reads a head appendHead wrote (for tests; the shim reads it in
+// JavaScript).
+func parseHead(head string) (status int, text bool, bodyLen int, header [][2]string, err error) {
+	f := strings.Split(head, "\n")
+	if len(f) < 4 || f[len(f)-1] != "" || (len(f)-4)%2 != 0 {
+		return 0, false, 0, nil, errors.New("head: wrong number of fields")
+	}
+	if status, err = strconv.Atoi(f[0]); err != nil {
+		return 0, false, 0, nil, err
+	}
+	if bodyLen, err = strconv.Atoi(f[2]); err != nil {
+		return 0, false, 0, nil, err
+	}
+	for i := 3; i+1 < len(f); i += 2 {
+		header = append(header, [2]string{f[i], f[i+1]})
+	}
+	return status, f[1] == "t", bodyLen, header, nil
 }
