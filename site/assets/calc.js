@@ -2271,6 +2271,7 @@
   }
 
   async function start(root) {
+    perf.startMs = performance.now();
     var mode = root.getAttribute('data-mode') || 'calculator';
     // A prerendered calculator stays as it is (numbers, charts, a form
     // that takes input) until the WebAssembly redraws it in place.
