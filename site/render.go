@@ -87,13 +87,16 @@ type navItem struct {
 // element's data-assets maps them to (site/assets/calc.js states the
 // contract).
 type calcShell struct {
-	Mode        string // calculator, planner or embed
-	CSS         string // the stylesheet's path (assets/calc.HASH.css); "" when the build has none
-	Scripts     []string
-	Assets      string        // JSON object: file name in assets/ → the name it is written under
-	Prerendered template.HTML // the calculator with its default estimate; "" = none (the planner)
-	Meta        template.JS   // the calculator's Meta JSON (prerendered.Meta), after the mount element as #calc-meta; "" = none
-	FormKeys    []string      // URL keys of the calculator's state
+	Mode    string // calculator, planner or embed
+	CSS     string // the stylesheet's path (assets/calc.HASH.css); "" when the build has none
+	Scripts []string
+	Assets  string // JSON object: file name in assets/ → the name it is written under
+	// WasmName is the page's WebAssembly (calc.wasm, planner.wasm) and
+	// Wasm the name it is written under; "" = none in this build.
+	WasmName, Wasm string
+	Prerendered    template.HTML // the calculator with its default estimate; "" = none (the planner)
+	Meta           template.JS   // the calculator's Meta JSON (prerendered.Meta), after the mount element as #calc-meta; "" = none
+	FormKeys       []string      // URL keys of the calculator's state
 	// Calibrations is Computed.Calibrations: JSON that calc.js hands to the
 	// WebAssembly before it starts; "" = the calibrations compiled in.
 	Calibrations string
@@ -246,6 +249,11 @@ var calcScripts = []string{"assets/wasm_exec.js", "assets/calc.js"}
 // are written under.
 func shell(mode string, names map[string]string) calcShell {
 	s := calcShell{Mode: mode, CSS: names["assets/calc.css"]}
+	s.WasmName = "calc.wasm"
+	if mode == "planner" {
+		s.WasmName = "planner.wasm"
+	}
+	s.Wasm = names["assets/"+s.WasmName]
 	for _, f := range calcScripts {
 		if n, ok := names[f]; ok {
 			s.Scripts = append(s.Scripts, n)

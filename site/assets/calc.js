@@ -78,9 +78,12 @@
   // requestWasm begins the download of the wasm named name (over http(s)
   // only: file:// blocks fetch), so that its bytes arrive while the page
   // paints and calc.js adopts the prerendered calculator; loadGo compiles
-  // them once asked. A failed request is loadGo's to report (it tries
-  // again, then the embedded copy).
+  // them once asked. A request the page's head began
+  // (window.wattscaleEarlyWasm, templates/layout.html) is taken instead.
+  // A failed request is loadGo's to report (it tries again, then the
+  // embedded copy).
   function requestWasm(name) {
+    if (!early && window.wattscaleEarlyWasm) { early = window.wattscaleEarlyWasm; window.wattscaleEarlyWasm = null; }
     if (early || location.protocol === 'file:' || !BASE) return;
     perf.wasmRequestedMs = performance.now();
     early = { name: name, response: fetch(BASE + asset(name)) };

@@ -328,3 +328,14 @@ func relDiff(a, b float64) float64 {
 	}
 	return d / m
 }
+
+// fullShot captures the whole page as PNG with every part laid out, as it
+// is once a person has scrolled to it: parts off the first screen
+// (content-visibility: auto) would otherwise be blank placeholders in a
+// capture taken in one frame.
+func fullShot(t testing.TB, ctx context.Context) ([]byte, error) {
+	t.Helper()
+	eval[bool](t, ctx, `(function(){ var s = document.createElement('style'); s.id = 'shot-all'; s.textContent = '.wattscale * { content-visibility: visible !important; }'; document.head.appendChild(s); return true; })()`)
+	defer eval[bool](t, ctx, `(function(){ var s = document.getElementById('shot-all'); if (s) s.remove(); return true; })()`)
+	return chromedp.Run(ctx, chromedp.FullScreenshot(100))
+}

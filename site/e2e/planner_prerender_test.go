@@ -46,8 +46,12 @@ func serveHeld(t *testing.T, dir, held string) (srv *httptest.Server, release fu
 }
 
 // planLayoutProbe is layoutProbe for the planner's parts, boxes measured
-// from the top left of its layout.
+// from the top left of its layout (every part laid out, as layoutProbe
+// does).
 const planLayoutProbe = `(function(){
+  var all = document.createElement('style'); all.textContent = '.wattscale * { content-visibility: visible !important; }'; document.head.appendChild(all);
+  try { return measure(); } finally { all.remove(); }
+  function measure(){
   var o = document.querySelector('#calc-root .plan-layout').getBoundingClientRect();
   var sels = ['.calc-form', '#f-set', '#f-n', '#f-o1\\.preset', '#f-o1\\.preset-hint', '#f-o3\\.q', '#f-region', '#f-minimise', '.options', '.options .option.best', '.stages', '.stages svg', '.stage-rec', '.curve', '.curve svg', '.plane', '.plane svg', '.advice-box', '.pnotes'];
   // (The first match that is displayed: the prerendered charts are drawn
@@ -55,6 +59,7 @@ const planLayoutProbe = `(function(){
   return sels.map(function(s){ var e = Array.prototype.filter.call(document.querySelectorAll(s), function(x){ return x.getClientRects().length > 0; })[0]; if (!e) return {S: s, Missing: true};
     var r = e.getBoundingClientRect();
     return {S: s, X: Math.round(r.left - o.left), Y: Math.round(r.top - o.top), W: Math.round(r.width), H: Math.round(r.height), Text: (e.innerText || e.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 400)}; });
+  }
 })()`
 
 // planControlsProbe lists the planner's controls with their value and
@@ -167,7 +172,7 @@ func shot(t *testing.T, ctx context.Context, name string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	png, err := fullShot(t, ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -166,7 +166,7 @@ func TestRefitMatchesCLI(t *testing.T) {
 		if dir := os.Getenv("WATTSCALE_SHOTS"); dir != "" {
 			// The refit's result, for people to look at.
 			eval[bool](t, ctx, `(function(){ document.querySelector('.refit').scrollIntoView(); return true })()`)
-			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			png, err := fullShot(t, ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

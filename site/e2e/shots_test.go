@@ -60,7 +60,7 @@ func TestScreenshots(t *testing.T) {
 				if p.setup != "" {
 					eval[bool](t, ctx, p.setup)
 				}
-				png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+				png, err := fullShot(t, ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
