@@ -64,7 +64,7 @@ func throttle(t testing.TB, ctx context.Context) { netConditions(t, ctx, false, 
 // (content-visibility: auto, with a placeholder height until then): the
 // probe lays out every part for its measure, then puts the page back.
 const layoutProbe = `(function(){
-  var all = document.createElement('style'); all.textContent = '.wattscale * { content-visibility: visible !important; }'; document.head.appendChild(all);
+  var all = document.createElement('style'); all.textContent = '* { content-visibility: visible !important; }'; document.head.appendChild(all);
   try { return measure(); } finally { all.remove(); }
   function measure(){
   var o = document.querySelector('#calc-root .calc-layout').getBoundingClientRect();

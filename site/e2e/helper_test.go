@@ -335,7 +335,7 @@ func relDiff(a, b float64) float64 {
 // capture taken in one frame.
 func fullShot(t testing.TB, ctx context.Context) ([]byte, error) {
 	t.Helper()
-	eval[bool](t, ctx, `(function(){ var s = document.createElement('style'); s.id = 'shot-all'; s.textContent = '.wattscale * { content-visibility: visible !important; }'; document.head.appendChild(s); return true; })()`)
+	eval[bool](t, ctx, `(function(){ var s = document.createElement('style'); s.id = 'shot-all'; s.textContent = '* { content-visibility: visible !important; }'; document.head.appendChild(s); return true; })()`)
 	defer eval[bool](t, ctx, `(function(){ var s = document.getElementById('shot-all'); if (s) s.remove(); return true; })()`)
 	return chromedp.Run(ctx, chromedp.FullScreenshot(100))
 }

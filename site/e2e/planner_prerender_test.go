@@ -49,7 +49,7 @@ func serveHeld(t *testing.T, dir, held string) (srv *httptest.Server, release fu
 // from the top left of its layout (every part laid out, as layoutProbe
 // does).
 const planLayoutProbe = `(function(){
-  var all = document.createElement('style'); all.textContent = '.wattscale * { content-visibility: visible !important; }'; document.head.appendChild(all);
+  var all = document.createElement('style'); all.textContent = '* { content-visibility: visible !important; }'; document.head.appendChild(all);
   try { return measure(); } finally { all.remove(); }
   function measure(){
   var o = document.querySelector('#calc-root .plan-layout').getBoundingClientRect();
