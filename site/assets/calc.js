@@ -2372,6 +2372,9 @@
     root.removeAttribute('aria-busy');
     root.dataset.ready = '1';
     perf.firstEstimateMs = performance.now();
+    // The rest of the page is laid out once this estimate has been
+    // painted (calc.css: data-settled), not in the frame that shows it.
+    requestAnimationFrame(function () { setTimeout(function () { root.dataset.settled = '1'; }, 0); });
     window.wattscaleApp = app;
     if (mode !== 'embed') registerServiceWorker();
   }

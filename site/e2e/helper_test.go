@@ -252,7 +252,10 @@ func waitFor(t testing.TB, ctx context.Context, what, expr string) {
 func openCalc(t testing.TB, ctx context.Context, url string) {
 	t.Helper()
 	do(t, ctx, "navigate to "+url, chromedp.Navigate(url))
-	waitFor(t, ctx, "the calculator on "+url, `document.querySelector('#calc-root') && document.querySelector('#calc-root').dataset.ready === '1'`)
+	// (settled: the whole page laid out, a frame after the first
+	// estimate; before it, parts off screen change height when scrolled
+	// to, and a click aimed at a control below them could miss it.)
+	waitFor(t, ctx, "the calculator on "+url, `document.querySelector('#calc-root') && document.querySelector('#calc-root').dataset.settled === '1'`)
 }
 
 // typeInto replaces a text field's content with keystrokes, as a user
