@@ -731,12 +731,11 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if r.count > GPUsPerNode && !commModel {
 		warn = append(warn, "more than 8 GPUs: the speedup curves were fitted within one node (N ≤ 8); inter-node links are not modelled")
 	}
-	if r.count == 1 {
-		if perStep := t1 / (r.tokens / (float64(r.seq) * float64(r.bat))); perStep < ShortStepS {
-			warn = append(warn, shortStepWarning(perStep))
-		}
+	steps := r.tokens / (float64(r.seq) * float64(r.bat) * float64(r.plan.Data))
+	if perStep := t1 / steps; r.count == 1 && perStep < ShortStepS {
+		warn = append(warn, shortStepWarning(perStep))
 	}
-	if steps := r.tokens / (float64(r.seq) * float64(r.bat) * float64(r.plan.Data)); steps < 100 {
+	if steps < 100 {
 		warn = append(warn, fmt.Sprintf("only %s optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use fewer GPUs or a smaller batch_per_gpu)", ShortNum(steps)))
 	}
 
