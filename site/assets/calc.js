@@ -1,5 +1,4 @@
 /* wattscale calculator and planner: the page side.
-
  *
  * Contract with the page (site/templates): a mount element
  *   <div id="calc-root" data-mode="calculator"></div>   (or "planner", "embed")
@@ -22,8 +21,9 @@
  * together), and draws the answer. No library, no network beyond the
  * files above, so it works offline and from file://.
  *
- * On a page with a prerendered estimate the wasm is fetched after the
- * first paint (afterFirstPaint; site/templates/layout.html says why).
+ * On a page with a prerendered estimate the page's head asks for the wasm
+ * at low priority and this script compiles it after the first paint
+ * (afterFirstPaint; site/templates/layout.html says why).
  */
 (function () {
   'use strict';
@@ -71,25 +71,6 @@
     return new Response(r.body, { headers: { 'Content-Type': 'application/wasm' } });
   }
 
-  // early is the request for the page's wasm that requestWasm began before
-  // start() asked for it: {name, response}, taken by loadGo.
-  var early = null;
-
-  // requestWasm begins the download of the wasm named name (over http(s)
-  // only: file:// blocks fetch), so that its bytes arrive while the page
-  // paints and calc.js adopts the prerendered calculator; loadGo compiles
-  // them once asked. A request the page's head began
-  // (window.wattscaleEarlyWasm, templates/layout.html) is taken instead.
-  // A failed request is loadGo's to report (it tries again, then the
-  // embedded copy).
-  function requestWasm(name) {
-    if (!early && window.wattscaleEarlyWasm) { early = window.wattscaleEarlyWasm; window.wattscaleEarlyWasm = null; }
-    if (early || location.protocol === 'file:' || !BASE) return;
-    perf.wasmRequestedMs = performance.now();
-    early = { name: name, response: fetch(BASE + asset(name)) };
-    early.response.catch(function () { /* reported by loadGo */ });
-  }
-
   // loadGo starts a Go wasm program. It tries streaming compilation, then
   // fetch().arrayBuffer() (hosts that serve .wasm with a wrong MIME type),
   // then the base64 gzip copy a classic script carries (file://, where
@@ -101,8 +82,12 @@
     var go = new Go();
     var inst = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
-      var resp = early && early.name === o.wasm ? early.response : fetch(url);
-      if (early && early.name === o.wasm) early = null;
+      // The page's head may have asked for it already, at low priority
+      // (window.wattscaleEarlyWasm, templates/layout.html): that response
+      // is taken once.
+      var early = window.wattscaleEarlyWasm, resp;
+      if (early && early.name === o.wasm) { window.wattscaleEarlyWasm = null; resp = early.response; }
+      else resp = fetch(url);
       try {
         inst = (await WebAssembly.instantiateStreaming(resp.then(asWasm), go.importObject)).instance;
         how = 'streaming';
@@ -2400,15 +2385,13 @@
   // afterFirstPaint calls f once the page has painted a frame: the
   // WebAssembly's compilation (megabytes, on the page's own thread and the
   // machine's cores) starts after the prerendered estimate is on screen,
-  // not in the tasks that parse, lay out and paint it. Its download starts
-  // as that frame begins (onFrame): a request costs this thread nothing
-  // that delays the paint, and the bytes then arrive while the frame is
-  // painted and the calculator adopted. A tab that is not shown paints no
-  // frames: there a timer starts both.
-  function afterFirstPaint(onFrame, f) {
+  // not in the tasks that parse, lay out and paint it; its download began
+  // in the page's head. A tab that is not shown paints no frames: there a
+  // timer starts it.
+  function afterFirstPaint(f) {
     var done = false;
-    function once() { if (!done) { done = true; onFrame(); f(); } }
-    requestAnimationFrame(function () { onFrame(); setTimeout(once, 0); });
+    function once() { if (!done) { done = true; f(); } }
+    requestAnimationFrame(function () { setTimeout(once, 0); });
     setTimeout(once, 1000);
   }
 
@@ -2420,9 +2403,7 @@
     } catch (e) {
       ASSETS = {};
     }
-    if (root.getAttribute('data-prerendered') === '1') {
-      afterFirstPaint(function () { requestWasm(root.getAttribute('data-mode') === 'planner' ? 'planner.wasm' : 'calc.wasm'); }, function () { start(root); });
-    }
+    if (root.getAttribute('data-prerendered') === '1') afterFirstPaint(function () { start(root); });
     else start(root);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);

@@ -64,8 +64,8 @@ func throttle(t testing.TB, ctx context.Context) { netConditions(t, ctx, false, 
 // (content-visibility: auto, with a placeholder height until then): the
 // probe lays out every part for its measure, then puts the page back.
 const layoutProbe = `(function(){
-  var all = document.createElement('style'); all.textContent = '* { content-visibility: visible !important; }'; document.head.appendChild(all);
-  try { return measure(); } finally { all.remove(); }
+  ` + layOutAll + `;
+  try { return measure(); } finally { ` + layOutAllUndo + `; }
   function measure(){
   var o = document.querySelector('#calc-root .calc-layout').getBoundingClientRect();
   var sels = ['#energy', '.headline .interval', '.headline .calline', '.cards', '.breakdown', '.prov', '.notes', '#chart-energy', '#chart-time', '.legend-wrap', '.share', '.calc-form', '#f-model', '#f-model-hint', '#f-gpu-hint', '#f-region', '#f-cal-hint'];

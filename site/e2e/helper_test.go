@@ -332,13 +332,21 @@ func relDiff(a, b float64) float64 {
 	return d / m
 }
 
-// fullShot captures the whole page as PNG with every part laid out, as it
-// is once a person has scrolled to it: parts off the first screen
-// (content-visibility: auto) would otherwise be blank placeholders in a
-// capture taken in one frame.
+// layOutAll and layOutAllUndo are JavaScript expressions that lay out
+// every part of the page, as it is once a person has scrolled to it (parts
+// off the first screen skip layout until then: content-visibility: auto,
+// with placeholder heights), and put the page back.
+const (
+	layOutAll     = `(function(){ var s = document.createElement('style'); s.id = 'lay-out-all'; s.textContent = '* { content-visibility: visible !important; }'; document.head.appendChild(s); return true; })()`
+	layOutAllUndo = `(function(){ var s = document.getElementById('lay-out-all'); if (s) s.remove(); return true; })()`
+)
+
+// fullShot captures the whole page as PNG with every part laid out
+// (layOutAll): a capture taken in one frame would otherwise show the
+// placeholders of the parts off the first screen as blanks.
 func fullShot(t testing.TB, ctx context.Context) ([]byte, error) {
 	t.Helper()
-	eval[bool](t, ctx, `(function(){ var s = document.createElement('style'); s.id = 'shot-all'; s.textContent = '* { content-visibility: visible !important; }'; document.head.appendChild(s); return true; })()`)
-	defer eval[bool](t, ctx, `(function(){ var s = document.getElementById('shot-all'); if (s) s.remove(); return true; })()`)
+	eval[bool](t, ctx, layOutAll)
+	defer eval[bool](t, ctx, layOutAllUndo)
 	return chromedp.Run(ctx, chromedp.FullScreenshot(100))
 }

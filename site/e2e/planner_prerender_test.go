@@ -49,8 +49,8 @@ func serveHeld(t *testing.T, dir, held string) (srv *httptest.Server, release fu
 // from the top left of its layout (every part laid out, as layoutProbe
 // does).
 const planLayoutProbe = `(function(){
-  var all = document.createElement('style'); all.textContent = '* { content-visibility: visible !important; }'; document.head.appendChild(all);
-  try { return measure(); } finally { all.remove(); }
+  ` + layOutAll + `;
+  try { return measure(); } finally { ` + layOutAllUndo + `; }
   function measure(){
   var o = document.querySelector('#calc-root .plan-layout').getBoundingClientRect();
   var sels = ['.calc-form', '#f-set', '#f-n', '#f-o1\\.preset', '#f-o1\\.preset-hint', '#f-o3\\.q', '#f-region', '#f-minimise', '.options', '.options .option.best', '.stages', '.stages svg', '.stage-rec', '.curve', '.curve svg', '.plane', '.plane svg', '.advice-box', '.pnotes'];
