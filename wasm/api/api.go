@@ -29,6 +29,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/distill"
@@ -344,13 +345,29 @@ func servePost(w http.ResponseWriter, r *http.Request, rt *route) {
 		writeError(w, r, http.StatusInternalServerError, "(server)", "internal error: "+err.Error())
 		return
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
+	buf := answers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxKeptAnswer {
+			answers.Put(buf)
+		}
+	}()
+	buf.Reset()
+	// Encode writes what json.Marshal writes, then a line feed.
+	if err := json.NewEncoder(buf).Encode(out); err != nil {
 		writeError(w, r, http.StatusInternalServerError, "(server)", "internal error: "+err.Error())
 		return
 	}
-	writeBody(w, r, http.StatusOK, append(b, '\n'))
+	writeBody(w, r, http.StatusOK, buf.Bytes())
 }
+
+// answers are the buffers answers are encoded in: reused, an answer of
+// several kilobytes costs no allocation and, in the Worker, no garbage
+// collection (writeBody's Write copies it before the buffer goes back).
+var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxKeptAnswer bounds a buffer kept for reuse: a rare large answer (a
+// plan sweep) is left to the collector.
+const maxKeptAnswer = 256 << 10
 
 // maxDrain bounds what is read and discarded of a body that is too large,
 // as net/http's server does: reading the rest lets the client, still
