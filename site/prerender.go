@@ -123,10 +123,40 @@ type calcView struct {
 	// (extras), as calc.js's build does.
 	placed map[string]bool
 	shown  int // fields written that apply (group)
+	// controls draw the layout's keys whose Item.Control names them.
+	controls map[string]func(key string) string
 	// blankSelects: an empty value that no option has selects nothing
 	// (calc.js's planner fills a select so; the calculator adds an
 	// option for it).
 	blankSelects bool
+}
+
+// item writes one item of the form's layout (calcapi.Layout), as calc.js's
+// item builds it.
+func (c *calcView) item(it calcapi.Item) {
+	if it.Key != "" {
+		if draw := c.controls[it.Control]; draw != nil {
+			c.w(draw(it.Key))
+		} else {
+			c.w(c.input(it.Key, ""))
+		}
+		return
+	}
+	body := func() {
+		for _, sub := range it.Items {
+			c.item(sub)
+		}
+	}
+	switch {
+	case it.Toggle:
+		c.group(it.Grid, body)
+	case it.Grid != "":
+		c.w(`<div class="`, it.Grid, `">`)
+		body()
+		c.w(`</div>`)
+	default:
+		body()
+	}
 }
 
 // extras returns the inputs of the field table's rows in group that the
@@ -369,46 +399,6 @@ func (c *calcView) markup() (string, error) {
 	c.results(r)
 	c.w(`</section>`)
 	c.w(`<form class="calc-form" novalidate="" aria-label="Training configuration">`)
-	// Model: the preset, then the rows that apply to a custom shape, in
-	// the table's order.
-	c.w(`<fieldset><legend>Model</legend>`)
-	c.w(c.field("model", c.rows["model"].Label, c.textInput("model", "text", prerenderUID+"-presets"), &modelHint))
-	c.group("grid3 shape", func() {
-		for _, f := range m.Fields {
-			if f.When != nil && f.When.Key == "model" && f.When.Value == "custom" {
-				c.w(c.input(f.Key, ""))
-			}
-		}
-	})
-	c.w(c.inputs("head"), c.extras("model"), `</fieldset>`)
-
-	// Training
-	c.w(`<fieldset><legend>Training</legend>`, c.radios("length"), c.inputs("tokens"))
-	c.group("grid2", func() { c.w(c.inputs("dataset_tokens", "epochs")) })
-	c.w(`<div class="grid3">`, c.inputs("seq", "batch", "precision"), `</div>`, c.extras("training"), `</fieldset>`)
-
-	// Fine-tuning method (LoRA, QLoRA)
-	c.w(`<fieldset><legend>Fine-tuning method</legend><div class="grid2">`, c.inputs("method", "ckpt"), `</div>`)
-	c.group("", func() {
-		c.w(`<div class="grid2">`, c.inputs("rank", "targets"), `</div>`)
-		c.group("grid2", func() { c.w(c.inputs("base_format", "compute_dtype")) })
-		c.w(c.inputs("train_emb", "compare"))
-	})
-	c.w(c.extras("method"), `</fieldset>`)
-
-	// Hardware
-	c.w(`<fieldset><legend>Hardware and parallelism</legend>`)
-	c.w(c.field("gpu", c.rows["gpu"].Label, c.textInput("gpu", "text", prerenderUID+"-gpus"), &gpuHint))
-	c.w(`<div class="grid2 narrow-wide">`, c.inputs("count", "strategy"), `</div>`)
-	c.group("grid2", func() { c.w(c.inputs("tensor", "data_mode")) })
-	c.w(c.inputs("power"), c.extras("hardware"), `</fieldset>`)
-
-	// Site
-	c.w(`<fieldset><legend>Site, grid and price</legend>`)
-	c.w(c.field("region", c.rows["region"].Label, c.sel("region", regionOptions(m)), &regionHint))
-	c.w(`<div class="grid3">`, c.inputs("carbon", "pue", "price"), `</div>`, c.extras("site"), `</fieldset>`)
-
-	// Calibration
 	def := ""
 	for _, cal := range m.Calibrations {
 		if cal.Default && def == "" {
@@ -419,7 +409,26 @@ func (c *calcView) markup() (string, error) {
 	for _, cal := range m.Calibrations {
 		cals = append(cals, option{cal.Name, cal.Name + " " + cal.Version + " (" + cal.Kind + ")"})
 	}
-	c.w(`<fieldset><legend>Calibration</legend>`, c.field("cal", c.rows["cal"].Label, c.sel("cal", cals), &calHint), c.extras("calibration"), `</fieldset>`)
+	c.controls = map[string]func(key string) string{
+		calcapi.ControlPresets: func(k string) string {
+			return c.field(k, c.rows[k].Label, c.textInput(k, "text", prerenderUID+"-presets"), &modelHint)
+		},
+		calcapi.ControlGPUs: func(k string) string {
+			return c.field(k, c.rows[k].Label, c.textInput(k, "text", prerenderUID+"-gpus"), &gpuHint)
+		},
+		calcapi.ControlRegions: func(k string) string {
+			return c.field(k, c.rows[k].Label, c.sel(k, regionOptions(m)), &regionHint)
+		},
+		calcapi.ControlCalibrations: func(k string) string { return c.field(k, c.rows[k].Label, c.sel(k, cals), &calHint) },
+		calcapi.ControlRadios:       c.radios,
+	}
+	for _, sec := range m.Layout {
+		c.w(`<fieldset><legend>`, esc(sec.Legend), `</legend>`)
+		for _, it := range sec.Items {
+			c.item(it)
+		}
+		c.w(c.extras(sec.Group), `</fieldset>`)
+	}
 	c.w(`<p class="err form-err" id="` + prerenderUID + `-formerr" aria-live="polite"></p>`)
 	c.w(`<datalist id="` + prerenderUID + `-presets">`)
 	for _, p := range m.Presets {

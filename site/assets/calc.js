@@ -807,58 +807,38 @@
     var form = el('form', { class: 'calc-form', novalidate: true, 'aria-label': 'Training configuration' });
     wires.push([form, 'submit', function (e) { e.preventDefault(); }]);
 
-    // Model
-    var fsModel = el('fieldset', {}, [el('legend', { text: 'Model' })]);
-    fsModel.appendChild(this.field('model', textInput('text', uid + '-presets'), ''));
-    // The shape: the rows that apply to a custom model, in the table's order.
-    var shape = el('div', { class: 'grid3 shape', 'data-group': '' });
-    m.fields.forEach(function (f) {
-      if (f.when && f.when.key === 'model' && f.when.value === 'custom') shape.appendChild(self.input(f.key));
+    // The fieldsets, as the layout Go ships (Meta.Layout; wasm/calcapi's
+    // layout.go, which site/prerender.go draws too). Every row of the
+    // field table the layout does not place gets a plain input at the end
+    // of its group's fieldset, so a field added to model.RequestFields
+    // appears here without a change to this file.
+    var draw = {
+      presets: function (k) { return self.field(k, textInput('text', uid + '-presets'), ''); },
+      gpus: function (k) { return self.field(k, textInput('text', uid + '-gpus'), ''); },
+      regions: function (k) { return self.field(k, regionSelect(m.regions), ''); },
+      calibrations: function (k) { return self.field(k, select(self.calOptions()), ''); },
+      radios: function (k) { return self.radios(k); }
+    };
+    var items = function (list) {
+      var out = [];
+      (list || []).forEach(function (it) { out = out.concat(item(it)); });
+      return out;
+    };
+    var item = function (it) {
+      if (it.key) return draw[it.control] ? draw[it.control](it.key) : self.input(it.key);
+      var kids = items(it.items);
+      if (!it.grid && !it.toggle) return kids;
+      var a = {};
+      if (it.grid) a['class'] = it.grid;
+      if (it.toggle) a['data-group'] = '';
+      return el('div', a, kids);
+    };
+    var groups = {};
+    m.layout.forEach(function (sec) {
+      var fs = el('fieldset', {}, [el('legend', { text: sec.legend })].concat(items(sec.items)));
+      groups[sec.group] = fs;
+      form.appendChild(fs);
     });
-    fsModel.appendChild(shape);
-    fsModel.appendChild(this.input('head'));
-    form.appendChild(fsModel);
-
-    // Training
-    var fsTrain = el('fieldset', {}, [el('legend', { text: 'Training' })]);
-    fsTrain.appendChild(this.radios('length'));
-    fsTrain.appendChild(this.input('tokens'));
-    fsTrain.appendChild(el('div', { class: 'grid2', 'data-group': '' }, this.input('dataset_tokens', 'epochs')));
-    fsTrain.appendChild(el('div', { class: 'grid3' }, this.input('seq', 'batch', 'precision')));
-    form.appendChild(fsTrain);
-
-    // Fine-tuning method (LoRA, QLoRA; issue 12)
-    var fsMethod = el('fieldset', {}, [el('legend', { text: 'Fine-tuning method' })]);
-    fsMethod.appendChild(el('div', { class: 'grid2' }, this.input('method', 'ckpt')));
-    var peft = el('div', { 'data-group': '' }, [
-      el('div', { class: 'grid2' }, this.input('rank', 'targets')),
-      el('div', { class: 'grid2', 'data-group': '' }, this.input('base_format', 'compute_dtype'))].concat(this.input('train_emb', 'compare')));
-    fsMethod.appendChild(peft);
-    form.appendChild(fsMethod);
-
-    // Hardware
-    var fsHw = el('fieldset', {}, [el('legend', { text: 'Hardware and parallelism' })]);
-    fsHw.appendChild(this.field('gpu', textInput('text', uid + '-gpus'), ''));
-    fsHw.appendChild(el('div', { class: 'grid2 narrow-wide' }, this.input('count', 'strategy')));
-    fsHw.appendChild(el('div', { class: 'grid2', 'data-group': '' }, this.input('tensor', 'data_mode')));
-    fsHw.appendChild(this.input('power'));
-    form.appendChild(fsHw);
-
-    // Site
-    var fsSite = el('fieldset', {}, [el('legend', { text: 'Site, grid and price' })]);
-    fsSite.appendChild(this.field('region', regionSelect(m.regions), ''));
-    fsSite.appendChild(el('div', { class: 'grid3' }, this.input('carbon', 'pue', 'price')));
-    form.appendChild(fsSite);
-
-    // Calibration
-    var fsCal = el('fieldset', {}, [el('legend', { text: 'Calibration' })]);
-    fsCal.appendChild(this.field('cal', select(this.calOptions()), ''));
-    form.appendChild(fsCal);
-
-    // Every other row of the field table gets a plain input in its group's
-    // fieldset, so a field added to model.RequestFields appears here
-    // without a change to this file.
-    var groups = { model: fsModel, training: fsTrain, method: fsMethod, hardware: fsHw, site: fsSite, calibration: fsCal };
     m.fields.forEach(function (f) {
       if (self.inputs[f.key] || !groups[f.group]) return;
       groups[f.group].appendChild(self.input(f.key));

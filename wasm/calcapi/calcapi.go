@@ -206,6 +206,7 @@ type Meta struct {
 	DefaultForm  Form         `json:"default_form"`
 	FormKeys     []string     `json:"form_keys"`
 	Fields       []FieldInfo  `json:"fields"`
+	Layout       []Section    `json:"layout"` // the form's fieldsets (layout.go)
 	SiteDefaults SiteDefaults `json:"site_defaults"`
 }
 
@@ -257,7 +258,7 @@ type SiteDefaults struct {
 func (a *API) Meta() (out []byte) {
 	defer recoverInto(&out)
 	m := Meta{APIVersion: model.APIVersion, Strategies: model.Strategies, Regions: a.Regions, DefaultForm: DefaultForm(), FormKeys: FormKeys,
-		SiteDefaults: SiteDefaults{model.DefaultPUE, model.DefaultCarbonGPerKWh, model.DefaultUSDPerKWh}}
+		SiteDefaults: SiteDefaults{model.DefaultPUE, model.DefaultCarbonGPerKWh, model.DefaultUSDPerKWh}, Layout: Layout()}
 	for _, k := range FormKeys {
 		m.Fields = append(m.Fields, *formFields[k])
 	}

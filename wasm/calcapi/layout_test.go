@@ -1,0 +1,61 @@
+package calcapi
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestLayout: the form's layout places form keys only, each once, in
+// fieldsets named after the field table's groups, with controls the
+// page knows how to draw; and every form key with a group lands in the
+// form, placed or at the end of its group's fieldset.
+func TestLayout(t *testing.T) {
+	layout := Layout()
+	seen := map[string]int{}
+	groups := map[string]bool{}
+	controls := []string{"", ControlPresets, ControlGPUs, ControlRegions, ControlCalibrations, ControlRadios}
+	var walk func(it Item)
+	walk = func(it Item) {
+		if (it.Key == "") == (len(it.Items) == 0) {
+			t.Errorf("item %+v: want a key or items, not both or neither", it)
+		}
+		if !slices.Contains(controls, it.Control) || it.Control != "" && it.Key == "" {
+			t.Errorf("item %+v: control %q", it, it.Control)
+		}
+		if it.Key != "" {
+			seen[it.Key]++
+			if formFields[it.Key] == nil {
+				t.Errorf("the layout places %q, which is not a form key", it.Key)
+			}
+		}
+		for _, c := range it.Items {
+			walk(c)
+		}
+	}
+	for _, s := range layout {
+		if groups[s.Group] {
+			t.Errorf("two fieldsets for group %q", s.Group)
+		}
+		groups[s.Group] = true
+		for _, it := range s.Items {
+			walk(it)
+		}
+	}
+	for k, n := range seen {
+		if n > 1 {
+			t.Errorf("the layout places %q %d times", k, n)
+		}
+	}
+	placed := Placed(layout)
+	for _, k := range FormKeys {
+		f := formFields[k]
+		if !placed[k] && f.Group != "recommend" && !groups[f.Group] {
+			t.Errorf("form key %q (group %q) has no place in the form", k, f.Group)
+		}
+	}
+	for _, k := range []string{"layers", "experts_per_token"} {
+		if !placed[k] {
+			t.Errorf("the custom shape's block lacks %q", k)
+		}
+	}
+}
