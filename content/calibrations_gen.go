@@ -127,6 +127,11 @@ var generatedCalibrations = []model.Calibration{
 					Gamma:  0.27620020630437736,
 					Source: "derived: the FSDP curve with σ × 2/3 (DDP moves 2 × parameter bytes per step, FSDP 3 ×; no published DDP point)",
 				},
+				Workload: &model.CurveWorkload{
+					TokensPerStep: 2112,
+					Hidden:        768,
+					Source:        "BERT-base at batch 32 × 66 tokens, Zoubeirou a Mayaki 2026; the GPT on A100 points assumed the same",
+				},
 			},
 			"pcie": {
 				TP: model.SpeedupLaw{
@@ -162,6 +167,11 @@ var generatedCalibrations = []model.Calibration{
 					Sigma:  0.8331458567678315,
 					Gamma:  0.25915270504240073,
 					Source: "derived: the FSDP curve with σ × 2/3 (DDP moves 2 × parameter bytes per step, FSDP 3 ×; no published DDP point)",
+				},
+				Workload: &model.CurveWorkload{
+					TokensPerStep: 2112,
+					Hidden:        768,
+					Source:        "BERT-base at batch 32 × 66 tokens, Zoubeirou a Mayaki 2026; the GPT on A100 points assumed the same",
 				},
 			},
 		},

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/wattscale/wattscale/model"
@@ -176,5 +177,81 @@ func TestDDPAssumption(t *testing.T) {
 	req.Strategy, req.Hardware.Count = model.Strategy{Name: model.Single}, 1
 	if r := estimate(t, c, req); has(r) {
 		t.Errorf("one GPU: assumptions list the ddp rule")
+	}
+}
+
+// TestCurvesMovedToWorkload: speedup curves that carry their measured
+// workload reproduce their points at that workload, lose less to
+// overhead as a data-parallel step carries more tokens or a
+// tensor-parallel model is wider (and more as either shrinks), stay
+// within the bound of the ratio, and are left as they are without a
+// workload (the paper's curves).
+func TestCurvesMovedToWorkload(t *testing.T) {
+	law := model.SpeedupLaw{Form: model.Amdahl, P: 1, Sigma: 1.25, Gamma: 0.3}
+	tp := model.SpeedupLaw{Form: model.Saturating, SInf: 0.43, K: 5}
+	ref := &model.CurveWorkload{TokensPerStep: 2112, Hidden: 768}
+	sp := model.Speedups{model.PCIe: {TP: tp, FSDP: law, DDP: law, Workload: ref}}
+	paper := model.Speedups{model.PCIe: {TP: tp, FSDP: law, DDP: law}}
+	fsdp := func(n int) model.Plan { return model.Plan{Tensor: 1, Data: n, DataMode: model.FSDP} }
+	for _, n := range []int{2, 4, 16} {
+		s, _, _ := sp.Efficiency(model.PCIe, fsdp(n), model.StepWorkload{Tokens: 2112, Hidden: 768})
+		if want := law.Speedup(float64(n)); !near(s, want, 1e-12) {
+			t.Errorf("fsdp %d at the measured workload: S %g, want the curve's %g", n, s, want)
+		}
+		s, _, _ = paper.Efficiency(model.PCIe, fsdp(n), model.StepWorkload{Tokens: 16384, Hidden: 2048})
+		if want := law.Speedup(float64(n)); !near(s, want, 1e-12) {
+			t.Errorf("fsdp %d, curves without a workload: S %g, want the curve's %g", n, s, want)
+		}
+		prev := 0.0
+		for _, tok := range []float64{64, 512, 2112, 16384, 1e6} {
+			_, eta, _ := sp.Efficiency(model.PCIe, fsdp(n), model.StepWorkload{Tokens: tok, Hidden: 768})
+			if !(eta > prev) || eta > 1 {
+				t.Errorf("fsdp %d at %g tokens per step: η %g, want above %g and at most 1", n, tok, eta, prev)
+			}
+			prev = eta
+		}
+		// The ratio is bounded at ×64: a million tokens is 473 times the
+		// measured 2,112 but counts as 64.
+		_, big, _ := sp.Efficiency(model.PCIe, fsdp(n), model.StepWorkload{Tokens: 1e6})
+		_, at64, _ := sp.Efficiency(model.PCIe, fsdp(n), model.StepWorkload{Tokens: 2112 * 64})
+		if !near(big, at64, 1e-12) {
+			t.Errorf("fsdp %d: η %g at 1e6 tokens, %g at 64× the measured; want the bound to hold", n, big, at64)
+		}
+	}
+	_, narrow, _ := sp.Efficiency(model.PCIe, model.Plan{Tensor: 2, Data: 1}, model.StepWorkload{Hidden: 768})
+	_, wide, _ := sp.Efficiency(model.PCIe, model.Plan{Tensor: 2, Data: 1}, model.StepWorkload{Hidden: 8192})
+	if !near(narrow, tp.Speedup(2)/2, 1e-12) || !(wide > narrow) {
+		t.Errorf("tp 2: η %g at hidden 768 (curve %g), %g at 8192; want the curve, then higher", narrow, tp.Speedup(2)/2, wide)
+	}
+}
+
+// TestPCIeEstimateUsesWorkload: on PCIe GPUs the default calibration's
+// η rises with the tokens each GPU computes per step, and the answer says
+// how the curves were moved.
+func TestPCIeEstimateUsesWorkload(t *testing.T) {
+	c := catalog(t)
+	req := func(batch float64) model.Request {
+		return model.Request{Model: model.ModelSpec{Layers: 16, Hidden: 2048, Heads: 32, KVHeads: 8, FFN: 8192, Vocab: 128256, GLU: true},
+			Training: model.TrainingSpec{Tokens: 1e9, SeqLen: 2048, BatchPerGPU: batch, Precision: model.BF16},
+			Hardware: model.HardwareSpec{GPU: "a40", Count: 16}, Strategy: model.Strategy{Name: model.FSDP}}
+	}
+	small, err := c.Estimate(req(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	large, err := c.Estimate(req(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(large.Parallel.Efficiency > small.Parallel.Efficiency) || !(large.EnergyKWh < small.EnergyKWh) {
+		t.Errorf("16 A40s: η %g at batch 1, %g at batch 8; energy %g and %g kWh; want η higher and energy lower at batch 8",
+			small.Parallel.Efficiency, large.Parallel.Efficiency, small.EnergyKWh, large.EnergyKWh)
+	}
+	found := false
+	for _, a := range large.Assumptions {
+		found = found || strings.Contains(a, "moved to this run's 16,384 tokens")
+	}
+	if !found {
+		t.Errorf("assumptions %q do not say how the curves were moved", large.Assumptions)
 	}
 }

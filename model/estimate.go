@@ -620,6 +620,11 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if commModel && r.plan.Data > 1 && r.plan.DataMode == DDP {
 		assume = append(assume, DDPAssumption)
 	}
+	if !commModel && r.count > 1 {
+		if w := tc.Speedup[g.Interconnect].Workload; w != nil {
+			assume = append(assume, curveWorkloadNote(g.Interconnect, w, r.stepWorkload()))
+		}
+	}
 	alpha, fitted := tc.AlphaEtaFor(g.Interconnect)
 	if !fitted {
 		alpha = 0
@@ -797,6 +802,27 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	return resp, nil
 }
 
+// stepWorkload is the run's tokens per GPU per step and hidden size.
+func (r *resolved) stepWorkload() StepWorkload {
+	return StepWorkload{Tokens: float64(r.bat) * float64(r.seq), Hidden: float64(r.arch.Hidden)}
+}
+
+// curveWorkloadNote is the assumption of an estimate whose η comes from
+// speedup curves moved from their measured workload w to the run's, s.
+func curveWorkloadNote(ic Interconnect, w *CurveWorkload, s StepWorkload) string {
+	return fmt.Sprintf("parallel efficiency from the %s speedup curves, measured at %s tokens per GPU per step and hidden size %s (%s), moved to this run's %s tokens and hidden size %s: the curves' overhead is scaled by the ratio of communication to compute (data parallel: measured tokens per step ÷ this run's; tensor parallel: measured hidden ÷ this run's; each bounded to ×1/64–×64)",
+		ic, fmtCount(w.TokensPerStep), fmtCount(w.Hidden), w.Source, fmtCount(s.Tokens), fmtCount(s.Hidden))
+}
+
+// fmtCount writes a count with thousands separators ("16,384").
+func fmtCount(x float64) string {
+	d := strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	for i := len(d) - 3; i > 0; i -= 3 {
+		d = d[:i] + "," + d[i:]
+	}
+	return d
+}
+
 // etaFactor is η^α_η, the factor a parallel layout multiplies the busy
 // energy by in the paper's model (1 on one GPU).
 func (r *resolved) etaFactor(alpha, eta float64) float64 {
@@ -836,7 +862,7 @@ func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, 
 		})
 		return speedup, eta, true, nil
 	}
-	speedup, eta, err = tc.Speedup.Efficiency(r.gpu.Interconnect, r.plan)
+	speedup, eta, err = tc.Speedup.Efficiency(r.gpu.Interconnect, r.plan, r.stepWorkload())
 	return speedup, eta, false, err
 }
 

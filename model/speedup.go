@@ -90,6 +90,65 @@ type SpeedupSet struct {
 	TP   SpeedupLaw `json:"tp"`
 	FSDP SpeedupLaw `json:"fsdp"`
 	DDP  SpeedupLaw `json:"ddp"`
+	// Workload is the workload the curves' points were measured on; nil =
+	// the curves apply as they are to every workload (the paper's model).
+	Workload *CurveWorkload `json:"workload,omitempty"`
+}
+
+// CurveWorkload is the workload of a class's published speedup points.
+// With it, the curves are moved to a run's own workload by the ratio of
+// communication to compute, which is what sets parallel overhead (as in
+// the communication-aware model, CommParams): a data-parallel step moves
+// bytes in proportion to the parameters and computes in proportion to
+// parameters × tokens per GPU per step, so its overhead relative to the
+// step scales as TokensPerStep / the run's tokens per GPU per step; a
+// tensor-parallel step moves activations (tokens × hidden × layers) and
+// computes about tokens × 12·layers·hidden², so its overhead scales as
+// Hidden / the run's hidden size. The GPU's ratio of FLOP/s to link
+// bandwidth is taken as the measured setup's. The curve's overhead
+// o = 1/η − 1 at the run's GPU count becomes o·ρ (StepWorkload.ratios).
+type CurveWorkload struct {
+	TokensPerStep float64 `json:"tokens_per_step"` // tokens per GPU per optimizer step
+	Hidden        float64 `json:"hidden"`          // model width
+	Source        string  `json:"source"`
+}
+
+// StepWorkload is a run's tokens per GPU per step and hidden size, for
+// moving speedup curves to it (CurveWorkload); zero values leave the
+// curves as they are.
+type StepWorkload struct {
+	Tokens, Hidden float64
+}
+
+// Overhead ratios are bounded: a workload more than 64 times lighter or
+// heavier than the measured one per step is outside what a proportional
+// argument can carry.
+const maxOverheadRatio = 64.0
+
+// ratios returns the data- and tensor-parallel overhead ratios ρ of w
+// against the measured workload ref (1 when either is unknown).
+func (w StepWorkload) ratios(ref *CurveWorkload) (dp, tp float64) {
+	dp, tp = 1, 1
+	if ref == nil {
+		return
+	}
+	clamp := func(x float64) float64 { return math.Min(maxOverheadRatio, math.Max(1/maxOverheadRatio, x)) }
+	if w.Tokens > 0 && ref.TokensPerStep > 0 {
+		dp = clamp(ref.TokensPerStep / w.Tokens)
+	}
+	if w.Hidden > 0 && ref.Hidden > 0 {
+		tp = clamp(ref.Hidden / w.Hidden)
+	}
+	return
+}
+
+// rescaled is the speedup s of n GPUs with its overhead o = n/s − 1
+// multiplied by rho; a speedup at or above n (no overhead) stays.
+func rescaled(s, n, rho float64) float64 {
+	if n <= 1 || s >= n || rho == 1 {
+		return s
+	}
+	return n / (1 + (n/s-1)*rho)
 }
 
 // Speedups maps an interconnect class to its curves.
@@ -106,21 +165,27 @@ type Plan struct {
 // η = S/N for the plan on interconnect class ic. The two dimensions are
 // treated as independent (an assumption: tensor ranks inside a node, data
 // ranks across them).
-func (s Speedups) Efficiency(ic Interconnect, p Plan) (speedup, eta float64, err error) {
+//
+// When the class's curves carry the workload they were measured on, each
+// dimension's overhead is moved to w (CurveWorkload).
+func (s Speedups) Efficiency(ic Interconnect, p Plan, w StepWorkload) (speedup, eta float64, err error) {
 	set, ok := s[ic]
 	if !ok {
 		return 0, 0, fmt.Errorf("no speedup curves for interconnect %q", ic)
 	}
+	rdp, rtp := w.ratios(set.Workload)
 	sp := 1.0
 	if p.Tensor > 1 {
-		sp *= set.TP.Speedup(float64(p.Tensor))
+		n := float64(p.Tensor)
+		sp *= rescaled(set.TP.Speedup(n), n, rtp)
 	}
 	if p.Data > 1 {
 		law := set.DDP
 		if p.DataMode == "fsdp" {
 			law = set.FSDP
 		}
-		sp *= law.Speedup(float64(p.Data))
+		n := float64(p.Data)
+		sp *= rescaled(law.Speedup(n), n, rdp)
 	}
 	n := float64(p.Tensor * p.Data)
 	eta = math.Min(1, sp/n)

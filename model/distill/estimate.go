@@ -217,7 +217,7 @@ func (e *estimator) resolveDevice(s *InferenceSpec, a model.Arch, path string) (
 	d.overheadS = rp.OverheadS.Value
 	d.sp, d.eta, d.alpha = float64(n), 1, 0
 	if d.strategy == InferTP {
-		sp, eta, err := e.cal.Speedup.Efficiency(g.Interconnect, model.Plan{Tensor: n, Data: 1})
+		sp, eta, err := e.cal.Speedup.Efficiency(g.Interconnect, model.Plan{Tensor: n, Data: 1}, model.StepWorkload{Hidden: float64(a.Hidden)})
 		if err != nil {
 			return nil, &model.FieldError{Field: path + ".hardware.gpu", Value: quote(g.ID), Message: err.Error()}
 		}

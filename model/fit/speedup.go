@@ -92,6 +92,16 @@ const ddpShare = 2.0 / 3.0
 var nvlinkTPPrior = model.SpeedupLaw{Form: model.Saturating, SInf: 9, K: 0.11,
 	Source: "assumed (no published NVLink TP strong-scaling point): S∞ = 9, k = 0.11, η(8) = 0.66, below Megatron-LM's 77 % weak-scaling efficiency at 8-way (Shoeybi et al. 2019)"}
 
+// MeasuredWorkload is the workload of the published scaling points
+// (content/data/published-scaling.csv): the BERT-base sweep at its
+// per-process batch of 32 sequences padded to 66 tokens (the length the
+// study's dynamic padding gave), 2,112 tokens per GPU per step, hidden
+// size 768. The GPT points on A100 do not publish theirs and are taken as
+// the same (scalingWorkload). The estimate moves the curves from it to a
+// run's own workload (model.CurveWorkload).
+var MeasuredWorkload = model.CurveWorkload{TokensPerStep: 32 * 66, Hidden: 768,
+	Source: "BERT-base at batch 32 × 66 tokens, Zoubeirou a Mayaki 2026; the GPT on A100 points assumed the same"}
+
 // FitSpeedups fits the speedup curves per interconnect class to the
 // published points: TP by the saturating law (S∞, k), FSDP by the
 // generalised Amdahl law with p = 1 (σ, γ). DDP is FSDP with σ scaled by
@@ -130,7 +140,8 @@ func FitSpeedups(points []ScalingPoint) (model.Speedups, error) {
 		if ic == model.NVLink {
 			other = model.PCIe
 		}
-		set := model.SpeedupSet{}
+		w := MeasuredWorkload
+		set := model.SpeedupSet{Workload: &w}
 		if l, ok := fitted[ic][model.TP]; ok {
 			set.TP = l
 		} else if ic == model.NVLink {
