@@ -31,6 +31,7 @@ func TestScreenshots(t *testing.T) {
 		{"planner", "/planner/index.html", ready, ""},
 		{"planner-student", "/planner/index.html?set=custom&n=1&rows=1&o1.name=mine&o1.regime=sft&o1.pre=0.4&o1.eval=0.3&o1.smode=estimate&o1.s.model=olmo-2-1b&o1.s.tokens=1e8&o1.s.seq=1024&o1.s.batch=8&o1.s.precision=bf16&o1.s.method=qlora&o1.s.gpu=h100-sxm5&o1.s.count=2&o1.s.strategy=hybrid&o1.s.tensor=2", ready, ""},
 		{"methodology-moe", "/methodology/index.html#mixture-of-experts", `document.readyState === 'complete'`, `(function(){var e=document.getElementById('mixture-of-experts'); if (e) e.scrollIntoView(); return true})()`},
+		{"methodology-speedup", "/methodology/index.html#parallel-speedup-and-efficiency", `document.readyState === 'complete'`, `(function(){var e=document.getElementById('parallel-speedup-and-efficiency'); if (e) e.scrollIntoView(); return true})()`},
 		{"validation-findings", "/validation/index.html#findings", `document.readyState === 'complete'`, `(function(){var e=document.getElementById('findings'); if (e) e.scrollIntoView(); return true})()`},
 		{"embed", "/embed.html?model=llama-3-8b", ready, ""},
 	}
