@@ -194,16 +194,26 @@ func (v *planView) markup() (string, error) {
 	}
 	v.w(`<div class="plan-layout"><form class="calc-form" novalidate="" aria-label="Distillation plan">`,
 		`<a href="#plan-results" class="btn skip-results">Jump to the result ↓</a>`)
-	v.w(`<fieldset><legend>Plan</legend>`, c.inputs("set", "n"), `</fieldset>`)
-	for i := 1; i <= v.rows(); i++ {
-		v.row(i)
+	c.controls = map[string]func(key string) string{
+		calcapi.ControlRegions: func(k string) string { return c.field(k, c.rows[k].Label, c.sel(k, regionOptions(v.meta)), nil) },
 	}
-	v.w(`<p><button type="button" class="btn" data-add="1">+ Add an option</button></p>`)
-	v.w(`<fieldset><legend>Site, grid and price</legend>`, c.field("region", c.rows["region"].Label, c.sel("region", regionOptions(v.meta)), nil),
-		`<div class="grid3">`, c.inputs("carbon", "pue", "price"), `</div></fieldset>`)
-	v.w(`<fieldset><legend>Serving (for T*)</legend><div class="grid2">`, c.inputs("jref", "jstu"),
-		`</div><p class="hint">Serving energy per token of the model the student replaces and of the student; leave empty to skip T*.</p></fieldset>`)
-	v.w(`<fieldset><legend>Cheaper hardware per stage</legend><div class="grid2">`, c.inputs("minimise", "deadline"), `</div></fieldset>`)
+	for _, sec := range v.pm.Layout {
+		if sec.Rows {
+			for i := 1; i <= v.rows(); i++ {
+				v.row(i)
+			}
+			v.w(`<p><button type="button" class="btn" data-add="1">+ Add an option</button></p>`)
+			continue
+		}
+		v.w(`<fieldset><legend>`, esc(sec.Legend), `</legend>`)
+		for _, it := range sec.Items {
+			c.item(it)
+		}
+		if sec.Note != "" {
+			v.w(`<p class="hint">`, esc(sec.Note), `</p>`)
+		}
+		v.w(`</fieldset>`)
+	}
 	v.w(`<p class="err form-err" aria-live="polite"></p></form>`)
 
 	v.w(`<section class="results" aria-label="Plan result" id="plan-results" tabindex="-1"><div class="status" role="status" aria-live="polite"></div>`,

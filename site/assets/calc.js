@@ -783,6 +783,31 @@
     return s;
   }
 
+  // fieldset builds one fieldset of a form's layout (Meta.layout,
+  // PlannerMeta.layout: wasm/calcapi's layout.go, which site/prerender.go
+  // draws too): its legend, its items (a field by draw[item.control] or
+  // input(key); a block of items as a grid row, hidden with data-group
+  // while none of its fields applies) and its note.
+  function fieldset(sec, draw, input) {
+    var items = function (list) {
+      var out = [];
+      (list || []).forEach(function (it) { out = out.concat(item(it)); });
+      return out;
+    };
+    var item = function (it) {
+      if (it.key) return draw[it.control] ? draw[it.control](it.key) : input(it.key);
+      var kids = items(it.items);
+      if (!it.grid && !it.toggle) return kids;
+      var a = {};
+      if (it.grid) a['class'] = it.grid;
+      if (it.toggle) a['data-group'] = '';
+      return el('div', a, kids);
+    };
+    var kids = [el('legend', { text: sec.legend })].concat(items(sec.items));
+    if (sec.note) kids.push(el('p', { class: 'hint', text: sec.note }));
+    return el('fieldset', {}, kids);
+  }
+
   // build makes the calculator's form and result panel. Over a prerendered
   // calculator (site/prerender.go writes the same markup, with the id
   // prefix crpre) it builds them aside and adopts the page's own nodes in
@@ -819,23 +844,9 @@
       calibrations: function (k) { return self.field(k, select(self.calOptions()), ''); },
       radios: function (k) { return self.radios(k); }
     };
-    var items = function (list) {
-      var out = [];
-      (list || []).forEach(function (it) { out = out.concat(item(it)); });
-      return out;
-    };
-    var item = function (it) {
-      if (it.key) return draw[it.control] ? draw[it.control](it.key) : self.input(it.key);
-      var kids = items(it.items);
-      if (!it.grid && !it.toggle) return kids;
-      var a = {};
-      if (it.grid) a['class'] = it.grid;
-      if (it.toggle) a['data-group'] = '';
-      return el('div', a, kids);
-    };
     var groups = {};
     m.layout.forEach(function (sec) {
-      var fs = el('fieldset', {}, [el('legend', { text: sec.legend })].concat(items(sec.items)));
+      var fs = fieldset(sec, draw, function (k) { return self.input(k); });
       groups[sec.group] = fs;
       form.appendChild(fs);
     });
@@ -1581,15 +1592,12 @@
     var form = el('form', { class: 'calc-form', novalidate: true, 'aria-label': 'Distillation plan' });
     form.appendChild(el('a', { href: '#plan-results', class: 'btn skip-results', text: 'Jump to the result ↓' }));
     var tf = function (k) { return self.tfield(k); };
-    form.appendChild(el('fieldset', {}, [el('legend', { text: 'Plan' })].concat(['set', 'n'].map(tf))));
-    var n = this.rows();
-    for (var i = 1; i <= n; i++) form.appendChild(this.buildRow(i));
-    form.appendChild(el('p', {}, [el('button', { type: 'button', class: 'btn', 'data-add': '1', text: '+ Add an option' })]));
-    form.appendChild(el('fieldset', {}, [el('legend', { text: 'Site, grid and price' }), this.tfield('region', regionSelect(m.regions)),
-      el('div', { class: 'grid3' }, ['carbon', 'pue', 'price'].map(tf))]));
-    form.appendChild(el('fieldset', {}, [el('legend', { text: 'Serving (for T*)' }), el('div', { class: 'grid2' }, ['jref', 'jstu'].map(tf)),
-      el('p', { class: 'hint', text: 'Serving energy per token of the model the student replaces and of the student; leave empty to skip T*.' })]));
-    form.appendChild(el('fieldset', {}, [el('legend', { text: 'Cheaper hardware per stage' }), el('div', { class: 'grid2' }, ['minimise', 'deadline'].map(tf))]));
+    var draw = { regions: function (k) { return self.tfield(k, regionSelect(m.regions)); } };
+    pm.layout.forEach(function (sec) {
+      if (!sec.rows) { form.appendChild(fieldset(sec, draw, tf)); return; }
+      for (var i = 1; i <= self.rows(); i++) form.appendChild(self.buildRow(i));
+      form.appendChild(el('p', {}, [el('button', { type: 'button', class: 'btn', 'data-add': '1', text: '+ Add an option' })]));
+    });
     form.appendChild(el('p', { class: 'err form-err', 'aria-live': 'polite' }));
 
     var res = el('section', { class: 'results', 'aria-label': 'Plan result', id: 'plan-results', tabindex: '-1' });

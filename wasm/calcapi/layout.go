@@ -11,10 +11,16 @@ package calcapi
 // Section is one fieldset of the form.
 type Section struct {
 	// Group is the field table's group (model.Field.Group) whose rows the
-	// layout leaves unplaced end this fieldset.
-	Group  string `json:"group"`
-	Legend string `json:"legend"`
-	Items  []Item `json:"items"`
+	// layout leaves unplaced end this fieldset (the calculator's form; the
+	// planner's places every row it shows).
+	Group  string `json:"group,omitempty"`
+	Legend string `json:"legend,omitempty"`
+	Items  []Item `json:"items,omitempty"`
+	// Note is a hint paragraph at the end of the fieldset.
+	Note string `json:"note,omitempty"`
+	// Rows marks where the planner's option rows go, each its own
+	// fieldset, with the button that adds one.
+	Rows bool `json:"rows,omitempty"`
 }
 
 // Item is one field (Key), or a block of items (Items): a grid row when
@@ -94,6 +100,22 @@ func Layout() []Section {
 		{Group: "calibration", Legend: "Calibration", Items: []Item{
 			{Key: "cal", Control: ControlCalibrations},
 		}},
+	}
+}
+
+// PlannerLayout is the distillation planner form's layout around its
+// option rows (PlannerMeta.Layout).
+func PlannerLayout() []Section {
+	return []Section{
+		{Group: "plan", Legend: "Plan", Items: keys("set", "n")},
+		{Rows: true},
+		{Group: "site", Legend: "Site, grid and price", Items: []Item{
+			{Key: "region", Control: ControlRegions},
+			{Grid: "grid3", Items: keys("carbon", "pue", "price")},
+		}},
+		{Group: "serving", Legend: "Serving (for T*)", Items: []Item{{Grid: "grid2", Items: keys("jref", "jstu")}},
+			Note: "Serving energy per token of the model the student replaces and of the student; leave empty to skip T*."},
+		{Group: "recommend", Legend: "Cheaper hardware per stage", Items: []Item{{Grid: "grid2", Items: keys("minimise", "deadline")}}},
 	}
 }
 

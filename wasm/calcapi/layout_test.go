@@ -59,3 +59,34 @@ func TestLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestPlannerLayout: the planner's layout places rows of its field table,
+// each once, with one place for the option rows.
+func TestPlannerLayout(t *testing.T) {
+	known := map[string]bool{}
+	for _, f := range PlanFormFields {
+		known[f.Key] = true
+	}
+	rows := 0
+	for _, s := range PlannerLayout() {
+		if s.Rows {
+			rows++
+			if len(s.Items) > 0 || s.Legend != "" {
+				t.Errorf("the rows' place %+v has its own items or legend", s)
+			}
+		}
+	}
+	if rows != 1 {
+		t.Errorf("%d places for the option rows, want 1", rows)
+	}
+	for k := range Placed(PlannerLayout()) {
+		if !known[k] {
+			t.Errorf("the planner's layout places %q, which is not in its field table", k)
+		}
+	}
+	for _, k := range []string{"set", "region", "jref", "deadline"} {
+		if !Placed(PlannerLayout())[k] {
+			t.Errorf("the planner's layout lacks %q", k)
+		}
+	}
+}

@@ -480,6 +480,8 @@ type PlannerMeta struct {
 	// Fields is the planner form's field table (PlanFormFields): what the
 	// page renders, toggles and keeps in the URL.
 	Fields []model.Field `json:"fields"`
+	// Layout is the form's fieldsets around the option rows (layout.go).
+	Layout []Section `json:"layout"`
 }
 
 // studentLabels are the planner's shorter labels of some of an estimated
@@ -515,7 +517,7 @@ var PlanFormFields = func() []model.Field {
 func (a *API) PlannerMeta() (out []byte) {
 	defer recoverInto(&out)
 	return mustJSON(PlannerMeta{Presets: distill.Presets(), Regimes: distill.Regimes, Sets: PlanSets, Default: DefaultPlanForm(), Custom: CustomPlanForm(), Citation: distill.PaperCitation, MaxRows: MaxPlanRows,
-		StudentKeys: StudentKeys, StudentForms: studentForms(), Fields: PlanFormFields})
+		StudentKeys: StudentKeys, StudentForms: studentForms(), Fields: PlanFormFields, Layout: PlannerLayout()})
 }
 
 // studentForms are DefaultStudentForm for each preset and for a row of the
