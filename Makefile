@@ -45,6 +45,7 @@ test-wasm:
 test-fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRequest$$' -fuzztime $(FUZZTIME) ./model
 	$(GO) test -run '^$$' -fuzz '^FuzzParseMeasurements$$' -fuzztime $(FUZZTIME) ./model
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeRequestOnePass$$' -fuzztime $(FUZZTIME) ./model
 	$(GO) test -run '^$$' -fuzz '^FuzzParsePlan$$' -fuzztime $(FUZZTIME) ./model/distill
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRecommendPlan$$' -fuzztime $(FUZZTIME) ./model/distill
 	$(GO) test -run '^$$' -fuzz '^FuzzParseReading$$' -fuzztime $(FUZZTIME) ./scripts/measure/meter
