@@ -1472,6 +1472,26 @@ func BenchmarkWorkerdLatency(b *testing.B) {
 	}
 }
 
+// BenchmarkWorkerdLatencyFloor is BenchmarkWorkerdLatency's measure for
+// the trivial JavaScript worker of the load test's control
+// (testdata/jsworker: it reads the body and answers a constant 4.4 KB
+// text) in the same workerd: what a request costs before any of
+// wattscale's code runs, on this machine. Its figures are a floor under
+// the goals, not checked against them.
+func BenchmarkWorkerdLatencyFloor(b *testing.B) {
+	p := runWorkerd(b, findWorkerd(b), "testdata/jsworker", "/", false)
+	body := readExample(b)
+	want := mustPost(b, p.base, body)
+	for b.Loop() {
+		load(p, body, want, benchWarmN, loadConc).check(b, "warm-up")
+		p50, p99, cpu, loadAvg := oneConnection(b, p, body, want)
+		b.ReportMetric(float64(p50.Microseconds())/1000, "p50-c1-ms")
+		b.ReportMetric(float64(p99.Microseconds())/1000, "p99-c1-ms")
+		b.ReportMetric(float64(cpu.Microseconds())/1000, "cpu-ms/req")
+		b.ReportMetric(loadAvg, "loadavg")
+	}
+}
+
 // soakWarmUp is what a workerd gets before the load run (soak), the
 // Worker's as the control's: warmN estimates at concurrency 16 and 6,000
 // one at a time, the requests the load run's workerd served before it
