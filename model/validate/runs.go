@@ -83,6 +83,10 @@ type Run struct {
 	// initialisation), "" when it covers the whole run. Optional column
 	// energy_window.
 	EnergyWindow string
+	// Head is "classifier" for a run that trains a small task head instead
+	// of the language-model head (sequence classification); "" or "lm" =
+	// the language-model head. Optional column head.
+	Head string
 }
 
 // WindowTimed marks a run whose energy covers the timed training only: it
@@ -98,7 +102,7 @@ var RunColumns = []string{"id", "phase", "method", "stack", "model", "params", "
 
 // OptionalRunColumns may follow RunColumns; a table without them reads as
 // if they were empty.
-var OptionalRunColumns = []string{"state_bytes", "checkpointing", "energy_window"}
+var OptionalRunColumns = []string{"state_bytes", "checkpointing", "energy_window", "head"}
 
 // Source kinds: how the reported energy was obtained.
 const (
@@ -115,6 +119,7 @@ var enums = map[string][]string{
 	"encdec":        {"", "yes", "no"},
 	"checkpointing": {"", "yes", "no"},
 	"energy_window": {"", WindowTimed},
+	"head":          {"", "lm", "classifier"},
 	"precision":     {"", "fp32", "tf32", "fp16", "bf16", "fp8"},
 	"strategy":      {"", model.Single, model.DDP, model.FSDP, model.TP, model.Hybrid},
 	"energy_scope":  {"gpu", "node", "facility"},
@@ -224,7 +229,7 @@ func (p *rowParser) run() Run {
 		PUE: p.num("pue", false), PowerW: p.num("power_w", false), TimeS: p.num("time_s", false),
 		SourceKind: p.str("source_kind"), Stage: p.str("stage"), DuplicateOf: p.str("duplicate_of"), Exclude: p.str("exclude"),
 		Source: p.str("source"), Citation: p.str("citation"), Notes: p.str("notes"), Line: p.row.Line,
-		StateBytes: p.num("state_bytes", false), Checkpointing: p.str("checkpointing"), EnergyWindow: p.str("energy_window"),
+		StateBytes: p.num("state_bytes", false), Checkpointing: p.str("checkpointing"), EnergyWindow: p.str("energy_window"), Head: p.str("head"),
 	}
 	switch {
 	case r.ID == "":

@@ -181,6 +181,40 @@ func TestCheckpointingColumn(t *testing.T) {
 	}
 }
 
+// TestHeadColumn: the optional head column sets model.head; a classifier
+// head drops the vocabulary projection's FLOPs, so it lowers the estimate;
+// empty and lm both mean the language-model head.
+func TestHeadColumn(t *testing.T) {
+	cat := catalog(t)
+	row := "h1,finetune,full,reference,roberta-base,1.25e8,12,768,12,,3072,no,,,50265,512,8,1e9,fp32,h100-pcie,2,ddp,,3,gpu,no,1,,18000,nvml,train,,,src,cite,"
+	kwh := map[string]float64{}
+	for _, v := range []string{"", "lm", "classifier"} {
+		runs, err := validate.ReadRuns(strings.NewReader(strings.TrimSuffix(header, "\n") + ",head\n" + row + "," + v + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := runs[0].Inputs(cat.Presets, cat.Hardware)
+		want := "lm"
+		if v == "classifier" {
+			want = v
+		}
+		if in.Request.Model.Head != want {
+			t.Errorf("head %q: request has %q, want %q", v, in.Request.Model.Head, want)
+		}
+		res, err := cat.Estimate(in.Request)
+		if err != nil {
+			t.Fatalf("head %q: %v", v, err)
+		}
+		kwh[v] = res.EnergyKWh
+	}
+	if kwh[""] != kwh["lm"] || !(kwh["classifier"] < 0.9*kwh["lm"]) {
+		t.Errorf("energy by head: default %g, lm %g, classifier %g; want default = lm > classifier", kwh[""], kwh["lm"], kwh["classifier"])
+	}
+	if _, err := validate.ReadRuns(strings.NewReader(strings.TrimSuffix(header, "\n") + ",head\n" + row + ",decoder\n")); err == nil || !strings.Contains(err.Error(), "column head") {
+		t.Errorf("head decoder: error %v, want one naming the column", err)
+	}
+}
+
 // TestEnergyWindowColumn: a run whose energy covers the timed training
 // only (energy_window timed, MLPerf's run_start to run_stop) is compared
 // with the estimate's training energy, which leaves out the start-up; the
