@@ -1462,6 +1462,12 @@ func oneConnection(b *testing.B, p workerdProc, body, want []byte) (p50, p99, cp
 func BenchmarkWorkerdLatency(b *testing.B) {
 	p := runWorkerd(b, findWorkerd(b), buildWorker(b), "/api/v1/health", false)
 	body, want := referenceEstimate(b, p.base)
+	latencyRounds(b, p, body, want)
+}
+
+// latencyRounds warms p up and reports its one-connection p50, p99, CPU
+// per request and the load average, once per benchmark iteration.
+func latencyRounds(b *testing.B, p workerdProc, body, want []byte) {
 	for b.Loop() {
 		load(p, body, want, benchWarmN, loadConc).check(b, "warm-up")
 		p50, p99, cpu, loadAvg := oneConnection(b, p, body, want)
@@ -1481,15 +1487,7 @@ func BenchmarkWorkerdLatency(b *testing.B) {
 func BenchmarkWorkerdLatencyFloor(b *testing.B) {
 	p := runWorkerd(b, findWorkerd(b), "testdata/jsworker", "/", false)
 	body := readExample(b)
-	want := mustPost(b, p.base, body)
-	for b.Loop() {
-		load(p, body, want, benchWarmN, loadConc).check(b, "warm-up")
-		p50, p99, cpu, loadAvg := oneConnection(b, p, body, want)
-		b.ReportMetric(float64(p50.Microseconds())/1000, "p50-c1-ms")
-		b.ReportMetric(float64(p99.Microseconds())/1000, "p99-c1-ms")
-		b.ReportMetric(float64(cpu.Microseconds())/1000, "cpu-ms/req")
-		b.ReportMetric(loadAvg, "loadavg")
-	}
+	latencyRounds(b, p, body, mustPost(b, p.base, body))
 }
 
 // soakWarmUp is what a workerd gets before the load run (soak), the
