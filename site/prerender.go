@@ -159,6 +159,23 @@ func (c *calcView) item(it calcapi.Item) {
 	}
 }
 
+// fieldset writes one fieldset of a form's layout as calc.js's fieldset
+// builds it: legend, items and note, then, with extras (the calculator),
+// the rows of the section's group that the layout did not place.
+func (c *calcView) fieldset(sec calcapi.Section, extras bool) {
+	c.w(`<fieldset><legend>`, esc(sec.Legend), `</legend>`)
+	for _, it := range sec.Items {
+		c.item(it)
+	}
+	if sec.Note != "" {
+		c.w(`<p class="hint">`, esc(sec.Note), `</p>`)
+	}
+	if extras {
+		c.w(c.extras(sec.Group))
+	}
+	c.w(`</fieldset>`)
+}
+
 // extras returns the inputs of the field table's rows in group that the
 // layout did not place, in table order, each with its help as a tooltip
 // (calc.js: "Every other row of the field table gets a plain input in its
@@ -423,11 +440,7 @@ func (c *calcView) markup() (string, error) {
 		calcapi.ControlRadios:       c.radios,
 	}
 	for _, sec := range m.Layout {
-		c.w(`<fieldset><legend>`, esc(sec.Legend), `</legend>`)
-		for _, it := range sec.Items {
-			c.item(it)
-		}
-		c.w(c.extras(sec.Group), `</fieldset>`)
+		c.fieldset(sec, true)
 	}
 	c.w(`<p class="err form-err" id="` + prerenderUID + `-formerr" aria-live="polite"></p>`)
 	c.w(`<datalist id="` + prerenderUID + `-presets">`)

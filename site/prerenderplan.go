@@ -205,14 +205,7 @@ func (v *planView) markup() (string, error) {
 			v.w(`<p><button type="button" class="btn" data-add="1">+ Add an option</button></p>`)
 			continue
 		}
-		v.w(`<fieldset><legend>`, esc(sec.Legend), `</legend>`)
-		for _, it := range sec.Items {
-			c.item(it)
-		}
-		if sec.Note != "" {
-			v.w(`<p class="hint">`, esc(sec.Note), `</p>`)
-		}
-		v.w(`</fieldset>`)
+		c.fieldset(sec, false)
 	}
 	v.w(`<p class="err form-err" aria-live="polite"></p></form>`)
 
