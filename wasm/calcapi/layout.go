@@ -118,24 +118,3 @@ func PlannerLayout() []Section {
 		{Group: "recommend", Legend: "Cheaper hardware per stage", Items: []Item{{Grid: "grid2", Items: keys("minimise", "deadline")}}},
 	}
 }
-
-// placed calls f with every key the layout places.
-func (it Item) placed(f func(string)) {
-	if it.Key != "" {
-		f(it.Key)
-	}
-	for _, c := range it.Items {
-		c.placed(f)
-	}
-}
-
-// Placed returns the form keys the layout places.
-func Placed(layout []Section) map[string]bool {
-	out := map[string]bool{}
-	for _, s := range layout {
-		for _, it := range s.Items {
-			it.placed(func(k string) { out[k] = true })
-		}
-	}
-	return out
-}

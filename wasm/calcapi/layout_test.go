@@ -46,7 +46,7 @@ func TestLayout(t *testing.T) {
 			t.Errorf("the layout places %q %d times", k, n)
 		}
 	}
-	placed := Placed(layout)
+	placed := placedKeys(layout)
 	for _, k := range FormKeys {
 		f := formFields[k]
 		if !placed[k] && f.Group != "recommend" && !groups[f.Group] {
@@ -79,14 +79,35 @@ func TestPlannerLayout(t *testing.T) {
 	if rows != 1 {
 		t.Errorf("%d places for the option rows, want 1", rows)
 	}
-	for k := range Placed(PlannerLayout()) {
+	for k := range placedKeys(PlannerLayout()) {
 		if !known[k] {
 			t.Errorf("the planner's layout places %q, which is not in its field table", k)
 		}
 	}
 	for _, k := range []string{"set", "region", "jref", "deadline"} {
-		if !Placed(PlannerLayout())[k] {
+		if !placedKeys(PlannerLayout())[k] {
 			t.Errorf("the planner's layout lacks %q", k)
 		}
 	}
+}
+
+// placed calls f with every key the layout places.
+func (it Item) placed(f func(string)) {
+	if it.Key != "" {
+		f(it.Key)
+	}
+	for _, c := range it.Items {
+		c.placed(f)
+	}
+}
+
+// placedKeys returns the form keys the layout places.
+func placedKeys(layout []Section) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range layout {
+		for _, it := range s.Items {
+			it.placed(func(k string) { out[k] = true })
+		}
+	}
+	return out
 }
