@@ -90,7 +90,7 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 	}
 	req.Model = model.ModelSpec{Layers: float64(arch.Layers), Hidden: float64(arch.Hidden), Heads: float64(arch.Heads), KVHeads: float64(arch.KVHeads),
 		FFN: float64(arch.FFN), Vocab: float64(arch.Vocab), GLU: arch.GLU, Experts: float64(arch.Experts), ExpertsPerToken: float64(arch.ExpertsPerToken), Head: "lm"}
-	if r.Head == "classifier" {
+	if r.Head != "" {
 		req.Model.Head = r.Head
 	}
 	in.Arch = arch
