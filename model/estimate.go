@@ -225,22 +225,25 @@ type CalUsed struct {
 
 // Inputs echoes the resolved inputs (after presets and defaults).
 type Inputs struct {
-	Model         string    `json:"model"`
-	Arch          Arch      `json:"arch"`
-	Head          string    `json:"head"`
-	Tokens        float64   `json:"tokens"`
-	SeqLen        int       `json:"seq_len"`
-	BatchPerGPU   int       `json:"batch_per_gpu"`
-	Precision     Precision `json:"precision"`
-	GPU           string    `json:"gpu"`
-	GPUName       string    `json:"gpu_name"`
-	Interconnect  string    `json:"interconnect"`
-	Count         int       `json:"count"`
-	PowerLimitW   float64   `json:"power_limit_w"`
-	PUE           float64   `json:"pue"`
-	CarbonGPerKWh float64   `json:"carbon_g_per_kwh"`
-	USDPerKWh     float64   `json:"usd_per_kwh"`
-	Region        string    `json:"region,omitempty"`
+	Model       string  `json:"model"`
+	Arch        Arch    `json:"arch"`
+	Head        string  `json:"head"`
+	Tokens      float64 `json:"tokens"`
+	SeqLen      int     `json:"seq_len"`
+	BatchPerGPU int     `json:"batch_per_gpu"`
+	// GradientAccumulation is the micro-batches per optimizer step (1
+	// without accumulation).
+	GradientAccumulation int       `json:"gradient_accumulation"`
+	Precision            Precision `json:"precision"`
+	GPU                  string    `json:"gpu"`
+	GPUName              string    `json:"gpu_name"`
+	Interconnect         string    `json:"interconnect"`
+	Count                int       `json:"count"`
+	PowerLimitW          float64   `json:"power_limit_w"`
+	PUE                  float64   `json:"pue"`
+	CarbonGPerKWh        float64   `json:"carbon_g_per_kwh"`
+	USDPerKWh            float64   `json:"usd_per_kwh"`
+	Region               string    `json:"region,omitempty"`
 }
 
 // resolved is a validated request.
@@ -251,6 +254,7 @@ type resolved struct {
 	params   float64
 	tokens   float64
 	seq, bat int
+	accum    int // micro-batches per optimizer step (gradient accumulation)
 	prec     Precision
 	state    float64 // bytes per parameter of weights, gradients and optimizer state
 	gpu      *GPU
@@ -367,6 +371,13 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 		return err
 	}
 	r.seq, r.bat = int(t.SeqLen), int(t.BatchPerGPU)
+	r.accum = 1
+	if t.GradientAccumulation != 0 {
+		if err := fieldAccum.Check(t.GradientAccumulation); err != nil {
+			return err
+		}
+		r.accum = int(t.GradientAccumulation)
+	}
 	if r.tokens < float64(r.seq) {
 		return fieldErr("training.tokens", r.tokens, "must cover at least one sequence (%d tokens)", r.seq)
 	}
@@ -548,7 +559,10 @@ func (r *resolved) actBytesPerTokenLayer() float64 {
 // update reading and writing master weights and two moments in fp32
 // (24 bytes; scaled by state_bytes_per_param/16 for other optimizers). Under
 // fsdp each rank updates only its shard (ZeRO, Rajbhandari et al. 2020), so
-// the update's share is divided by the data-parallel degree.
+// the update's share is divided by the data-parallel degree. The passes
+// run for every micro-batch; the update once per optimizer step, so with
+// gradient accumulation its share per micro-batch is divided by the
+// micro-batches per step.
 func (r *resolved) paramTrafficBytes() float64 {
 	pass := 8.0
 	if r.prec == FP32 || r.prec == TF32 {
@@ -558,7 +572,7 @@ func (r *resolved) paramTrafficBytes() float64 {
 	if r.plan.DataMode == FSDP && r.plan.Data > 1 {
 		update /= float64(r.plan.Data)
 	}
-	return pass + update
+	return pass + update/float64(r.accum)
 }
 
 // counts returns the physical per-token FLOPs and bytes of a resolved request.
@@ -740,7 +754,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if perStep := t1 / steps; r.count == 1 && perStep < ShortStepS {
 		warn = append(warn, shortStepWarning(perStep))
 	}
-	if steps < 100 {
+	if steps /= float64(r.accum); steps < 100 {
 		warn = append(warn, fmt.Sprintf("only %s optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use fewer GPUs or a smaller batch_per_gpu)", ShortNum(steps)))
 	}
 
@@ -792,7 +806,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB, FrozenGBPerGPU: frozen / 1e9, TrainedGBPerGPU: trained / 1e9}
 	resp.Training = r.methodUse(flopsTok)
 	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: outside, SigmaLn: sigma}
-	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, Precision: r.prec,
+	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, GradientAccumulation: r.accum, Precision: r.prec,
 		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PowerLimitW: r.limitW, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region}
 	resp.Assumptions = assume
 	resp.Warnings = warn
@@ -802,9 +816,16 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	return resp, nil
 }
 
-// stepWorkload is the run's tokens per GPU per step and hidden size.
+// stepWorkload is the run's tokens per GPU per gradient exchange and its
+// hidden size: ddp reduces gradients once per optimizer step, so its
+// tokens count every accumulated micro-batch; fsdp gathers weights and
+// reduces gradients for each micro-batch.
 func (r *resolved) stepWorkload() StepWorkload {
-	return StepWorkload{Tokens: float64(r.bat) * float64(r.seq), Hidden: float64(r.arch.Hidden)}
+	tok := float64(r.bat) * float64(r.seq)
+	if r.plan.DataMode != FSDP {
+		tok *= float64(r.accum)
+	}
+	return StepWorkload{Tokens: tok, Hidden: float64(r.arch.Hidden)}
 }
 
 // curveWorkloadNote is the assumption of an estimate whose η comes from
@@ -858,7 +879,7 @@ func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, 
 		speedup, eta, _ = tc.Comm.Efficiency(r.plan, CommStep{
 			ComputeS: t1 / steps, Params: r.params, Layers: float64(r.arch.Layers), Hidden: float64(r.arch.Hidden),
 			Tokens: float64(r.bat) * float64(r.seq), GradBytes: bytes, ActBytes: bytes, Links: LinksFor(r.gpu),
-			Trainable: r.method.trainable, GatherBytes: r.gatherBytesPerParam(bytes),
+			Trainable: r.method.trainable, GatherBytes: r.gatherBytesPerParam(bytes), Accum: float64(r.accum),
 		})
 		return speedup, eta, true, nil
 	}

@@ -194,6 +194,7 @@ var (
 	fieldSeqLen        = mustRequestField("training.seq_len")
 	fieldBatchPerGPU   = mustRequestField("training.batch_per_gpu")
 	fieldStateBytes    = mustRequestField("training.state_bytes_per_param")
+	fieldAccum         = mustRequestField("training.gradient_accumulation")
 	fieldCount         = mustRequestField("hardware.count")
 	fieldPUE           = mustRequestField("site.pue")
 	fieldCarbon        = mustRequestField("site.carbon_g_per_kwh")

@@ -50,12 +50,16 @@ type ModelSpec struct {
 // TrainingSpec gives the training length and step shape. Either Tokens, or
 // DatasetTokens and Epochs.
 type TrainingSpec struct {
-	Tokens        float64   `json:"tokens,omitempty"`         // total tokens processed, all epochs
-	DatasetTokens float64   `json:"dataset_tokens,omitempty"` // tokens in one epoch
-	Epochs        float64   `json:"epochs,omitempty"`         // passes over the dataset (may be fractional)
-	SeqLen        float64   `json:"seq_len"`                  // tokens per sequence
-	BatchPerGPU   float64   `json:"batch_per_gpu"`            // sequences per GPU per step (micro-batch)
-	Precision     Precision `json:"precision"`                // fp32, tf32, fp16, bf16 or fp8
+	Tokens        float64 `json:"tokens,omitempty"`         // total tokens processed, all epochs
+	DatasetTokens float64 `json:"dataset_tokens,omitempty"` // tokens in one epoch
+	Epochs        float64 `json:"epochs,omitempty"`         // passes over the dataset (may be fractional)
+	SeqLen        float64 `json:"seq_len"`                  // tokens per sequence
+	BatchPerGPU   float64 `json:"batch_per_gpu"`            // sequences per GPU per step (micro-batch)
+	// GradientAccumulation is the micro-batches each GPU runs per optimizer
+	// step (gradient_accumulation_steps); 0 = 1. The optimizer's update and
+	// ddp's gradient all-reduce happen once per optimizer step.
+	GradientAccumulation float64   `json:"gradient_accumulation,omitempty"`
+	Precision            Precision `json:"precision"` // fp32, tf32, fp16, bf16 or fp8
 	// StateBytesPerParam is the device memory per parameter for weights,
 	// gradients and optimizer state; 0 = 16, AdamW in mixed precision
 	// (ZeRO, Rajbhandari et al. 2020). Typical values: 8 for Adafactor with

@@ -303,6 +303,14 @@ type CommStep struct {
 	// moves; 0 = GradBytes. A frozen quantised base is gathered at its
 	// storage format.
 	GatherBytes float64
+	// Accum is the micro-batches per optimizer step; 0 = 1. ddp's
+	// all-reduce runs once per optimizer step (PyTorch DDP's no_sync
+	// during accumulation, which Hugging Face Accelerate and Trainer use),
+	// so each micro-batch carries 1/Accum of it. fsdp is charged its
+	// gathers and reduce-scatters for every micro-batch, as DeepSpeed
+	// ZeRO-3 runs them and as FSDP does unless no_sync holds the full
+	// unsharded gradients in memory.
+	Accum float64
 }
 
 // CommTimes is the per-step communication the model charges.
@@ -338,8 +346,9 @@ func (c *CommParams) Efficiency(p Plan, s CommStep) (speedup, eta float64, t Com
 			// all-reduce (reduce-scatter plus all-gather) of the gradients,
 			// bucket by bucket during the backward pass: only the last
 			// bucket's latency is on the critical path (DDPSource)
-			vol = share * 2 * train * s.GradBytes
-			t.Collectives++
+			acc := math.Max(1, s.Accum)
+			vol = share * 2 * train * s.GradBytes / acc
+			t.Collectives += 1 / acc
 		}
 		bw := intra
 		if n > GPUsPerNode {

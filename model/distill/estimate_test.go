@@ -337,7 +337,8 @@ func paperComparison(t *testing.T) ([]comparisonRow, []string) {
 func formatComparison(rows []comparisonRow) string {
 	var b strings.Builder
 	b.WriteString("Estimated (physics, calibration defaults) vs published (Lambert & Luccioni 2026, stage table) stage energies, kWh;\n")
-	b.WriteString("paper setup: teacher olmo-2-32b, students olmo-2-1b/13b, one H100 SXM, bf16, seq 1024; tokens are the processed-token\n")
+	b.WriteString("paper setup: teacher olmo-2-32b, students olmo-2-1b/13b, one H100 SXM, bf16, seq 1024, students' micro-batch 4 with\n")
+	b.WriteString("16 accumulated per optimizer step (the harness's configs/base.yaml); tokens are the processed-token\n")
 	b.WriteString("counts the study's harness logs imply (estimate_test.go); check: x2 = GPU-bound, must be within x2; host = host-bound\n")
 	b.WriteString("in the harness, must be below with a warning; - = shown only\n\n")
 	b.WriteString("| stage | pipeline | published | estimated | estimated/published | check |\n|---|---|---|---|---|---|\n")

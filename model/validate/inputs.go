@@ -106,6 +106,9 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 	if r.StateBytes != 0 {
 		req.Training.StateBytesPerParam = r.StateBytes
 	}
+	if r.GradAccum != 0 {
+		req.Training.GradientAccumulation = float64(r.GradAccum)
+	}
 	if r.Checkpointing != "" {
 		on := r.Checkpointing == "yes"
 		req.Training.GradientCheckpointing = &on

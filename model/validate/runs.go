@@ -87,6 +87,11 @@ type Run struct {
 	// of the language-model head (sequence classification); "" or "lm" =
 	// the language-model head. Optional column head.
 	Head string
+	// GradAccum is the micro-batches per optimizer step the source's
+	// configuration states (gradient_accumulation_steps), with
+	// BatchPerGPU the micro-batch; 0 = not stated (one micro-batch per
+	// step). Optional column grad_accum.
+	GradAccum int
 }
 
 // WindowTimed marks a run whose energy covers the timed training only: it
@@ -102,7 +107,7 @@ var RunColumns = []string{"id", "phase", "method", "stack", "model", "params", "
 
 // OptionalRunColumns may follow RunColumns; a table without them reads as
 // if they were empty.
-var OptionalRunColumns = []string{"state_bytes", "checkpointing", "energy_window", "head"}
+var OptionalRunColumns = []string{"state_bytes", "checkpointing", "energy_window", "head", "grad_accum"}
 
 // Source kinds: how the reported energy was obtained.
 const (
@@ -230,6 +235,7 @@ func (p *rowParser) run() Run {
 		SourceKind: p.str("source_kind"), Stage: p.str("stage"), DuplicateOf: p.str("duplicate_of"), Exclude: p.str("exclude"),
 		Source: p.str("source"), Citation: p.str("citation"), Notes: p.str("notes"), Line: p.row.Line,
 		StateBytes: p.num("state_bytes", false), Checkpointing: p.str("checkpointing"), EnergyWindow: p.str("energy_window"), Head: p.str("head"),
+		GradAccum: p.whole("grad_accum"),
 	}
 	switch {
 	case r.ID == "":
@@ -254,6 +260,8 @@ func (p *rowParser) run() Run {
 		p.fail("tensor", "must be at least 2 for a hybrid layout")
 	case r.Strategy != model.Hybrid && r.Tensor != 0:
 		p.fail("tensor", "is only given for a hybrid layout")
+	case r.GradAccum != 0 && r.BatchPerGPU == 0:
+		p.fail("grad_accum", "needs batch_per_gpu, the micro-batch it repeats")
 	case r.StateBytes != 0 && r.Method != model.MethodFull:
 		p.fail("state_bytes", "is for full training; the %s method sets its own memory", r.Method)
 	case r.Method != model.MethodFull && r.Phase != "finetune" && r.Phase != "distill":

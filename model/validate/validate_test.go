@@ -139,6 +139,8 @@ func TestReadRunsErrors(t *testing.T) {
 		{"bad checkpointing", strings.TrimSuffix(header, "\n") + ",checkpointing\n" + strings.TrimSuffix(goodRow, "\n") + ",maybe\n", "line 2: column checkpointing"},
 		{"state bytes with lora", strings.TrimSuffix(header, "\n") + ",state_bytes\n" + strings.TrimSuffix(strings.Replace(goodRow, ",full,", ",lora,", 1), "\n") + ",8\n", "line 2: column state_bytes"},
 		{"bad energy window", strings.TrimSuffix(header, "\n") + ",energy_window\n" + strings.TrimSuffix(goodRow, "\n") + ",training\n", "line 2: column energy_window"},
+		{"fractional accumulation", strings.TrimSuffix(header, "\n") + ",grad_accum\n" + strings.TrimSuffix(goodRow, "\n") + ",1.5\n", "line 2: column grad_accum"},
+		{"accumulation without a micro-batch", strings.TrimSuffix(header, "\n") + ",grad_accum\n" + strings.TrimSuffix(strings.Replace(goodRow, ",128,32,", ",128,,", 1), "\n") + ",16\n", "line 2: column grad_accum: needs batch_per_gpu"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -282,6 +284,39 @@ func TestStateBytesColumn(t *testing.T) {
 		if (err == nil) != tt.estimated {
 			t.Errorf("%s: Estimate error %v, want estimated %v", tt.name, err, tt.estimated)
 		}
+	}
+}
+
+// TestGradAccumColumn: the optional grad_accum column reaches the request
+// as training.gradient_accumulation, and the estimate it gives charges the
+// optimizer's update once per accumulated step (less traffic, less energy).
+func TestGradAccumColumn(t *testing.T) {
+	row := "a1,finetune,full,reference,llama-2-7b,,,,,,,,,,,1024,2,1e8,bf16,h100-sxm5,8,fsdp,,5,gpu,no,1,,,nvml,train,,,src,cite,"
+	cat := catalog(t)
+	var kwh []float64
+	for _, tt := range []struct {
+		name, csv string
+		accum     float64
+	}{
+		{"column absent", header + row + "\n", 0},
+		{"16 micro-batches per step", strings.TrimSuffix(header, "\n") + ",grad_accum\n" + row + ",16\n", 16},
+	} {
+		runs, err := validate.ReadRuns(strings.NewReader(tt.csv))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		in := runs[0].Inputs(cat.Presets, cat.Hardware)
+		if in.Request.Training.GradientAccumulation != tt.accum {
+			t.Errorf("%s: gradient_accumulation %g, want %g", tt.name, in.Request.Training.GradientAccumulation, tt.accum)
+		}
+		r, err := cat.Estimate(in.Request)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		kwh = append(kwh, r.EnergyKWh)
+	}
+	if !(kwh[1] < kwh[0]) {
+		t.Errorf("accumulating 16 micro-batches: %g kWh, want below %g kWh without", kwh[1], kwh[0])
 	}
 }
 
