@@ -81,7 +81,7 @@ func TestSharedURLRestoresEveryField(t *testing.T) {
 	}
 	for _, kv := range [][2]string{{"layers", "20"}, {"hidden", "1536"}, {"heads", "12"}, {"kv_heads", "4"}, {"ffn", "6144"}, {"vocab", "50000"},
 		{"dataset_tokens", "3e7"}, {"epochs", "2.5"}, {"seq", "512"}, {"batch", "16"}, {"gpu", "a40"}, {"count", "6"}, {"tensor", "3"},
-		{"carbon", "123"}, {"pue", "1.3"}, {"price", "0.21"}, {"state_bytes", "8"}, {"experts", "16"}, {"experts_per_token", "2"}} {
+		{"carbon", "123"}, {"pue", "1.3"}, {"price", "0.21"}, {"state_bytes", "8"}, {"accum", "4"}, {"experts", "16"}, {"experts_per_token", "2"}} {
 		typeInto(t, ctx, kv[0], kv[1])
 	}
 	const fields = `(function(){var o={};document.querySelectorAll('#calc-root .calc-form input, #calc-root .calc-form select').forEach(function(e){
@@ -122,6 +122,9 @@ func TestSharedURLRestoresEveryField(t *testing.T) {
 	}
 	if q.Get("state_bytes") != "8" {
 		t.Errorf("share link %s: state_bytes %q, want 8", link, q.Get("state_bytes"))
+	}
+	if q.Get("accum") != "4" {
+		t.Errorf("share link %s: accum %q, want 4", link, q.Get("accum"))
 	}
 	if q.Get("stack") != "optimised" {
 		t.Errorf("share link %s: stack %q, want optimised", link, q.Get("stack"))
