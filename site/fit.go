@@ -27,7 +27,7 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	data := fs.String("data", filepath.Join(dataDir(), "zeus-bert-power.csv"), "measurement CSV (project schema or the Zeus power trace); - for stdin")
 	kind := fs.String("kind", "law", "what to fit and print on stdout: law (the paper's law refitted, with hardware terms), paper (the paper's specification exactly: ln C, ln M, measured η, strategy, cluster-robust SEs by group), roofline, or both (law and roofline)")
-	out := fs.String("o", "", "also write the calibration files into this directory (law and roofline both, or the paper calibration with -kind paper)")
+	out := fs.String("o", "", "also write the calibration files into this directory (law and roofline both, or the paper calibration with -kind paper; with law or roofline, also the power-limit response fitted on the rows run below the board's default limit, into power/ under it)")
 	name := fs.String("name", "", "calibration name prefix (default: derived from the data file)")
 	table := fs.Bool("table", true, "add the table stage to the roofline calibration: tensor-precision constants and the communication model fitted on content/validation/runs.csv")
 	if err := parseFlags(fs, args); err != nil {
@@ -62,8 +62,9 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *table {
 		runs = content.ValidationRuns
 	}
-	res, err := fit.Calibrate(fit.Job{CSV: raw, FileName: filepath.Base(*data), Prefix: *name, Kinds: kinds,
-		Scaling: content.PublishedScaling, Runs: runs, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: model.DefaultPresets()})
+	hw := model.NewHardware(model.DefaultGPUs())
+	res, err := fit.Calibrate(fit.Job{CSV: raw, FileName: filepath.Base(*data), Prefix: *name, Kinds: kinds, Power: *out != "" && *kind != fit.KindPaper,
+		Scaling: content.PublishedScaling, Runs: runs, Hardware: hw, Presets: model.DefaultPresets()})
 	if err != nil {
 		return err
 	}
@@ -80,6 +81,20 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			if err := os.WriteFile(filepath.Join(*out, c.Name+".json"), b.Bytes(), 0o644); err != nil {
 				return err
 			}
+		}
+		if pc := res.Power; pc != nil {
+			b, err := pc.MarshalIndent()
+			if err != nil {
+				return err
+			}
+			dir := filepath.Join(*out, "power")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, pc.Name+".json"), b, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "\n%s (power limit): %d capped runs; wrote %s\n", pc.Name, pc.CV[0].N, filepath.Join(dir, pc.Name+".json"))
 		}
 	}
 	var printed []model.Calibration

@@ -96,3 +96,36 @@ func TestFitCommandIsThePipeline(t *testing.T) {
 		t.Errorf("read %d rows, want 50", res.Rows)
 	}
 }
+
+// TestMakeFitReproducesTheShippedCalibrations runs what `make fit` runs
+// (site fit -kind both on the Zeus trace, -o DIR) and checks that it
+// writes the shipped calibration files byte for byte: the roofline and
+// law calibrations, and the power-limit response under power/.
+func TestMakeFitReproducesTheShippedCalibrations(t *testing.T) {
+	zeus := filepath.Join(testDataDir(), "zeus-bert-power.csv")
+	if _, err := os.Stat(zeus); err != nil {
+		if os.Getenv("WATTSCALE_REQUIRE_E2E") == "1" {
+			t.Fatalf("zeus data missing: %v", err)
+		}
+		t.Skipf("zeus data not found (%v); set DATA_DIR", err)
+	}
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if err := runFit([]string{"-kind", "both", "-data", zeus, "-o", dir}, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("site fit -kind both -o: %v\n%s", err, stderr.String())
+	}
+	for _, f := range []string{"wattscale-roofline.json", "wattscale-zeus-law.json", filepath.Join("power", "wattscale-power-limit.json")} {
+		got, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Errorf("site fit -o did not write %s: %v", f, err)
+			continue
+		}
+		want, err := os.ReadFile(filepath.Join("..", "content", "calibrations", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: site fit writes %d bytes that differ from the shipped %d (run make fit if the change is intended)", f, len(got), len(want))
+		}
+	}
+}

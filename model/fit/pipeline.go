@@ -47,6 +47,10 @@ type Job struct {
 	// Predictions asks for every fitted row's in-sample and held-out
 	// prediction (Result.Predictions).
 	Predictions bool
+	// Power also fits the power-limit response (CalibratePower) to the
+	// rows run below their board's default limit (Result.Power), when
+	// there are any.
+	Power bool
 }
 
 // Result is what Calibrate fitted.
@@ -57,6 +61,8 @@ type Result struct {
 	// Predictions holds, when Job.Predictions is set, the predictions of
 	// the rows each calibration was fitted on, parallel to Calibrations.
 	Predictions [][]Prediction
+	// Power is the power-limit calibration, when Job.Power is set.
+	Power *model.PowerCalibration
 }
 
 // Calibrate reads job.CSV (or takes job.Rows) and fits the calibrations
@@ -64,7 +70,7 @@ type Result struct {
 // wattscale-roofline, wattscale-zeus-law, wattscale-zeus-paper).
 func Calibrate(job Job) (Result, error) {
 	var res Result
-	if len(job.Kinds) == 0 {
+	if len(job.Kinds) == 0 && !job.Power {
 		return res, fmt.Errorf("fit: no calibration kind asked for (want %s, %s or %s)", KindLaw, KindPaper, KindRoofline)
 	}
 	for _, k := range job.Kinds {
@@ -87,7 +93,7 @@ func Calibrate(job Job) (Result, error) {
 	}
 	res.Rows = len(rows)
 	scaling := job.ScalingPoints
-	if job.Scaling != nil || scaling == nil {
+	if len(job.Kinds) > 0 && (job.Scaling != nil || scaling == nil) {
 		var err error
 		if scaling, err = ReadScaling(bytes.NewReader(job.Scaling)); err != nil {
 			return res, err
@@ -119,5 +125,26 @@ func Calibrate(job Job) (Result, error) {
 			res.Predictions = append(res.Predictions, ps)
 		}
 	}
+	if job.Power && hasCapped(rows, job.Hardware) {
+		pc, _, err := CalibratePower(rows, job.Hardware, dataName)
+		if err != nil {
+			return res, err
+		}
+		res.Power = &pc
+	}
 	return res, nil
+}
+
+// hasCapped reports whether any row ran below its board's default power
+// limit (the rows PowerPoints pairs with an uncapped run).
+func hasCapped(rows []model.Measurement, hw *model.Hardware) bool {
+	for _, m := range rows {
+		if m.PowerLimitW == 0 {
+			continue
+		}
+		if g, err := hw.Lookup(m.GPU); err == nil && m.PowerLimitW < g.BoardPowerW {
+			return true
+		}
+	}
+	return false
 }

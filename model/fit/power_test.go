@@ -2,7 +2,6 @@ package fit_test
 
 import (
 	"bytes"
-	"flag"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/fit"
 )
-
-var updatePower = flag.Bool("update", false, "rewrite content/calibrations/power/wattscale-power-limit.json from the Zeus trace")
 
 // zeusRows reads the Zeus trace from DATA_DIR (never copied into the
 // repository); skipped when absent unless WATTSCALE_REQUIRE_E2E=1.
@@ -66,18 +63,31 @@ func TestPowerFitRecovers(t *testing.T) {
 	}
 }
 
-// TestPowerCalibrationFile fits the Zeus power-capped rows, checks the
-// held-out errors beat a model that ignores the limit (by workload and by
-// GPU), and checks the committed calibration is what the fit gives
-// (-update rewrites it).
+// TestPowerCalibrationFile fits the Zeus power-capped rows through the
+// calibration pipeline (fit.Calibrate with Power, what `make fit` runs),
+// checks the held-out errors beat a model that ignores the limit (by
+// workload and by GPU), and checks the committed calibration is byte for
+// byte what the pipeline writes.
 func TestPowerCalibrationFile(t *testing.T) {
 	rows := zeusRows(t)
-	c, pts, err := fit.CalibratePower(rows, model.NewHardware(model.DefaultGPUs()), fit.ZeusDataName)
+	hw := model.NewHardware(model.DefaultGPUs())
+	res, err := fit.Calibrate(fit.Job{Rows: rows, ZeusRows: true, Power: true, Hardware: hw, Presets: model.DefaultPresets()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pts) != 205 {
-		t.Errorf("CalibratePower used %d capped rows, want 205 (the trace's rows below board power)", len(pts))
+	c := res.Power
+	if c == nil {
+		t.Fatal("fit.Calibrate with Power on the Zeus trace returned no power-limit calibration")
+	}
+	if len(res.Calibrations) != 0 {
+		t.Errorf("asked for the power-limit response alone, got %d other calibrations", len(res.Calibrations))
+	}
+	pts, err := fit.PowerPoints(rows, hw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 205 || c.CV[0].N != 205 {
+		t.Errorf("%d capped rows paired, %d in the fit's cross-validation; want 205 (the trace's rows below board power)", len(pts), c.CV[0].N)
 	}
 	for _, cv := range c.CV {
 		t.Logf("%s (%d folds, %d rows): median fold error energy %.4f (ignoring the limit %.4f), time %.4f (ignoring the limit %.4f); RMSE ln energy %.4f, time %.4f",
@@ -89,37 +99,15 @@ func TestPowerCalibrationFile(t *testing.T) {
 			t.Errorf("%s: held-out median fold error on time %.4f, want below the %.4f of ignoring the limit", cv.Scheme, cv.MedianFoldTime, cv.BaselineFoldTime)
 		}
 	}
-	t.Logf("params %+v", c.Params)
-	path := filepath.Join("..", "..", "content", "calibrations", "power", "wattscale-power-limit.json")
-	b, err := c.MarshalIndent()
+	got, err := c.MarshalIndent()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *updatePower {
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	old, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading the committed calibration: %v (run with -update)", err)
-	}
-	shipped, err := model.ParsePowerCalibration(old)
+	want, err := os.ReadFile(filepath.Join("..", "..", "content", "calibrations", "power", "wattscale-power-limit.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []struct {
-		name      string
-		got, want float64
-	}{
-		{"static_share", c.Params.Static.Value, shipped.Params.Static.Value},
-		{"exponent", c.Params.Exponent.Value, shipped.Params.Exponent.Value},
-		{"clock_bound_share", c.Params.ClockBound.Value, shipped.Params.ClockBound.Value},
-		{"tracking", c.Params.Tracking.Value, shipped.Params.Tracking.Value},
-	} {
-		if math.Abs(p.got-p.want) > 1e-6*math.Abs(p.want)+1e-9 {
-			t.Errorf("refit %s = %.8g, committed %.8g: rerun with -update if the change is intended", p.name, p.got, p.want)
-		}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the committed power-limit calibration differs from what the pipeline fits from the Zeus trace: run make fit if the change is intended")
 	}
 }
