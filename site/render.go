@@ -145,7 +145,11 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 	}
 	tmpls := map[string]*template.Template{}
 	for _, name := range append(append([]string{}, templates...), "embed") {
-		t, err := template.New("layout.html").Funcs(template.FuncMap{"join": strings.Join}).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/"+name+".html")
+		file := name
+		if name == "planner" {
+			file = "calculator" // the same page around the shell; the shell's mode differs
+		}
+		t, err := template.New("layout.html").Funcs(template.FuncMap{"join": strings.Join}).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/"+file+".html")
 		if err != nil {
 			return nil, fmt.Errorf("template %s: %w", name, err)
 		}
