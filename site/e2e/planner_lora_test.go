@@ -36,7 +36,7 @@ func TestPlannerLoRAStudent(t *testing.T) {
 	student := func(ctx2 context.Context) float64 {
 		return eval[float64](t, ctx2, `parseFloat(document.querySelector('[data-option="sft-1b (mine)"]').dataset.student)`)
 	}
-	const req = `{"model":{"preset":"olmo-2-1b"},"training":{"tokens":6.62e8,"seq_len":1024,"batch_per_gpu":8,"precision":"bf16"%s},"hardware":{"gpu":"h100-sxm5","count":1},"strategy":"single"}`
+	const req = `{"model":{"preset":"olmo-2-1b"},"training":{"tokens":6.62e8,"seq_len":1024,"batch_per_gpu":4,"gradient_accumulation":16,"precision":"bf16"%s},"hardware":{"gpu":"h100-sxm5","count":1},"strategy":"single"}`
 	full := student(ctx)
 	if want := estimateCLI(t, strings.Replace(req, "%s", "", 1)); relDiff(full, want) > 1e-9 {
 		t.Errorf("page's full student %.17g kWh, site estimate %.17g kWh", full, want)
@@ -118,7 +118,7 @@ func TestPlannerCheaperPerStage(t *testing.T) {
 			EnergyKWh float64 `json:"energy_kwh"`
 		} `json:"current"`
 	}
-	out := runCLI(t, []byte(`{"workload": {"model": {"preset": "olmo-2-1b"}, "training": {"tokens": 6.62e8, "seq_len": 1024, "batch_per_gpu": 8, "precision": "bf16", "method": "lora"}},
+	out := runCLI(t, []byte(`{"workload": {"model": {"preset": "olmo-2-1b"}, "training": {"tokens": 6.62e8, "seq_len": 1024, "batch_per_gpu": 4, "gradient_accumulation": 16, "precision": "bf16", "method": "lora"}},
 		"current": {"hardware": {"gpu": "h100-sxm5", "count": 1}, "strategy": "single"}, "site": {"carbon_g_per_kwh": 475, "usd_per_kwh": 0.15}}`), "recommend")
 	if err := json.Unmarshal(out, &rec); err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestPlannerURLRestoresEveryPlanField(t *testing.T) {
 		"set": "custom", "n": "3", "rows": "3", "region": "custom", "carbon": "300", "pue": "1.3", "price": "0.2", "jref": "2", "jstu": "0.5",
 		"minimise": "time", "deadline": "5",
 		"o1.name": "mine-sft", "o1.regime": "sft", "o1.pre": "0.4", "o1.eval": "0.3", "o1.smode": "estimate", "o1.q": "0.7",
-		"o1.s.model": "olmo-2-1b", "o1.s.tokens": "1e8", "o1.s.seq": "1024", "o1.s.batch": "8", "o1.s.precision": "bf16", "o1.s.method": "qlora",
+		"o1.s.model": "olmo-2-1b", "o1.s.tokens": "1e8", "o1.s.seq": "1024", "o1.s.batch": "8", "o1.s.accum": "4", "o1.s.precision": "bf16", "o1.s.method": "qlora",
 		"o1.s.ckpt": "on", "o1.s.rank": "32", "o1.s.targets": "attention", "o1.s.base_format": "int8", "o1.s.compute_dtype": "bf16", "o1.s.train_emb": "off",
 		"o1.s.gpu": "h100-sxm5", "o1.s.count": "2", "o1.s.power": "500", "o1.s.strategy": "hybrid", "o1.s.tensor": "2", "o1.s.data_mode": "ddp",
 		"o2.name": "mine-kd", "o2.regime": "kd", "o2.pre": "0.4", "o2.teacher": "11", "o2.student": "5", "o2.eval": "0.3", "o2.q": "0.72", "o2.baseline": "mine-sft",

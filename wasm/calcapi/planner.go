@@ -97,7 +97,7 @@ const StudentModeEstimate = distill.StudentEstimate
 // planner row's estimated student stage takes, as "oK.s.KEY": the model
 // preset, the training run, the method with its LoRA/QLoRA options, and the
 // hardware and layout. The site is the plan's.
-var StudentKeys = []string{"model", "tokens", "seq", "batch", "precision", "method", "ckpt", "rank", "targets",
+var StudentKeys = []string{"model", "tokens", "seq", "batch", "accum", "precision", "method", "ckpt", "rank", "targets",
 	"base_format", "compute_dtype", "train_emb", "gpu", "count", "power", "strategy", "tensor", "data_mode"}
 
 // paperStudentTokens are the tokens the paper's students processed, as the
@@ -111,7 +111,8 @@ var paperStudentTokens = map[string]float64{"sft-1b": 6.62e8, "sft-13b": 4.63e8,
 
 // DefaultStudentForm is what a row's student stage opens with when it
 // switches to an estimate: the paper's setup (one H100 SXM, bf16,
-// 1024-token sequences, batch 8) for the preset's student model and token
+// 1024-token sequences, micro-batch 4 with 16 accumulated per optimizer
+// step, the harness's configs/base.yaml) for the preset's student model and token
 // count (paperStudentTokens), trained in full; "" or a preset without a
 // stage split = the sft-1b setup. Keys are the calculator form's
 // (StudentKeys).
@@ -126,7 +127,7 @@ func DefaultStudentForm(preset string) map[string]string {
 		tokens, pr = paperStudentTokens["sft-1b"], &distill.Preset{StudentKey: "olmo-2-1b"}
 	}
 	for k, v := range map[string]string{"model": pr.StudentKey, "tokens": strings.Replace(strconv.FormatFloat(tokens, 'g', -1, 64), "e+0", "e", 1),
-		"seq": "1024", "batch": "8", "precision": "bf16", "method": model.MethodFull, "gpu": "h100-sxm5", "count": "1", "strategy": model.Single} {
+		"seq": "1024", "batch": "4", "accum": "16", "precision": "bf16", "method": model.MethodFull, "gpu": "h100-sxm5", "count": "1", "strategy": model.Single} {
 		f[k] = v
 	}
 	return f
