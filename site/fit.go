@@ -27,7 +27,7 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	data := fs.String("data", filepath.Join(dataDir(), "zeus-bert-power.csv"), "measurement CSV (project schema or the Zeus power trace); - for stdin")
 	kind := fs.String("kind", "law", "what to fit and print on stdout: law (the paper's law refitted, with hardware terms), paper (the paper's specification exactly: ln C, ln M, measured η, strategy, cluster-robust SEs by group), roofline, or both (law and roofline)")
-	out := fs.String("o", "", "also write the calibration files into this directory (law and roofline both, or the paper calibration with -kind paper; with law or roofline, also the power-limit response fitted on the rows run below the board's default limit, into power/ under it)")
+	out := fs.String("o", "", "also write the calibration files into this directory (law and roofline both, or the paper calibration with -kind paper; with law or roofline on the Zeus trace, also the power-limit response fitted on its power-capped runs, into power/ under it)")
 	name := fs.String("name", "", "calibration name prefix (default: derived from the data file)")
 	table := fs.Bool("table", true, "add the table stage to the roofline calibration: tensor-precision constants and the communication model fitted on content/validation/runs.csv")
 	if err := parseFlags(fs, args); err != nil {
@@ -63,7 +63,7 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		runs = content.ValidationRuns
 	}
 	hw := model.NewHardware(model.DefaultGPUs())
-	res, err := fit.Calibrate(fit.Job{CSV: raw, FileName: filepath.Base(*data), Prefix: *name, Kinds: kinds, Power: *out != "" && *kind != fit.KindPaper,
+	res, err := fit.Calibrate(fit.Job{CSV: raw, FileName: filepath.Base(*data), Prefix: *name, Kinds: kinds, Power: *out != "" && *kind != fit.KindPaper && fit.IsZeusCSV(raw),
 		Scaling: content.PublishedScaling, Runs: runs, Hardware: hw, Presets: model.DefaultPresets()})
 	if err != nil {
 		return err
