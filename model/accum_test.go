@@ -105,3 +105,28 @@ func TestAccumulationErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAccumulationFewStepsWarning: the few-steps warning counts optimizer
+// steps, so accumulating micro-batches can trigger it, and it then names
+// the accumulation among what to change.
+func TestAccumulationFewStepsWarning(t *testing.T) {
+	c := catalog(t)
+	req := accumRequest(model.DDP, 0)
+	req.Training.Tokens = 2e8 // 200M tokens ÷ (8 GPUs × 2 × 1024) = 12,207 micro-batch steps per GPU
+	has := func(r model.Response) string {
+		for _, w := range r.Warnings {
+			if strings.HasPrefix(w, "only ") {
+				return w
+			}
+		}
+		return ""
+	}
+	if w := has(estimate(t, c, req)); w != "" {
+		t.Errorf("12,207 optimizer steps: warned %q", w)
+	}
+	req.Training.GradientAccumulation = 256 // 48 optimizer steps
+	w := has(estimate(t, c, req))
+	if !strings.Contains(w, "only 47.7 optimizer steps") || !strings.Contains(w, "gradient_accumulation") {
+		t.Errorf("48 optimizer steps of 256 micro-batches: warning %q, want one counting 47.7 optimizer steps and naming gradient_accumulation", w)
+	}
+}

@@ -755,7 +755,11 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		warn = append(warn, shortStepWarning(perStep))
 	}
 	if steps /= float64(r.accum); steps < 100 {
-		warn = append(warn, fmt.Sprintf("only %s optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use fewer GPUs or a smaller batch_per_gpu)", ShortNum(steps)))
+		fewer := "fewer GPUs or a smaller batch_per_gpu"
+		if r.accum > 1 {
+			fewer = "fewer GPUs, a smaller batch_per_gpu or less gradient_accumulation"
+		}
+		warn = append(warn, fmt.Sprintf("only %s optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use %s)", ShortNum(steps), fewer))
 	}
 
 	pue := r.site.PUE
