@@ -130,3 +130,22 @@ func TestAccumulationFewStepsWarning(t *testing.T) {
 		t.Errorf("48 optimizer steps of 256 micro-batches: warning %q, want one counting 47.7 optimizer steps and naming gradient_accumulation", w)
 	}
 }
+
+// TestAccumulationTooFewTokens: a GPU count that leaves less than one
+// micro-batch per rank is refused, and with accumulation the message counts
+// micro-batch steps, not optimizer steps.
+func TestAccumulationTooFewTokens(t *testing.T) {
+	c := catalog(t)
+	for _, tt := range []struct {
+		accum float64
+		want  string
+	}{{0, "0.125 optimizer steps"}, {4, "0.125 micro-batch steps"}} {
+		req := accumRequest(model.DDP, tt.accum)
+		req.Training.Tokens = 2048
+		_, err := c.Estimate(req)
+		fe := model.AsFieldError(err)
+		if fe == nil || fe.Field != "hardware.count" || !strings.Contains(fe.Message, tt.want) {
+			t.Errorf("accumulation %g, 2,048 tokens on 8 GPUs: error %v, want hardware.count with %q", tt.accum, err, tt.want)
+		}
+	}
+}

@@ -311,14 +311,19 @@ func (c *Catalog) resolveInto(r *resolved, req Request) error {
 const minSteps = 1
 
 // checkSteps refuses a GPU count that leaves the run less than one
-// optimizer step: each step takes seq_len × batch_per_gpu tokens on every
-// data-parallel rank.
+// optimizer step (with gradient accumulation, one micro-batch step: the
+// last optimizer step may close a partial accumulation): each step takes
+// seq_len × batch_per_gpu tokens on every data-parallel rank.
 func (r *resolved) checkSteps() error {
 	perStep := float64(r.seq) * float64(r.bat) * float64(r.plan.Data)
 	if steps := r.tokens / perStep; steps < minSteps {
 		most := math.Floor(r.tokens / (float64(r.seq) * float64(r.bat)) * float64(r.count) / float64(r.plan.Data))
-		return fieldErr("hardware.count", r.count, "leaves the run %s optimizer steps (%s tokens, %d tokens per step on each of %d data-parallel ranks); at least one step needs at most %s GPUs, or fewer tokens per step",
-			ShortNum(steps), ShortNum(r.tokens), r.seq*r.bat, r.plan.Data, ShortNum(math.Max(1, most)))
+		what := "optimizer steps"
+		if r.accum > 1 {
+			what = "micro-batch steps" // an optimizer step may end on a partial accumulation
+		}
+		return fieldErr("hardware.count", r.count, "leaves the run %s %s (%s tokens, %d tokens per step on each of %d data-parallel ranks); at least one step needs at most %s GPUs, or fewer tokens per step",
+			ShortNum(steps), what, ShortNum(r.tokens), r.seq*r.bat, r.plan.Data, ShortNum(math.Max(1, most)))
 	}
 	return nil
 }
