@@ -1,7 +1,9 @@
 package model_test
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,6 +35,11 @@ func TestAccumulationOneIsDefault(t *testing.T) {
 		if def.Inputs.GradientAccumulation != 1 {
 			t.Errorf("%s: inputs.gradient_accumulation = %d, want 1", st, def.Inputs.GradientAccumulation)
 		}
+		for _, a := range def.Assumptions {
+			if strings.HasPrefix(a, "gradient accumulation") {
+				t.Errorf("%s: without accumulation the assumptions say %q", st, a)
+			}
+		}
 	}
 }
 
@@ -54,6 +61,9 @@ func TestAccumulationAmortisesTheUpdate(t *testing.T) {
 			r := estimate(t, c, accumRequest(st, k))
 			if r.Inputs.GradientAccumulation != int(k) {
 				t.Errorf("%s k=%g: echoed %d", st, k, r.Inputs.GradientAccumulation)
+			}
+			if want := fmt.Sprintf(model.AccumAssumption, int(k)); !slices.Contains(r.Assumptions, want) {
+				t.Errorf("%s k=%g: assumptions %q lack how accumulation is charged", st, k, r.Assumptions)
 			}
 			if r.Roofline.FLOPsPerToken != one.Roofline.FLOPsPerToken {
 				t.Errorf("%s k=%g: FLOPs per token %g, want %g (accumulation moves no FLOPs)", st, k, r.Roofline.FLOPsPerToken, one.Roofline.FLOPsPerToken)
