@@ -139,10 +139,7 @@ func Calibrate(job Job) (Result, error) {
 // limit (the rows PowerPoints pairs with an uncapped run).
 func hasCapped(rows []model.Measurement, hw *model.Hardware) bool {
 	for _, m := range rows {
-		if m.PowerLimitW == 0 {
-			continue
-		}
-		if g, err := hw.Lookup(m.GPU); err == nil && m.PowerLimitW < g.BoardPowerW {
+		if g, err := hw.Lookup(m.GPU); err == nil && isCapped(m, g) {
 			return true
 		}
 	}

@@ -41,7 +41,7 @@ func PowerPoints(ms []model.Measurement, hw *model.Hardware) ([]PowerPoint, erro
 			return nil, err
 		}
 		k := key{g.ID, m.Group, m.BatchPerGPU}
-		if m.PowerLimitW == 0 || m.PowerLimitW >= g.BoardPowerW {
+		if !isCapped(m, g) {
 			ref[k] = m
 			continue
 		}
@@ -67,6 +67,12 @@ func PowerPoints(ms []model.Measurement, hw *model.Hardware) ([]PowerPoint, erro
 		return nil, fmt.Errorf("fit: no power-capped rows")
 	}
 	return out, nil
+}
+
+// isCapped reports whether m ran on g below the board's default power
+// limit.
+func isCapped(m model.Measurement, g *model.GPU) bool {
+	return m.PowerLimitW != 0 && m.PowerLimitW < g.BoardPowerW
 }
 
 // powerTheta0 and the bounds of (static share, exponent, clock-bound
