@@ -145,16 +145,16 @@ func render(s *Site, c *Computed, md *markdown) (map[string][]byte, error) {
 	}
 	tmpls := map[string]*template.Template{}
 	for _, name := range append(append([]string{}, templates...), "embed") {
-		file := name
 		if name == "planner" {
-			file = "calculator" // the same page around the shell; the shell's mode differs
+			continue // the calculator's page around the shell (below); the shell's mode differs
 		}
-		t, err := template.New("layout.html").Funcs(template.FuncMap{"join": strings.Join}).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/"+file+".html")
+		t, err := template.New("layout.html").Funcs(template.FuncMap{"join": strings.Join}).ParseFS(templateFS, "templates/layout.html", "templates/partials.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("template %s: %w", name, err)
 		}
 		tmpls[name] = t
 	}
+	tmpls["planner"] = tmpls["calculator"]
 	nav := navOrder(s.Pages)
 	for i := range s.Pages {
 		p := &s.Pages[i]
