@@ -93,14 +93,19 @@ func Layout() []Section {
 			{Grid: "grid2", Toggle: true, Items: keys("tensor", "data_mode")},
 			{Key: "power"},
 		}},
-		{Group: "site", Legend: "Site, grid and price", Items: []Item{
-			{Key: "region", Control: ControlRegions},
-			{Grid: "grid3", Items: keys("carbon", "pue", "price")},
-		}},
+		siteSection(),
 		{Group: "calibration", Legend: "Calibration", Items: []Item{
 			{Key: "cal", Control: ControlCalibrations},
 		}},
 	}
+}
+
+// siteSection is the site, grid and price fieldset, the same in both forms.
+func siteSection() Section {
+	return Section{Group: "site", Legend: "Site, grid and price", Items: []Item{
+		{Key: "region", Control: ControlRegions},
+		{Grid: "grid3", Items: keys("carbon", "pue", "price")},
+	}}
 }
 
 // PlannerLayout is the distillation planner form's layout around its
@@ -109,10 +114,7 @@ func PlannerLayout() []Section {
 	return []Section{
 		{Group: "plan", Legend: "Plan", Items: keys("set", "n")},
 		{Rows: true},
-		{Group: "site", Legend: "Site, grid and price", Items: []Item{
-			{Key: "region", Control: ControlRegions},
-			{Grid: "grid3", Items: keys("carbon", "pue", "price")},
-		}},
+		siteSection(),
 		{Group: "serving", Legend: "Serving (for T*)", Items: []Item{{Grid: "grid2", Items: keys("jref", "jstu")}},
 			Note: "Serving energy per token of the model the student replaces and of the student; leave empty to skip T*."},
 		{Group: "recommend", Legend: "Cheaper hardware per stage", Items: []Item{{Grid: "grid2", Items: keys("minimise", "deadline")}}},
