@@ -363,9 +363,9 @@ func TestShimReusesAndRestarts(t *testing.T) {
 }
 
 // TestShimCarriesBytes checks that answers and bodies cross the shim and
-// package keepalive byte for byte: first answers larger than the shim's
-// 64 KiB buffer to small requests (the probe's /bytes; Go hands them over
-// through binding.take once the shim has grown the buffer), text and bytes
+// package keepalive byte for byte: first answers over 64 KiB to small
+// requests (the probe's /bytes; Go grows its answer buffer, and its
+// memory, inside the call, and the shim reads them from there), text and bytes
 // that are not UTF-8, each followed by a small one; then bodies echoed by
 // the probe's /echo: text (handed to the Response as a string), text that
 // starts with a UTF-8 byte-order mark (which a default TextDecoder would
@@ -374,9 +374,9 @@ func TestShimReusesAndRestarts(t *testing.T) {
 func TestShimCarriesBytes(t *testing.T) {
 	bin := findWorkerd(t)
 	base := serveWorkerd(t, bin, probeBuild.get(t, "./testdata/probe"), "/ready")
-	// First answers larger than the shim's buffer to small requests, so
-	// that they go through binding.take (later, larger request bodies grow
-	// the buffer before the call).
+	// First answers over 64 KiB to small requests, so that Go's answer
+	// buffer grows apart from its request buffer (later, larger request
+	// bodies grow the request buffer before the call).
 	for _, tt := range []struct {
 		query string
 		want  []byte

@@ -4,92 +4,110 @@ package keepalive
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
 	"syscall/js"
+	"unsafe"
 
 	"github.com/syumai/workers"
 )
 
-// Serve installs h as binding.serve for the shim, with binding.bodyLimit,
-// binding.setBuffer and binding.take, and then hands over to workers.Serve,
-// which tells JavaScript the program is ready and keeps it running. The
-// shim reads each request's body itself, at most bodyLimit bytes, and calls
-// binding.serve once per request; the call runs h to its end and returns
-// the whole answer, so no part of a request is left to a later JavaScript
-// event (see the package comment). What crosses per request is described in
-// wire.go.
+// Serve installs h as the handler of the exported functions below and sets
+// binding.bodyLimit, then hands over to workers.Serve, which tells
+// JavaScript the program is ready and keeps it running. The shim reads each
+// request's body itself, at most bodyLimit bytes, writes the request into
+// Go's memory (keepalive_in) and calls keepalive_serve once per request;
+// the call runs h to its end and leaves the whole answer in Go's memory
+// (keepalive_out), so no part of a request is left to a later JavaScript
+// event (see the package comment). What crosses per request is described
+// in wire.go.
 func Serve(h http.Handler, bodyLimit int) {
-	s := &server{h: h}
-	binding := js.Global().Get("context").Get("binding")
-	binding.Set("bodyLimit", bodyLimit)
-	binding.Set("setBuffer", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		return s.setBuffer(args)
-	}))
-	binding.Set("serve", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		return s.serve(args)
-	}))
-	binding.Set("take", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		return s.take()
-	}))
+	srv.h = h
+	js.Global().Get("context").Get("binding").Set("bodyLimit", bodyLimit)
 	workers.Serve(h)
 }
+
+// srv is the one server of the program: the exported functions reach it
+// without any JavaScript value.
+var srv server
 
 // server holds what one request after another reuses. js/wasm runs Go on
 // JavaScript's one thread and each call runs to its end, so one request at
 // a time uses it.
 type server struct {
-	h      http.Handler
-	buf    js.Value // the shim's buffer (a Uint8Array), both ways
-	bufLen int
-	in     []byte // the request's line, headers and body, copied from buf
-	out    []byte // the answer's head and body, to be copied into buf
-	head   int    // the length of the answer's head in out
-	w      bufferedWriter
-	// pending is set when out did not fit buf, until binding.take copies
-	// it into a larger one.
-	pending bool
+	h   http.Handler
+	in  []byte // the request's line, headers and body, written by the shim
+	out []byte // the answer's head and body, or an error's text
+	w   bufferedWriter
 }
 
-// setBuffer takes the shim's buffer (args[0], a Uint8Array): the shim
-// calls it once the program is ready and again whenever it grows the
-// buffer.
-func (s *server) setBuffer(args []js.Value) any {
-	if len(args) != 1 {
-		return jsError.New("setBuffer: want one Uint8Array")
+// keepaliveIn makes room for a request of n bytes and returns the address
+// in linear memory where the shim writes it (0 for a negative n). The
+// address stays valid until the next keepaliveIn; the shim views it
+// through the memory's current buffer, which Go may replace when it grows
+// the memory.
+//
+//go:wasmexport keepalive_in
+func keepaliveIn(n int32) int32 {
+	if n < 0 {
+		return 0
 	}
-	s.buf, s.bufLen = args[0], args[0].Length()
-	return nil
+	srv.in = grow(srv.in, max(int(n), 1))
+	return int32(uintptr(unsafe.Pointer(&srv.in[0])))
 }
 
-// serve answers one request. Its arguments are numbers: the length of the
-// request's line and headers at the start of the shim's buffer (wire.go),
-// the length of the body that follows them there (-1 for a request without
-// a body), and the Content-Length (-1 when unknown). It writes the answer's
-// head and body into the buffer and returns the head's length; when they
-// do not fit, it returns minus their length instead, and the shim gives it
-// a larger buffer and calls binding.take. It returns an Error for arguments
-// it cannot read.
-func (s *server) serve(args []js.Value) any {
-	s.pending = false
-	if len(args) != 3 {
-		return jsError.New("serve: want 3 arguments")
+// keepaliveServe answers the request in the buffer of keepaliveIn. Its
+// arguments: the length of the request's line and headers at the start of
+// the buffer (wire.go), the length of the body that follows them there (-1
+// for a request without a body), and the Content-Length (-1 when unknown;
+// a JavaScript number, so a float64, exact for every safe integer).
+// It leaves the answer's head and body at keepaliveOut and returns the
+// head's length; for arguments it cannot read it returns -1 and leaves the
+// error's text there instead.
+//
+//go:wasmexport keepalive_serve
+func keepaliveServe(metaLen, bodyLen int32, contentLength float64) int32 {
+	head, err := srv.serve(int(metaLen), int(bodyLen), int64(contentLength))
+	if err != nil {
+		srv.out = append(srv.out[:0], err.Error()...)
+		return -1
 	}
-	metaLen, bodyLen := args[0].Int(), args[1].Int()
+	return int32(head)
+}
+
+// keepaliveOut returns the address of the last answer (or error text) in
+// linear memory; keepaliveOutLen its length in bytes.
+//
+//go:wasmexport keepalive_out
+func keepaliveOut() int32 {
+	if len(srv.out) == 0 {
+		return 0
+	}
+	return int32(uintptr(unsafe.Pointer(&srv.out[0])))
+}
+
+//go:wasmexport keepalive_out_len
+func keepaliveOutLen() int32 { return int32(len(srv.out)) }
+
+// serve answers the request in s.in and returns the length of the
+// answer's head in s.out.
+func (s *server) serve(metaLen, bodyLen int, contentLength int64) (int, error) {
+	if s.h == nil {
+		return 0, errors.New("serve: called before keepalive.Serve")
+	}
 	n := metaLen + max(bodyLen, 0)
-	if metaLen < 0 || n > s.bufLen {
-		return jsError.New("serve: the request is longer than the buffer")
+	if metaLen < 0 || n > len(s.in) {
+		return 0, errors.New("serve: the request is longer than the buffer")
 	}
-	s.in = grow(s.in, n)
-	js.CopyBytesToGo(s.in, s.buf)
 	method, rawURL, header, err := parseMeta(s.in[:metaLen])
 	if err != nil {
-		return jsError.New(err.Error())
+		return 0, err
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return jsError.New("serve: " + err.Error())
+		return 0, errors.New("serve: " + err.Error())
 	}
 	r := &http.Request{
 		Method:        method,
@@ -106,31 +124,15 @@ func (s *server) serve(args []js.Value) any {
 	if bodyLen >= 0 {
 		// A fresh reader over the reused buffer: the handler has finished
 		// with it when ServeHTTP returns.
-		r.Body = io.NopCloser(bytes.NewReader(s.in[metaLen:]))
-		r.ContentLength = int64(args[2].Int())
+		r.Body = io.NopCloser(bytes.NewReader(s.in[metaLen:n]))
+		r.ContentLength = contentLength
 	}
 	s.w = bufferedWriter{header: http.Header{}, body: s.w.body[:0]}
 	s.h.ServeHTTP(&s.w, r)
 	s.out = appendHead(s.out[:0], s.w.Status(), s.w.header, s.w.body)
-	s.head = len(s.out)
+	head := len(s.out)
 	s.out = append(s.out, s.w.body...)
-	if len(s.out) > s.bufLen {
-		s.pending = true
-		return -len(s.out)
-	}
-	js.CopyBytesToJS(s.buf, s.out)
-	return s.head
-}
-
-// take copies the answer serve could not fit into the buffer the shim has
-// since set, and returns the length of its head.
-func (s *server) take() any {
-	if !s.pending || len(s.out) > s.bufLen {
-		return jsError.New("take: no answer waiting, or the buffer is still too small")
-	}
-	js.CopyBytesToJS(s.buf, s.out)
-	s.pending = false
-	return s.head
+	return head, nil
 }
 
 // grow returns b resized to n bytes, reallocated only when too small.
@@ -140,5 +142,3 @@ func grow(b []byte, n int) []byte {
 	}
 	return b[:n]
 }
-
-var jsError = js.Global().Get("Error")

@@ -14,9 +14,9 @@ import (
 // JavaScript costs about a microsecond, every JavaScript object Go is
 // handed costs a reference and a finalizer, and every string Go reads
 // from JavaScript a fresh Uint8Array (TextEncoder), whose backing store
-// waits for V8's next full collection. Both ways go through one
-// Uint8Array that the shim owns, reuses, and hands to Go once
-// (binding.setBuffer) and again when it grows it.
+// waits for V8's next full collection. Both ways go through Go's linear
+// memory: the shim writes the request where keepalive_in says (a buffer
+// Go reuses and grows) and reads the answer where keepalive_out says.
 //
 // The request: its line and headers as one UTF-8 text (parseMeta reads
 // it), followed by its body:
@@ -29,7 +29,7 @@ import (
 //
 //	STATUS \n KIND \n BODY-LENGTH \n NAME \n VALUE \n ... BODY
 //
-// binding.serve returns the head's length. KIND is "t" when the body is
+// keepalive_serve returns the head's length. KIND is "t" when the body is
 // UTF-8 text, which the shim hands to its Response as a string (workerd
 // copies it into its own buffer, freed with the answer, so no ArrayBuffer
 // per request is left to the garbage collector), and "b" otherwise (the

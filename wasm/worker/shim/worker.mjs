@@ -7,9 +7,10 @@
 // the 10 ms CPU of Cloudflare's free plan. Here the Go program is started
 // once per isolate, on its first request, and every later request is handed
 // to the same running http.Handler. The shim reads each request's body here,
-// in the request's own event, and then calls binding.serve (installed by
-// package keepalive, wasm/worker/keepalive), which runs the handler to its
-// end inside that one call and returns the whole answer; the Response is
+// in the request's own event, and then calls keepalive_serve (a WebAssembly
+// export of package keepalive, wasm/worker/keepalive), which runs the
+// handler to its end inside that one call and leaves the whole answer in
+// Go's memory; the Response is
 // built here. Nothing of a request is left to a later JavaScript event, so
 // no Go goroutine resumes in, and no Response is created by, another
 // request's event, which under concurrency stalled or dropped requests (see
@@ -73,11 +74,11 @@ function start(env, ctx) {
   if (go.exited || !ready) {
     throw new Error(go.exited ? "the Go program exited while starting" : "the Go program did not get ready");
   }
-  if (typeof binding.serve !== "function") {
-    throw new Error("the Go program did not install binding.serve (keepalive.Serve)");
+  const exports = instance.exports;
+  if (typeof exports.keepalive_serve !== "function" || typeof binding.bodyLimit !== "number") {
+    throw new Error("the Go program does not export keepalive_serve or did not call keepalive.Serve");
   }
-  binding.setBuffer(buf);
-  return { go, binding };
+  return { go, binding, exports };
 }
 
 // readBody reads a request body stream: at most limit bytes are kept, and
@@ -132,58 +133,47 @@ function failure(err) {
 }
 
 // What crosses into Go per request (wasm/worker/keepalive/wire.go): the
-// request's line and headers as one UTF-8 text followed by its body, in buf,
-// and three numbers; Go writes the answer's head and body into buf and
-// returns the head's length. buf is handed to Go once (binding.setBuffer)
-// and reused from request to request, so a call passes no JavaScript
-// object, and a request leaves no ArrayBuffer of ours for the garbage
-// collector but its body's. It grows when a request or an answer needs
-// more (and is handed to Go again).
+// request's line and headers as one UTF-8 text followed by its body,
+// written straight into Go's linear memory where keepalive_in says, and
+// three numbers; keepalive_serve leaves the answer's head and body in Go's
+// memory (keepalive_out, keepalive_out_len) and returns the head's length.
+// The calls are WebAssembly exports (//go:wasmexport), so a request makes
+// no syscall/js event and hands Go no JavaScript object, and it leaves no
+// ArrayBuffer of ours for the garbage collector but its body's. Views of
+// the memory are made after each call into Go, which may grow it (and so
+// replace its buffer).
 const encoder = new TextEncoder();
 // ignoreBOM: a body that starts with a byte-order mark keeps it.
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-let buf = new Uint8Array(64 << 10);
 
-// ensure grows buf to at least n bytes.
-function ensure(binding, n) {
-  if (n > buf.length) {
-    buf = new Uint8Array(Math.max(2 * buf.length, n));
-    binding.setBuffer(buf);
-  }
-}
-
-// encodeRequest writes method, URL, headers and body into buf and returns
-// the length of the first three.
-function encodeRequest(binding, req, body) {
+// encodeRequest writes method, URL, headers and body into Go's memory and
+// returns the length of the first three.
+function encodeRequest(exports, req, body) {
   let meta = req.method + "\n" + req.url + "\n";
   for (const [name, value] of req.headers) {
     meta += name + "\n" + value + "\n";
   }
   const bodyLen = body === null ? 0 : body.byteLength;
-  for (;;) {
-    const { read, written } = encoder.encodeInto(meta, buf);
-    if (read === meta.length && written + bodyLen <= buf.length) {
-      if (body !== null) {
-        buf.set(body, written);
-      }
-      return written;
-    }
-    ensure(binding, 3 * meta.length + bodyLen);
+  // UTF-8 takes at most three bytes per UTF-16 code unit.
+  const room = 3 * meta.length + bodyLen;
+  const at = exports.keepalive_in(room);
+  const view = new Uint8Array(exports.mem.buffer, at, room);
+  const { written } = encoder.encodeInto(meta, view);
+  if (body !== null) {
+    view.set(body, written);
   }
+  return written;
 }
 
-// answer builds the Response from what Go wrote into buf (its head is
-// headLen bytes long), or, for a negative headLen, first gives Go a buffer
-// long enough for it.
-function answer(binding, headLen) {
+// answer builds the Response from what keepalive_serve left in Go's memory
+// (its head is headLen bytes long), or throws the error it left there for
+// a negative headLen.
+function answer(exports, headLen) {
+  const out = new Uint8Array(exports.mem.buffer, exports.keepalive_out(), exports.keepalive_out_len());
   if (headLen < 0) {
-    ensure(binding, -headLen);
-    headLen = binding.take();
-    if (typeof headLen !== "number") {
-      throw headLen instanceof Error ? headLen : new Error("binding.take returned no answer");
-    }
+    throw new Error(decoder.decode(out));
   }
-  const f = decoder.decode(buf.subarray(0, headLen)).split("\n");
+  const f = decoder.decode(out.subarray(0, headLen)).split("\n");
   const status = Number(f[0]);
   const text = f[1] === "t";
   const end = headLen + Number(f[2]);
@@ -197,7 +187,7 @@ function answer(binding, headLen) {
   if (nullBody.has(status)) {
     return new Response(null, { status, headers });
   }
-  const body = text ? decoder.decode(buf.subarray(headLen, end)) : buf.slice(headLen, end);
+  const body = text ? decoder.decode(out.subarray(headLen, end)) : out.slice(headLen, end);
   return new Response(body, { status, headers });
 }
 
@@ -221,8 +211,8 @@ async function fetch(req, env, ctx) {
     if (program.go.exited) {
       throw new Error("the Go program exited");
     }
-    const metaLen = encodeRequest(program.binding, req, body);
-    const headLen = program.binding.serve(
+    const metaLen = encodeRequest(program.exports, req, body);
+    const headLen = program.exports.keepalive_serve(
       metaLen,
       body === null ? -1 : body.byteLength,
       Number.isSafeInteger(length) ? length : -1,
@@ -230,10 +220,7 @@ async function fetch(req, env, ctx) {
     if (program.go.exited) {
       throw new Error("the Go program exited");
     }
-    if (typeof headLen !== "number") {
-      throw headLen instanceof Error ? headLen : new Error("binding.serve returned no answer");
-    }
-    return answer(program.binding, headLen);
+    return answer(program.exports, headLen);
   } catch (err) {
     // An ended program is replaced on the next request; an error of this
     // request alone keeps the running program.
