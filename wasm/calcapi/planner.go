@@ -93,12 +93,22 @@ func BestPerStudent(r *distill.Result) string {
 // from its training configuration instead of a measured energy.
 const StudentModeEstimate = distill.StudentEstimate
 
-// StudentKeys are the calculator form keys (rows of model.RequestFields) a
-// planner row's estimated student stage takes, as "oK.s.KEY": the model
-// preset, the training run, the method with its LoRA/QLoRA options, and the
-// hardware and layout. The site is the plan's.
-var StudentKeys = []string{"model", "tokens", "seq", "batch", "accum", "precision", "method", "ckpt", "rank", "targets",
-	"base_format", "compute_dtype", "train_emb", "gpu", "count", "power", "strategy", "tensor", "data_mode"}
+// StudentKeys are the calculator form keys a planner row's estimated
+// student stage takes, as "oK.s.KEY", in the form's order: the rows of
+// model.RequestFields marked Student (the model preset, the training run,
+// the method with its LoRA/QLoRA options, and the hardware and layout).
+// The site is the plan's.
+var StudentKeys = studentKeys()
+
+func studentKeys() []string {
+	var keys []string
+	for _, f := range model.RequestFields {
+		if f.Student {
+			keys = append(keys, f.Key)
+		}
+	}
+	return keys
+}
 
 // paperStudentTokens are the tokens the paper's students processed, as the
 // study's harness logs imply them (published stage kWh × 3.6e6 ÷ the

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -349,5 +351,45 @@ func TestPlanFieldTableDrivesTheForm(t *testing.T) {
 		if fd := distill.PlanFieldByKey(k); def[k] != fd.Form {
 			t.Errorf("default form %s = %q, the table opens it at %q", k, def[k], fd.Form)
 		}
+	}
+}
+
+// TestStudentKeysFromTheFieldTable: the planner's estimated student takes
+// exactly the field table's rows marked Student, and each reaches the
+// student's request: a value out of its range in the row's input is an
+// error on that input and the field's path.
+func TestStudentKeysFromTheFieldTable(t *testing.T) {
+	a := newAPI(t)
+	var marked []string
+	for _, fd := range model.RequestFields {
+		if !fd.Student {
+			continue
+		}
+		marked = append(marked, fd.Key)
+		if _, ok := DefaultStudentForm("sft-1b")[fd.Key]; !ok {
+			t.Errorf("DefaultStudentForm lacks %q", fd.Key)
+		}
+		if fd.Bounds == nil || fd.Path == "" {
+			continue
+		}
+		over := map[string]string{fd.Key: strconv.FormatFloat(2*fd.Max+1, 'g', -1, 64)}
+		if w := fd.When; w != nil {
+			switch {
+			case len(w.In) > 0:
+				over[w.Key] = w.In[0]
+			case !w.Not:
+				over[w.Key] = w.Value
+			}
+		}
+		out := plan(t, a, PlanInput{Form: estimatedStudentForm(over)})
+		if out.Error == nil || out.Error.Input != "o1.s."+fd.Key || out.Error.Field != "options[0].student."+fd.Path {
+			t.Errorf("%s out of range: error %+v, want one on input o1.s.%s, field options[0].student.%s", fd.Key, out.Error, fd.Key, fd.Path)
+		}
+	}
+	if !slices.Equal(StudentKeys, marked) {
+		t.Errorf("StudentKeys = %v, want the rows marked Student: %v", StudentKeys, marked)
+	}
+	if len(marked) < 10 {
+		t.Errorf("only %d rows marked Student: %v", len(marked), marked)
 	}
 }
