@@ -50,12 +50,12 @@ type server struct {
 // the memory.
 //
 //go:wasmexport keepalive_in
-func keepaliveIn(n int32) int32 {
+func keepaliveIn(n int32) uint32 {
 	if n < 0 {
 		return 0
 	}
 	srv.in = grow(srv.in, max(int(n), 1))
-	return int32(uintptr(unsafe.Pointer(&srv.in[0])))
+	return addr(srv.in)
 }
 
 // keepaliveServe answers the request in the buffer of keepaliveIn. Its
@@ -81,12 +81,18 @@ func keepaliveServe(metaLen, bodyLen int32, contentLength float64) int32 {
 // linear memory; keepaliveOutLen its length in bytes.
 //
 //go:wasmexport keepalive_out
-func keepaliveOut() int32 {
+func keepaliveOut() uint32 {
 	if len(srv.out) == 0 {
 		return 0
 	}
-	return int32(uintptr(unsafe.Pointer(&srv.out[0])))
+	return addr(srv.out)
 }
+
+// addr is the address of b's first byte in linear memory. WebAssembly
+// hands a 32-bit result to JavaScript as a signed number, so the shim
+// reads it with ">>> 0". Go's garbage collector does not move objects,
+// and srv keeps b alive.
+func addr(b []byte) uint32 { return uint32(uintptr(unsafe.Pointer(&b[0]))) }
 
 //go:wasmexport keepalive_out_len
 func keepaliveOutLen() int32 { return int32(len(srv.out)) }

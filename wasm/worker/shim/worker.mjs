@@ -156,7 +156,7 @@ function encodeRequest(exports, req, body) {
   const bodyLen = body === null ? 0 : body.byteLength;
   // UTF-8 takes at most three bytes per UTF-16 code unit.
   const room = 3 * meta.length + bodyLen;
-  const at = exports.keepalive_in(room);
+  const at = exports.keepalive_in(room) >>> 0;
   const view = new Uint8Array(exports.mem.buffer, at, room);
   const { written } = encoder.encodeInto(meta, view);
   if (body !== null) {
@@ -169,7 +169,7 @@ function encodeRequest(exports, req, body) {
 // (its head is headLen bytes long), or throws the error it left there for
 // a negative headLen.
 function answer(exports, headLen) {
-  const out = new Uint8Array(exports.mem.buffer, exports.keepalive_out(), exports.keepalive_out_len());
+  const out = new Uint8Array(exports.mem.buffer, exports.keepalive_out() >>> 0, exports.keepalive_out_len());
   if (headLen < 0) {
     throw new Error(decoder.decode(out));
   }
