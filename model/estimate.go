@@ -315,8 +315,7 @@ const minSteps = 1
 // last optimizer step may close a partial accumulation): each step takes
 // seq_len × batch_per_gpu tokens on every data-parallel rank.
 func (r *resolved) checkSteps() error {
-	perStep := float64(r.seq) * float64(r.bat) * float64(r.plan.Data)
-	if steps := r.tokens / perStep; steps < minSteps {
+	if steps := r.microSteps(); steps < minSteps {
 		most := math.Floor(r.tokens / (float64(r.seq) * float64(r.bat)) * float64(r.count) / float64(r.plan.Data))
 		what := "optimizer steps"
 		if r.accum > 1 {
@@ -326,6 +325,13 @@ func (r *resolved) checkSteps() error {
 			ShortNum(steps), what, ShortNum(r.tokens), r.seq*r.bat, r.plan.Data, ShortNum(math.Max(1, most)))
 	}
 	return nil
+}
+
+// microSteps is the run's micro-batch steps: its tokens over seq_len ×
+// batch_per_gpu on each data-parallel rank (the optimizer steps times the
+// gradient accumulation).
+func (r *resolved) microSteps() float64 {
+	return r.tokens / (float64(r.seq) * float64(r.bat) * float64(r.plan.Data))
 }
 
 // resolveInputs validates a request without the memory check (the
@@ -758,16 +764,16 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if r.count > GPUsPerNode && !commModel {
 		warn = append(warn, "more than 8 GPUs: the speedup curves were fitted within one node (N ≤ 8); inter-node links are not modelled")
 	}
-	steps := r.tokens / (float64(r.seq) * float64(r.bat) * float64(r.plan.Data))
+	steps := r.microSteps()
 	if perStep := t1 / steps; r.count == 1 && perStep < ShortStepS {
 		warn = append(warn, shortStepWarning(perStep))
 	}
-	if steps /= float64(r.accum); steps < 100 {
+	if optSteps := steps / float64(r.accum); optSteps < 100 {
 		fewer := "fewer GPUs or a smaller batch_per_gpu"
 		if r.accum > 1 {
 			fewer = "fewer GPUs, a smaller batch_per_gpu or less gradient_accumulation"
 		}
-		warn = append(warn, fmt.Sprintf("only %s optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use %s)", ShortNum(steps), fewer))
+		warn = append(warn, fmt.Sprintf("only %s optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use %s)", ShortNum(optSteps), fewer))
 	}
 
 	pue := r.site.PUE

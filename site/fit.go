@@ -62,9 +62,8 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *table {
 		runs = content.ValidationRuns
 	}
-	hw := model.NewHardware(model.DefaultGPUs())
 	res, err := fit.Calibrate(fit.Job{CSV: raw, FileName: filepath.Base(*data), Prefix: *name, Kinds: kinds, Power: *out != "" && *kind != fit.KindPaper && fit.IsZeusCSV(raw),
-		Scaling: content.PublishedScaling, Runs: runs, Hardware: hw, Presets: model.DefaultPresets()})
+		Scaling: content.PublishedScaling, Runs: runs, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: model.DefaultPresets()})
 	if err != nil {
 		return err
 	}
