@@ -340,3 +340,68 @@ func TestRefitDoesNotBlockTheForm(t *testing.T) {
 		t.Errorf("calibration option %q, want it labelled as yours", opt)
 	}
 }
+
+// TestRowLabelsShowWhole opens the calculator and the planner with an
+// estimated student on a hybrid layout (the form with the longest labels
+// in two columns), on a wide screen and a phone, and checks every visible
+// field of a two- or three-column row: its label is shown whole (no text
+// cut off: before, such labels were one line with an ellipsis, and
+// "Tensor-parallel degree" read "Tensor-parallel de…"), and the controls
+// of the fields that start a row together are level, whatever the
+// lengths of their labels.
+func TestRowLabelsShowWhole(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	type field struct {
+		Key               string
+		Label             string
+		Scroll, Client    float64
+		FieldTop, CtlTop  float64
+		LabelBottom, Grid float64
+	}
+	const probe = `(function(){
+  var out = [];
+  document.querySelectorAll('.grid2, .grid3').forEach(function(g, gi){
+    Array.prototype.forEach.call(g.children, function(f){
+      if (!f.classList.contains('field') || f.classList.contains('check') || f.offsetParent === null) return;
+      var l = f.querySelector('label'), c = f.querySelector('input, select, textarea');
+      if (!l || !c) return;
+      out.push({Key: f.dataset.key || l.textContent, Label: l.textContent, Scroll: l.scrollWidth, Client: l.clientWidth,
+        FieldTop: f.getBoundingClientRect().top, CtlTop: c.getBoundingClientRect().top, LabelBottom: l.getBoundingClientRect().bottom, Grid: gi});
+    });
+  });
+  return out;
+})()`
+	pages := []struct{ name, url string }{
+		{"calculator", "/index.html"},
+		{"planner", "/planner/index.html?set=custom&n=1&rows=1&o1.name=mine&o1.regime=sft&o1.pre=0.4&o1.eval=0.3&o1.smode=estimate&o1.s.model=olmo-2-1b&o1.s.tokens=1e8&o1.s.seq=1024&o1.s.batch=8&o1.s.precision=bf16&o1.s.method=qlora&o1.s.gpu=h100-sxm5&o1.s.count=2&o1.s.strategy=hybrid&o1.s.tensor=2"},
+	}
+	for _, p := range pages {
+		for _, width := range []int64{1280, 390} {
+			t.Run(fmt.Sprintf("%s/%d", p.name, width), func(t *testing.T) {
+				ctx := browser(t)
+				do(t, ctx, "viewport", chromedp.EmulateViewport(width, 900))
+				do(t, ctx, "open "+p.url, chromedp.Navigate(srv.URL+p.url))
+				waitFor(t, ctx, "the page", `document.getElementById('calc-root').dataset.ready === '1'`)
+				fs := eval[[]field](t, ctx, probe)
+				if len(fs) < 6 {
+					t.Fatalf("found %d fields in two- or three-column rows, want at least 6", len(fs))
+				}
+				for _, f := range fs {
+					if f.Scroll > f.Client+1 {
+						t.Errorf("%s: label %q is cut off (%.0f px of text in %.0f px)", f.Key, f.Label, f.Scroll, f.Client)
+					}
+					if f.LabelBottom > f.CtlTop+1 {
+						t.Errorf("%s: label %q ends at %.0f px, below the top of its control at %.0f px", f.Key, f.Label, f.LabelBottom, f.CtlTop)
+					}
+				}
+				for i, a := range fs {
+					for _, b := range fs[i+1:] {
+						if a.Grid == b.Grid && math.Abs(a.FieldTop-b.FieldTop) < 1 && math.Abs(a.CtlTop-b.CtlTop) > 1 {
+							t.Errorf("%s and %s start a row together, but their controls are at %.0f and %.0f px", a.Key, b.Key, a.CtlTop, b.CtlTop)
+						}
+					}
+				}
+			})
+		}
+	}
+}
