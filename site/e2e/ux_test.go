@@ -352,11 +352,11 @@ func TestRefitDoesNotBlockTheForm(t *testing.T) {
 func TestRowLabelsShowWhole(t *testing.T) {
 	srv := serve(t, builtSite(t))
 	type field struct {
-		Key               string
-		Label             string
-		Scroll, Client    float64
-		FieldTop, CtlTop  float64
-		LabelBottom, Grid float64
+		Key, Label       string
+		Scroll, Client   float64 // the label's text width and its box's
+		FieldTop, CtlTop float64
+		LabelBottom      float64
+		Grid             int // which row container the field is in
 	}
 	const probe = `(function(){
   var out = [];

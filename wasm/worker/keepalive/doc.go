@@ -30,7 +30,9 @@
 // requests. (Before the exports, the call was a js.FuncOf on binding with
 // a buffer the shim owned: the event's bookkeeping, its Value reads and
 // writes and the copies in and out cost 10–20 % of workerd's CPU per
-// estimate, measured in interleaved runs of BenchmarkWorkerdLatency.) workers.Serve still starts the program
-// (it tells JavaScript it is ready, then blocks); its handleRequest is not
-// used. Natively Serve is workers.Serve: a plain net/http server.
+// estimate, measured in interleaved runs of BenchmarkWorkerdLatency.)
+//
+// workers.Serve still starts the program (it tells JavaScript it is ready,
+// then blocks); its handleRequest is not used. Natively Serve is
+// workers.Serve: a plain net/http server.
 package keepalive
