@@ -259,6 +259,7 @@ type resolved struct {
 	state    float64 // bytes per parameter of weights, gradients and optimizer state
 	gpu      *GPU
 	limitW   float64 // power limit per GPU, W (the board's default when not given)
+	belowMin bool    // limitW is under the board's estimated lowest limit (checkPowerLimit)
 	peak     float64
 	count    int
 	strategy string
@@ -419,8 +420,11 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 	if r.peak, err = g.PeakFLOPS(r.prec); err != nil {
 		return err
 	}
-	if r.limitW, err = checkPowerLimit("hardware.power_limit_w", req.Hardware.PowerLimitW, g); err != nil {
+	if r.limitW, r.belowMin, err = checkPowerLimit("hardware.power_limit_w", req.Hardware.PowerLimitW, g); err != nil {
 		return err
+	}
+	if r.belowMin {
+		r.warn = append(r.warn, belowMinWarning(g, r.limitW))
 	}
 	if err := fieldCount.Check(req.Hardware.Count); err != nil {
 		return err
@@ -741,6 +745,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	// Envelope and interval.
 	outside, envWarn, sigma := r.envelope(cal, c.calConsts[cal])
 	sigma = math.Hypot(sigma, limSigma)
+	if r.belowMin {
+		sigma = math.Hypot(sigma, belowMinSigma(c.Power, g, r.limitW))
+	}
 	z := c.intervalZ(cal)
 	lo, hi := math.Exp(-z*sigma), math.Exp(z*sigma)
 	if len(outside) > 0 {

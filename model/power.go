@@ -143,6 +143,10 @@ type PowerRange struct {
 	MinW     float64 `json:"min_w"`
 	DefaultW float64 `json:"default_w"`
 	Source   string  `json:"source"`
+	// Estimated is true when MinW is an estimate (no published or
+	// measured minimum): a limit below it is answered with a warning and
+	// a wider interval, down to the board's idle power.
+	Estimated bool `json:"min_estimated,omitempty"`
 }
 
 // powerMins are the lowest limits of boards whose range is published or
@@ -154,12 +158,18 @@ var powerMins = map[string]struct {
 	"a40":            {100, "lowest limit in the Zeus power trace (You et al., NSDI 2023), which sweeps the board's full range"},
 	"v100-pcie-16gb": {100, "lowest limit in the Zeus power trace (You et al., NSDI 2023), which sweeps the board's full range"},
 	"p100-pcie-16gb": {125, "lowest limit in the Zeus power trace (You et al., NSDI 2023), which sweeps the board's full range"},
+	"rtx-6000":       {100, "lowest limit in the Zeus power trace (You et al., NSDI 2023; ml-energy/zeus summary_power_rtx6000.csv, 100 to 260 W), which ran the board at 100 W"},
 }
 
 // minLimitShare is the lowest limit as a share of board power where the
 // range is not in the table: 0.4, the middle of the Zeus GPUs' shares
 // (A40 0.33, V100 0.40, P100 0.50).
 const minLimitShare = 0.4
+
+// PowerRange.Estimated marks a range whose MinW is estimated
+// (minLimitShare), not published or measured: a limit below it is answered
+// with a warning and a wider interval instead of refused, down to the
+// board's idle power, which no limit can go under.
 
 // PowerLimits returns the range of power limits g accepts. Google TPUs
 // expose no power limit: their range is the board power alone.
@@ -170,7 +180,7 @@ func PowerLimits(g *GPU) PowerRange {
 	if m, ok := powerMins[g.ID]; ok {
 		return PowerRange{MinW: m.w, DefaultW: g.BoardPowerW, Source: m.src}
 	}
-	return PowerRange{MinW: math.Round(g.BoardPowerW * minLimitShare), DefaultW: g.BoardPowerW, Source: estimatedMinSource}
+	return PowerRange{MinW: math.Round(g.BoardPowerW * minLimitShare), DefaultW: g.BoardPowerW, Source: estimatedMinSource, Estimated: true}
 }
 
 // noPowerLimitSource is the source of the range of a board without a
@@ -209,20 +219,52 @@ type PowerLimitInfo struct {
 }
 
 // checkPowerLimit validates a requested limit against g's range; 0 means
-// the default limit.
-func checkPowerLimit(field string, w float64, g *GPU) (float64, error) {
+// the default limit. below is true for a limit under an estimated minimum
+// (PowerRange.Estimated), which is answered, with belowMinWarning and a
+// wider interval, as long as it is above the board's idle power.
+func checkPowerLimit(field string, w float64, g *GPU) (limit float64, below bool, err error) {
 	pr := PowerLimits(g)
 	if w == 0 {
-		return pr.DefaultW, nil
+		return pr.DefaultW, false, nil
+	}
+	if pr.Estimated && finite(w) && w < pr.MinW && w > g.IdlePowerW {
+		return w, true, nil
 	}
 	if !finite(w) || w < pr.MinW || w > pr.DefaultW {
 		if pr.MinW == pr.DefaultW {
-			return 0, fieldErr(field, w, "must be %s W for a %s, which has no user-settable power limit (or leave it out)", ShortNum(pr.DefaultW), g.ID)
+			return 0, false, fieldErr(field, w, "must be %s W for a %s, which has no user-settable power limit (or leave it out)", ShortNum(pr.DefaultW), g.ID)
 		}
-		return 0, fieldErr(field, w, "must be from %s to %s W for a %s (its range of power limits; leave it out for the default %s W)", ShortNum(pr.MinW), ShortNum(pr.DefaultW), g.ID, ShortNum(pr.DefaultW))
+		if pr.Estimated && finite(w) && w < pr.MinW {
+			return 0, false, fieldErr(field, w, "must be above the %s W a %s draws idle (no board accepts a limit below its idle power; its estimated lowest limit is %s W, its default %s W)", ShortNum(g.IdlePowerW), g.ID, ShortNum(pr.MinW), ShortNum(pr.DefaultW))
+		}
+		return 0, false, fieldErr(field, w, "must be from %s to %s W for a %s (its range of power limits; leave it out for the default %s W)", ShortNum(pr.MinW), ShortNum(pr.DefaultW), g.ID, ShortNum(pr.DefaultW))
 	}
-	return w, nil
+	return w, false, nil
 }
+
+// belowMinWarning is the warning of a limit under an estimated minimum.
+func belowMinWarning(g *GPU, w float64) string {
+	pr := PowerLimits(g)
+	return fmt.Sprintf("power limit %s W is below the %s W estimated as a %s's lowest limit (%s): the board may refuse it, and the interval is widened", ShortNum(w), ShortNum(pr.MinW), g.ID, pr.Source)
+}
+
+// belowMinSigma is the ln SD a limit w under an estimated minimum adds to
+// the interval: how far the true minimum may sit from the estimate (the
+// Zeus GPUs' minima range from 33 % to 50 % of board power around the
+// 40 % used, about 0.2 in ln), plus the power calibration's widening per
+// e-fold (WidenPerEFold) for each e-fold of w under the estimate.
+func belowMinSigma(pc *PowerCalibration, g *GPU, w float64) float64 {
+	pr := PowerLimits(g)
+	k := 0.0
+	if pc != nil {
+		k = pc.WidenPerEFold
+	}
+	return math.Hypot(belowMinBaseSigma, k*math.Log(pr.MinW/w))
+}
+
+// belowMinBaseSigma is ln(0.5/0.4) ≈ 0.22 rounded: the spread of the
+// measured minima about minLimitShare.
+const belowMinBaseSigma = 0.2
 
 // powerFactors returns the time and power factors of limit w on a run that
 // draws p0 W per GPU uncapped, with the ln SD the limit adds, from the

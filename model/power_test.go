@@ -87,7 +87,8 @@ func TestPowerLimitErrors(t *testing.T) {
 		gpu  string
 		w    float64
 	}{
-		{"below range", "a100-sxm4-80gb", 50},
+		{"below idle", "a100-sxm4-80gb", 40},
+		{"below a measured minimum", "a40", 90},
 		{"above default", "a100-sxm4-80gb", 500},
 		{"negative", "h100-sxm5", -10},
 		{"nan", "h100-sxm5", math.NaN()},
@@ -104,6 +105,58 @@ func TestPowerLimitErrors(t *testing.T) {
 				t.Fatalf("Estimate(%s at %v W) error = %v, want a field error on hardware.power_limit_w", tc.gpu, tc.w, err)
 			}
 		})
+	}
+}
+
+// TestPowerLimitFloors: the Zeus trace ran a Quadro RTX 6000 at 100 W
+// (ml-energy/zeus summary_power_rtx6000.csv, You et al., NSDI 2023), so
+// 100 W is answered without a warning; boards with a measured minimum say
+// where it comes from; under an estimated minimum a limit is answered with
+// a warning naming the estimate and a wider interval than at the estimate.
+func TestPowerLimitFloors(t *testing.T) {
+	c := catalog(t)
+	req := baseRequest()
+	req.Model = model.ModelSpec{Preset: "bert-base"}
+	req.Training.Precision = model.FP16
+	req.Hardware.GPU, req.Hardware.PowerLimitW = "rtx-6000", 100
+	r := estimate(t, c, req)
+	if r.Inputs.PowerLimitW != 100 || r.PowerLimit.MinW > 100 {
+		t.Errorf("rtx-6000 at 100 W: limit %g W, floor %g W; want 100 W answered with a floor at most 100 W", r.Inputs.PowerLimitW, r.PowerLimit.MinW)
+	}
+	if slices.ContainsFunc(r.Warnings, func(s string) bool { return strings.Contains(s, "estimated as") }) {
+		t.Errorf("rtx-6000 at 100 W warns of an estimated minimum: %q", r.Warnings)
+	}
+	for _, id := range []string{"rtx-6000", "a40", "v100-pcie-16gb", "p100-pcie-16gb"} {
+		g, err := c.Hardware.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr := model.PowerLimits(g); pr.Estimated || !strings.Contains(pr.Source, "Zeus") {
+			t.Errorf("%s: range %+v, want a measured minimum citing the Zeus trace", id, pr)
+		}
+	}
+
+	req = baseRequest()
+	g, err := c.Hardware.Lookup(req.Hardware.GPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := model.PowerLimits(g)
+	if !pr.Estimated {
+		t.Fatalf("%s: range %+v, want an estimated minimum for this test", g.ID, pr)
+	}
+	req.Hardware.PowerLimitW = pr.MinW
+	at := estimate(t, c, req)
+	req.Hardware.PowerLimitW = pr.MinW - 20
+	below := estimate(t, c, req)
+	if !slices.ContainsFunc(below.Warnings, func(s string) bool {
+		return strings.Contains(s, "estimated as") && strings.Contains(s, model.ShortNum(pr.MinW)+" W")
+	}) {
+		t.Errorf("%s at %g W (estimated minimum %g W): warnings %q, want one naming the estimate", g.ID, pr.MinW-20, pr.MinW, below.Warnings)
+	}
+	width := func(r model.Response) float64 { return r.EnergyIntervalKWh[1] / r.EnergyIntervalKWh[0] }
+	if width(below) <= width(at)*1.05 {
+		t.Errorf("interval ratio %.4g below the estimated minimum, %.4g at it: want clearly wider", width(below), width(at))
 	}
 }
 

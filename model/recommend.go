@@ -412,9 +412,12 @@ func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []
 		}
 		var limits []float64
 		for j, w := range cd.PowerLimitsW {
-			v, err := checkPowerLimit(fmt.Sprintf("%s.power_limits_w[%d]", f, j), w, g)
+			v, below, err := checkPowerLimit(fmt.Sprintf("%s.power_limits_w[%d]", f, j), w, g)
 			if err != nil {
 				return nil, nil, err
+			}
+			if below {
+				warns = append(warns, belowMinWarning(g, v))
 			}
 			limits = append(limits, v)
 		}
