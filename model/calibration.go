@@ -209,9 +209,13 @@ type NamedCoef struct {
 }
 
 // ParseCalibration decodes and checks one calibration JSON document.
-// Unknown fields are errors.
+// Unknown fields, keys that differ from a field's name only in case and
+// keys given twice are errors (CheckKeys).
 func ParseCalibration(data []byte) (Calibration, error) {
 	var c Calibration
+	if err := CheckKeys(data, &c); err != nil {
+		return c, fmt.Errorf("calibration: %w", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {

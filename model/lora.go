@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/bits"
@@ -69,7 +68,7 @@ func checkLoRAJSON(training []byte) error {
 		LoRASpec
 		Rank *float64 `json:"rank"`
 	}
-	if err := DecodeStrict(bytes.NewReader(t.LoRA), &l); err != nil {
+	if err := DecodeExact(t.LoRA, &l); err != nil {
 		return PrefixField("lora", err)
 	}
 	if l.Rank != nil && *l.Rank == 0 {

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/internal/keytest"
 )
 
 func TestParseRequestErrors(t *testing.T) {
@@ -196,6 +198,13 @@ func FuzzParseRequest(f *testing.F) {
 	f.Add([]byte(`{"model":{"layers":2,"hidden":64,"heads":2,"ffn":256,"vocab":100},"training":{"tokens":1e5,"seq_len":16,"batch_per_gpu":1,"precision":"fp32","method":"qlora","lora":{"rank":0}},"hardware":{"gpu":"t4","count":1},"strategy":"single"}`))
 	f.Add([]byte(`{"model":{"layers":16,"hidden":2048,"heads":16,"ffn":1024,"vocab":50304,"glu":true,"experts":64,"experts_per_token":8},"training":{"tokens":1e9,"seq_len":4096,"batch_per_gpu":4,"precision":"bf16","method":"lora","lora":{"targets":"attention_mlp"}},"hardware":{"gpu":"h100","count":8},"strategy":"fsdp"}`))
 	f.Add([]byte(`{"model":{"layers":2,"hidden":64,"heads":2,"ffn":256,"vocab":100,"experts":3,"experts_per_token":4},"training":{"tokens":1e5,"seq_len":16,"batch_per_gpu":1},"hardware":{"gpu":"t4","count":1},"strategy":"single"}`))
+	// Case variants and duplicate keys, at each level (issue 29).
+	f.Add([]byte(`{"MODEL":{"preset":"bert-base"},"training":{"tokens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"a100","count":4},"strategy":"fsdp"}`))
+	f.Add([]byte(`{"model":{"preset":"bert-base"},"training":{"to\u212Aens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"a100","count":4},"ſtrategy":"fsdp"}`))
+	f.Add([]byte(`{"model":{"preset":"bert-base"},"training":{"tokens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"a100","count":4},"HARDWARE":{"gpu":"t4","count":1},"strategy":"fsdp"}`))
+	f.Add([]byte(`{"model":{"preset":"bert-base","preset":"gpt2"},"training":{"tokens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"a100","count":4},"strategy":{"tensor":2,"Data":2,"data":2}}`))
+	f.Add([]byte(`{"model":{"preset":"bert-base"},"training":{"tokens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"a100","count":4},"strategy":"fsdp","\u0073trategy":"ddp"}`))
+	names := keytest.Names(reflect.TypeFor[model.Request]())
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := model.ParseRequest(bytes.NewReader(body))
 		if err != nil {
@@ -203,6 +212,9 @@ func FuzzParseRequest(f *testing.F) {
 				t.Fatalf("ParseRequest error %v is not a *FieldError", err)
 			}
 			return
+		}
+		if bad := keytest.Bad(body, names); bad != "" {
+			t.Fatalf("ParseRequest accepted %s: %s", body, bad)
 		}
 		r, err := c.Estimate(req)
 		if err != nil {

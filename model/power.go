@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -104,7 +103,7 @@ type PowerCV struct {
 // ParsePowerCalibration reads and checks a power calibration.
 func ParsePowerCalibration(b []byte) (PowerCalibration, error) {
 	var c PowerCalibration
-	if err := DecodeStrict(bytes.NewReader(b), &c); err != nil {
+	if err := DecodeExact(b, &c); err != nil {
 		return c, fmt.Errorf("power calibration: %w", err)
 	}
 	return c, c.Validate()

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -148,14 +147,14 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 		Site       json.RawMessage   `json:"site"`
 	}
 	var out RecommendRequest
-	if err := DecodeStrict(bytes.NewReader(raw), &j); err != nil {
+	if err := DecodeExact(raw, &j); err != nil {
 		return out, err
 	}
 	out.DeadlineS, out.Minimise = j.DeadlineS, j.Minimise
 	if isNull(j.Workload) {
 		return out, fieldErr("workload", nil, "is required: {\"model\": ..., \"training\": ...}")
 	}
-	if err := DecodeStrict(bytes.NewReader(j.Workload), &out.Workload); err != nil {
+	if err := DecodeExact(j.Workload, &out.Workload); err != nil {
 		return out, PrefixField("workload", err)
 	}
 	if out.Candidates, err = DecodeCandidates(j.Candidates, "candidates"); err != nil {
@@ -166,7 +165,7 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 			Hardware json.RawMessage `json:"hardware"`
 			Strategy json.RawMessage `json:"strategy"`
 		}
-		if err := DecodeStrict(bytes.NewReader(j.Current), &cur); err != nil {
+		if err := DecodeExact(j.Current, &cur); err != nil {
 			return out, PrefixField("current", err)
 		}
 		req, err := DecodeRequest(mustJSON(map[string]json.RawMessage{"hardware": orNull(cur.Hardware), "strategy": orNull(cur.Strategy)}), "current")
@@ -176,7 +175,7 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 		out.Current = &Current{Hardware: req.Hardware, Strategy: req.Strategy}
 	}
 	if !isNull(j.Site) {
-		if err := DecodeStrict(bytes.NewReader(j.Site), &out.Site); err != nil {
+		if err := DecodeExact(j.Site, &out.Site); err != nil {
 			return out, PrefixField("site", err)
 		}
 	}
@@ -191,7 +190,7 @@ func DecodeCandidates(raw []json.RawMessage, path string) ([]Candidate, error) {
 	}
 	out := make([]Candidate, len(raw))
 	for i, c := range raw {
-		if err := DecodeStrict(bytes.NewReader(c), &out[i]); err != nil {
+		if err := DecodeExact(c, &out[i]); err != nil {
 			return nil, PrefixField(fmt.Sprintf("%s[%d]", path, i), err)
 		}
 	}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/internal/keytest"
 )
 
 // issueRequest is the request of issue 13.
@@ -287,6 +289,9 @@ func FuzzRecommendRequest(f *testing.F) {
 	f.Add([]byte(issueRequest))
 	f.Add([]byte(`{"workload": {"model": {"preset": "bert-base"}, "training": {"tokens": 2e8, "seq_len": 128, "batch_per_gpu": 32, "precision": "fp16"}}, "candidates": [{"gpu": "t4", "max_count": 3, "power_limits_w": [60]}], "deadline_s": 10}`))
 	f.Add([]byte(`{"candidates": []}`))
+	f.Add([]byte(`{"workload": {"model": {"preset": "bert-base"}, "training": {"tokens": 2e8, "seq_len": 128, "batch_per_gpu": 32, "precision": "fp16"}}, "Candidates": [{"gpu": "t4", "max_count": 3}], "candidates": [{"gpu": "t4", "max_count": 3, "max_count": 4}]}`))
+	f.Add([]byte(`{"workload": {"model": {"preset": "bert-base"}, "training": {"tokens": 2e8, "seq_len": 128, "batch_per_gpu": 32, "precision": "fp16"}}, "deadline_s": 10, "deadline_s": 20, "SITE": {}}`))
+	names := keytest.Names(reflect.TypeFor[model.RecommendRequest]())
 	c, err := catalogForFuzz()
 	if err != nil {
 		f.Fatal(err)
@@ -298,6 +303,9 @@ func FuzzRecommendRequest(f *testing.F) {
 				t.Fatalf("parse error %v is not a field error", err)
 			}
 			return
+		}
+		if bad := keytest.Bad(b, names); bad != "" {
+			t.Fatalf("ParseRecommendRequest accepted %s: %s", b, bad)
 		}
 		for i := range req.Candidates {
 			if req.Candidates[i].MaxCount > 64 {

@@ -163,6 +163,13 @@ func (s *Strategy) UnmarshalJSON(b []byte) error {
 		DataMode string  `json:"data_mode"`
 	}
 	var o obj
+	if err := CheckKeys(b, &o); err != nil {
+		fe := AsFieldError(err)
+		if fe.Message == "is not a known field" {
+			fe.Message += "; a hybrid strategy has tensor, data and data_mode"
+		}
+		return PrefixField("strategy", fe)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&o); err != nil {
@@ -187,7 +194,7 @@ const utf8BOM = "\ufeff"
 // shares (the command line's standard input, the API, the browser): at most
 // MaxRequestBytes (more is an error, never a silent cut), and a UTF-8
 // byte-order mark at its start is dropped, as the CSV readers drop one.
-// Data after the JSON value is refused by DecodeStrict.
+// Data after the JSON value is refused by DecodeExact.
 func ReadBody(r io.Reader) ([]byte, error) {
 	raw, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
 	if err != nil {
@@ -206,11 +213,15 @@ func TooLarge() *FieldError {
 	return &FieldError{Field: "(body)", Message: fmt.Sprintf("must be at most %d bytes, got more", MaxRequestBytes)}
 }
 
-// DecodeStrict decodes one JSON value into v, rejecting unknown fields and
-// trailing data, and turns encoding/json's errors into *FieldError with the
-// field path where it can.
-func DecodeStrict(r io.Reader, v any) error {
-	dec := json.NewDecoder(io.LimitReader(r, MaxRequestBytes+1))
+// DecodeExact decodes the one JSON value in raw into v: every object key
+// exactly one of the fields' JSON names (case matters), none given twice
+// in one object (CheckKeys), no data after the value; encoding/json's
+// errors become *FieldError with the field path where it can.
+func DecodeExact(raw []byte, v any) error {
+	if err := CheckKeys(raw, v); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return jsonError(err)
@@ -241,7 +252,7 @@ func ParseRequest(r io.Reader) (Request, error) {
 func DecodeRequest(raw []byte, path string) (Request, error) {
 	if onePassSafe(raw) {
 		var req Request
-		if DecodeStrict(bytes.NewReader(raw), &req) == nil {
+		if DecodeExact(raw, &req) == nil {
 			return req, nil
 		}
 	}
@@ -300,7 +311,7 @@ func decodeRequestByParts(raw []byte, path string) (Request, error) {
 		Calibration string          `json:"calibration"`
 	}
 	var req Request
-	if err := DecodeStrict(bytes.NewReader(raw), &j); err != nil {
+	if err := DecodeExact(raw, &j); err != nil {
 		return req, PrefixField(path, err)
 	}
 	req.Calibration = j.Calibration
@@ -320,13 +331,13 @@ func decodeRequestByParts(raw []byte, path string) (Request, error) {
 				return req, PrefixField(joinPath(path, part.name), err)
 			}
 		}
-		if err := DecodeStrict(bytes.NewReader(part.raw), part.v); err != nil {
+		if err := DecodeExact(part.raw, part.v); err != nil {
 			return req, PrefixField(joinPath(path, part.name), err)
 		}
 	}
 	// Strategy names its own fields ("strategy", "strategy.tensor").
 	if !isNull(j.Strategy) {
-		if err := DecodeStrict(bytes.NewReader(j.Strategy), &req.Strategy); err != nil {
+		if err := DecodeExact(j.Strategy, &req.Strategy); err != nil {
 			fe := AsFieldError(err)
 			if fe != nil && fe.Field == "(body)" {
 				fe.Field = "strategy"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/distill"
+	"github.com/wattscale/wattscale/model/internal/keytest"
 )
 
 const sftOK = `{"name": "sft", "regime": "sft", "stages_kwh": {"preprocess": 0.37, "student": 6.30, "eval": 0.33}}`
@@ -166,6 +167,11 @@ func FuzzParsePlan(f *testing.F) {
 	f.Add([]byte(`{"options": [{"preset": "sft-13b"}, {"preset": "kd-13b", "students": 3, "serving": {"j_ref": 4, "j_student": 1}}, {"name": "x", "regime": "kd", "share_teacher_with": "kd-13b", "stages_kwh": {"preprocess": 0, "student": 20, "eval": 1}}, {"preset": "sft-7b"}]}`))
 	f.Add([]byte(plan(`{"name": "syn", "regime": "synthetic", ` + measRest + `, "teacher": {"model": {"preset": "olmo-2-32b"}, "hardware": {"gpu": "h100", "count": 2}, "strategy": "tp", "prompts": 100, "prompt_tokens": 64, "max_new_tokens": 128}}`)))
 	f.Add([]byte(plan(`{"name": "kd", "regime": "kd", "stages_kwh": {"preprocess": 0.37}, ` + estTeacher + `, ` + estStudent + `, "eval": {"hardware": {"gpu": "a100", "count": 1}, "tokens": 1e5, "seq_len": 512, "prompts": 10, "prompt_tokens": 100, "max_new_tokens": 100}, "prerun": {"hardware": {"gpu": "h100", "count": 1}, "idle_s": 60}}`)))
+	// Case variants and duplicate keys (issue 29).
+	f.Add([]byte(`{"OPTIONS": [{"preset": "sft-1b"}], "options": [{"preset": "kd-1b"}]}`))
+	f.Add([]byte(`{"options": [{"preset": "sft-1b", "Preset": "kd-1b"}, {"preset": "kd-1b", "students": 2, "students": 3}]}`))
+	f.Add([]byte(plan(`{"name": "kd", "regime": "kd", "stages_kwh": {"preprocess": 0.37, "Student": 1}, ` + estTeacher + `}`)))
+	names := keytest.Names(reflect.TypeFor[distill.Plan]())
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p, err := distill.ParsePlan(bytes.NewReader(body))
 		if err != nil {
@@ -173,6 +179,9 @@ func FuzzParsePlan(f *testing.F) {
 				t.Fatalf("ParsePlan error %v is not a *FieldError", err)
 			}
 			return
+		}
+		if bad := keytest.Bad(body, names); bad != "" {
+			t.Fatalf("ParsePlan accepted %s: %s", body, bad)
 		}
 		r, err := distill.Evaluate(cat, p)
 		if err != nil {

@@ -215,7 +215,7 @@ func parsePlan(raw []byte) (Plan, error) {
 		Site        json.RawMessage   `json:"site"`
 		Calibration string            `json:"calibration"`
 	}
-	if err := model.DecodeStrict(bytes.NewReader(raw), &top); err != nil {
+	if err := model.DecodeExact(raw, &top); err != nil {
 		return Plan{}, err
 	}
 	p := Plan{Baseline: top.Baseline, Calibration: top.Calibration}
@@ -323,7 +323,7 @@ func decodeAt(raw json.RawMessage, v any, path string) error {
 	if isNull(raw) {
 		return nil
 	}
-	if err := model.DecodeStrict(bytes.NewReader(raw), v); err != nil {
+	if err := model.DecodeExact(raw, v); err != nil {
 		return atPath(path, err)
 	}
 	return nil

@@ -1,7 +1,6 @@
 package distill
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -121,7 +120,7 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 		Minimise   string            `json:"minimise"`
 		Stages     []json.RawMessage `json:"stages"`
 	}
-	if err := model.DecodeStrict(bytes.NewReader(raw), &j); err != nil {
+	if err := model.DecodeExact(raw, &j); err != nil {
 		return out, err
 	}
 	if isNull(j.Plan) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/distill"
+	"github.com/wattscale/wattscale/model/internal/keytest"
 )
 
 func paperEstimatedPlan(t testing.TB) distill.Plan {
@@ -253,6 +254,9 @@ func FuzzParseRecommendPlan(f *testing.F) {
 	f.Add([]byte(`{"plan": {"options": [{"name": "s", "regime": "sft", "stages_kwh": {"preprocess": 0.3, "eval": 0.2}, "student": {"model": {"preset": "bert-base"}, "training": {"tokens": 1e7, "seq_len": 128, "batch_per_gpu": 8, "method": "lora"}, "hardware": {"gpu": "t4", "count": 1}, "strategy": "single"}}]}, "candidates": [{"gpu": "t4", "max_count": 4}, {"gpu": "a10", "max_count": 2}], "minimise": "cost"}`))
 	f.Add([]byte(`{"plan": {"options": [{"name": "kd", "regime": "kd", "stages_kwh": {"preprocess": 0.3, "student": 2, "eval": 0.2}, "teacher": {"model": {"preset": "olmo-2-7b"}, "hardware": {"gpu": "a100", "count": 1}, "tokens": 1e6, "seq_len": 512}}]}, "stages": [{"option": "kd", "stage": "teacher", "candidates": [{"gpu": "h100", "max_count": 4}], "deadline_s": 60}]}`))
 	f.Add([]byte(`{"plan": {"options": []}, "stages": [{"option": "x", "stage": "student", "deadline_s": -1}]}`))
+	f.Add([]byte(`{"plan": {"options": [{"preset": "sft-1b"}]}, "PLAN": {"options": []}, "minimise": "cost", "minimise": "energy"}`))
+	f.Add([]byte(`{"plan": {"options": [{"preset": "kd-1b"}]}, "stages": [{"option": "kd-1b", "stage": "teacher", "Stage": "student", "candidates": [{"gpu": "h100", "GPU": "t4"}]}]}`))
+	names := keytest.Names(reflect.TypeFor[distill.RecommendRequest]())
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := distill.ParseRecommendRequest(bytes.NewReader(body))
 		if err != nil {
@@ -260,6 +264,9 @@ func FuzzParseRecommendPlan(f *testing.F) {
 				t.Fatalf("ParseRecommendRequest error %v is not a *FieldError", err)
 			}
 			return
+		}
+		if bad := keytest.Bad(body, names); bad != "" {
+			t.Fatalf("ParseRecommendRequest accepted %s: %s", body, bad)
 		}
 		r, err := distill.Recommend(cat, req)
 		if err != nil {

@@ -94,8 +94,8 @@ func TestErrors(t *testing.T) {
 		{"malformed JSON", "POST", "/api/v1/estimate", `{"model": {`, 400, "(body)", "not valid JSON", ""},
 		{"not JSON at all", "POST", "/api/v1/estimate", `hello`, 400, "(body)", "not valid JSON", ""},
 		{"unknown field", "POST", "/api/v1/estimate", `{"model": {"preset": "bert-base"}, "colour": 3}`, 400, "colour", "not a known field", ""},
-		// model.DecodeStrict names an unknown nested field without its parent
-		// (encoding/json does not report the path).
+		// model.DecodeExact names an unknown nested field with its full path
+		// (model.CheckKeys; encoding/json does not report the path).
 		{"unknown nested field", "POST", "/api/v1/estimate", `{"training": {"steps": 3}}`, 400, "training.steps", "not a known field", ""},
 		{"wrong type", "POST", "/api/v1/estimate", `{"training": {"tokens": "lots"}}`, 400, "training.tokens", "number", ""},
 		{"array for object", "POST", "/api/v1/estimate", `[1, 2]`, 400, "(body)", "object", ""},

@@ -21,6 +21,10 @@ func FuzzHandler(f *testing.F) {
 		`{"model": {"layers": 1e300, "hidden": 1e300, "heads": 1, "ffn": 1, "vocab": 1}, "training": {"tokens": 1e16, "seq_len": 2097152, "batch_per_gpu": 65536, "precision": "fp32"}, "hardware": {"gpu": "h100", "count": 1e9}}`,
 		`{"strategy": {"tensor": 1e308, "data": -1, "data_mode": "x"}, "hardware": {"gpu": "a100", "count": 8}}`,
 		`{"site": {"pue": -1, "carbon_g_per_kwh": 1e308, "usd_per_kwh": 5e-324}}`,
+		// Case variants and duplicate keys (issue 29).
+		`{"MODEL": {"preset": "bert-base"}, "model": {"preset": "gpt2"}}`,
+		`{"hardware": {"gpu": "a100", "count": 8, "Count": 4}, "hardware": {"gpu": "t4", "count": 1}}`,
+		`{"training": {"to\u212Aens": 1e9}, "\u0074raining": {}}`,
 	} {
 		f.Add(uint8(1), uint8(0), "", []byte(seed))
 	}

@@ -76,8 +76,8 @@ type EstimateOutput struct {
 func (a *API) Estimate(input []byte) (out []byte) {
 	defer recoverInto(&out)
 	var in EstimateInput
-	if err := json.Unmarshal(input, &in); err != nil {
-		return mustJSON(EstimateOutput{Error: &Error{Field: "(body)", Message: "is not valid JSON: " + err.Error(), Text: "(body): is not valid JSON: " + err.Error()}})
+	if e := decodeInput(input, &in); e != nil {
+		return mustJSON(EstimateOutput{Error: e})
 	}
 	var o EstimateOutput
 	var req model.Request

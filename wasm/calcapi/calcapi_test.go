@@ -497,3 +497,39 @@ func FuzzDropSeparators(f *testing.F) {
 		}
 	})
 }
+
+// TestInputExactKeys: the page's calls decode their argument with the
+// rules of the API and the command line: a key that differs from a field
+// only in case, or that is given twice, is an error naming it.
+func TestInputExactKeys(t *testing.T) {
+	a := newAPI(t)
+	req := `{"model":{"preset":"bert-base"},"training":{"tokens":2e8,"seq_len":128,"batch_per_gpu":32,"precision":"fp16"},"hardware":{"gpu":"a100","count":4},"strategy":"fsdp"}`
+	for _, tt := range []struct {
+		name  string
+		call  func([]byte) []byte
+		input string
+		field string
+	}{
+		{"estimate, capital key", a.Estimate, `{"REQUEST":` + req + `}`, "REQUEST"},
+		{"estimate, duplicate key", a.Estimate, `{"request":` + req + `,"request":` + req + `}`, "request"},
+		{"estimate, case variant in the request", a.Estimate, `{"request":` + strings.Replace(req, `"count"`, `"Count"`, 1) + `}`, "hardware.Count"},
+		{"estimate, duplicate form input", a.Estimate, `{"form":{"gpu":"a100","gpu":"h100"}}`, "form.gpu"},
+		{"recommend, capital key", a.Recommend, `{"Form":{}}`, "Form"},
+		{"planner, duplicate key", a.Distill, `{"plan":{"options":[]},"plan":{"options":[]}}`, "plan"},
+		{"planner recommend, unknown key", a.DistillRecommend, `{"form":{},"colour":1}`, "colour"},
+		{"own calibration, capital key", a.AddCalibration, `{"Calibrations":[]}`, "Calibrations"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out struct {
+				Error *Error `json:"error"`
+			}
+			raw := tt.call([]byte(tt.input))
+			if err := json.Unmarshal(raw, &out); err != nil {
+				t.Fatalf("output %s: %v", raw, err)
+			}
+			if out.Error == nil || out.Error.Field != tt.field {
+				t.Errorf("%s = %s, want an error at %s", tt.input, raw, tt.field)
+			}
+		})
+	}
+}

@@ -1,6 +1,8 @@
 package calcapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -113,6 +115,22 @@ type Error struct {
 	// Say is Message in the form's words, for the page: inputs by their
 	// labels, no request paths or API routes.
 	Say string `json:"say"`
+}
+
+// decodeInput decodes a call's JSON argument into v (a pointer) with the
+// rules of every other surface: each key exactly a field's name and none
+// given twice (model.CheckKeys); unknown keys are errors.
+func decodeInput(input []byte, v any) *Error {
+	if err := model.CheckKeys(input, v); err != nil {
+		fe := model.AsFieldError(err)
+		return &Error{Field: fe.Field, Message: fe.Message, Text: fe.Error()}
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return &Error{Field: "(body)", Message: "is not valid JSON: " + err.Error(), Text: "(body): is not valid JSON: " + err.Error()}
+	}
+	return nil
 }
 
 func formErr(field, input, value, msg string) *Error {

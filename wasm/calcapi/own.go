@@ -33,8 +33,12 @@ type OwnOutput struct {
 func (a *API) AddCalibration(input []byte) (out []byte) {
 	defer recoverInto(&out)
 	var in OwnInput
-	if err := json.Unmarshal(input, &in); err != nil {
-		return mustJSON(OwnOutput{Error: &Error{Message: "is not valid JSON: " + err.Error(), Text: "(body): is not valid JSON: " + err.Error(), Say: "the calibration is not valid JSON"}})
+	if e := decodeInput(input, &in); e != nil {
+		e.Say = e.Text
+		if e.Field == "(body)" {
+			e.Say = "the calibration is not valid JSON"
+		}
+		return mustJSON(OwnOutput{Error: e})
 	}
 	cals := append([]model.Calibration(nil), a.Catalog.Calibrations...)
 	own := map[string]bool{}

@@ -441,8 +441,8 @@ func (f PlanForm) InputFor(path string) string {
 func (a *API) Distill(input []byte) (out []byte) {
 	defer recoverInto(&out)
 	var in PlanInput
-	if err := json.Unmarshal(input, &in); err != nil {
-		return mustJSON(PlanOutput{Error: &Error{Field: "(body)", Message: "is not valid JSON: " + err.Error(), Text: "(body): is not valid JSON: " + err.Error()}})
+	if e := decodeInput(input, &in); e != nil {
+		return mustJSON(PlanOutput{Error: e})
 	}
 	var o PlanOutput
 	o.Plan = in.Plan

@@ -35,14 +35,11 @@ func (f PlanForm) RecommendRequest(regions []Region) (distill.RecommendRequest, 
 func (a *API) DistillRecommend(input []byte) (out []byte) {
 	defer recoverInto(&out)
 	var in PlanInput
-	if err := json.Unmarshal(input, &in); err != nil || in.Form == nil {
-		msg := "is not valid JSON"
-		if err != nil {
-			msg += ": " + err.Error()
-		} else {
-			msg = "has no form"
-		}
-		return mustJSON(PlanRecommendOutput{Error: &Error{Field: "(body)", Message: msg, Text: "(body): " + msg}})
+	if e := decodeInput(input, &in); e != nil {
+		return mustJSON(PlanRecommendOutput{Error: e})
+	}
+	if in.Form == nil {
+		return mustJSON(PlanRecommendOutput{Error: &Error{Field: "(body)", Message: "has no form", Text: "(body): has no form"}})
 	}
 	rr, ferr := in.Form.RecommendRequest(a.Regions)
 	if ferr != nil {

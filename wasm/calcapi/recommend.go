@@ -51,8 +51,8 @@ func (f Form) deadlineS() (float64, *Error) {
 func (a *API) Recommend(input []byte) (out []byte) {
 	defer recoverInto(&out)
 	var in RecommendInput
-	if err := json.Unmarshal(input, &in); err != nil {
-		return mustJSON(RecommendOutput{Error: &Error{Field: "(body)", Message: "is not valid JSON: " + err.Error(), Text: "(body): is not valid JSON: " + err.Error()}})
+	if e := decodeInput(input, &in); e != nil {
+		return mustJSON(RecommendOutput{Error: e})
 	}
 	rr, ferr := in.Form.RecommendRequest(a.Regions)
 	if ferr != nil {

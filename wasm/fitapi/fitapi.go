@@ -53,6 +53,9 @@ func Fit(input []byte) (out []byte) {
 		}
 	}()
 	var in Input
+	if err := model.CheckKeys(input, &in); err != nil {
+		return mustJSON(Output{Error: &Error{Text: "request: " + err.Error()}})
+	}
 	if err := json.Unmarshal(input, &in); err != nil {
 		return mustJSON(Output{Error: &Error{Text: "request is not valid JSON: " + err.Error()}})
 	}
