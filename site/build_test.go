@@ -493,7 +493,7 @@ rtx-2080-ti,pcie,bert-sst2,fsdp,2,fast,,,2.09,12,x
 		{"calibration unknown field", `
 -- calibrations/broken.json --
 {"name": "broken", "version": "1", "kind": "roofline", "colour": "red"}
-`, []string{"calibrations/broken.json", `unknown field "colour"`}},
+`, []string{"calibrations/broken.json", `colour: is not a known field`}},
 		{"calibration named unlike its file", `
 -- calibrations/other-name.json --
 ` + mustRead(t, "../content/calibrations/zoubeirou2026-bert-2080ti.json") + `

@@ -90,7 +90,7 @@ func TestEstimateCalibrationErrors(t *testing.T) {
 	}{
 		{filepath.Join(dup, "absent"), "-calibrations: stat"},
 		{t.TempDir(), "no *.json file"},
-		{bad, "broken.json:1: calibration: json: unknown field \"colour\""},
+		{bad, "broken.json:1: calibration: colour: is not a known field"},
 		{dup, `calibration "wattscale-roofline" appears twice`},
 	}
 	for _, tc := range tests {
