@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Interconnect is the class of the intra-node link between accelerators; it
@@ -138,57 +140,98 @@ func joinPrecisions(ps []Precision) string {
 	return strings.Join(s, ", ")
 }
 
-// Hardware is a table of accelerators with forgiving lookup.
+// Hardware is a table of accelerators, looked up by exact name.
 type Hardware struct {
 	GPUs  []GPU
-	keys  map[string]int // normalised name -> index
-	exact map[string]int // id, name and aliases as written -> the index keys gives them
+	keys  map[string]int // normalised spelling -> index
+	exact map[string]int // id, name and aliases as written -> index
 }
 
-// NewHardware indexes gpus for lookup by id, name and aliases.
+// NewHardware indexes gpus for lookup by id, name and aliases (Lookup).
 func NewHardware(gpus []GPU) *Hardware {
 	h := &Hardware{GPUs: gpus, keys: map[string]int{}, exact: map[string]int{}}
+	// Spellings a part is known by: as written in the table, then derived
+	// ones: the vendor before any of them, and the part's own memory size
+	// after its id or an alias. A derived spelling that two parts share, or
+	// that is another part's written one, names neither.
 	for i, g := range gpus {
 		for _, k := range append([]string{g.ID, g.Name}, g.Aliases...) {
 			h.keys[normName(k)] = i
+			h.exact[k] = i
 		}
 	}
-	for _, g := range gpus {
-		for _, k := range append([]string{g.ID, g.Name}, g.Aliases...) {
-			h.exact[k] = h.keys[normName(k)]
+	derived := map[string]int{}
+	for i, g := range gpus {
+		mem := strconv.Itoa(int(math.Round(g.MemoryGB))) + "gb"
+		for j, k := range append([]string{g.ID, g.Name}, g.Aliases...) {
+			spellings := []string{k}
+			if j != 1 && !strings.HasSuffix(normName(k), "gb") {
+				spellings = append(spellings, k+mem)
+			}
+			for _, sp := range spellings {
+				for _, d := range []string{sp, g.Vendor + sp} {
+					d = normName(d)
+					if _, written := h.keys[d]; written {
+						continue
+					}
+					if j, ok := derived[d]; ok && j != i {
+						derived[d] = -1
+					} else if !ok {
+						derived[d] = i
+					}
+				}
+			}
+		}
+	}
+	for d, i := range derived {
+		if i >= 0 {
+			h.keys[d] = i
 		}
 	}
 	return h
 }
 
-// normName lowercases and strips everything but letters and digits, and a
-// leading vendor word, so "NVIDIA H100-SXM5-80GB" and "h100sxm580gb" agree.
+// normName is the form names are compared in: lower case, without spaces
+// and hyphens. Nothing else is dropped, so "h100_sxm5" or "h100.sxm5" is
+// not "h100-sxm5".
 func normName(s string) string {
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') {
-			b = append(b, c)
-		}
-	}
-	out := string(b)
-	for _, v := range []string{"nvidia", "amd", "instinct", "google", "geforce", "tesla", "quadro"} {
-		if strings.Contains(out, v) {
-			out = strings.ReplaceAll(out, v, "")
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == ' ' || r == '-':
+		case 'A' <= r && r <= 'Z':
+			b.WriteRune(r + ('a' - 'A'))
+		default:
+			b.WriteRune(unicode.ToLower(r))
 		}
 	}
-	return out
+	return b.String()
 }
 
-// Lookup finds a GPU by a forgiving name: case, spaces, dashes, a vendor
-// prefix and a trailing memory size are ignored where that leaves one match.
-// The error lists close matches.
+// invisible returns the first control, format (zero-width, bidirectional)
+// or invalid UTF-8 character of s and its byte offset, or -1.
+func invisible(s string) (rune, int) {
+	for i, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return r, i
+		}
+	}
+	return 0, -1
+}
+
+// Lookup finds a GPU by its id, its name or an alias, compared without
+// regard to case, spaces and hyphens, optionally after its vendor
+// ("NVIDIA A100 SXM4 80 GB") and, after the id or an alias, the part's
+// own memory size ("l40s-48gb"). Nothing else matches: a prefix or a near
+// miss ("a100-sxm4-8gb") is an error listing close matches, and a control
+// or invisible character is an error naming it.
 func (h *Hardware) Lookup(name string) (*GPU, error) {
 	if i, ok := h.exact[name]; ok {
 		return &h.GPUs[i], nil // the usual spelling: no normalising needed
+	}
+	if r, at := invisible(name); at >= 0 {
+		return nil, fieldErr("hardware.gpu", name, "must not hold control or invisible characters; found %U at byte %d", r, at)
 	}
 	k := normName(name)
 	if k == "" {
@@ -197,72 +240,32 @@ func (h *Hardware) Lookup(name string) (*GPU, error) {
 	if i, ok := h.keys[k]; ok {
 		return &h.GPUs[i], nil
 	}
-	// Unique prefix match either way ("h100sxm580gb" starts with "h100sxm5";
-	// "v100sxm2" is a prefix of "v100sxm216gb" and "v100sxm232gb").
-	var hits []int
-	seen := map[int]bool{}
-	for key, i := range h.keys {
-		if (strings.HasPrefix(k, key) && suffixOK(&h.GPUs[i], k[len(key):]) || strings.HasPrefix(key, k)) && !seen[i] {
-			seen[i] = true
-			hits = append(hits, i)
-		}
-	}
-	if len(hits) == 1 {
-		return &h.GPUs[hits[0]], nil
-	}
-	sort.Ints(hits)
-	var close []string
-	for _, i := range hits {
-		close = append(close, h.GPUs[i].ID)
-	}
-	if len(close) == 0 {
-		close = h.near(k, 4)
-	}
-	if len(hits) > 1 {
-		return nil, fieldErr("hardware.gpu", name, "is ambiguous; did you mean one of %s", strings.Join(close, ", "))
-	}
-	return nil, fieldErr("hardware.gpu", name, "is not a known accelerator; close matches: %s (GET /api/v1/hardware lists all)", strings.Join(close, ", "))
+	return nil, fieldErr("hardware.gpu", name, "is not a known accelerator; close matches: %s (GET /api/v1/hardware lists all)", strings.Join(h.near(k, 4), ", "))
 }
 
-// suffixOK accepts what may follow a known name of g: g's own form factor
-// and g's own memory size ("sxm5", "pcie", "80gb", "sxm580gb"), nothing
-// else. A different size or form factor names a different product
-// ("a100-sxm4-8gb", "h100-nvl-94gb"), which must not become g silently.
-func suffixOK(g *GPU, s string) bool {
-	own := normName(g.ID) + " " + normName(g.Name)
-	for _, p := range []string{"sxm5", "sxm4", "sxm2", "sxm", "pcie", "nvl", "oam"} {
-		if strings.HasPrefix(s, p) {
-			if !strings.Contains(own, p) {
-				return false
-			}
-			s = s[len(p):]
-			break
-		}
-	}
-	return s == "" || s == strconv.Itoa(int(math.Round(g.MemoryGB)))+"gb"
-}
-
-// near returns the ids of the n GPUs whose normalised ids are closest to k
-// by edit distance.
+// near returns the ids of the n GPUs whose spellings are closest to k (a
+// normalised name): first those that k is a prefix of or that are a
+// prefix of k, then by edit distance.
 func (h *Hardware) near(k string, n int) []string {
-	type cand struct {
-		id string
-		d  int
+	d := make([]int, len(h.GPUs))
+	for i := range d {
+		d[i] = math.MaxInt
 	}
-	var cs []cand
-	for _, g := range h.GPUs {
-		d := editDistance(k, normName(g.ID))
-		for _, a := range g.Aliases {
-			if e := editDistance(k, normName(a)); e < d {
-				d = e
-			}
+	for key, i := range h.keys {
+		e := editDistance(k, key)
+		if strings.HasPrefix(key, k) || strings.HasPrefix(k, key) {
+			e -= 1000
 		}
-		cs = append(cs, cand{g.ID, d})
+		d[i] = min(d[i], e)
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	idx := make([]int, len(h.GPUs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return d[idx[a]] < d[idx[b]] })
 	var out []string
-	for i := 0; i < n && i < len(cs); i++ {
-		out = append(out, cs[i].id)
+	for _, i := range idx[:min(n, len(idx))] {
+		out = append(out, h.GPUs[i].ID)
 	}
 	return out
 }

@@ -95,6 +95,26 @@ func TestHardwareLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v; want %s", in, got, err, g.ID)
 		}
 	}
+	// Exact names only (issue 29): a prefix, a name cut short, another
+	// separator or an invisible character is an error, never a part.
+	for in, want := range map[string]string{
+		"a100-sxm4-8":          "close matches: a100-sxm4-80gb",
+		"a100-sxm4-4":          "a100-sxm4-40gb",
+		"h100-sxm5-80":         "close matches: h100-sxm5",
+		"h10":                  "close matches: h100",
+		"h100_sxm5":            "close matches: h100-sxm5",
+		"h100\u200b":           "U+200B at byte 4",
+		"h1\x0000":             "U+0000 at byte 2",
+		"a100\u00ad-sxm4-80gb": "U+00AD at byte 4",
+		"t4\xff":               "U+FFFD at byte 2",
+	} {
+		g, err := hw.Lookup(in)
+		if err == nil {
+			t.Errorf("Lookup(%q) = %s, want an error", in, g.ID)
+		} else if !strings.Contains(err.Error(), want) {
+			t.Errorf("Lookup(%q) = %v, want an error containing %q", in, err, want)
+		}
+	}
 	_, err := hw.Lookup("h1000")
 	if err == nil || !strings.Contains(err.Error(), "h100") {
 		t.Errorf("Lookup(h1000) error %v should list close matches including h100", err)
