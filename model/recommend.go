@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -24,7 +25,19 @@ type RecommendRequest struct {
 	Minimise   string      `json:"minimise,omitempty"`   // energy (default), co2e, cost or time
 	Current    *Current    `json:"current,omitempty"`    // the user's own configuration, for the saving
 	Site       SiteSpec    `json:"site"`
+	// GlobalBatch says whether the sequences per optimizer step may
+	// change: GlobalBatchHeld (default, "" too) keeps current's, choosing
+	// each configuration's micro-batch and accumulation to reproduce it;
+	// GlobalBatchFree keeps batch_per_gpu and gradient_accumulation and
+	// lets the global batch follow the data-parallel degree.
+	GlobalBatch string `json:"global_batch,omitempty"`
 }
+
+// Global-batch modes of a recommend request.
+const (
+	GlobalBatchHeld = "held"
+	GlobalBatchFree = "free"
+)
 
 // Workload is what is trained: the model, the training run and the
 // calibration of an estimate request.
@@ -85,9 +98,76 @@ type Config struct {
 	CostUSD        float64        `json:"cost_usd"`
 	GPUHours       float64        `json:"gpu_hours"`
 	MeetsDeadline  bool           `json:"meets_deadline"`
+	// SequencesPerStep is the global batch, sequences per optimizer step:
+	// BatchPerGPU × data-parallel ranks × GradientAccumulation.
+	SequencesPerStep     int `json:"sequences_per_step"`
+	BatchPerGPU          int `json:"batch_per_gpu"`
+	GradientAccumulation int `json:"gradient_accumulation"`
+	// Warnings are this configuration's own: a global batch other than
+	// the current configuration's (global_batch free).
+	Warnings []string `json:"warnings,omitempty"`
+	// Memory is the per-GPU memory check (current configuration only).
+	Memory *MemoryCheck `json:"memory,omitempty"`
 	// Request is the estimate request of this configuration: send it to
 	// site estimate or POST /api/v1/estimate for the full breakdown.
 	Request Request `json:"request"`
+}
+
+// MemoryCheck is a configuration's per-GPU memory against its capacity.
+type MemoryCheck struct {
+	StateGB      float64 `json:"state_gb_per_gpu"`
+	ActivationGB float64 `json:"activation_gb_per_gpu"`
+	CapacityGB   float64 `json:"capacity_gb"`
+	// Fits is whether state and activations (without checkpointing,
+	// unless the request asks for it) fit in CapacityGB.
+	Fits bool `json:"fits"`
+}
+
+// Skipped is a GPU count the search left out, with why: a code and its
+// numbers (Reason renders them in words).
+type Skipped struct {
+	GPU   string `json:"gpu"`
+	Count int    `json:"count"`
+	// Code is SkipIndivisible (no layout's data-parallel degree divides
+	// the global batch), SkipMemory (no layout fits at any micro-batch
+	// that reproduces it) or SkipTokens (fewer tokens than one step).
+	Code             string `json:"code"`
+	SequencesPerStep int    `json:"sequences_per_step"`
+	// DataRanks are the data-parallel degrees of the layouts tried.
+	DataRanks []int `json:"data_parallel_ranks"`
+	// NeedGB is the least per-GPU memory of a layout that divides the
+	// global batch, at its smallest micro-batch (SkipMemory).
+	NeedGB     float64 `json:"need_gb,omitempty"`
+	CapacityGB float64 `json:"capacity_gb,omitempty"`
+	Reason     string  `json:"reason"`
+}
+
+// Codes of Skipped.
+const (
+	SkipIndivisible = "global_batch_indivisible"
+	SkipMemory      = "memory"
+	SkipTokens      = "too_few_tokens"
+)
+
+// skipReason renders a skipped count's code and numbers in words.
+func skipReason(s Skipped) string {
+	ranks := make([]string, len(s.DataRanks))
+	for i, d := range s.DataRanks {
+		ranks[i] = strconv.Itoa(d)
+	}
+	switch s.Code {
+	case SkipIndivisible:
+		return fmt.Sprintf("%d × %s: no layout's data-parallel degree (%s) divides the %d sequences per optimizer step", s.Count, s.GPU, strings.Join(ranks, ", "), s.SequencesPerStep)
+	case SkipMemory:
+		return fmt.Sprintf("%d × %s: reproducing %d sequences per optimizer step needs at least %.1f GB per GPU (state and activations at the smallest micro-batch), more than its %.0f GB", s.Count, s.GPU, s.SequencesPerStep, s.NeedGB, s.CapacityGB)
+	}
+	return fmt.Sprintf("%d × %s: the tokens make less than one optimizer step of %d sequences", s.Count, s.GPU, s.SequencesPerStep)
+}
+
+// HeldFixed is what the search keeps from the user's recipe.
+type HeldFixed struct {
+	SequencesPerStep int     `json:"sequences_per_step"`
+	Tokens           float64 `json:"tokens"`
 }
 
 // ConfigHardware is a configuration's hardware, every field present.
@@ -122,13 +202,19 @@ type RecommendResponse struct {
 	Fastest       *Config `json:"fastest"`
 	// Pareto is the time–energy front of every configuration that fits,
 	// sorted by time_s.
-	Pareto      []Config `json:"pareto"`
-	Current     *Config  `json:"current,omitempty"`
-	Saving      *Saving  `json:"saving,omitempty"`
-	Searched    int      `json:"searched"`
-	Feasible    int      `json:"feasible"`
-	Warnings    []string `json:"warnings"`
-	Assumptions []string `json:"assumptions"`
+	Pareto   []Config `json:"pareto"`
+	Current  *Config  `json:"current,omitempty"`
+	Saving   *Saving  `json:"saving,omitempty"`
+	Searched int      `json:"searched"`
+	Feasible int      `json:"feasible"`
+	// GlobalBatch is the mode searched (GlobalBatchHeld or
+	// GlobalBatchFree); Held what it kept fixed (held, with a current
+	// configuration); Skipped the counts left out.
+	GlobalBatch string     `json:"global_batch"`
+	Held        *HeldFixed `json:"held,omitempty"`
+	Skipped     []Skipped  `json:"skipped"`
+	Warnings    []string   `json:"warnings"`
+	Assumptions []string   `json:"assumptions"`
 }
 
 // ParseRecommendRequest decodes a recommend request strictly; errors name
@@ -145,12 +231,14 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 		Minimise   string            `json:"minimise"`
 		Current    json.RawMessage   `json:"current"`
 		Site       json.RawMessage   `json:"site"`
+		// GlobalBatch: "held" or "free"
+		GlobalBatch string `json:"global_batch"`
 	}
 	var out RecommendRequest
 	if err := DecodeExact(raw, &j); err != nil {
 		return out, err
 	}
-	out.DeadlineS, out.Minimise = j.DeadlineS, j.Minimise
+	out.DeadlineS, out.Minimise, out.GlobalBatch = j.DeadlineS, j.Minimise, j.GlobalBatch
 	if isNull(j.Workload) {
 		return out, fieldErr("workload", nil, "is required: {\"model\": ..., \"training\": ...}")
 	}
@@ -224,6 +312,7 @@ type searchGPU struct {
 type point struct {
 	g                 *searchGPU
 	count, layout     int32
+	bat, accum        int32 // micro-batch and accumulation chosen (held global batch) or the workload's
 	limit, kwh, timeS float64
 }
 
@@ -263,6 +352,14 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		}
 	}
 	resp.DeadlineS = req.DeadlineS
+	mode := strings.ToLower(strings.TrimSpace(req.GlobalBatch))
+	switch mode {
+	case "":
+		mode = GlobalBatchHeld
+	case GlobalBatchHeld, GlobalBatchFree:
+	default:
+		return resp, fieldErr("global_batch", req.GlobalBatch, "must be \"held\" (keep the current configuration's sequences per optimizer step) or \"free\" (keep batch_per_gpu and gradient_accumulation; the global batch follows the GPU count)")
+	}
 
 	// The workload, resolved once on a GPU that supports every precision;
 	// each candidate then swaps its own GPU in.
@@ -278,6 +375,27 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 	}
 	resp.Assumptions = append(resp.Assumptions, base.assume...)
 
+	// The global batch held: the current configuration's sequences per
+	// optimizer step (its memory is checked later, by its estimate).
+	held := 0
+	if mode == GlobalBatchHeld && req.Current != nil {
+		cr := Request{Model: req.Workload.Model, Training: req.Workload.Training, Calibration: req.Workload.Calibration,
+			Hardware: req.Current.Hardware, Strategy: req.Current.Strategy, Site: req.Site}
+		cur, err := c.resolveInputs(cr)
+		if err != nil {
+			return resp, currentErr(err)
+		}
+		held = cur.bat * cur.plan.Data * cur.accum
+		resp.Held = &HeldFixed{SequencesPerStep: held, Tokens: base.tokens}
+		resp.Assumptions = append(resp.Assumptions, fmt.Sprintf("global batch held at the current configuration's %d sequences per optimizer step (batch_per_gpu %d × %d data-parallel ranks × gradient_accumulation %d) and %s tokens: each configuration's micro-batch is the largest that reproduces it and fits in memory, with accumulation making up the rest; set global_batch to \"free\" to let it vary", held, cur.bat, cur.plan.Data, cur.accum, ShortNum(base.tokens)))
+	} else if mode == GlobalBatchHeld {
+		mode = GlobalBatchFree
+		resp.Assumptions = append(resp.Assumptions, "no current configuration, so no global batch to hold: each configuration keeps batch_per_gpu and gradient_accumulation, and its sequences per optimizer step follow its data-parallel degree")
+	} else {
+		resp.Assumptions = append(resp.Assumptions, "global_batch free: each configuration keeps batch_per_gpu and gradient_accumulation, so its sequences per optimizer step follow its data-parallel degree (a different optimisation run where they differ from the current configuration's)")
+	}
+	resp.GlobalBatch = mode
+
 	gpus, warns, err := c.searchGPUs(req.Candidates, base.prec)
 	if err != nil {
 		return resp, err
@@ -287,16 +405,16 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		return resp, fieldErr("candidates", nil, "has no GPU that supports %s training; choose another precision or other GPUs", base.prec)
 	}
 
-	pts, searched, err := c.search(base, gpus)
+	pts, searched, skipped, err := c.search(base, gpus, held)
 	if err != nil {
 		return resp, err
 	}
-	resp.Searched, resp.Feasible = searched, len(pts)
+	resp.Searched, resp.Feasible, resp.Skipped = searched, len(pts), skipped
 	resp.Assumptions = append(resp.Assumptions,
 		fmt.Sprintf("searched %d configurations: GPU type × count (up to each candidate's max_count) × layout (single, ddp, fsdp, tp, tensor 2/4/8 × fsdp) × power limit; %d fit in memory (weights, gradients, optimizer state and activations without checkpointing)", searched, len(pts)),
 		"embodied CO2e: "+EmbodiedSource)
 	if len(pts) == 0 {
-		resp.Warnings = append(resp.Warnings, "no searched configuration fits in memory: allow more GPUs (max_count), larger GPUs, a smaller batch_per_gpu or a leaner optimizer (state_bytes_per_param)")
+		resp.Warnings = append(resp.Warnings, "no searched configuration fits in memory: allow more GPUs (max_count), larger GPUs, a smaller batch_per_gpu, a global batch the data-parallel degrees divide, or a leaner optimizer (state_bytes_per_param)")
 		resp.Pareto = []Config{}
 		return resp, c.addCurrent(&resp, req, base)
 	}
@@ -342,19 +460,28 @@ func (c *Catalog) addCurrent(resp *RecommendResponse, req RecommendRequest, base
 		Hardware: req.Current.Hardware, Strategy: req.Current.Strategy, Site: req.Site}
 	e, err := c.Estimate(r)
 	if err != nil {
-		fe := AsFieldError(err)
-		if fe != nil && (strings.HasPrefix(fe.Field, "hardware") || strings.HasPrefix(fe.Field, "strategy")) {
-			return PrefixField("current", err)
-		}
-		return err
+		return currentErr(err)
 	}
 	r.Hardware.PowerLimitW = e.Inputs.PowerLimitW
 	cur := Config{Hardware: ConfigHardware{GPU: e.Inputs.GPU, Count: e.Inputs.Count, PowerLimitW: e.Inputs.PowerLimitW},
 		Strategy: strategyOf(e.Parallel), EnergyKWh: e.EnergyKWh, TimeS: e.TimeS, CO2eKg: e.CO2eKg, EmbodiedCO2eKg: e.EmbodiedCO2eKg,
 		TotalCO2eKg: e.CO2eKg + e.EmbodiedCO2eKg, CostUSD: e.CostUSD, GPUHours: e.GPUHours,
-		MeetsDeadline: req.DeadlineS == 0 || e.TimeS <= req.DeadlineS, Request: r}
+		MeetsDeadline: req.DeadlineS == 0 || e.TimeS <= req.DeadlineS, Request: r,
+		BatchPerGPU: e.Inputs.BatchPerGPU, GradientAccumulation: e.Inputs.GradientAccumulation,
+		SequencesPerStep: e.Inputs.BatchPerGPU * e.Parallel.Data * e.Inputs.GradientAccumulation}
+	m := e.Memory
+	cur.Memory = &MemoryCheck{StateGB: m.StateGBPerGPU, ActivationGB: m.ActivationGBPerGPU, CapacityGB: m.CapacityGB,
+		Fits: m.StateGBPerGPU+m.ActivationGBPerGPU <= m.CapacityGB}
 	cur.Request.Strategy = cur.Strategy
 	resp.Current = &cur
+	if resp.GlobalBatch == GlobalBatchFree {
+		// every configuration whose global batch differs says so
+		for _, cf := range append([]*Config{resp.Best, resp.Fastest}, pointers(resp.Pareto)...) {
+			if cf != nil && cf.SequencesPerStep != cur.SequencesPerStep && len(cf.Warnings) == 0 {
+				cf.Warnings = append(cf.Warnings, fmt.Sprintf("%d sequences per optimizer step, not the current configuration's %d: a different optimisation run (learning rate and convergence may differ), so its energy is not like for like", cf.SequencesPerStep, cur.SequencesPerStep))
+			}
+		}
+	}
 	if b := resp.Best; b != nil {
 		resp.Saving = &Saving{EnergyKWh: cur.EnergyKWh - b.EnergyKWh, EnergyPct: 100 * (cur.EnergyKWh - b.EnergyKWh) / cur.EnergyKWh,
 			TimeS: cur.TimeS - b.TimeS, CO2eKg: cur.CO2eKg - b.CO2eKg, EmbodiedCO2eKg: cur.EmbodiedCO2eKg - b.EmbodiedCO2eKg, CostUSD: cur.CostUSD - b.CostUSD}
@@ -362,11 +489,29 @@ func (c *Catalog) addCurrent(resp *RecommendResponse, req RecommendRequest, base
 	return nil
 }
 
+// currentErr places an error of the current configuration's hardware or
+// strategy under current.
+func currentErr(err error) error {
+	fe := AsFieldError(err)
+	if fe != nil && (strings.HasPrefix(fe.Field, "hardware") || strings.HasPrefix(fe.Field, "strategy")) {
+		return PrefixField("current", err)
+	}
+	return err
+}
+
 func strategyOf(p Parallel) Strategy {
 	if p.Strategy == Hybrid {
 		return Strategy{Name: Hybrid, Tensor: float64(p.Tensor), Data: float64(p.Data), DataMode: p.DataMode}
 	}
 	return Strategy{Name: p.Strategy}
+}
+
+func pointers(cs []Config) []*Config {
+	out := make([]*Config, len(cs))
+	for i := range cs {
+		out[i] = &cs[i]
+	}
+	return out
 }
 
 // searchGPUs resolves the candidates (nil = every GPU in the table).
@@ -472,14 +617,19 @@ func layouts(n int) []Strategy {
 	return out
 }
 
-// search evaluates every configuration that fits; it returns them and how
-// many were tried.
-func (c *Catalog) search(base *resolved, gpus []searchGPU) ([]point, int, error) {
+// search evaluates every configuration that fits; it returns them, how
+// many were tried and the counts left out. held > 0 is the global batch to
+// keep (sequences per optimizer step): each layout's micro-batch is the
+// largest that divides held ÷ its data-parallel degree and fits in memory,
+// the accumulation the rest; held 0 keeps the workload's batch_per_gpu and
+// gradient_accumulation.
+func (c *Catalog) search(base *resolved, gpus []searchGPU, held int) ([]point, int, []Skipped, error) {
 	capacity := 0
 	for i := range gpus {
 		capacity += len(gpus[i].counts) * (3 + len(hybridTensor)) * len(gpus[i].limits)
 	}
 	pts := make([]point, 0, capacity)
+	var skipped []Skipped
 	searched := 0
 	tc := base.timeCal
 	lean := base.cal.Kind == KindRoofline
@@ -489,6 +639,11 @@ func (c *Catalog) search(base *resolved, gpus []searchGPU) ([]point, int, error)
 		r.gpu, r.peak = sg.gpu, sg.peak
 		for _, n := range sg.counts {
 			r.count = n
+			before := len(pts)
+			sk := Skipped{GPU: sg.gpu.ID, Count: n, SequencesPerStep: held, CapacityGB: sg.gpu.MemoryGB, Code: SkipIndivisible}
+			if held == 0 {
+				sk.Code = ""
+			}
 			for li, st := range layouts(n) {
 				searched += len(sg.limits)
 				// Tensor ranks must divide the heads; checked here so that
@@ -496,7 +651,28 @@ func (c *Catalog) search(base *resolved, gpus []searchGPU) ([]point, int, error)
 				if t := tensorOf(st, n); t > 1 && (t > r.arch.Heads || r.arch.Heads%t != 0) {
 					continue
 				}
-				if r.resolveStrategy(st) != nil || !r.activationsFit() {
+				r.bat, r.accum = base.bat, base.accum
+				if r.resolveStrategy(st) != nil {
+					continue
+				}
+				d := r.plan.Data
+				if !slices.Contains(sk.DataRanks, d) {
+					sk.DataRanks = append(sk.DataRanks, d)
+				}
+				if held > 0 && !r.holdBatch(held, &sk) {
+					continue
+				}
+				if held == 0 && !r.activationsFit() {
+					need := (r.stateBytesPerGPU() + r.actMemPerGPU()) / 1e9
+					if sk.Code == "" || sk.NeedGB > need {
+						sk.Code, sk.NeedGB, sk.SequencesPerStep = SkipMemory, need, r.bat*d*r.accum
+					}
+					continue
+				}
+				if r.tokens < float64(r.seq)*float64(r.bat)*float64(d) {
+					if sk.Code == "" || sk.Code == SkipIndivisible {
+						sk.Code = SkipTokens
+					}
 					continue
 				}
 				var pre leanPre
@@ -519,13 +695,62 @@ func (c *Catalog) search(base *resolved, gpus []searchGPU) ([]point, int, error)
 						}
 						kwh, timeS = e.EnergyKWh, e.TimeS
 					}
-					pts = append(pts, point{g: sg, count: int32(n), layout: int32(li), limit: w, kwh: kwh, timeS: timeS})
+					pts = append(pts, point{g: sg, count: int32(n), layout: int32(li), bat: int32(r.bat), accum: int32(r.accum), limit: w, kwh: kwh, timeS: timeS})
 				}
+			}
+			if len(pts) == before && sk.Code != "" && len(sk.DataRanks) > 0 {
+				sk.Reason = skipReason(sk)
+				skipped = append(skipped, sk)
 			}
 		}
 	}
-	return pts, searched, nil
+	if skipped == nil {
+		skipped = []Skipped{}
+	}
+	return pts, searched, skipped, nil
 }
+
+// holdBatch sets r's micro-batch and accumulation to reproduce held
+// sequences per optimizer step on its data-parallel ranks: the largest
+// micro-batch that divides held ÷ ranks and fits in memory. It reports
+// false, noting why in sk, when none does.
+func (r *resolved) holdBatch(held int, sk *Skipped) bool {
+	d := r.plan.Data
+	if held%d != 0 {
+		return false // sk.Code stays SkipIndivisible unless another layout says more
+	}
+	per := held / d
+	r.bat, r.accum = 1, per
+	capB := r.gpu.MemoryGB*1e9 - r.stateBytesPerGPU()
+	act1 := r.actMemPerGPU() // at one sequence
+	need := (r.stateBytesPerGPU() + act1) / 1e9
+	if act1 > capB {
+		if sk.Code != SkipMemory || sk.NeedGB > need {
+			sk.Code, sk.NeedGB = SkipMemory, need
+		}
+		return false
+	}
+	top := per
+	if act1 > 0 {
+		top = min(per, int(capB/act1))
+	}
+	for b := top; b >= 1; b-- {
+		if per%b == 0 && per/b <= maxAccum {
+			r.bat, r.accum = b, per/b
+			if r.activationsFit() {
+				return true
+			}
+		}
+	}
+	if sk.Code != SkipMemory || sk.NeedGB > need {
+		sk.Code, sk.NeedGB = SkipMemory, need
+	}
+	return false
+}
+
+// maxAccum is the most micro-batches per optimizer step the search sets
+// (the request field's bound).
+const maxAccum = 1 << 16
 
 // tensorOf is the tensor-parallel degree of layout st at n GPUs.
 func tensorOf(st Strategy, n int) int {
@@ -620,11 +845,18 @@ func (c *Catalog) config(wreq Request, sc siteCosts, p *point, deadline float64)
 	st := p.strategy()
 	req := wreq
 	req.Hardware, req.Strategy = HardwareSpec{GPU: p.g.gpu.ID, Count: float64(p.count), PowerLimitW: p.limit}, st
+	req.Training.BatchPerGPU = float64(p.bat)
+	req.Training.GradientAccumulation = 0
+	if p.accum > 1 {
+		req.Training.GradientAccumulation = float64(p.accum)
+	}
+	data := int(p.count) / tensorOf(st, int(p.count))
 	co2e, emb := sc.co2e(p), sc.emb(p)
 	return Config{
 		Hardware: ConfigHardware{GPU: p.g.gpu.ID, Count: int(p.count), PowerLimitW: p.limit}, Strategy: st,
 		EnergyKWh: p.kwh, TimeS: p.timeS, CO2eKg: co2e, EmbodiedCO2eKg: emb, TotalCO2eKg: co2e + emb, CostUSD: sc.cost(p),
 		GPUHours: float64(p.count) * p.timeS / 3600, MeetsDeadline: deadline == 0 || p.timeS <= deadline, Request: req,
+		SequencesPerStep: int(p.bat) * data * int(p.accum), BatchPerGPU: int(p.bat), GradientAccumulation: int(p.accum),
 	}
 }
 

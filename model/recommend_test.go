@@ -394,3 +394,113 @@ func TestPickBest(t *testing.T) {
 		}
 	}
 }
+
+// answerConfigs lists best, fastest and the Pareto front of an answer.
+func answerConfigs(r model.RecommendResponse) map[string]*model.Config {
+	m := map[string]*model.Config{"best": r.Best, "fastest": r.Fastest}
+	for i := range r.Pareto {
+		m[fmt.Sprintf("pareto[%d]", i)] = &r.Pareto[i]
+	}
+	return m
+}
+
+// TestRecommendHoldsGlobalBatch: by default every configuration of the
+// answer keeps the current configuration's sequences per optimizer step
+// (batch_per_gpu × data-parallel ranks × gradient_accumulation: 2 × 8 × 1
+// = 16 in the README's example) and its tokens, and its estimate request
+// reproduces them; counts that cannot are in skipped with a code and the
+// numbers; the current configuration's memory check is listed. With
+// global_batch free, a configuration whose global batch differs says so.
+func TestRecommendHoldsGlobalBatch(t *testing.T) {
+	c := catalog(t)
+	r := recommend(t, c, parseRec(t, issueRequest))
+	if r.GlobalBatch != model.GlobalBatchHeld || r.Held == nil || r.Held.SequencesPerStep != 16 || r.Held.Tokens != 1e9 {
+		t.Fatalf("global_batch %q, held %+v: want held at 16 sequences per step and 1e9 tokens", r.GlobalBatch, r.Held)
+	}
+	if r.Current == nil || r.Current.SequencesPerStep != 16 {
+		t.Fatalf("current %+v: want 16 sequences per step", r.Current)
+	}
+	if m := r.Current.Memory; m == nil || !m.Fits || !(m.StateGB > 0 && m.ActivationGB > 0 && m.CapacityGB == 80) {
+		t.Errorf("current memory check %+v: want state and activations within 80 GB", m)
+	}
+	for name, cf := range answerConfigs(r) {
+		if cf.SequencesPerStep != 16 {
+			t.Errorf("%s: %d sequences per step (batch %d, accumulation %d), want the current's 16", name, cf.SequencesPerStep, cf.BatchPerGPU, cf.GradientAccumulation)
+		}
+		e := estimate(t, c, cf.Request)
+		if got := e.Inputs.BatchPerGPU * e.Parallel.Data * e.Inputs.GradientAccumulation; got != 16 || e.Inputs.Tokens != 1e9 {
+			t.Errorf("%s: its request runs %d sequences per step and %g tokens, want 16 and 1e9", name, got, e.Inputs.Tokens)
+		}
+		if e.Memory.StateGBPerGPU+e.Memory.ActivationGBPerGPU > e.Memory.CapacityGB {
+			t.Errorf("%s: %g + %g GB per GPU exceed %g GB", name, e.Memory.StateGBPerGPU, e.Memory.ActivationGBPerGPU, e.Memory.CapacityGB)
+		}
+		if len(cf.Warnings) > 0 {
+			t.Errorf("%s: warnings %q with the global batch held", name, cf.Warnings)
+		}
+	}
+	// 3 GPUs: data-parallel degree 3 does not divide 16, and tensor 3 does
+	// not divide Llama-3-8B's 32 heads.
+	var three *model.Skipped
+	for i, s := range r.Skipped {
+		if s.GPU == "h100-sxm5" && s.Count == 3 {
+			three = &r.Skipped[i]
+		}
+		if s.Reason == "" || s.SequencesPerStep != 16 || len(s.DataRanks) == 0 {
+			t.Errorf("skipped %+v: want a reason, 16 sequences and the data-parallel degrees tried", s)
+		}
+		if s.Code == model.SkipMemory && !(s.NeedGB > s.CapacityGB) {
+			t.Errorf("skipped %+v for memory needs no more than the capacity", s)
+		}
+	}
+	if three == nil || three.Code != model.SkipIndivisible || !strings.Contains(three.Reason, "16 sequences") {
+		t.Errorf("3 × h100-sxm5: skipped as %+v, want %q naming the 16 sequences", three, model.SkipIndivisible)
+	}
+
+	free := parseRec(t, issueRequest)
+	free.GlobalBatch = model.GlobalBatchFree
+	rf := recommend(t, c, free)
+	changed := 0
+	for name, cf := range answerConfigs(rf) {
+		e := estimate(t, c, cf.Request)
+		if got := e.Inputs.BatchPerGPU * e.Parallel.Data * e.Inputs.GradientAccumulation; got != cf.SequencesPerStep {
+			t.Errorf("free %s: says %d sequences per step, its request runs %d", name, cf.SequencesPerStep, got)
+		}
+		if cf.SequencesPerStep != 16 {
+			changed++
+			if len(cf.Warnings) != 1 || !strings.Contains(cf.Warnings[0], fmt.Sprintf("%d sequences per optimizer step", cf.SequencesPerStep)) {
+				t.Errorf("free %s: %d sequences per step, warnings %q: want one naming the new global batch", name, cf.SequencesPerStep, cf.Warnings)
+			}
+		}
+	}
+	if changed == 0 {
+		t.Error("global_batch free: no configuration changed the global batch; the test needs one")
+	}
+	bad := parseRec(t, issueRequest)
+	bad.GlobalBatch = "fixed"
+	var fe *model.FieldError
+	if _, err := c.Recommend(bad); !errors.As(err, &fe) || fe.Field != "global_batch" {
+		t.Errorf("global_batch \"fixed\": error %v, want a field error on global_batch", err)
+	}
+}
+
+// TestRecommendREADMEExampleSmallestCount: on the README's example the
+// least-energy configuration is the smallest GPU count that meets the
+// deadline: searched with fewer GPUs at most, nothing meets it.
+func TestRecommendREADMEExampleSmallestCount(t *testing.T) {
+	c := catalog(t)
+	r := recommend(t, c, parseRec(t, issueRequest))
+	if r.Best == nil || !r.MeetsDeadline {
+		t.Fatalf("best %+v, meets deadline %v", r.Best, r.MeetsDeadline)
+	}
+	for n := 1; n < r.Best.Hardware.Count; n++ {
+		req := parseRec(t, issueRequest)
+		for i := range req.Candidates {
+			req.Candidates[i].MaxCount = float64(n)
+		}
+		rn := recommend(t, c, req)
+		if rn.Best != nil && rn.MeetsDeadline {
+			t.Errorf("best is %d × %s (%.4g kWh), but %d × %s %v meets the deadline too (%.4g kWh, %.0f s)", r.Best.Hardware.Count, r.Best.Hardware.GPU, r.Best.EnergyKWh,
+				rn.Best.Hardware.Count, rn.Best.Hardware.GPU, rn.Best.Strategy, rn.Best.EnergyKWh, rn.Best.TimeS)
+		}
+	}
+}

@@ -523,7 +523,7 @@ func (c *calcView) results(r *model.Response) {
 	c.charts(r)
 	if !c.embed {
 		c.w(`<section class="cheaper" aria-labelledby="cheaper-h"><h2 class="h" id="cheaper-h">Cheaper ways to run this</h2>`,
-			`<p class="muted small">The same model, tokens and batch per GPU on every GPU type of the table (up to 64 each), every layout and eight power limits: `,
+			`<p class="muted small">The same model, tokens and global batch (your sequences per optimizer step: each configuration’s micro-batch and gradient accumulation are chosen to reproduce it and fit in memory) on every GPU type of the table (up to 64 each), every layout and eight power limits: `,
 			`each marker is a configuration no other beats on both energy and time. Select one (click, or Tab then Enter) to load it into the form.</p>`,
 			`<div class="cheaper-ctl grid2">`, c.inputs("deadline", "minimise"),
 			`</div><div class="cheaper-out"></div></section>`)

@@ -215,7 +215,7 @@ func (v *planView) markup() (string, error) {
 	v.w(`</div><h2 class="h">Energy by stage</h2><div class="stages">`)
 	v.stages(r, prerenderPlanChartNarrowW, "narrow", false)
 	v.stages(r, prerenderPlanChartW, "wide", true)
-	v.w(`</div><section class="stage-rec-box" aria-labelledby="stage-rec-h"><h2 class="h" id="stage-rec-h">Cheaper hardware per stage</h2><p class="muted small">Each estimated GPU stage searched on its own over GPU type × count × layout (and power limit for training), as the calculator's “Cheaper ways to run this”; teacher and student may end up on different hardware.</p><div class="stage-rec">`)
+	v.w(`</div><section class="stage-rec-box" aria-labelledby="stage-rec-h"><h2 class="h" id="stage-rec-h">Cheaper hardware per stage</h2><p class="muted small">Each estimated GPU stage searched on its own over GPU type × count × layout (and power limit for training), as the calculator's “Cheaper ways to run this”, keeping a training stage’s tokens and sequences per optimizer step; teacher and student may end up on different hardware.</p><div class="stage-rec">`)
 	v.stageRec()
 	v.w(`</div></section>`,
 		`<h2 class="h">Energy per student against reuse</h2><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline's student stage. Distillation pays off right of N*.</p><div class="curve">`)

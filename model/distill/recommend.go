@@ -52,6 +52,12 @@ type StageConfig struct {
 	MeetsDeadline  bool                 `json:"meets_deadline"`
 	Request        *model.Request       `json:"request,omitempty"`   // student: send it to site estimate
 	Inference      *InferenceSpec       `json:"inference,omitempty"` // teacher, eval: the stage with this hardware
+	// A student's global batch and how it is run (model.Config).
+	SequencesPerStep     int                `json:"sequences_per_step,omitempty"`
+	BatchPerGPU          int                `json:"batch_per_gpu,omitempty"`
+	GradientAccumulation int                `json:"gradient_accumulation,omitempty"`
+	Warnings             []string           `json:"warnings,omitempty"`
+	Memory               *model.MemoryCheck `json:"memory,omitempty"`
 }
 
 // StageRecommendation is the recommender's answer for one stage: the
@@ -73,8 +79,13 @@ type StageRecommendation struct {
 	Saving        *model.Saving `json:"saving"`
 	Searched      int           `json:"searched"`
 	Feasible      int           `json:"feasible"`
-	Warnings      []string      `json:"warnings"`
-	Assumptions   []string      `json:"assumptions"`
+	// A student's global-batch mode, what was held and the GPU counts left
+	// out (model.RecommendResponse).
+	GlobalBatch string           `json:"global_batch,omitempty"`
+	Held        *model.HeldFixed `json:"held,omitempty"`
+	Skipped     []model.Skipped  `json:"skipped,omitempty"`
+	Warnings    []string         `json:"warnings"`
+	Assumptions []string         `json:"assumptions"`
 }
 
 // PlanSaving is what moving every searched stage to its best
@@ -360,9 +371,11 @@ func (rec *StageRecommendation) fromModel(r model.RecommendResponse) {
 		req := c.Request
 		return &StageConfig{Hardware: c.Hardware, Strategy: c.Strategy, EnergyKWh: c.EnergyKWh, TimeS: c.TimeS, CO2eKg: c.CO2eKg,
 			EmbodiedCO2eKg: c.EmbodiedCO2eKg, TotalCO2eKg: c.TotalCO2eKg, CostUSD: c.CostUSD, GPUHours: c.GPUHours,
-			MeetsDeadline: c.MeetsDeadline, Request: &req}
+			MeetsDeadline: c.MeetsDeadline, Request: &req,
+			SequencesPerStep: c.SequencesPerStep, BatchPerGPU: c.BatchPerGPU, GradientAccumulation: c.GradientAccumulation, Warnings: c.Warnings, Memory: c.Memory}
 	}
 	rec.Minimise, rec.DeadlineS, rec.MeetsDeadline = r.Minimise, r.DeadlineS, r.MeetsDeadline
+	rec.GlobalBatch, rec.Held, rec.Skipped = r.GlobalBatch, r.Held, r.Skipped
 	rec.Best, rec.Fastest, rec.Current = conv(r.Best), conv(r.Fastest), conv(r.Current)
 	for i := range r.Pareto {
 		rec.Pareto = append(rec.Pareto, *conv(&r.Pareto[i]))

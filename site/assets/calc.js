@@ -885,7 +885,7 @@
       '<div class="charts"><figure class="chart-e"></figure><figure class="chart-t"></figure></div>' +
       '<div class="legend-wrap"></div>' +
       (this.embed ? '' : '<section class="cheaper" aria-labelledby="cheaper-h"><h2 class="h" id="cheaper-h">Cheaper ways to run this</h2>' +
-        '<p class="muted small">The same model, tokens and batch per GPU on every GPU type of the table (up to 64 each), every layout and eight power limits: ' +
+        '<p class="muted small">The same model, tokens and global batch (your sequences per optimizer step: each configuration’s micro-batch and gradient accumulation are chosen to reproduce it and fit in memory) on every GPU type of the table (up to 64 each), every layout and eight power limits: ' +
         'each marker is a configuration no other beats on both energy and time. Select one (click, or Tab to the chart, arrow keys along it, Enter) to load it into the form.</p>' +
         '<div class="cheaper-ctl grid2"></div><div class="cheaper-out"></div></section>') +
       (this.embed ? '' : '<h2 class="h">Share and cite</h2><div class="share"></div>');
@@ -966,6 +966,11 @@
     s.gpu = c.hardware.gpu;
     s.count = String(c.hardware.count);
     s.power = String(c.hardware.power_limit_w);
+    // the micro-batch and accumulation that hold the global batch
+    if (c.batch_per_gpu) {
+      s.batch = String(c.batch_per_gpu);
+      s.accum = c.gradient_accumulation > 1 ? String(c.gradient_accumulation) : '';
+    }
     if (typeof c.strategy === 'string') s.strategy = c.strategy;
     else { s.strategy = 'hybrid'; s.tensor = String(c.strategy.tensor); s.data_mode = c.strategy.data_mode || 'fsdp'; }
     this.fill();
@@ -1006,6 +1011,10 @@
     var b = r.best, cur = r.current, obj = { energy: 'energy', co2e: 'CO₂e', cost: 'electricity cost', time: 'time' }[r.minimise];
     var head = '<p class="cheaper-best"><strong>' + (r.meets_deadline ? 'Least ' + esc(obj) + (r.deadline_s ? ' within the deadline' : '') : 'Nothing meets the deadline; fastest') + ':</strong> ' +
       esc(configText(b)) + ' — ' + esc(energyText(b.energy_kwh)) + ', ' + esc(timeText(b.time_s)) + ', ' + esc(massText(b.co2e_kg)) + ' operational + ' + esc(massText(b.embodied_co2e_kg)) + ' embodied, ' + esc(usd(b.cost_usd)) + '.</p>';
+    if (r.held) {
+      head += '<p class="cheaper-held muted small">Held fixed: ' + esc(r.held.sequences_per_step) + ' sequences per optimizer step (yours) and ' + esc(sig(r.held.tokens, 3)) + ' tokens' +
+        (r.skipped && r.skipped.length ? '; ' + esc(r.skipped.length) + ' GPU counts cannot reproduce that batch and were left out (' + esc(r.skipped.slice(0, 3).map(function (s) { return s.reason; }).join('; ')) + (r.skipped.length > 3 ? '; …' : '') + ')' : '') + '.</p>';
+    }
     if (cur && r.saving) {
       var sv = r.saving;
       head += '<p class="cheaper-saving">' + (sv.energy_kwh > 0 ? 'Switching from yours (' + esc(configText(cur)) + ') saves ' + esc(energyText(sv.energy_kwh)) + ' (' + esc(Math.round(sv.energy_pct) + ' %') + ')' +
@@ -1604,7 +1613,7 @@
     res.innerHTML = '<div class="status" role="status" aria-live="polite"></div>' +
       '<h2 class="h first">Options side by side</h2><div class="options"></div>' +
       '<h2 class="h">Energy by stage</h2><div class="stages"></div>' +
-      '<section class="stage-rec-box" aria-labelledby="stage-rec-h"><h2 class="h" id="stage-rec-h">Cheaper hardware per stage</h2><p class="muted small">Each estimated GPU stage searched on its own over GPU type × count × layout (and power limit for training), as the calculator\'s “Cheaper ways to run this”; teacher and student may end up on different hardware.</p><div class="stage-rec"></div></section>' +
+      '<section class="stage-rec-box" aria-labelledby="stage-rec-h"><h2 class="h" id="stage-rec-h">Cheaper hardware per stage</h2><p class="muted small">Each estimated GPU stage searched on its own over GPU type × count × layout (and power limit for training), as the calculator\'s “Cheaper ways to run this”, keeping a training stage’s tokens and sequences per optimizer step; teacher and student may end up on different hardware.</p><div class="stage-rec"></div></section>' +
       '<h2 class="h">Energy per student against reuse</h2><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline\'s student stage. Distillation pays off right of N*.</p><div class="curve"></div>' +
       '<h2 class="h">Energy and quality</h2><p class="muted small">One-off pipeline energy against quality Q (student score ÷ teacher score); the dashed line joins the Pareto-efficient options.</p><div class="plane"></div>' +
       '<div class="tstar"></div><div class="advice-box"></div><div class="pnotes"></div>';
@@ -1907,6 +1916,11 @@
     st[o + 's.gpu'] = c.hardware.gpu;
     st[o + 's.count'] = String(c.hardware.count);
     st[o + 's.power'] = String(c.hardware.power_limit_w);
+    // the micro-batch and accumulation that hold the stage's global batch
+    if (c.batch_per_gpu) {
+      st[o + 's.batch'] = String(c.batch_per_gpu);
+      st[o + 's.accum'] = c.gradient_accumulation > 1 ? String(c.gradient_accumulation) : '';
+    }
     if (typeof c.strategy === 'string') st[o + 's.strategy'] = c.strategy;
     else { st[o + 's.strategy'] = 'hybrid'; st[o + 's.tensor'] = String(c.strategy.tensor); st[o + 's.data_mode'] = c.strategy.data_mode || 'fsdp'; }
     this.fill();

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -14,7 +15,9 @@ import (
 // keyboard only: Tab from the deadline controls onto the Pareto chart's
 // first point, Enter loads it into the form, the estimate shown is that
 // point's energy exactly, and the address, opened in a fresh tab, restores
-// the chosen configuration and its energy.
+// the chosen configuration and its energy. The panel says what it holds
+// fixed (the form's sequences per optimizer step and tokens), and loading a
+// point sets its micro-batch and accumulation too.
 func TestCheaperPanel(t *testing.T) {
 	srv := serve(t, builtSite(t))
 	ctx := browser(t)
@@ -33,6 +36,10 @@ func TestCheaperPanel(t *testing.T) {
 	}
 	if got := eval[string](t, ctx, `document.querySelector('.cheaper-best').textContent`); got == "" {
 		t.Error("no recommendation sentence")
+	}
+	// What is held fixed: 2 sequences per GPU × 8 fsdp ranks.
+	if got := eval[string](t, ctx, `(document.querySelector('.cheaper-held') || {}).textContent || ''`); !strings.Contains(got, "16 sequences per optimizer step") {
+		t.Errorf("held-fixed sentence %q, want it to name the 16 sequences per optimizer step", got)
 	}
 	t.Logf("recommend in the page's wasm: %.1f ms (wall, the last search)", eval[float64](t, ctx, `window.wattscalePerf.lastRecommendMs || -1`))
 	// Keyboard only: the chart is one tab stop after the Minimise select
@@ -67,7 +74,7 @@ func TestCheaperPanel(t *testing.T) {
 			t.Errorf("address %s lacks %s", link, k)
 		}
 	}
-	const fields = `JSON.stringify(['gpu','count','strategy','tensor','power','deadline','minimise'].map(function(k){return document.getElementById('f-'+k).value}))`
+	const fields = `JSON.stringify(['gpu','count','strategy','tensor','power','batch','accum','deadline','minimise'].map(function(k){return document.getElementById('f-'+k).value}))`
 	before := eval[string](t, ctx, fields)
 	if dir := os.Getenv("WATTSCALE_SHOTS"); dir != "" {
 		png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(".cheaper")))

@@ -393,3 +393,47 @@ func TestStudentKeysFromTheFieldTable(t *testing.T) {
 		t.Errorf("only %d rows marked Student: %v", len(marked), marked)
 	}
 }
+
+// TestPlannerUseItHoldsTheBatch: "Use it" loads a student's best into its
+// option as the page does (hardware, layout, micro-batch and
+// accumulation), and the stage then costs what the recommender said, with
+// the global batch it held.
+func TestPlannerUseItHoldsTheBatch(t *testing.T) {
+	a := newAPI(t)
+	f := estimatedStudentForm(map[string]string{"method": "lora"})
+	f["minimise"] = "energy"
+	search := func(f PlanForm) *distill.StageRecommendation {
+		in, _ := json.Marshal(PlanInput{Form: f})
+		var out PlanRecommendOutput
+		if err := json.Unmarshal(a.DistillRecommend(in), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.Error != nil {
+			t.Fatalf("DistillRecommend: %+v", out.Error)
+		}
+		for i := range out.Result.Stages {
+			if s := &out.Result.Stages[i]; s.Path == "options[0].student" {
+				return s
+			}
+		}
+		t.Fatal("no options[0].student stage")
+		return nil
+	}
+	s := search(f)
+	b := s.Best
+	if b == nil || s.Current == nil || b.SequencesPerStep != s.Current.SequencesPerStep {
+		t.Fatalf("best %+v, current %+v: want the current's global batch held", b, s.Current)
+	}
+	f["o1.s.gpu"], f["o1.s.count"], f["o1.s.power"] = b.Hardware.GPU, itoa(b.Hardware.Count), ftoa(b.Hardware.PowerLimitW)
+	f["o1.s.strategy"] = b.Strategy.Name
+	if b.Strategy.Name == model.Hybrid {
+		f["o1.s.tensor"], f["o1.s.data_mode"] = ftoa(b.Strategy.Tensor), b.Strategy.DataMode
+	}
+	f["o1.s.batch"], f["o1.s.accum"] = itoa(b.BatchPerGPU), ""
+	if b.GradientAccumulation > 1 {
+		f["o1.s.accum"] = itoa(b.GradientAccumulation)
+	}
+	if got := search(f).Current; got == nil || got.EnergyKWh != b.EnergyKWh {
+		t.Errorf("after Use it the student stage costs %+v, the recommender's best %.10g kWh", got, b.EnergyKWh)
+	}
+}

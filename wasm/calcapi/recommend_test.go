@@ -20,8 +20,9 @@ func recommendForm(t *testing.T, a *API, f Form) RecommendOutput {
 }
 
 // TestRecommendForm: the default form gets a recommendation whose best,
-// loaded back into the form as the panel does, estimates to the same
-// energy; the form's power limit reaches the request.
+// loaded back into the form as the panel does (hardware, layout, micro-batch
+// and accumulation), estimates to the same energy; the form's power limit
+// reaches the request.
 func TestRecommendForm(t *testing.T) {
 	a := newAPI(t)
 	f := DefaultForm()
@@ -37,6 +38,12 @@ func TestRecommendForm(t *testing.T) {
 	g := DefaultForm()
 	g["gpu"], g["count"], g["power"] = b.Hardware.GPU, itoa(b.Hardware.Count), ftoa(b.Hardware.PowerLimitW)
 	g["strategy"] = b.Strategy.Name
+	// the panel loads the micro-batch and accumulation that hold the
+	// global batch too
+	g["batch"], g["accum"] = itoa(b.BatchPerGPU), ""
+	if b.GradientAccumulation > 1 {
+		g["accum"] = itoa(b.GradientAccumulation)
+	}
 	if b.Strategy.Name == model.Hybrid {
 		g["tensor"], g["data_mode"] = ftoa(b.Strategy.Tensor), b.Strategy.DataMode
 	}
