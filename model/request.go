@@ -196,14 +196,42 @@ const utf8BOM = "\ufeff"
 // byte-order mark at its start is dropped, as the CSV readers drop one.
 // Data after the JSON value is refused by DecodeExact.
 func ReadBody(r io.Reader) ([]byte, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
-	if err != nil {
+	raw, err := ReadAtMost(r, MaxRequestBytes)
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		return nil, TooLarge()
+	case err != nil:
 		return nil, &FieldError{Field: "(body)", Message: "could not be read: " + err.Error()}
 	}
-	if len(raw) > MaxRequestBytes {
-		return nil, TooLarge()
-	}
 	return bytes.TrimPrefix(raw, []byte(utf8BOM)), nil
+}
+
+// ErrTooLarge is ReadAtMost's error for input over its limit.
+var ErrTooLarge = errors.New("input over its limit")
+
+// ReadAtMost reads r to its end, at most limit bytes: more is an error
+// that wraps ErrTooLarge and names the limit, never a silent cut (every
+// bounded reader in the module goes through it; issue 29).
+func ReadAtMost(r io.Reader, limit int64) ([]byte, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(raw)) > limit {
+		return nil, fmt.Errorf("%w: more than %d bytes (%s), the most read", ErrTooLarge, limit, byteSize(limit))
+	}
+	return raw, nil
+}
+
+// byteSize writes n in KiB or MiB when it is a whole number of them.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // TooLarge is the error for a body over MaxRequestBytes, the same on every

@@ -25,7 +25,7 @@ func dataDir() string {
 func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", filepath.Join(dataDir(), "zeus-bert-power.csv"), "measurement CSV (project schema or the Zeus power trace); - for stdin")
+	data := fs.String("data", filepath.Join(dataDir(), "zeus-bert-power.csv"), fmt.Sprintf("measurement CSV (project schema or the Zeus power trace); - for stdin; at most %d MiB, file or stdin (a larger one is an error naming the limit, never cut short)", fit.MaxCSVBytes>>20))
 	kind := fs.String("kind", "law", "what to fit and print on stdout: law (the paper's law refitted, with hardware terms), paper (the paper's specification exactly: ln C, ln M, measured η, strategy, cluster-robust SEs by group), roofline, or both (law and roofline)")
 	out := fs.String("o", "", "also write the calibration files into this directory (law and roofline both, or the paper calibration with -kind paper; with law or roofline on the Zeus trace, also the power-limit response fitted on its power-capped runs, into power/ under it)")
 	name := fs.String("name", "", "calibration name prefix (default: derived from the data file)")
@@ -36,7 +36,7 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var raw []byte
 	var err error
 	if *data == "-" {
-		raw, err = io.ReadAll(io.LimitReader(stdin, 64<<20))
+		raw, err = model.ReadAtMost(stdin, fit.MaxCSVBytes)
 	} else {
 		raw, err = os.ReadFile(*data)
 	}

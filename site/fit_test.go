@@ -129,3 +129,19 @@ func TestMakeFitReproducesTheShippedCalibrations(t *testing.T) {
 		}
 	}
 }
+
+// TestFitStdinLimit: site fit -data - refuses standard input one byte over
+// its limit with an error naming it, and says so in its help.
+func TestFitStdinLimit(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	in := bytes.Repeat([]byte("\n"), fit.MaxCSVBytes+1)
+	err := runFit([]string{"-data", "-"}, bytes.NewReader(in), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "64 MiB") {
+		t.Errorf("fit -data - with MaxCSVBytes+1 bytes: %v, want an error naming 64 MiB", err)
+	}
+	stderr.Reset()
+	runFit([]string{"-h"}, nil, &stdout, &stderr)
+	if !strings.Contains(stderr.String(), "at most 64 MiB") {
+		t.Errorf("fit -h does not state the input limit:\n%s", stderr.String())
+	}
+}

@@ -106,12 +106,16 @@ func zeusRow(row csvx.Row) (model.Measurement, error) {
 
 var bertBase = model.Arch{Layers: 12, Hidden: 768, Heads: 12, FFN: 3072, Vocab: 30522, Tied: true}
 
+// MaxCSVBytes bounds a measurement CSV that ReadMeasurements reads; a
+// longer one is an error naming the limit.
+const MaxCSVBytes = 64 << 20
+
 // ReadMeasurements reads either the Zeus trace or the measurement schema,
-// deciding by the header.
+// deciding by the header; at most MaxCSVBytes.
 func ReadMeasurements(r io.Reader, presets []model.Preset) ([]model.Measurement, error) {
-	b, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	b, err := model.ReadAtMost(r, MaxCSVBytes)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("measurements: %w", err)
 	}
 	if IsZeusCSV(b) {
 		return ReadZeus(bytes.NewReader(b))

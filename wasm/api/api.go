@@ -22,6 +22,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -319,14 +320,14 @@ func servePost(w http.ResponseWriter, r *http.Request, rt *route) {
 		writeError(w, r, http.StatusRequestEntityTooLarge, "(body)", model.TooLarge().Message)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, model.MaxRequestBytes+1))
-	if err != nil {
-		writeError(w, r, http.StatusBadRequest, "(body)", "could not be read: "+err.Error())
-		return
-	}
-	if len(body) > model.MaxRequestBytes {
+	body, err := model.ReadAtMost(r.Body, model.MaxRequestBytes)
+	switch {
+	case errors.Is(err, model.ErrTooLarge):
 		drain(r.Body)
 		writeError(w, r, http.StatusRequestEntityTooLarge, "(body)", model.TooLarge().Message)
+		return
+	case err != nil:
+		writeError(w, r, http.StatusBadRequest, "(body)", "could not be read: "+err.Error())
 		return
 	}
 	out, err := rt.post(body)
@@ -369,7 +370,9 @@ var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // plan sweep) is left to the collector.
 const maxKeptAnswer = 256 << 10
 
-// maxDrain bounds what is read and discarded of a body that is too large,
+// maxDrain bounds what is read and discarded of a body that is too large
+// (already refused with 413: nothing of it is used, so the bound cuts no
+// input),
 // as net/http's server does: reading the rest lets the client, still
 // sending, receive the 413 instead of a reset connection (workerd closes a
 // connection whose request body was left unread).

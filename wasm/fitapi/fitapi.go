@@ -38,7 +38,7 @@ type Error struct {
 }
 
 // MaxCSVBytes bounds an upload, as the command line bounds stdin.
-const MaxCSVBytes = 64 << 20
+const MaxCSVBytes = fit.MaxCSVBytes
 
 // Fit fits a calibration to a measurement CSV exactly as
 // `go run ./site fit -data NAME -kind KIND` does: the same pipeline

@@ -3,6 +3,7 @@ package fitapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -136,5 +137,18 @@ func TestFitErrors(t *testing.T) {
 	}
 	if out := Fit([]byte("{")); !bytes.Contains(out, []byte("not valid JSON")) {
 		t.Errorf("Fit({) = %s", out)
+	}
+}
+
+// TestFitCSVLimit: an upload one byte over MaxCSVBytes is an error naming
+// the limit; one at the limit is read (here: refused for its content).
+func TestFitCSVLimit(t *testing.T) {
+	_, _, err := fitCSV(Input{CSV: strings.Repeat("\n", MaxCSVBytes+1)})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprint(MaxCSVBytes)) {
+		t.Errorf("fitCSV(MaxCSVBytes+1) = %v, want an error naming %d", err, MaxCSVBytes)
+	}
+	_, _, err = fitCSV(Input{CSV: strings.Repeat("\n", MaxCSVBytes)})
+	if err == nil || strings.Contains(err.Error(), fmt.Sprint(MaxCSVBytes)) {
+		t.Errorf("fitCSV(MaxCSVBytes) = %v, want a content error, not the size limit", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os/exec"
 	"sort"
@@ -220,7 +221,7 @@ type Stream struct {
 	cmd      *exec.Cmd
 	loc      *time.Location
 	now      func() time.Time
-	stderr   bytes.Buffer
+	stderr   limited
 	mu       sync.Mutex
 	readings []Reading
 	latest   map[int]time.Time
@@ -242,7 +243,8 @@ func (s SMI) Start(now func() time.Time) (*Stream, error) {
 	}
 	st := &Stream{loc: s.loc(), now: now, latest: map[int]time.Time{}, first: true, done: make(chan struct{})}
 	st.cmd = exec.Command(bin, s.LoopArgs()...)
-	st.cmd.Stderr = &limited{b: &st.stderr, n: 4096}
+	st.stderr.n = 4096
+	st.cmd.Stderr = &st.stderr
 	ownGroup(st.cmd)
 	out, err := st.cmd.StdoutPipe()
 	if err != nil {
@@ -252,14 +254,40 @@ func (s SMI) Start(now func() time.Time) (*Stream, error) {
 		return nil, fmt.Errorf("measure: starting nvidia-smi: %w", err)
 	}
 	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			st.add(sc.Text())
-		}
+		st.read(out)
 		st.waitErr = st.cmd.Wait()
 		close(st.done)
 	}()
 	return st, nil
+}
+
+// maxLine bounds a line of nvidia-smi's output (a reading is under 200
+// bytes); a longer line is counted as unreadable and skipped, with the
+// limit in the recording's notes, and the lines after it are read.
+const maxLine = 64 << 10
+
+// read adds each line of out until its end.
+func (st *Stream) read(out io.Reader) {
+	rd := bufio.NewReaderSize(out, maxLine)
+	for {
+		line, more, err := rd.ReadLine()
+		if err != nil {
+			return
+		}
+		if !more {
+			st.add(string(line))
+			continue
+		}
+		for more && err == nil {
+			_, more, err = rd.ReadLine()
+		}
+		st.mu.Lock()
+		st.bad++
+		if len(st.badLines) < 3 {
+			st.badLines = append(st.badLines, fmt.Sprintf("a line longer than %d bytes", maxLine))
+		}
+		st.mu.Unlock()
+	}
 }
 
 func (st *Stream) add(line string) {
@@ -359,18 +387,27 @@ func (st *Stream) Stop() ([]Reading, []string) {
 	return out, notes
 }
 
-// limited is a writer keeping the first n bytes.
+// limited is a writer keeping the first n bytes and counting the rest.
 type limited struct {
-	b *bytes.Buffer
-	n int
+	b       bytes.Buffer
+	n       int
+	dropped int
 }
 
 func (l *limited) Write(p []byte) (int, error) {
-	if room := l.n - l.b.Len(); room > 0 {
-		if len(p) < room {
-			room = len(p)
-		}
-		l.b.Write(p[:room])
+	room := max(l.n-l.b.Len(), 0)
+	if len(p) < room {
+		room = len(p)
 	}
+	l.b.Write(p[:room])
+	l.dropped += len(p) - room
 	return len(p), nil
+}
+
+// String is what was kept, and says how much was not.
+func (l *limited) String() string {
+	if l.dropped == 0 {
+		return l.b.String()
+	}
+	return fmt.Sprintf("%s [%d more bytes not kept: the first %d are]", l.b.String(), l.dropped, l.n)
 }

@@ -173,3 +173,21 @@ func TestListErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestStreamLongLine: a line of nvidia-smi's output one byte over maxLine
+// is counted as unreadable with the limit in the notes, and the readings
+// after it are kept (a bufio.Scanner stopped there without a word).
+func TestStreamLongLine(t *testing.T) {
+	st := &Stream{loc: time.UTC, now: time.Now, latest: map[int]time.Time{}, first: true, done: make(chan struct{})}
+	out := strings.Repeat("x", maxLine+1) + "\n" + strings.Repeat("y", maxLine-1) + "\n"
+	st.read(strings.NewReader(out))
+	if st.bad != 2 || len(st.badLines) != 2 || !strings.Contains(st.badLines[0], fmt.Sprint(maxLine)) || strings.Contains(st.badLines[1], "longer") {
+		t.Errorf("after a line over the limit and one under it: bad %d, %q", st.bad, st.badLines)
+	}
+	var l limited
+	l.n = 10
+	fmt.Fprint(&l, "0123456789abc")
+	if s := l.String(); !strings.Contains(s, "3 more bytes not kept") {
+		t.Errorf("stderr kept as %q, want the 3 bytes over its limit counted", s)
+	}
+}
