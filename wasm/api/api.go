@@ -370,12 +370,11 @@ var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // plan sweep) is left to the collector.
 const maxKeptAnswer = 256 << 10
 
-// maxDrain bounds what is read and discarded of a body that is too large
-// (already refused with 413: nothing of it is used, so the bound cuts no
-// input),
+// maxDrain bounds what is read and discarded of a body that is too large,
 // as net/http's server does: reading the rest lets the client, still
 // sending, receive the 413 instead of a reset connection (workerd closes a
-// connection whose request body was left unread).
+// connection whose request body was left unread). The body is already
+// refused, so the bound cuts no input.
 const maxDrain = 256 << 10
 
 func drain(body io.Reader) {
