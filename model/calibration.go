@@ -83,13 +83,11 @@ type TensorParams struct {
 	UCompute Coefficient `json:"u_compute"` // achieved fraction of the precision's dense peak, (0, 1]
 	UMemory  Coefficient `json:"u_memory"`  // achieved fraction of peak bandwidth, (0, 1]
 	Activity Coefficient `json:"activity"`  // busy power between idle (0) and board power (1)
-	// SigmaLn, when positive, replaces Interval.SigmaLn for tensor
-	// precisions: the SD of ln E for a new run inside Envelope.
-	SigmaLn     float64 `json:"sigma_ln,omitempty"`
-	SigmaMethod string  `json:"sigma_method,omitempty"`
-	// Envelope, when set, replaces the calibration's envelope for tensor
-	// precisions: the region of the runs the constants were fitted to.
-	Envelope *Envelope `json:"envelope,omitempty"`
+	// BaseEnvelope is the envelope of the rows the other constants were
+	// fitted on, before the table stage joined its runs' ranges to the
+	// calibration's envelope: a refit of the table stage without a source
+	// starts from it. Estimates use the calibration's Envelope alone.
+	BaseEnvelope *Envelope `json:"base_envelope,omitempty"`
 	// Rows lists the validation runs (content/validation/runs.csv ids) the
 	// constants were fitted to.
 	Rows []string `json:"rows,omitempty"`
@@ -97,23 +95,6 @@ type TensorParams struct {
 
 // tensorPrecision reports whether p runs on tensor cores.
 func tensorPrecision(p Precision) bool { return p == FP16 || p == BF16 || p == FP8 }
-
-// envelopeFor returns the envelope and ln-space SD that apply to a request
-// at precision p: the tensor constants' own where they carry them.
-func (c *Calibration) envelopeFor(p Precision) (Envelope, float64) {
-	if c.Kind == KindRoofline && c.Roofline != nil && c.Roofline.Tensor != nil && tensorPrecision(p) {
-		t := c.Roofline.Tensor
-		env, sigma := c.Envelope, c.Interval.SigmaLn
-		if t.Envelope != nil {
-			env = *t.Envelope
-		}
-		if t.SigmaLn > 0 {
-			sigma = t.SigmaLn
-		}
-		return env, sigma
-	}
-	return c.Envelope, c.Interval.SigmaLn
-}
 
 // ForPrecision returns the achieved compute and bandwidth fractions and the
 // activity factor for precision p.
@@ -158,6 +139,12 @@ type Interval struct {
 	SigmaLn float64 `json:"sigma_ln"` // standard deviation of ln E for a new run inside the envelope
 	Level   float64 `json:"level"`    // two-sided coverage, e.g. 0.9
 	Method  string  `json:"method"`   // where SigmaLn comes from
+	// Classes, when set, replace SigmaLn: each interval class's held-out
+	// residual quantiles at Level (see ClassQuantiles), with the pooled
+	// quantiles of all runs for classes with too few runs of their own.
+	Classes []ClassQuantiles `json:"classes,omitempty"`
+	// ClassMethod says how Classes were computed.
+	ClassMethod string `json:"class_method,omitempty"`
 }
 
 // Envelope is the region a calibration was fitted on.
@@ -265,9 +252,6 @@ func (c *Calibration) Validate() error {
 			}
 			if !(t.Activity.Value >= 0 && t.Activity.Value <= 1) {
 				return bad("tensor.activity", t.Activity.Value)
-			}
-			if !(t.SigmaLn >= 0 && t.SigmaLn < 5) {
-				return bad("tensor.sigma_ln", t.SigmaLn)
 			}
 		}
 		if c.Comm != nil {

@@ -220,8 +220,32 @@ type CalUsed struct {
 	Citation   string   `json:"citation"`
 	InEnvelope bool     `json:"in_envelope"`
 	Outside    []string `json:"outside,omitempty"` // envelope dimensions the request lies outside
-	SigmaLn    float64  `json:"sigma_ln"`          // the interval's ln-space SD after widening
+	// SigmaLn is the interval's ln-space half-width over z: its SD where
+	// the interval comes from a σ, the equivalent SD where it comes from
+	// class quantiles.
+	SigmaLn float64 `json:"sigma_ln"`
+	// Interval says what set the interval.
+	Interval IntervalUsed `json:"interval"`
 }
+
+// IntervalUsed says what set an estimate's interval.
+type IntervalUsed struct {
+	// Class is the request's interval class (ClassCore, ...).
+	Class string `json:"class"`
+	// From is the class whose held-out quantiles gave the interval: Class,
+	// ClassPooled when Class has too few validation runs, or
+	// IntervalFromSigma when the calibration carries no class quantiles.
+	From string `json:"from"`
+	// Runs counts the held-out validation runs behind From (0 for a σ).
+	Runs int `json:"runs"`
+	// LowFactor and HighFactor are the interval's ends over the estimate.
+	LowFactor  float64 `json:"low_factor"`
+	HighFactor float64 `json:"high_factor"`
+}
+
+// IntervalFromSigma is IntervalUsed.From for an interval from the
+// calibration's σ.
+const IntervalFromSigma = "sigma"
 
 // Inputs echoes the resolved inputs (after presets and defaults).
 type Inputs struct {
@@ -269,6 +293,7 @@ type resolved struct {
 	timeCal  *Calibration
 	method   method
 	stack    stack
+	logits   bool // training.teacher_logits
 	assume   []string
 	warn     []string
 }
@@ -451,6 +476,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 	if r.cal.Kind != KindRoofline {
 		r.timeCal, _ = c.Calibration("")
 	}
+	r.logits = t.TeacherLogits
 	if err := r.resolveStack(t); err != nil {
 		return err
 	}
@@ -742,14 +768,40 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		}
 	}
 
-	// Envelope and interval.
-	outside, envWarn, sigma := r.envelope(cal, c.calConsts[cal])
-	sigma = math.Hypot(sigma, limSigma)
+	// Envelope and interval: the class's held-out quantiles where the
+	// calibration carries them, else its σ; both widened for distance
+	// beyond the envelope, the power limit's spread and a limit below an
+	// estimated minimum.
+	outside, envWarn, sigma0, extra, hwWiden := r.envelope(cal, c.calConsts[cal])
+	extra = math.Hypot(extra, limSigma)
 	if r.belowMin {
-		sigma = math.Hypot(sigma, belowMinSigma(c.Power, g, r.limitW))
+		extra = math.Hypot(extra, belowMinSigma(c.Power, g, r.limitW))
 	}
 	z := c.intervalZ(cal)
-	lo, hi := math.Exp(-z*sigma), math.Exp(z*sigma)
+	steps := r.microSteps()
+	perStep := t1 / steps
+	short := r.count == 1 && perStep < ShortStepS
+	var inputBound string
+	if r.logits {
+		inputBound = InputBoundWarning("a student reading cached teacher log-probs", r.tokens, tRun, r.count)
+	}
+	class := classOf(inputBound != "", short, len(outside) > 0, M/bw > C/r.peak)
+	iv := IntervalUsed{Class: class, From: IntervalFromSigma}
+	var lo, hi float64
+	if q, ok := cal.classQuantiles(class); ok {
+		lo, hi = q.Factors(z, extra)
+		iv.From, iv.Runs = q.Class, q.Runs
+		if class == ClassInputBound {
+			// Up to the whole run stretched to the slowest published rate.
+			hi = math.Max(hi, inputBoundFactor(r.tokens, tRun, r.count))
+			iv.From = ClassInputBound
+		}
+	} else {
+		s := math.Hypot(math.Hypot(sigma0, extra), hwWiden)
+		lo, hi = math.Exp(-z*s), math.Exp(z*s)
+		iv.Runs = 0
+	}
+	iv.LowFactor, iv.HighFactor = lo, hi
 	if len(outside) > 0 {
 		warn = append(warn, envWarn)
 	}
@@ -771,9 +823,11 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if r.count > GPUsPerNode && !commModel {
 		warn = append(warn, "more than 8 GPUs: the speedup curves were fitted within one node (N ≤ 8); inter-node links are not modelled")
 	}
-	steps := r.microSteps()
-	if perStep := t1 / steps; r.count == 1 && perStep < ShortStepS {
+	if short {
 		warn = append(warn, shortStepWarning(perStep))
+	}
+	if inputBound != "" {
+		warn = append(warn, inputBound)
 	}
 	if optSteps := steps / float64(r.accum); optSteps < 100 {
 		fewer := "fewer GPUs or a smaller batch_per_gpu"
@@ -830,7 +884,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		Overhead: overhead, WaitingShare: 1 - eta, WaitingPowerW: waitW, BusyPowerW: pAvg}
 	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB, FrozenGBPerGPU: frozen / 1e9, TrainedGBPerGPU: trained / 1e9}
 	resp.Training = r.methodUse(flopsTok)
-	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: outside, SigmaLn: sigma}
+	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: outside, SigmaLn: math.Log(hi/lo) / (2 * z), Interval: iv}
 	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, GradientAccumulation: r.accum, Precision: r.prec,
 		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PowerLimitW: r.limitW, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region}
 	resp.Assumptions = assume
@@ -917,17 +971,20 @@ func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, 
 }
 
 // envelope lists the dimensions outside the calibration's envelope, the
-// warning that names them ("" when none) and the widened ln-space SD.
-// Model size is judged by the parameter count alone (layers and hidden are
-// reported in the envelope but not counted twice). Each numeric dimension
-// outside its range adds (WidenPerEFold·|ln(x/edge)|)² to the variance, and
-// hardware the calibration was not fitted on adds WidenHardware².
+// warning that names them ("" when none), the calibration's σ and the
+// widening for distance beyond the envelope: extra, an ln-space SD, to
+// which each numeric dimension outside its range adds
+// (WidenPerEFold·|ln(x/edge)|)² in variance, and hw, WidenHardware when the
+// calibration was not fitted on the hardware (0 otherwise). Class
+// quantiles already hold unfitted hardware (ClassOutside) and take extra
+// alone; a σ takes both. Model size is judged by the parameter count alone
+// (layers and hidden are reported in the envelope but not counted twice).
 //
 // Estimates far outside the envelope are common, so the warning is built
 // in one allocation and each listed dimension is a substring of it.
-func (r *resolved) envelope(cal *Calibration, k *calConsts) (outside []string, warning string, sigma float64) {
-	e, sigma := cal.envelopeFor(r.prec)
-	v := sigma * sigma
+func (r *resolved) envelope(cal *Calibration, k *calConsts) (outside []string, warning string, sigma, extra, hw float64) {
+	e, sigma := cal.Envelope, cal.Interval.SigmaLn
+	v := 0.0
 	var buf [256]byte
 	items := buf[:0] // the dimensions, "; "-separated
 	var spans [5][2]int
@@ -993,11 +1050,11 @@ func (r *resolved) envelope(cal *Calibration, k *calConsts) (outside []string, w
 			}
 			spans[n][1] = len(items)
 			n++
-			v += e.WidenHardware * e.WidenHardware
+			hw = e.WidenHardware
 		}
 	}
 	if n == 0 {
-		return nil, "", math.Sqrt(v)
+		return nil, "", sigma, math.Sqrt(v), hw
 	}
 	const pre, post = "outside the envelope of calibration ", "); the interval is widened"
 	warning = pre + cal.Name + " (" + string(items) + post
@@ -1006,7 +1063,7 @@ func (r *resolved) envelope(cal *Calibration, k *calConsts) (outside []string, w
 	for i, sp := range spans[:n] {
 		outside[i] = warning[head+sp[0] : head+sp[1]]
 	}
-	return outside, warning, math.Sqrt(v)
+	return outside, warning, sigma, math.Sqrt(v), hw
 }
 
 // ShortNum prints whole numbers below a million exactly and others to 3

@@ -199,6 +199,8 @@ var RequestFields = []Field{
 	{Key: "stack", Path: "training.stack", Kind: KindEnum, Group: "training", Label: "Software stack", Choices: Stacks, Optional: true,
 		Form: StackReference, Implied: StackReference, Default: "reference", Hint: "optimised: fused kernels, packing (Megatron, NeMo, MLPerf class)",
 		Help: "how well the training software uses the GPU: reference (the calibration as fitted to research-style runs) or optimised (fused kernels, sequence packing, Megatron-LM, NeMo, torchtitan or MLPerf-class stacks: about 45 % of the 16-bit peak, 40 % of fp8, memory traffic overlapped with the matmuls)"},
+	{Key: "", Path: "training.teacher_logits", Kind: KindBool, Group: "training", Label: "Loss reads cached teacher log-probs", Optional: true, Default: "false (the planner sets it for logit-KD students)",
+		Help: "logit distillation: the loss reads a teacher's cached top-k log-probs; when the estimate would need them faster than a published harness moved them (870 tokens/s per GPU, Lambert & Luccioni 2026), it warns and takes the input-bound interval"},
 	{Key: "method", Student: true, Path: "training.method", Kind: KindEnum, Group: "method", Label: "Method", Choices: []string{MethodFull, MethodLoRA, MethodQLoRA}, Optional: true,
 		Say:  map[string]string{MethodFull: "Full", MethodLoRA: "LoRA", MethodQLoRA: "QLoRA"},
 		Form: MethodFull, Implied: MethodFull, Default: "full", Hint: "LoRA and QLoRA train adapters on a frozen base",

@@ -83,11 +83,7 @@ func newCalConst(c *Calibration, ics []Interconnect) *calConsts {
 
 // calEnvelopes are the envelopes whose ranges an estimate with c reports.
 func calEnvelopes(c *Calibration) []*Envelope {
-	envs := []*Envelope{&c.Envelope}
-	if c.Roofline != nil && c.Roofline.Tensor != nil && c.Roofline.Tensor.Envelope != nil {
-		envs = append(envs, c.Roofline.Tensor.Envelope)
-	}
-	return envs
+	return []*Envelope{&c.Envelope}
 }
 
 // holds reports whether k has every constant of c (the same name and

@@ -80,6 +80,11 @@ type TrainingSpec struct {
 	// the default) or "optimised" (fused kernels, packing, Megatron/NeMo
 	// class; see StackUCompute16).
 	Stack string `json:"stack,omitempty"`
+	// TeacherLogits says the loss reads a teacher's cached top-k log-probs
+	// (logit distillation): when the estimate would need them faster than
+	// a published harness moved them (CachedLogitTokensPerS), it warns and
+	// takes the interval of the input-bound class.
+	TeacherLogits bool `json:"teacher_logits,omitempty"`
 }
 
 // DefaultStateBytesPerParam is AdamW's footprint in mixed precision: bf16

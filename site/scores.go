@@ -150,6 +150,7 @@ func validationScores(runs []validate.Run, base model.Calibration, in, held vali
 		{"stack", "By software stack"},
 		{"scale", "By scale"},
 		{"gpu", "By accelerator"},
+		{"interval_class", "By interval class"},
 	} {
 		bd := Breakdown{ID: "by-" + strings.ReplaceAll(b.by, "_", "-"), Title: b.title, By: b.by}
 		for _, g := range held.Groups {
@@ -174,6 +175,11 @@ func validationScores(runs []validate.Run, base model.Calibration, in, held vali
 				row.Meaning = runPhases[g.Key]
 			case "stack":
 				row.Meaning = runStacks[g.Key]
+			case "interval_class":
+				row.Meaning = intervalClasses[g.Key]
+				if h.MedianWidth != nil {
+					row.Meaning += fmt.Sprintf("; median interval ×%s wide (high ÷ low)", fixed(*h.MedianWidth, 2))
+				}
 			case "method":
 				row.Meaning = runMethods[g.Key]
 				if f := held.PEFT.Summaries[validate.AsFull]; g.Key != model.MethodFull && f.N > 0 {

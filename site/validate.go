@@ -110,7 +110,7 @@ func writeReport(w io.Writer, rep validate.Report) {
 
 func writeGroups(w io.Writer, groups []validate.Group) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "subset\testimator\tanswered\tmedian fold\tp90 fold\t≤×1.5\t≤×2\t≤×2 of all runs\tgeo-mean ratio\tcoverage")
+	fmt.Fprintln(tw, "subset\testimator\tanswered\tmedian fold\tp90 fold\t≤×1.5\t≤×2\t≤×2 of all runs\tgeo-mean ratio\tcoverage\tmedian width")
 	for _, g := range groups {
 		est := validate.Estimators
 		if _, ok := g.Summaries[validate.AsFull]; ok {
@@ -123,14 +123,17 @@ func writeGroups(w io.Writer, groups []validate.Group) {
 				label = g.By + ": " + g.Key
 			}
 			if s.N == 0 {
-				fmt.Fprintf(tw, "%s\t%s\t0/%d\t\t\t\t\t\t\t\n", label, e, s.Runs)
+				fmt.Fprintf(tw, "%s\t%s\t0/%d\t\t\t\t\t\t\t\t\n", label, e, s.Runs)
 				continue
 			}
-			cov := "–"
+			cov, width := "–", "–"
 			if s.Coverage != nil {
 				cov = fmt.Sprintf("%.0f%%", 100**s.Coverage)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.2f\t%.2f\t%.0f%%\t%.0f%%\t%.0f%%\t%.2f\t%s\n", label, e, s.N, s.Runs, s.MedianFold, s.P90Fold, 100*s.Within15, 100*s.Within2, 100*s.Within2AllRuns, s.GeoMeanRatio, cov)
+			if s.MedianWidth != nil {
+				width = fmt.Sprintf("×%.2f", *s.MedianWidth)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.2f\t%.2f\t%.0f%%\t%.0f%%\t%.0f%%\t%.2f\t%s\t%s\n", label, e, s.N, s.Runs, s.MedianFold, s.P90Fold, 100*s.Within15, 100*s.Within2, 100*s.Within2AllRuns, s.GeoMeanRatio, cov, width)
 		}
 	}
 	tw.Flush()

@@ -106,34 +106,6 @@ type stageEst struct {
 	warnings           []string // about this stage's assumptions
 }
 
-// harnessCacheTokensPerS is the fastest rate, in tokens per second per GPU,
-// at which the distillation study's harness moved cached teacher log-probs:
-// its logit-KD students read them at 371 (13B over 24 h) to 870 (1B)
-// tokens/s by the running token counts of their step logs, while the GPU
-// drew 200–470 W, and its caching pass wrote them at about 430 tokens/s
-// (32,393 s for one pass of the 1.40e7-token TULU set) although the 32B
-// forward pass alone needs a few per cent of that time (Lambert & Luccioni
-// 2026; harness stage and step logs, github.com/StellarLuminosity/Energy
-// commit 091a5534). Both stages are bound by the host (Python lists of
-// top-k values, Arrow datasets on disk), not by the GPU, which the estimate
-// assumes is kept fed.
-const harnessCacheTokensPerS = 870
-
-// inputBoundWarning returns a warning when a stage that moves cached top-k
-// log-probs would need more than harnessCacheTokensPerS per GPU to run as
-// fast as estimated, or "" when it would not.
-func inputBoundWarning(what string, tokens, timeS float64, gpus int) string {
-	if timeS <= 0 || gpus < 1 {
-		return ""
-	}
-	perGPU := tokens / timeS / float64(gpus)
-	if perGPU <= harnessCacheTokensPerS {
-		return ""
-	}
-	return fmt.Sprintf("%s at %s tokens/s per GPU, as estimated, needs cached teacher log-probs moved that fast; the distillation study's harness moved them at 370–870 tokens/s per GPU (Lambert & Luccioni 2026, harness logs), host-bound, so a pipeline like it can take up to %.0f× the estimated time and energy: read this estimate as the GPU-bound lower bound",
-		what, model.ShortNum(perGPU), perGPU/harnessCacheTokensPerS)
-}
-
 // plausibleUCompute is the highest achieved fraction of peak FLOP/s taken as
 // usual for large transformer workloads (model-FLOPs utilisation of 0.2–0.46
 // in large-scale training: Chowdhery et al. 2022, PaLM, table 3).
@@ -498,7 +470,7 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 	}
 	r.detail = strings.Join(parts, "; ") + " on " + d.layout()
 	if role == RegimeKD {
-		if w := inputBoundWarning("logit caching", tokens, t, d.n); w != "" {
+		if w := model.InputBoundWarning("logit caching", tokens, t, d.n); w != "" {
 			r.warnings = append(r.warnings, w)
 		}
 	}

@@ -613,7 +613,9 @@ func (ev *evaluation) estimateStage(o *opt, s string, studentModel *model.ModelS
 		}
 		return est.inference(in.Teacher, o.regime, nil, field)
 	case StageStudent:
-		r, resp, err := est.student(*in.Student, model.SiteSpec{PUE: ev.site.PUE, CarbonGPerKWh: ev.site.CarbonGPerKWh, USDPerKWh: ev.site.USDPerKWh, Region: ev.site.Region}, ev.plan.Calibration, field)
+		sreq := *in.Student
+		sreq.Training.TeacherLogits = sreq.Training.TeacherLogits || o.regime == RegimeKD
+		r, resp, err := est.student(sreq, model.SiteSpec{PUE: ev.site.PUE, CarbonGPerKWh: ev.site.CarbonGPerKWh, USDPerKWh: ev.site.USDPerKWh, Region: ev.site.Region}, ev.plan.Calibration, field)
 		if err != nil {
 			return r, err
 		}
@@ -622,11 +624,6 @@ func (ev *evaluation) estimateStage(o *opt, s string, studentModel *model.ModelS
 		}
 		for _, w := range resp.Warnings {
 			ev.warn = append(ev.warn, o.name+" student: "+w)
-		}
-		if o.regime == RegimeKD {
-			if w := inputBoundWarning("a logit-KD student", r.tokens, r.timeS, resp.Inputs.Count); w != "" {
-				ev.warn = append(ev.warn, o.name+" student: "+w)
-			}
 		}
 		ev.assumeOnce("estimated student stages come from the fine-tuning estimate (its calibration, AdamW state of 16 bytes per parameter); the step cost of KD's extra loss term over the cached top-k log-probs is not added")
 		return r, nil

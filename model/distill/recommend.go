@@ -550,7 +550,7 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 	if rec.Stage == StageTeacher && regime == RegimeKD {
 		for _, c := range []*StageConfig{rec.Best, rec.Current} {
 			tok := c.Inference.Tokens
-			if w := inputBoundWarning("logit caching on "+c.Hardware.GPU, tok, c.TimeS, c.Hardware.Count); w != "" {
+			if w := model.InputBoundWarning("logit caching on "+c.Hardware.GPU, tok, c.TimeS, c.Hardware.Count); w != "" {
 				rec.Warnings = append(rec.Warnings, w)
 				break
 			}

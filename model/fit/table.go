@@ -74,11 +74,9 @@ type TableResult struct {
 	// Weights are the final weights of the runs (1/√(runs of the source)
 	// times the Huber weight).
 	Weights map[string]float64
-	// SigmaLn is the interval SD: the 90th percentile of the runs' |r|
-	// divided by z(0.95), so that a 90 % interval covers 90 % of the fitted
-	// runs (robust to the few runs with broken inputs, which an RMSE would
-	// let widen every interval).
-	SigmaLn float64
+	// Envelope is the calibration's envelope after the fit: the union of
+	// base's and the fitted runs' ranges.
+	Envelope model.Envelope
 }
 
 // withTable returns base with the table-stage constants theta applied.
@@ -294,18 +292,52 @@ func FitTable(cat *model.Catalog, base model.Calibration, runs []validate.Run, s
 		res.Sources = append(res.Sources, s)
 	}
 	sort.Strings(res.Sources)
-	absr := make([]float64, 0, runCount)
-	for _, r := range res.Residuals {
-		absr = append(absr, math.Abs(r))
-	}
-	sort.Float64s(absr)
-	res.SigmaLn = validate.Quantile(absr, 0.9) / stats.NormalQuantile(0.95)
 	c.Roofline.Tensor.Rows = res.Rows
-	c.Roofline.Tensor.Envelope = &env
-	c.Roofline.Tensor.SigmaLn = res.SigmaLn
-	c.Roofline.Tensor.SigmaMethod = fmt.Sprintf("90th percentile of |ln(predicted/reported)| over the %d runs of the fit, divided by z(0.95) = 1.645", runCount)
+	// One envelope: the runs of the table stage together with the rows the
+	// base constants were fitted on. The interval classes come from
+	// held-out residuals (AddTable, ScoreHoldout), not from this fit.
+	baseEnv := base.Envelope
+	if b := base.Roofline.Tensor; b != nil && b.BaseEnvelope != nil {
+		baseEnv = *b.BaseEnvelope
+	}
+	c.Roofline.Tensor.BaseEnvelope = &baseEnv
+	c.Envelope = unionEnvelope(baseEnv, env)
+	c.Interval.Classes, c.Interval.ClassMethod = nil, ""
+	res.Envelope = c.Envelope
 	res.Calibration = c
 	return res, c.Validate()
+}
+
+// unionEnvelope is the smallest envelope holding a and b (ranges and
+// hardware); the widening constants are a's.
+func unionEnvelope(a, b model.Envelope) model.Envelope {
+	u := a
+	join := func(x *[2]float64, y [2]float64) {
+		if y == ([2]float64{}) {
+			return
+		}
+		if *x == ([2]float64{}) {
+			*x = y
+			return
+		}
+		x[0], x[1] = math.Min(x[0], y[0]), math.Max(x[1], y[1])
+	}
+	join(&u.Layers, b.Layers)
+	join(&u.Hidden, b.Hidden)
+	join(&u.SeqLen, b.SeqLen)
+	join(&u.Batch, b.Batch)
+	join(&u.GPUs, b.GPUs)
+	join(&u.Params, b.Params)
+	seen := map[string]bool{}
+	u.Hardware = nil
+	for _, h := range append(append([]string{}, a.Hardware...), b.Hardware...) {
+		if !seen[h] {
+			seen[h] = true
+			u.Hardware = append(u.Hardware, h)
+		}
+	}
+	sort.Strings(u.Hardware)
+	return u
 }
 
 func equal(a, b []float64) bool {
@@ -348,6 +380,9 @@ func AddTable(base model.Calibration, hw *model.Hardware, presets []model.Preset
 	// Held-out score: each source predicted by a fit without it.
 	rep, err := ScoreHoldout(cat, base, runs, scaling)
 	if err != nil {
+		return base, err
+	}
+	if err := setClasses(&c, HeldOutResiduals(rep), "the held-out residuals of the validation runs"); err != nil {
 		return base, err
 	}
 	h := rep.Headline.Summaries[validate.Wattscale]
@@ -408,9 +443,70 @@ func ScoreHoldout(cat *model.Catalog, base model.Calibration, runs []validate.Ru
 		}
 		fitted[src] = cats[i]
 	}
-	return validate.Score(runs, validate.Options{Label: "leave-one-source-out", CatalogFor: func(source string) (*model.Catalog, error) {
+	opt := validate.Options{Label: "leave-one-source-out", CatalogFor: func(source string) (*model.Catalog, error) {
 		return fitted[source], nil
-	}})
+	}}
+	first, err := validate.Score(runs, opt)
+	if err != nil {
+		return first, err
+	}
+	// The interval classes of each source's catalog come from the held-out
+	// residuals of the other sources' runs, so a source's coverage is
+	// scored with quantiles that never saw it.
+	res := HeldOutResiduals(first)
+	for _, src := range sources {
+		var others []model.Residual
+		for _, r := range res {
+			if r.Source != src {
+				others = append(others, r)
+			}
+		}
+		if fitted[src], err = withClasses(fitted[src], others, fmt.Sprintf("held-out residuals of the validation runs of every source but %s", src)); err != nil {
+			return first, err
+		}
+	}
+	return validate.Score(runs, opt)
+}
+
+// HeldOutResiduals are the interval-class residuals ln(reported/predicted)
+// of a held-out report's headline runs.
+func HeldOutResiduals(rep validate.Report) []model.Residual {
+	var out []model.Residual
+	for _, r := range rep.Rows {
+		p := r.Predict[validate.Wattscale]
+		if !r.Headline || !p.Available || p.Class == "" {
+			continue
+		}
+		out = append(out, model.Residual{Class: p.Class, Source: r.Source, LnErr: -math.Log(p.Ratio)})
+	}
+	return out
+}
+
+// withClasses returns cat with its default calibration's interval classes
+// computed from res at the calibration's level.
+func withClasses(cat *model.Catalog, res []model.Residual, from string) (*model.Catalog, error) {
+	c, err := cat.Calibration("")
+	if err != nil {
+		return nil, err
+	}
+	cal := *c
+	if err := setClasses(&cal, res, from); err != nil {
+		return nil, err
+	}
+	return cat.WithDefault(cal)
+}
+
+// setClasses sets cal's interval classes from the held-out residuals res
+// (from says whose they are).
+func setClasses(cal *model.Calibration, res []model.Residual, from string) error {
+	q, err := model.QuantilesByClass(res, cal.Interval.Level)
+	if err != nil {
+		return err
+	}
+	cal.Interval.Classes = q
+	cal.Interval.ClassMethod = fmt.Sprintf("empirical %.3g and %.3g quantiles (type 7) of ln(reported/predicted) per interval class over %s, each run predicted by a calibration fitted without its source; a class with fewer than %d runs uses the quantiles of all runs together",
+		(1-cal.Interval.Level)/2, (1+cal.Interval.Level)/2, from, model.MinClassRuns)
+	return nil
 }
 
 // tableFromCSV adds the table stage on the runs in runsCSV; none leaves c as it is.

@@ -79,8 +79,8 @@ func TestFitTableRecovers(t *testing.T) {
 			t.Errorf("synthetic run %s: residual %.3f in ln, want near 0", id, r)
 		}
 	}
-	if len(got.Rows) < 20 || got.Envelope == nil || !(got.SigmaLn >= 0) {
-		t.Errorf("FitTable: %d rows, envelope %v, σ %g", len(got.Rows), got.Envelope, got.SigmaLn)
+	if len(got.Rows) < 20 || len(res.Envelope.Hardware) == 0 {
+		t.Errorf("FitTable: %d rows, envelope %v", len(got.Rows), res.Envelope)
 	}
 }
 

@@ -109,6 +109,7 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 	if r.GradAccum != 0 {
 		req.Training.GradientAccumulation = float64(r.GradAccum)
 	}
+	req.Training.TeacherLogits = r.TeacherLogits == "yes"
 	if r.Checkpointing != "" {
 		on := r.Checkpointing == "yes"
 		req.Training.GradientCheckpointing = &on

@@ -92,6 +92,10 @@ type Run struct {
 	// BatchPerGPU the micro-batch; 0 = not stated (one micro-batch per
 	// step). Optional column grad_accum.
 	GradAccum int
+	// TeacherLogits is "yes" for a student whose loss read a teacher's
+	// cached top-k log-probs (logit distillation). Optional column
+	// teacher_logits.
+	TeacherLogits string
 }
 
 // WindowTimed marks a run whose energy covers the timed training only: it
@@ -107,7 +111,7 @@ var RunColumns = []string{"id", "phase", "method", "stack", "model", "params", "
 
 // OptionalRunColumns may follow RunColumns; a table without them reads as
 // if they were empty.
-var OptionalRunColumns = []string{"state_bytes", "checkpointing", "energy_window", "head", "grad_accum"}
+var OptionalRunColumns = []string{"state_bytes", "checkpointing", "energy_window", "head", "grad_accum", "teacher_logits"}
 
 // Source kinds: how the reported energy was obtained.
 const (
@@ -117,20 +121,21 @@ const (
 )
 
 var enums = map[string][]string{
-	"phase":         {"pretrain", "finetune", "distill"},
-	"method":        {model.MethodFull, model.MethodLoRA, model.MethodQLoRA},
-	"stack":         {model.StackReference, model.StackOptimised},
-	"glu":           {"", "yes", "no"},
-	"encdec":        {"", "yes", "no"},
-	"checkpointing": {"", "yes", "no"},
-	"energy_window": {"", WindowTimed},
-	"head":          {"", "lm", "classifier"},
-	"precision":     {"", "fp32", "tf32", "fp16", "bf16", "fp8"},
-	"strategy":      {"", model.Single, model.DDP, model.FSDP, model.TP, model.Hybrid},
-	"energy_scope":  {"gpu", "node", "facility"},
-	"host":          {"no", "cpu", "yes"},
-	"source_kind":   {Metered, NVML, TDPEstimate},
-	"stage":         {"train", "teacher"},
+	"phase":          {"pretrain", "finetune", "distill"},
+	"method":         {model.MethodFull, model.MethodLoRA, model.MethodQLoRA},
+	"stack":          {model.StackReference, model.StackOptimised},
+	"glu":            {"", "yes", "no"},
+	"encdec":         {"", "yes", "no"},
+	"checkpointing":  {"", "yes", "no"},
+	"energy_window":  {"", WindowTimed},
+	"head":           {"", "lm", "classifier"},
+	"teacher_logits": {"", "yes"},
+	"precision":      {"", "fp32", "tf32", "fp16", "bf16", "fp8"},
+	"strategy":       {"", model.Single, model.DDP, model.FSDP, model.TP, model.Hybrid},
+	"energy_scope":   {"gpu", "node", "facility"},
+	"host":           {"no", "cpu", "yes"},
+	"source_kind":    {Metered, NVML, TDPEstimate},
+	"stage":          {"train", "teacher"},
 }
 
 // ReadRuns parses the validation table. The header must hold RunColumns
@@ -235,7 +240,7 @@ func (p *rowParser) run() Run {
 		SourceKind: p.str("source_kind"), Stage: p.str("stage"), DuplicateOf: p.str("duplicate_of"), Exclude: p.str("exclude"),
 		Source: p.str("source"), Citation: p.str("citation"), Notes: p.str("notes"), Line: p.row.Line,
 		StateBytes: p.num("state_bytes", false), Checkpointing: p.str("checkpointing"), EnergyWindow: p.str("energy_window"), Head: p.str("head"),
-		GradAccum: p.whole("grad_accum"),
+		GradAccum: p.whole("grad_accum"), TeacherLogits: p.str("teacher_logits"),
 	}
 	switch {
 	case r.ID == "":

@@ -81,6 +81,10 @@ type Prediction struct {
 	// whether the reported energy lies inside it.
 	Interval *[2]float64 `json:"interval_kwh,omitempty"`
 	Covered  *bool       `json:"covered,omitempty"`
+	// Class is the estimate's interval class and ClassFrom the class whose
+	// quantiles set the interval (model.IntervalUsed); wattscale only.
+	Class     string `json:"interval_class,omitempty"`
+	ClassFrom string `json:"interval_from,omitempty"`
 }
 
 // RowResult is the scoring of one run.
@@ -128,6 +132,9 @@ type Summary struct {
 	GeoMeanRatio float64 `json:"geo_mean_ratio"`
 	// Coverage is the share of runs inside the interval (wattscale only).
 	Coverage *float64 `json:"interval_coverage,omitempty"`
+	// MedianWidth is the median ratio of the interval's ends, high ÷ low
+	// (wattscale only).
+	MedianWidth *float64 `json:"median_interval_width,omitempty"`
 	// Within2AllRuns is the share of all Runs predicted within ×2.
 	Within2AllRuns float64 `json:"share_within_2_all_runs"`
 	// MedianFoldAllRuns is the median fold error with unanswered runs as
@@ -247,6 +254,7 @@ func Score(runs []Run, opt Options) (Report, error) {
 		{"stack", func(x *RowResult) string { return x.Stack }},
 		{"scale", func(x *RowResult) string { return x.Scale }},
 		{"gpu", func(x *RowResult) string { return x.GPU }},
+		{"interval_class", func(x *RowResult) string { return x.Predict[Wattscale].Class }},
 	} {
 		keys := map[string]bool{}
 		for i := range rep.Rows {
@@ -384,6 +392,7 @@ func Predict(r Run, in Inputs, cat *model.Catalog, calName string, hostFactor fl
 	w.Interval = &[2]float64{w.KWh * lo, w.KWh * hi}
 	c := r.EnergyKWh >= w.Interval[0] && r.EnergyKWh <= w.Interval[1]
 	w.Covered = &c
+	w.Class, w.ClassFrom = resp.Calibration.Interval.Class, resp.Calibration.Interval.From
 	return finish(w, r.EnergyKWh)
 }
 
@@ -433,7 +442,7 @@ func FoldError(pred, actual float64) float64 {
 
 // Summarise computes the error distribution of a set of predictions.
 func Summarise(preds []Prediction) Summary {
-	var folds, lnr []float64
+	var folds, lnr, widths []float64
 	covered, withCov := 0, 0
 	for _, p := range preds {
 		if !p.Available {
@@ -441,6 +450,9 @@ func Summarise(preds []Prediction) Summary {
 		}
 		folds = append(folds, p.Fold)
 		lnr = append(lnr, math.Log(p.Ratio))
+		if p.Interval != nil && p.Interval[0] > 0 {
+			widths = append(widths, p.Interval[1]/p.Interval[0])
+		}
 		if p.Covered != nil {
 			withCov++
 			if *p.Covered {
@@ -480,6 +492,11 @@ func Summarise(preds []Prediction) Summary {
 		c := float64(covered) / float64(withCov)
 		s.Coverage = &c
 	}
+	if len(widths) > 0 {
+		sort.Float64s(widths)
+		m := Quantile(widths, 0.5)
+		s.MedianWidth = &m
+	}
 	return s
 }
 
@@ -491,24 +508,8 @@ func infs(n int) []float64 {
 	return out
 }
 
-// Quantile is the q-quantile of sorted xs by linear interpolation between
-// order statistics (type 7, the default of R and NumPy).
-func Quantile(sorted []float64, q float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	h := q * float64(n-1)
-	lo := math.Floor(h)
-	i := int(lo)
-	if i+1 >= n {
-		return sorted[n-1]
-	}
-	if h == lo {
-		return sorted[i]
-	}
-	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
-}
+// Quantile is model.Quantile: the q-quantile of sorted xs (type 7).
+func Quantile(sorted []float64, q float64) float64 { return model.Quantile(sorted, q) }
 
 func summarise(by, key string, rows []RowResult, keep func(*RowResult) bool) Group {
 	return summariseWith(by, key, rows, keep, Estimators)
