@@ -35,6 +35,17 @@ const (
 // IntervalClasses lists the classes in the order they are tried.
 var IntervalClasses = []string{ClassInputBound, ClassShortStep, ClassOutside, ClassMemoryBound, ClassCore}
 
+// IntervalClassText says in words what each interval class (and the
+// pooled quantiles) stands for; pages and notes take it from here.
+var IntervalClassText = map[string]string{
+	ClassCore:        "compute-bound, inside the calibration's envelope",
+	ClassOutside:     "outside the envelope: a dimension beyond the fitted range, or hardware the calibration was not fitted on; never narrower than inside",
+	ClassMemoryBound: "memory-bound by the roofline",
+	ClassShortStep:   "one GPU with under 0.1 s of modelled GPU work per step, where host work the model leaves out can dominate",
+	ClassInputBound:  "a student reading cached teacher log-probs faster than a published harness moved them; the upper end is the whole run at the slowest published rate",
+	ClassPooled:      "every validation run together, for a class with too few runs of its own",
+}
+
 // MinClassRuns is the fewest held-out runs a class needs for its own
 // quantiles; a class with fewer uses the pooled quantiles of all runs (a
 // 5 % tail from fewer runs than this is a guess).

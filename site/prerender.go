@@ -569,7 +569,7 @@ func (c *calcView) provenance(r *model.Response) {
 	}
 	c.w(`<h2 class="h">Where these numbers come from</h2>`,
 		`<p>Calibration <strong class="cal-name">`, esc(cu.Name), `</strong> version <span class="cal-version">`, esc(cu.Version), `</span> (`, esc(cu.Kind), `): `, env, `. `,
-		`The `, esc(jsPct(r.IntervalLevel)), ` interval is log-normal with σ = `, esc(sig(cu.SigmaLn, 2)), ` in ln energy.</p>`,
+		`<span class="interval-note">`, esc(c.out.Interval), `</span></p>`,
 		`<p class="muted small cite">`, esc(cu.Citation), `</p>`)
 }
 

@@ -251,6 +251,14 @@ func calReport(c model.Calibration) CalReport {
 	z := model.NormalQuantile(0.5 + c.Interval.Level/2)
 	cr.Interval = fmt.Sprintf("Estimates carry a %s interval of ×/÷ %s inside the envelope, from a standard deviation of %s in ln energy. Where that comes from: %s.",
 		pct(c.Interval.Level), fixed(math.Exp(z*c.Interval.SigmaLn), 2), fixed(c.Interval.SigmaLn, 3), c.Interval.Method)
+	if len(c.Interval.Classes) > 0 {
+		var parts []string
+		for _, q := range c.Interval.Classes {
+			parts = append(parts, fmt.Sprintf("%s (%s): ×%s to ×%s over %d runs from %d sources", q.Class, model.IntervalClassText[q.Class], fixed(math.Exp(q.Low), 2), fixed(math.Exp(q.High), 2), q.Runs, q.Sources))
+		}
+		cr.Interval = fmt.Sprintf("Estimates carry a %s interval set by the class of the request, as multiples of the estimate: %s. Where that comes from: %s. A class with fewer than %d runs takes the pooled row; outside the envelope the interval is never narrower than the core class's, and it widens by %s (in quadrature) per e-fold beyond a range.",
+			pct(c.Interval.Level), strings.Join(parts, "; "), c.Interval.ClassMethod, model.MinClassRuns, fixed(c.Envelope.WidenPerEFold, 2))
+	}
 	e := c.Envelope
 	rng := func(r [2]float64, f func(float64) string) string {
 		if r[0] == 0 && r[1] == 0 {

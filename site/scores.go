@@ -176,7 +176,7 @@ func validationScores(runs []validate.Run, base model.Calibration, in, held vali
 			case "stack":
 				row.Meaning = runStacks[g.Key]
 			case "interval_class":
-				row.Meaning = intervalClasses[g.Key]
+				row.Meaning = model.IntervalClassText[g.Key]
 				if h.MedianWidth != nil {
 					row.Meaning += fmt.Sprintf("; median interval ×%s wide (high ÷ low)", fixed(*h.MedianWidth, 2))
 				}

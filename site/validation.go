@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/validate"
 )
 
@@ -15,14 +14,6 @@ import (
 var (
 	runPhases  = map[string]string{"pretrain": "pre-training", "finetune": "fine-tuning", "distill": "distillation"}
 	runMethods = map[string]string{"full": "every weight trained (pre-training included)", "lora": "low-rank adapters on a frozen 16-bit base (Hu et al. 2021)", "qlora": "low-rank adapters on a frozen 4-bit base (Dettmers et al. 2023)"}
-	// intervalClasses describes model's interval classes.
-	intervalClasses = map[string]string{
-		model.ClassCore:        "compute-bound, inside the calibration's envelope: the interval is the held-out spread of these runs",
-		model.ClassOutside:     "outside the envelope (a dimension beyond the fitted range, or hardware the calibration was not fitted on): never narrower than inside",
-		model.ClassMemoryBound: "memory-bound by the roofline",
-		model.ClassShortStep:   "one GPU with under 0.1 s of modelled GPU work per step: host work the model leaves out can dominate",
-		model.ClassInputBound:  "a student reading cached teacher log-probs faster than a published harness moved them: the interval reaches the whole run at the slowest published rate",
-	}
 	runStacks  = map[string]string{"optimised": "a stack tuned for throughput (MLPerf submissions): estimated with training.stack optimised", "reference": "the source does not describe a tuned stack: the calibration as fitted"}
 	runScopes  = map[string]string{"gpu": "the accelerators only", "node": "whole nodes with CPUs and memory", "facility": "nodes times the data centre's PUE"}
 	runSources = map[string]string{"metered": "metered at the wall or the power distribution unit", "nvml": "GPU power counters integrated over the run", "tdp_estimate": "GPU-hours times rated power, as the source computes it"}

@@ -1356,7 +1356,7 @@
     setHTML(this.results.querySelector('.prov'),
       '<h2 class="h">Where these numbers come from</h2>' +
       '<p>Calibration <strong class="cal-name">' + esc(c.name) + '</strong> version <span class="cal-version">' + esc(c.version) + '</span> (' + esc(c.kind) + '): ' + env + '. ' +
-      'The ' + esc(pct(r.interval_level)) + ' interval is log-normal with σ = ' + esc(sig(c.sigma_ln, 2)) + ' in ln energy.</p>' +
+      '<span class="interval-note">' + esc((out && out.interval_note) || '') + '</span></p>' +
       '<p class="muted small cite">' + esc(c.citation) + '</p>');
     var notes = '', env = (out && out.envelope) || [];
     var warns = (r.warnings || []).filter(function (w) { return !(env.length && /^outside the envelope of calibration/.test(w)); });

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/wattscale/wattscale/model"
 )
@@ -62,6 +63,8 @@ type EstimateOutput struct {
 	// Envelope explains, in plain words, why the estimate lies outside its
 	// calibration's fitted range and what to change (EnvelopeNote).
 	Envelope []string `json:"envelope,omitempty"`
+	// Interval says in words what set the interval (IntervalNote).
+	Interval string `json:"interval_note,omitempty"`
 	// Full is full fine-tuning of the same configuration (same layout,
 	// checkpointing as chosen), when the form asks to compare a lora or
 	// qlora estimate with it; FullError says why it cannot be estimated
@@ -112,6 +115,7 @@ func (a *API) Estimate(input []byte) (out []byte) {
 		return mustJSON(o)
 	}
 	o.Envelope = EnvelopeNote(o.Response)
+	o.Interval = IntervalNote(o.Response)
 	if in.Form != nil && in.Form.peft() && on(in.Form["compare"]) {
 		full := req
 		full.Training.Method, full.Training.LoRA = model.MethodFull, nil
@@ -321,3 +325,29 @@ func (a *API) PlannerFuncs() map[string]func([]byte) []byte {
 	fns["plannerMeta"] = func([]byte) []byte { return a.PlannerMeta() }
 	return fns
 }
+
+// IntervalNote says what set r's interval: its ends as multiples of the
+// estimate and the class whose held-out runs they come from (or the σ).
+func IntervalNote(r *model.Response) string {
+	iv := r.Calibration.Interval
+	ends := fmt.Sprintf("The %s interval runs from ×%s to ×%s of the estimate", pctWords(r.IntervalLevel), fixed2(iv.LowFactor), fixed2(iv.HighFactor))
+	if iv.From == model.IntervalFromSigma {
+		return fmt.Sprintf("%s: log-normal with σ = %.2g in ln energy.", ends, r.Calibration.SigmaLn)
+	}
+	from := iv.From
+	if from == model.ClassInputBound || from == model.ClassOutside+"+"+model.ClassCore {
+		from = iv.Class
+	}
+	text := model.IntervalClassText[from]
+	if text == "" {
+		text = from
+	}
+	if iv.From == model.ClassPooled {
+		return fmt.Sprintf("%s: the spread of all %d validation runs, each predicted by a calibration fitted without its source (its class, %s, has too few runs of its own).", ends, iv.Runs, model.IntervalClassText[iv.Class])
+	}
+	return fmt.Sprintf("%s: the spread of %d validation runs of its class (%s), each predicted by a calibration fitted without its source.", ends, iv.Runs, text)
+}
+
+func pctWords(level float64) string { return strconv.FormatFloat(level*100, 'f', -1, 64) + " %" }
+
+func fixed2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
