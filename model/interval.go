@@ -200,3 +200,22 @@ func Quantile(sorted []float64, q float64) float64 {
 	}
 	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
 }
+
+// IntervalFactors returns the interval's ends, as multiples of an estimate
+// of class class made outside Catalog.Estimate (a distillation inference
+// stage), under c without envelope widening: the class's held-out
+// quantiles where c carries them, else its σ. For ClassInputBound, tokens
+// over timeS seconds on gpus GPUs set the upper end (the run stretched to
+// SlowestCachedLogitTokensPerS).
+func (c *Calibration) IntervalFactors(class string, tokens, timeS float64, gpus int) (lo, hi float64) {
+	z := intervalQuantile(c.Interval.Level)
+	if q, ok := c.classQuantiles(class); ok {
+		lo, hi = q.Factors(z, 0)
+	} else {
+		lo, hi = math.Exp(-z*c.Interval.SigmaLn), math.Exp(z*c.Interval.SigmaLn)
+	}
+	if class == ClassInputBound {
+		hi = math.Max(hi, inputBoundFactor(tokens, timeS, gpus))
+	}
+	return lo, hi
+}

@@ -327,10 +327,7 @@ func (v *planView) options(r *distill.Result, bestName string) {
 	for i := range r.Options {
 		o := &r.Options[i]
 		best := o.Name == bestName
-		ns := esc(o.NStarReason)
-		if o.NStar != nil {
-			ns = `<span class="nstar">N* = ` + esc(sig(*o.NStar, 3)) + `</span> students to break even`
-		}
+		ns := `<span class="nstar">` + esc(v.out.NStar[o.Name]) + `</span>`
 		cls := "option"
 		if best {
 			cls += " best"

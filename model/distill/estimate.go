@@ -101,9 +101,13 @@ type device struct {
 // stageEst is an estimated stage.
 type stageEst struct {
 	kwh, timeS, tokens float64
-	detail             string
-	params             float64  // parameters of the stage's model; 0 = none
-	warnings           []string // about this stage's assumptions
+	// lo and hi are the stage's energy interval, kWh, and class the
+	// interval class that set it ("" for a stage taken as exact).
+	lo, hi   float64
+	class    string
+	detail   string
+	params   float64  // parameters of the stage's model; 0 = none
+	warnings []string // about this stage's assumptions
 }
 
 // plausibleUCompute is the highest achieved fraction of peak FLOP/s taken as
@@ -465,14 +469,20 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 	}
 	kwh, t := d.run(flops, bytes)
 	r := stageEst{kwh: kwh, timeS: t, tokens: tokens, params: m.params}
+	class, bound := model.ClassCore, ""
+	if role == RegimeKD {
+		if bound = model.InputBoundWarning("logit caching", tokens, t, d.n); bound != "" {
+			class = model.ClassInputBound
+		}
+	}
+	lo, hi := e.cal.IntervalFactors(class, tokens, t, d.n)
+	r.lo, r.hi, r.class = kwh*lo, kwh*hi, class
 	if e.quiet {
 		return r, nil
 	}
 	r.detail = strings.Join(parts, "; ") + " on " + d.layout()
-	if role == RegimeKD {
-		if w := model.InputBoundWarning("logit caching", tokens, t, d.n); w != "" {
-			r.warnings = append(r.warnings, w)
-		}
+	if bound != "" {
+		r.warnings = append(r.warnings, bound)
 	}
 	if s.UCompute == 0 && d.uC > plausibleUCompute && flops/(d.peak*d.uC) > bytes/(d.gpu.BandwidthGBs*1e9*d.uM) {
 		r.warnings = append(r.warnings, fmt.Sprintf("mostly compute time at u_compute %.2f from calibration %s, above the 0.3–0.5 of peak that large transformer workloads usually achieve; at u_compute 0.4 this stage would take about %.1f× the energy (set u_compute to override)",
@@ -557,7 +567,8 @@ func (e *estimator) student(req model.Request, site model.SiteSpec, calName, pat
 	in := resp.Inputs
 	detail := fmt.Sprintf("fine-tuning estimate: %s on %s tokens, seq %d, batch %d per GPU, %s, %d × %s, %s (calibration %s, 90 %% interval %.3g–%.3g kWh)",
 		in.Model, model.ShortNum(in.Tokens), in.SeqLen, in.BatchPerGPU, in.Precision, in.Count, in.GPU, resp.Parallel.Strategy, resp.Calibration.Name, resp.EnergyIntervalKWh[0], resp.EnergyIntervalKWh[1])
-	return stageEst{kwh: resp.EnergyKWh, timeS: resp.TimeS, tokens: in.Tokens, detail: detail, params: resp.Proxies.Params}, resp, nil
+	return stageEst{kwh: resp.EnergyKWh, timeS: resp.TimeS, tokens: in.Tokens, detail: detail, params: resp.Proxies.Params,
+		lo: resp.EnergyIntervalKWh[0], hi: resp.EnergyIntervalKWh[1], class: resp.Calibration.Interval.Class}, resp, nil
 }
 
 // checkWhole, checkPositive and checkRange check a plan's numbers with

@@ -27,13 +27,18 @@ type opt struct {
 	quality  *float64
 	tokens   float64
 
-	ownTeacherKWh  float64
-	studentKWh     float64
-	studentParams  float64 // 0 = unknown
-	teacherParams  float64
-	hasTeacher     bool // its own teacher stage
-	sources        sourceSet
-	preprocEvalKWh float64
+	ownTeacherKWh float64
+	studentKWh    float64
+	// ownTeacherEnds and studentEnds are those stages' intervals (equal
+	// ends for a stage taken as exact); flagged is set when a stage was
+	// estimated in an interval class other than core.
+	ownTeacherEnds, studentEnds [2]float64
+	flagged                     bool
+	studentParams               float64 // 0 = unknown
+	teacherParams               float64
+	hasTeacher                  bool // its own teacher stage
+	sources                     sourceSet
+	preprocEvalKWh              float64
 }
 
 // sourceSet records which sources an option's stages came from.
@@ -59,6 +64,23 @@ func (s sourceSet) has(src string) bool { return s&sourceBit(src) != 0 }
 func (o *opt) distilled() bool { return o.regime != RegimeSFT }
 
 // teacherKWh is the teacher energy amortised over this option's students.
+// teacherEnds is teacherKWh's interval.
+func (o *opt) teacherEnds() [2]float64 {
+	if o.owner != nil {
+		return o.owner.ownTeacherEnds
+	}
+	return o.ownTeacherEnds
+}
+
+// stageEnds is a stage's energy interval: its estimate's, or its energy at
+// both ends for a stage taken as exact.
+func stageEnds(st StageResult) (lo, hi float64) {
+	if iv := st.EnergyIntervalKWh; iv != nil {
+		return iv[0], iv[1]
+	}
+	return st.EnergyKWh, st.EnergyKWh
+}
+
 func (o *opt) teacherKWh() float64 {
 	if o.owner != nil {
 		return o.owner.ownTeacherKWh
@@ -541,6 +563,9 @@ func (ev *evaluation) fillStages(o *opt) error {
 				return err
 			}
 			st = ev.stage(s, SourceEstimated, est.kwh, est.timeS, est.tokens, est.detail)
+			if est.hi > 0 {
+				st.EnergyIntervalKWh, st.IntervalClass = &[2]float64{est.lo, est.hi}, est.class
+			}
 			o.sources.add(SourceEstimated)
 			for _, w := range est.warnings {
 				ev.warn = append(ev.warn, fmt.Sprintf("%s %s: %s", o.name, s, w))
@@ -561,15 +586,21 @@ func (ev *evaluation) fillStages(o *opt) error {
 			}
 			return &model.FieldError{Field: o.path + ".stages_kwh." + s, Message: "is required"}
 		}
+		lo, hi := stageEnds(st)
 		switch s {
 		case StageTeacher:
 			if o.owner == nil {
 				o.ownTeacherKWh, o.hasTeacher = st.EnergyKWh, true
+				o.ownTeacherEnds = [2]float64{lo, hi}
 			}
 		case StageStudent:
 			o.studentKWh = st.EnergyKWh
+			o.studentEnds = [2]float64{lo, hi}
 		case StagePreprocess, StageEval:
 			o.preprocEvalKWh += st.EnergyKWh
+		}
+		if st.IntervalClass != "" && st.IntervalClass != model.ClassCore {
+			o.flagged = true
 		}
 		o.stages = append(o.stages, st)
 	}

@@ -17,6 +17,11 @@ func (ev *evaluation) result() Result {
 	for i, o := range ev.opts {
 		ev.optionResult(o, &r.Options[i])
 		r.PlanTotalKWh += r.Options[i].TotalKWh
+		for _, st := range r.Options[i].Stages {
+			lo, hi := stageEnds(st)
+			r.PlanTotalIntervalKWh[0] += lo
+			r.PlanTotalIntervalKWh[1] += hi
+		}
 		r.PlanCO2eKg += r.Options[i].CO2eKg
 		r.PlanCostUSD += r.Options[i].CostUSD
 	}
@@ -64,9 +69,16 @@ func (ev *evaluation) optionResult(o *opt, or *OptionResult) {
 		or.TimeS = 0
 	}
 	or.OneOffKWh = or.TotalKWh
+	for _, st := range o.stages {
+		lo, hi := stageEnds(st)
+		or.OneOffIntervalKWh[0] += lo
+		or.OneOffIntervalKWh[1] += hi
+	}
 	if o.owner != nil {
 		or.TeacherSharedWith = o.owner.name
 		or.OneOffKWh += o.owner.ownTeacherKWh
+		or.OneOffIntervalKWh[0] += o.owner.ownTeacherEnds[0]
+		or.OneOffIntervalKWh[1] += o.owner.ownTeacherEnds[1]
 	}
 	or.Tokens = o.tokens
 	if or.Tokens == 0 && !o.unsplit {
@@ -117,6 +129,7 @@ func (ev *evaluation) amortise(o *opt, or *OptionResult) {
 	}
 	bs := b.studentKWh
 	or.BaselineStudentKWh = &bs
+	or.NStarRange, or.RangeFlagged = nStarRange(o, b)
 	if n, ok := NStar(or.TeacherKWh, bs, or.StudentKWh); ok {
 		or.NStar = &n
 	} else if or.StudentKWh < bs {
@@ -129,6 +142,29 @@ func (ev *evaluation) amortise(o *opt, or *OptionResult) {
 		ev.warn = append(ev.warn, fmt.Sprintf("%s: preprocessing and evaluation (%s kWh) differ from %s's (%s kWh); N* compares the student stages only",
 			o.name, kwhStr(o.preprocEvalKWh), b.name, kwhStr(b.preprocEvalKWh)))
 	}
+}
+
+// nStarRange is N* of option o against baseline b with every estimated
+// stage anywhere in its interval: the least teacher energy over the
+// largest saving to the most over the smallest, the high end unbounded
+// when the smallest saving is not positive. It is nil when every stage
+// involved is exact or when even the largest saving is not positive;
+// flagged says a stage behind it was estimated in a flagged regime.
+func nStarRange(o, b *opt) (*Range, bool) {
+	t, s, base := o.teacherEnds(), o.studentEnds, b.studentEnds
+	if t[0] == t[1] && s[0] == s[1] && base[0] == base[1] {
+		return nil, false
+	}
+	flagged := o.flagged || b.flagged || (o.owner != nil && o.owner.flagged)
+	low, ok := NStar(t[0], base[1], s[0])
+	if !ok {
+		return nil, flagged
+	}
+	r := &Range{Low: low}
+	if high, ok := NStar(t[1], base[0], s[1]); ok {
+		r.High = &high
+	}
+	return r, flagged
 }
 
 // serving fills T*.
@@ -146,6 +182,11 @@ func (ev *evaluation) serving(o *opt, or *OptionResult) {
 	}
 	if t, ok := TStar(or.ExtraTrainKWh, s.JRef, s.JStudent); ok {
 		or.TStarTokens = &t
+		if iv := or.OneOffIntervalKWh; s.ExtraTrainKWh == nil && iv[1] > iv[0] {
+			lo, _ := TStar(iv[0], s.JRef, s.JStudent)
+			hi, _ := TStar(iv[1], s.JRef, s.JStudent)
+			or.TStarRange = &[2]float64{lo, hi}
+		}
 	} else if s.JRef > s.JStudent {
 		or.TStarReason = fmt.Sprintf("the saving per served token (%.3g J) is too small to repay the training in a finite number of tokens", s.JRef-s.JStudent)
 	} else {

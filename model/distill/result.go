@@ -9,8 +9,11 @@ type Result struct {
 	// PlanTotalKWh is the energy of running every option in the plan, a
 	// shared teacher stage counted once.
 	PlanTotalKWh float64 `json:"plan_total_kwh"`
-	PlanCO2eKg   float64 `json:"plan_co2e_kg"`
-	PlanCostUSD  float64 `json:"plan_cost_usd"`
+	// PlanTotalIntervalKWh is PlanTotalKWh with every estimated stage at
+	// the ends of its interval.
+	PlanTotalIntervalKWh [2]float64 `json:"plan_total_interval_kwh"`
+	PlanCO2eKg           float64    `json:"plan_co2e_kg"`
+	PlanCostUSD          float64    `json:"plan_cost_usd"`
 	// Pareto is the energy–quality Pareto set of the options with a quality
 	// (minimum one-off energy, maximum quality), in order of energy.
 	Pareto []Point `json:"pareto"`
@@ -70,6 +73,18 @@ type OptionResult struct {
 	// is none.
 	NStar       *float64 `json:"n_star"`
 	NStarReason string   `json:"n_star_reason,omitempty"`
+	// NStarRange is N* with every stage anywhere in its interval (measured
+	// and preset stages exact): the least teacher energy over the largest
+	// saving, to the most over the smallest. Absent when no stage of the
+	// option or its baseline is estimated, or when even the least break
+	// even is never reached. RangeFlagged is true when a stage behind it
+	// was estimated in a regime the model flags (an interval class other
+	// than core): then the range, not the point, is the answer.
+	NStarRange   *Range `json:"n_star_range,omitempty"`
+	RangeFlagged bool   `json:"range_flagged,omitempty"`
+	// OneOffIntervalKWh is OneOffKWh with every estimated stage at the ends
+	// of its interval.
+	OneOffIntervalKWh [2]float64 `json:"one_off_interval_kwh"`
 	// Students is the planned number of students sharing the teacher stage
 	// and KWhPerStudent the amortised Ē(N) = TeacherKWh/N + StudentKWh there.
 	Students      int          `json:"students"`
@@ -78,9 +93,12 @@ type OptionResult struct {
 
 	// TStarTokens is the serving threshold, null with TStarReason when there
 	// is none or no serving energies were given.
-	TStarTokens   *float64 `json:"t_star_tokens"`
-	TStarReason   string   `json:"t_star_reason,omitempty"`
-	ExtraTrainKWh float64  `json:"extra_train_kwh,omitempty"` // the energy T* repays
+	TStarTokens *float64 `json:"t_star_tokens"`
+	TStarReason string   `json:"t_star_reason,omitempty"`
+	// TStarRange is T* over OneOffIntervalKWh (when T* repays the one-off
+	// energy and a stage is estimated).
+	TStarRange    *[2]float64 `json:"t_star_range,omitempty"`
+	ExtraTrainKWh float64     `json:"extra_train_kwh,omitempty"` // the energy T* repays
 }
 
 // CurvePoint is the amortised per-student energy at n students.
@@ -102,6 +120,20 @@ type StageResult struct {
 	CostUSD    float64 `json:"cost_usd"`
 	SharedWith string  `json:"shared_with,omitempty"`
 	Detail     string  `json:"detail,omitempty"`
+	// EnergyIntervalKWh is an estimated stage's interval (its estimate's,
+	// model.IntervalUsed) and IntervalClass the class that set it; absent
+	// for measured, preset and shared stages and for the preprocessing and
+	// prerun stages, which are taken as given by their rates.
+	EnergyIntervalKWh *[2]float64 `json:"energy_interval_kwh,omitempty"`
+	IntervalClass     string      `json:"interval_class,omitempty"`
+}
+
+// Range is a quantity's range from its stages' intervals: Low, and High
+// or, when the high end is unbounded (the distilled student may cost as
+// much as the baseline's), none.
+type Range struct {
+	Low  float64  `json:"low"`
+	High *float64 `json:"high"`
 }
 
 // Stage sources.

@@ -1847,7 +1847,7 @@
       var sr = res.querySelector('.stage-rec');
       if (sr) setHTML(sr, '<p class="err">Could not search cheaper hardware: ' + esc(e.message) + '</p>');
     }
-    this.renderOptions(r, out.best_per_student);
+    this.renderOptions(r, out.best_per_student, out.n_star_text);
     this.renderCharts(r);
     var ts = r.options.filter(function (o) { return o.t_star_tokens != null; });
     setHTML(res.querySelector('.tstar'), ts.length ? '<h2 class="h">Serving threshold T*</h2><ul>' + ts.map(function (o) {
@@ -1937,10 +1937,10 @@
 
   // renderOptions shows one card per option; bestName (calcapi's
   // BestPerStudent: options with a stage split only) gets the badge.
-  Planner.prototype.renderOptions = function (r, bestName) {
+  Planner.prototype.renderOptions = function (r, bestName, nstar) {
     var regime = this.PF['oK.regime'], best = r.options.filter(function (o) { return o.name === bestName; })[0] || null;
     setHTML(this.results.querySelector('.options'), r.options.map(function (o) {
-      var ns = o.n_star != null ? '<span class="nstar">N* = ' + esc(sig(o.n_star)) + '</span> students to break even' : esc(o.n_star_reason || '');
+      var ns = '<span class="nstar">' + esc((nstar || {})[o.name] || '') + '</span>';
       return '<div class="option' + (o === best ? ' best' : '') + '" data-option="' + esc(o.name) + '"' + (o.n_star != null ? ' data-nstar="' + o.n_star + '"' : '') + ' data-oneoff="' + o.one_off_kwh + '" data-student="' + o.student_kwh + '">' +
         '<h3>' + esc(o.name) + '</h3><span class="sub">' + esc(say(regime, o.regime)) + ' · ' + esc(o.source) + '</span>' +
         '<span class="v">' + esc(energyText(o.one_off_kwh)) + '</span><span class="sub">one-off pipeline' + (o.regime !== 'sft' ? '; ' + esc(energyText(o.kwh_per_student)) + ' per student at N = ' + o.students : '') + '</span>' +

@@ -179,3 +179,25 @@ func TestRefitMatchesCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestPlannerNStarRange: estimating the KD student of the 1B set (an
+// input-bound stage) makes the planner show N* as a range, not a point
+// (issue 35); the measured options keep their point.
+func TestPlannerNStarRange(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/planner/index.html")
+	name := eval[string](t, ctx, `document.getElementById('f-o2.preset').value`)
+	if name != "kd-1b" {
+		t.Fatalf("the 1B set's second row is %q, want kd-1b", name)
+	}
+	choose(t, ctx, "o2.smode", "estimate")
+	waitFor(t, ctx, "the estimated KD student", `document.querySelector('[data-option="kd-1b (mine)"] .nstar') !== null`)
+	txt := eval[string](t, ctx, `document.querySelector('[data-option="kd-1b (mine)"] .nstar').textContent`)
+	if !strings.HasPrefix(txt, "N* between ") {
+		t.Errorf("estimated KD student: N* reads %q, want a range (N* between …)", txt)
+	}
+	if txt := eval[string](t, ctx, `document.querySelector('[data-option="synthetic-1b"] .nstar').textContent`); !strings.HasPrefix(txt, "N* = ") {
+		t.Errorf("measured synthetic-1b: N* reads %q, want a point", txt)
+	}
+}

@@ -205,6 +205,31 @@ type PlanOutput struct {
 	// BestPerStudent is the option the page marks "lowest energy per
 	// student" (BestPerStudent); "" when no option has a stage split.
 	BestPerStudent string `json:"best_per_student,omitempty"`
+	// NStar holds, by option name, what the page says of its N* (NStarText).
+	NStar map[string]string `json:"n_star_text,omitempty"`
+}
+
+// NStarText is what the page says of o's N*: the break-even count with
+// its range, the range first when a stage behind it was estimated in a
+// regime the model flags, or why there is none.
+func NStarText(o *distill.OptionResult) string {
+	if o.NStar == nil {
+		return o.NStarReason
+	}
+	point := strconv.FormatFloat(*o.NStar, 'g', 3, 64)
+	r := o.NStarRange
+	if r == nil {
+		return "N* = " + point + " students to break even"
+	}
+	high := "no break-even"
+	if r.High != nil {
+		high = strconv.FormatFloat(*r.High, 'g', 3, 64)
+	}
+	low := strconv.FormatFloat(r.Low, 'g', 3, 64)
+	if o.RangeFlagged {
+		return "N* between " + low + " and " + high + " students to break even (central " + point + "; a stage was estimated in a regime the model flags, so the range is the answer)"
+	}
+	return "N* = " + point + " students to break even (range " + low + " to " + high + " with each estimated stage within its interval)"
 }
 
 // Plan converts the form into a distillation plan.
@@ -460,6 +485,12 @@ func (a *API) Distill(input []byte) (out []byte) {
 		if res, err = distill.Evaluate(a.Catalog, plan); err == nil {
 			o.Result = &res
 			o.BestPerStudent = BestPerStudent(&res)
+			o.NStar = map[string]string{}
+			for i := range res.Options {
+				if res.Options[i].Regime != distill.RegimeSFT {
+					o.NStar[res.Options[i].Name] = NStarText(&res.Options[i])
+				}
+			}
 		}
 	}
 	if err != nil {
