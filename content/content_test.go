@@ -52,3 +52,32 @@ func TestGeneratedCalibrations(t *testing.T) {
 		t.Errorf("Catalog() shares its calibrations slice between calls")
 	}
 }
+
+// TestUtilisationsPhysical: every shipped roofline calibration's achieved
+// fractions of peak and activity factors lie in (0, 1], their 95 %
+// intervals included (issue 35: a fraction of peak past 1 is no hardware).
+func TestUtilisationsPhysical(t *testing.T) {
+	cals, err := ReadCalibrations(Calibrations, "calibrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range cals {
+		name, r := f.Calibration.Name, f.Calibration.Roofline
+		if r == nil {
+			continue
+		}
+		coefs := map[string]model.Coefficient{"u_compute": r.UCompute, "u_memory": r.UMemory, "activity": r.Activity}
+		if tp := r.Tensor; tp != nil {
+			coefs["tensor.u_compute"], coefs["tensor.u_memory"], coefs["tensor.activity"] = tp.UCompute, tp.UMemory, tp.Activity
+		}
+		for k, v := range coefs {
+			low := 0.0
+			if k == "activity" || k == "tensor.activity" {
+				low = -1e-12 // an activity factor may be 0 (idle power)
+			}
+			if !(v.Value > low && v.Value <= 1) || v.CIHigh > 1 || (v.CILow != 0 && !(v.CILow > low)) {
+				t.Errorf("%s %s = %g, 95 %% interval [%g, %g]; want within (0, 1]", name, k, v.Value, v.CILow, v.CIHigh)
+			}
+		}
+	}
+}

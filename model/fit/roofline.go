@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/fit/stats"
@@ -134,13 +135,20 @@ func fitRooflineRows(rows []rooflineRow) (RooflineFit, error) {
 	} else {
 		p.UMemory = model.Coefficient{Value: 1}
 	}
-	if p.UCompute.Value > 1 {
-		f.Notes = append(f.Notes, fmt.Sprintf("u_compute came out %.3g > 1 and is capped at 1", p.UCompute.Value))
-		p.UCompute.Value = 1
-	}
-	if p.UMemory.Value > 1 {
-		f.Notes = append(f.Notes, fmt.Sprintf("u_memory came out %.3g > 1 and is capped at 1", p.UMemory.Value))
-		p.UMemory.Value = 1
+	// A fraction of peak is at most 1, its interval included: an interval
+	// reaching past the peak is truncated there, and the notes say so.
+	for _, u := range []struct {
+		name string
+		c    *model.Coefficient
+	}{{"u_compute", &p.UCompute}, {"u_memory", &p.UMemory}} {
+		if u.c.Value > 1 {
+			f.Notes = append(f.Notes, fmt.Sprintf("%s came out %.3g > 1 and is capped at 1", u.name, u.c.Value))
+			u.c.Value = 1
+		}
+		if u.c.CIHigh > 1 || (u.c.CIHigh == 0 && u.c.SE > 0) {
+			f.Notes = append(f.Notes, fmt.Sprintf("%s's 95 %% interval reaches %s from its slope, past the peak no hardware exceeds; it is truncated at 1", u.name, ciHighText(u.c.CIHigh)))
+			u.c.CIHigh = 1
+		}
 	}
 	p.OverheadS = model.Coefficient{Value: startupPriorS}
 	p.StepS = model.Coefficient{Value: math.Max(0, coef["step"]), SE: se["step"]}
@@ -156,10 +164,19 @@ func fitRooflineRows(rows []rooflineRow) (RooflineFit, error) {
 	}
 	mean, sd := meanSD(acts)
 	p.Activity = model.Coefficient{Value: mean, SE: sd / math.Sqrt(float64(len(acts)))}
-	p.Activity.CILow, p.Activity.CIHigh = mean-1.96*p.Activity.SE, mean+1.96*p.Activity.SE
+	p.Activity.CILow, p.Activity.CIHigh = math.Max(0, mean-1.96*p.Activity.SE), math.Min(1, mean+1.96*p.Activity.SE)
 	f.Used = len(rows)
 	f.TimeRMSELn = math.Sqrt(sq / float64(len(rows)))
 	return f, nil
+}
+
+// ciHighText writes an interval's upper end, "no bound" when the slope's
+// interval reaches zero (the ratio's interval is then unbounded).
+func ciHighText(x float64) string {
+	if x == 0 {
+		return "no bound"
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
 }
 
 // startupPriorS is the fixed start-up time charged once per run at idle
