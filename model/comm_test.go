@@ -18,7 +18,9 @@ func commStep() model.CommStep {
 // 2·(7/8)·P·2 bytes over the intra-node link, its last gradient bucket's
 // all-reduce on the critical path; fsdp over 64 GPUs moves
 // 3·(63/64)·P·2 bytes over the network; tensor parallelism of 4 moves
-// 4·L·2·(3/4)·(B·S·4)·h·2 bytes over the intra-node link.
+// 4·L·2·(3/4)·(B·S·4)·h·2 bytes over the intra-node link, and each of
+// its GPUs waits for the 4·L collectives' latency against a quarter of the
+// rank's compute.
 func TestCommByHand(t *testing.T) {
 	c := &model.CommParams{Exposed: model.Coefficient{Value: 0.5}, ExposedTP: model.Coefficient{Value: 1}, LatencyS: model.Coefficient{Value: 1e-4}}
 	s := commStep()
@@ -37,7 +39,10 @@ func TestCommByHand(t *testing.T) {
 		if !near(got.DataS, tt.data, 1e-12) || !near(got.TensorS, tt.ten, 1e-12) || got.Collectives != tt.collectives {
 			t.Errorf("%s: times %+v, want data %g s, tensor %g s, %g collectives", tt.name, got, tt.data, tt.ten, tt.collectives)
 		}
-		wantEta := 1 / (1 + 0.5*tt.data + tt.ten + 1e-4*tt.collectives)
+		// t_c = 1 s is the one-GPU time of a data-parallel rank's tokens,
+		// which its tensor group shares: latency and data transfers weigh t×
+		tf := float64(tt.plan.Tensor)
+		wantEta := 1 / (1 + tf*0.5*tt.data + tt.ten + tf*1e-4*tt.collectives)
 		n := float64(tt.plan.Tensor * tt.plan.Data)
 		if !near(eta, wantEta, 1e-12) || !near(sp, n*wantEta, 1e-12) {
 			t.Errorf("%s: η %g, S %g; want η %g, S %g", tt.name, eta, sp, wantEta, n*wantEta)
@@ -253,5 +258,32 @@ func TestPCIeEstimateUsesWorkload(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("assumptions %q do not say how the curves were moved", large.Assumptions)
+	}
+}
+
+// TestTensorGroupLatency: a data-parallel rank's micro-batch (one-GPU time
+// t_c) is shared by its t tensor-parallel GPUs, each computing t_c/t, while
+// every collective's latency holds each of them in full: with transfers
+// free, 1/η − 1 = t·ℓ·n_coll/t_c (n_coll = 4·L for the tensor all-reduces
+// plus 3·L for fsdp), so at the same t_c a wider tensor group loses more.
+func TestTensorGroupLatency(t *testing.T) {
+	const lat = 6e-4
+	c := &model.CommParams{LatencyS: model.Coefficient{Value: lat}}
+	s := commStep()
+	s.ComputeS = 2
+	prev := 1.0
+	for _, tp := range []int{2, 4, 8} {
+		p := model.Plan{Tensor: tp, Data: 4, DataMode: model.FSDP}
+		_, eta, tm := c.Efficiency(p, s)
+		if n := 4*s.Layers + 3*s.Layers; tm.Collectives != n {
+			t.Fatalf("tensor %d × fsdp 4: %g collectives, want %g", tp, tm.Collectives, n)
+		}
+		if want := 1 / (1 + float64(tp)*lat*tm.Collectives/s.ComputeS); !near(eta, want, 1e-12) {
+			t.Errorf("tensor %d × fsdp 4: η %.6f, want 1/(1 + t·ℓ·n/t_c) = %.6f", tp, eta, want)
+		}
+		if !(eta < prev) {
+			t.Errorf("tensor %d: η %.6f not below the narrower group's %.6f", tp, eta, prev)
+		}
+		prev = eta
 	}
 }

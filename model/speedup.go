@@ -365,7 +365,13 @@ func (c *CommParams) Efficiency(p Plan, s CommStep) (speedup, eta float64, t Com
 		}
 		t.TensorS = vol / bw
 	}
-	inv := 1 + (c.Exposed.Value*t.DataS+c.ExposedTP.Value*t.TensorS+c.LatencyS.Value*t.Collectives)/s.ComputeS
+	// ComputeS is the one-GPU time of a data-parallel rank's micro-batch;
+	// its tensor-parallel group shares it, so each GPU computes ComputeS/t,
+	// and a transfer each GPU makes of its own shard (DataS) or a latency
+	// every GPU waits for weighs t times more against it. TensorS, written
+	// for the group's B·t·S tokens, already carries the factor.
+	tf := float64(p.Tensor)
+	inv := 1 + (tf*c.Exposed.Value*t.DataS+c.ExposedTP.Value*t.TensorS+tf*c.LatencyS.Value*t.Collectives)/s.ComputeS
 	eta = 1 / inv
 	return float64(n) * eta, eta, t
 }
