@@ -20,7 +20,11 @@ type Catalog struct {
 	Default string
 	// Power is the power-limit response (content/calibrations/power); nil
 	// = power limits below a run's draw are refused.
-	Power       *PowerCalibration
+	Power *PowerCalibration
+	// WorkBudget is the most work one recommend or plan request may ask
+	// for, in work units (budget.go); 0 = DefaultWorkBudget, negative = no
+	// limit (the browser, whose CPU is the user's own).
+	WorkBudget  int
 	byName      map[string]int
 	presets     map[string]int // normalised preset name -> index
 	presetExact map[string]int // preset name as written -> the index presets gives it

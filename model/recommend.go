@@ -400,6 +400,9 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 	if err != nil {
 		return resp, err
 	}
+	if err := c.checkSearchBudget(req.Candidates, base.prec); err != nil {
+		return resp, err
+	}
 	resp.Warnings = append(resp.Warnings, warns...)
 	if len(gpus) == 0 {
 		return resp, fieldErr("candidates", nil, "has no GPU that supports %s training; choose another precision or other GPUs", base.prec)

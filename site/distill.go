@@ -14,6 +14,7 @@ import (
 func runDistill(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("distill", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	budget := budgetFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -21,5 +22,6 @@ func runDistill(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	cat.WorkBudget = *budget
 	return answer(stdin, stdout, cat, distill.ParsePlan, distill.Evaluate)
 }

@@ -42,6 +42,12 @@ func answer[Req, Res any](stdin io.Reader, stdout io.Writer, cat *model.Catalog,
 	return writeJSON(stdout, res)
 }
 
+// budgetFlag adds -budget, the work one request may ask for: the API's
+// budget unless raised (model.Catalog.WorkBudget).
+func budgetFlag(fs *flag.FlagSet) *int {
+	return fs.Int("budget", model.DefaultWorkBudget, fmt.Sprintf("the most work units the request may ask for, as the API allows (%d; a fine-tuning configuration searched is %d, an inference configuration %d, each search %d more, each plan stage estimated %d); -1 for no limit", model.DefaultWorkBudget, model.WorkPerConfig, model.WorkPerInferenceConfig, model.WorkPerSearch, model.WorkPerEstimatedStage))
+}
+
 // catalog is content.Catalog() plus the calibrations in dir ("" = none),
 // read by the same strict loader.
 func catalog(dir string) (*model.Catalog, error) {

@@ -19,6 +19,7 @@ func runRecommend(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("recommend", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	plan := fs.Bool("plan", false, "read a distillation plan request {\"plan\": ..., \"candidates\", \"deadline_s\", \"minimise\", \"stages\"} and recommend per stage")
+	budget := budgetFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -26,6 +27,7 @@ func runRecommend(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	cat.WorkBudget = *budget
 	if *plan {
 		return answer(stdin, stdout, cat, distill.ParseRecommendRequest, distill.Recommend)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,5 +100,32 @@ func TestRecommendPlanCommand(t *testing.T) {
 	code := run([]string{"recommend", "-plan"}, strings.NewReader(bad), &out, &errOut)
 	if code != 1 || !strings.HasPrefix(errOut.String(), "wattscale recommend: stages[0].candidates[0].gpu") || strings.Count(errOut.String(), "\n") != 1 {
 		t.Errorf("bad stage candidate: exit %d, stderr %q; want 1 and one line naming stages[0].candidates[0].gpu", code, errOut.String())
+	}
+}
+
+// TestRecommendCommandBudget: the command line has the API's work budget:
+// a per-stage search over it exits non-zero with the budget error, and
+// -budget -1 (or a budget at least its size) runs it.
+func TestRecommendCommandBudget(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "content", "examples", "plan-paper-estimated.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"plan": ` + string(b) + `}` // every stage over the whole table
+	var out, errOut bytes.Buffer
+	if code := run([]string{"recommend", "-plan"}, strings.NewReader(body), &out, &errOut); code == 0 || !strings.Contains(errOut.String(), "candidates: asks for more work than one request may") {
+		t.Errorf("site recommend -plan over the budget: exit %d, stderr %q", code, errOut.String())
+	}
+	for _, flag := range []string{"-1", "1000000"} {
+		out.Reset()
+		errOut.Reset()
+		if code := run([]string{"recommend", "-plan", "-budget", flag}, strings.NewReader(body), &out, &errOut); code != 0 {
+			t.Errorf("site recommend -plan -budget %s: exit %d, %s", flag, code, errOut.String())
+		}
+	}
+	errOut.Reset()
+	run([]string{"recommend", "-h"}, nil, &out, &errOut)
+	if !strings.Contains(errOut.String(), fmt.Sprintf("as the API allows (%d", model.DefaultWorkBudget)) {
+		t.Errorf("site recommend -h does not state the budget:\n%s", errOut.String())
 	}
 }

@@ -13,12 +13,16 @@ import (
 	"github.com/wattscale/wattscale/model/distill"
 )
 
+// catalog is the content catalog without a work budget: these tests check
+// the searches of whole plans over the whole table, which the API's budget
+// refuses (budget_test.go checks the budget).
 func catalog(t testing.TB) *model.Catalog {
 	t.Helper()
 	c, err := content.Catalog()
 	if err != nil {
 		t.Fatalf("content.Catalog() error: %v", err)
 	}
+	c.WorkBudget = -1
 	return c
 }
 

@@ -127,6 +127,9 @@ func Evaluate(cat *model.Catalog, p Plan) (Result, error) {
 	if len(p.Options) > MaxOptions {
 		return Result{}, &model.FieldError{Field: "options", Value: fmt.Sprint(len(p.Options)), Message: fmt.Sprintf("must hold at most %d options", MaxOptions)}
 	}
+	if err := checkPlanBudget(cat, &p); err != nil {
+		return Result{}, err
+	}
 	for i := range p.Options {
 		o, err := ev.resolveOption(i, &p.Options[i])
 		if err != nil {

@@ -228,6 +228,15 @@ func Recommend(cat *model.Catalog, req RecommendRequest) (Recommendation, error)
 		settings[key] = st
 	}
 
+	settingsOf := func(i int, stage string) stageSettings {
+		if st, ok := settings[fmt.Sprintf("%d.%s", i, stage)]; ok {
+			return st
+		}
+		return global
+	}
+	if err := checkRecommendBudget(cat, &req.Plan, &res, settingsOf); err != nil {
+		return out, err
+	}
 	site, _, err := model.ResolveSite(req.Plan.Site)
 	if err != nil {
 		return out, atPath("plan", err)
@@ -252,10 +261,7 @@ func Recommend(cat *model.Catalog, req RecommendRequest) (Recommendation, error)
 		for _, sr := range ro.Stages {
 			path := fmt.Sprintf("options[%d].%s", i, sr.Stage)
 			rec := StageRecommendation{Option: ro.Name, Stage: sr.Stage, Path: path, Pareto: []StageConfig{}, Warnings: []string{}, Assumptions: []string{}}
-			st, ok := settings[fmt.Sprintf("%d.%s", i, sr.Stage)]
-			if !ok {
-				st = global
-			}
+			st := settingsOf(i, sr.Stage)
 			var cur, best *StageConfig
 			var obj string
 			switch {
@@ -398,10 +404,6 @@ func score(obj string, c *StageConfig) float64 {
 	return c.EnergyKWh
 }
 
-// inferenceCounts are the GPU counts an inference stage is tried on (up to
-// a candidate's max_count, which is always tried too).
-var inferenceCounts = []int{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096}
-
 // recommendInference searches an inference stage (teacher or evaluation)
 // over the candidates' GPU types × counts × layouts (single on one GPU; tp
 // and dp on more) with the stage's own workload, and fills rec.
@@ -493,14 +495,7 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 			}
 			maxN = int(cd.MaxCount)
 		}
-		counts := []int{}
-		for _, n := range inferenceCounts {
-			if n < maxN {
-				counts = append(counts, n)
-			}
-		}
-		counts = append(counts, maxN)
-		for _, n := range counts {
+		for _, n := range model.InferenceCounts(maxN) {
 			layouts := []string{InferSingle}
 			if n > 1 {
 				layouts = []string{InferTP, InferDP}

@@ -139,7 +139,7 @@ func NewHandler(cat *model.Catalog, opts Options) (http.Handler, error) {
 		{
 			path: Prefix + "distill", method: http.MethodPost, opID: "distill",
 			summary: "Compare distillation pipelines by energy: stages, break-even N*, serving threshold T*, Pareto set, advice",
-			doc:     "The same plan and result as `go run ./site distill`.",
+			doc:     "The same plan and result as `go run ./site distill`." + budgetDoc,
 			in:      reflect.TypeFor[distill.Plan](), out: reflect.TypeFor[distill.Result](),
 			post: func(body []byte) (any, error) {
 				plan, err := distill.ParsePlan(bytes.NewReader(body))
@@ -152,7 +152,7 @@ func NewHandler(cat *model.Catalog, opts Options) (http.Handler, error) {
 		{
 			path: Prefix + "recommend", method: http.MethodPost, opID: "recommend",
 			summary: "Find the least-energy (or CO2e, cost, time) configuration of a workload by a deadline: GPU type, count, layout and power limit",
-			doc:     "The same request and response as `go run ./site recommend`: best, the time–energy Pareto front sorted by time_s, current and saving.",
+			doc:     "The same request and response as `go run ./site recommend`: best, the time–energy Pareto front sorted by time_s, current and saving." + budgetDoc,
 			in:      reflect.TypeFor[model.RecommendRequest](), out: reflect.TypeFor[model.RecommendResponse](),
 			post: func(body []byte) (any, error) {
 				req, err := model.ParseRecommendRequest(bytes.NewReader(body))
@@ -165,7 +165,7 @@ func NewHandler(cat *model.Catalog, opts Options) (http.Handler, error) {
 		{
 			path: Prefix + "distill/recommend", method: http.MethodPost, opID: "recommendPlan",
 			summary: "Find the least-energy (or CO2e, cost, time) hardware of each GPU-bound stage of a distillation plan, stage by stage",
-			doc:     "The same request and response as `go run ./site recommend -plan`: per stage best, pareto, current, saving and warnings (the shapes of /api/v1/recommend), or the reason a stage is not searched; plan_total_kwh before and plan_total_best_kwh after.",
+			doc:     "The same request and response as `go run ./site recommend -plan`: per stage best, pareto, current, saving and warnings (the shapes of /api/v1/recommend), or the reason a stage is not searched; plan_total_kwh before and plan_total_best_kwh after." + budgetDoc,
 			in:      reflect.TypeFor[distill.RecommendRequest](), out: reflect.TypeFor[distill.Recommendation](),
 			post: func(body []byte) (any, error) {
 				req, err := distill.ParseRecommendRequest(bytes.NewReader(body))
@@ -218,6 +218,11 @@ func NewHandler(cat *model.Catalog, opts Options) (http.Handler, error) {
 	}
 	return h, nil
 }
+
+// budgetDoc states the work budget of the routes that search or estimate
+// many configurations (model.DefaultWorkBudget).
+var budgetDoc = fmt.Sprintf(" Work budget: a request may ask for at most %d work units, counted from the request before any work is done: each fine-tuning configuration a search tries (GPU type × count × layout × power limit) is %d, each inference configuration of a teacher or eval stage (GPU type × count × layout) %d, each search %d more, and each plan stage given as a configuration (teacher, student, eval) %d. A request over the budget gets 400 with field naming what sets its size (candidates, stages[i].candidates or options) and a message giving its work, its largest parts and the budget; `go run ./site` has the same budget unless -budget raises it.",
+	model.DefaultWorkBudget, model.WorkPerConfig, model.WorkPerInferenceConfig, model.WorkPerSearch, model.WorkPerEstimatedStage)
 
 func health(cat *model.Catalog, version string) Health {
 	h := Health{Status: "ok", Version: version, APIVersion: model.APIVersion, DefaultCalibration: cat.Default}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -437,6 +438,28 @@ func TestOpenAPIDescribesEveryPlanField(t *testing.T) {
 		h, _ := json.Marshal(f.Help)
 		if !strings.Contains(doc, strings.Trim(string(h), `"`)) {
 			t.Errorf("plan field %s (%s): its help %q is not in the OpenAPI document", f.Key, f.Path, f.Help)
+		}
+	}
+}
+
+// TestDocsStateBudget: the API page states the work budget and its units
+// as the model counts them.
+func TestDocsStateBudget(t *testing.T) {
+	b, err := os.ReadFile("../../content/pages/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	thousands := func(n int) string { return fmt.Sprintf("%d,%03d", n/1000, n%1000) }
+	for _, want := range []string{
+		"at most **" + thousands(model.DefaultWorkBudget) + " work units**",
+		fmt.Sprintf("(GPU type × count × layout × power limit) | %d |", model.WorkPerConfig),
+		fmt.Sprintf("(GPU type × count × layout) | %d |", model.WorkPerInferenceConfig),
+		fmt.Sprintf("(its current configuration and its answer) | %d |", model.WorkPerSearch),
+		fmt.Sprintf("on `distill` and `distill/recommend` | %d |", model.WorkPerEstimatedStage),
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("content/pages/api.md lacks %q", want)
 		}
 	}
 }

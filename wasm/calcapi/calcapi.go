@@ -24,8 +24,12 @@ type API struct {
 	own     map[string]bool // the user's own calibrations (AddCalibration)
 }
 
-// New returns an API over cat with the built-in grid presets.
+// New returns an API over cat with the built-in grid presets. It lifts
+// cat's work budget (model.Catalog.WorkBudget): in the browser a search
+// runs on the user's own CPU, and the planner's recommendation searches
+// every stage of its plan over the whole table.
 func New(cat *model.Catalog) *API {
+	cat.WorkBudget = -1
 	return &API{Catalog: cat, Regions: DefaultRegions()}
 }
 

@@ -71,6 +71,7 @@ func (a *API) AddCalibration(input []byte) (out []byte) {
 	if err != nil {
 		return mustJSON(OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Message: err.Error(), Text: err.Error(), Say: "your calibration could not be used: " + err.Error()}})
 	}
+	cat.WorkBudget = a.Catalog.WorkBudget
 	a.Catalog, a.own = cat, own
 	return mustJSON(OwnOutput{Calibrations: a.calInfos()})
 }

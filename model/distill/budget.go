@@ -1,0 +1,104 @@
+package distill
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// estimatedStages counts the stages of p given as configurations that
+// Evaluate estimates (teacher, student, eval; a teacher shared with another
+// option is estimated there).
+func estimatedStages(p *Plan) int {
+	n := 0
+	for i := range p.Options {
+		o := &p.Options[i]
+		if o.Teacher != nil && o.ShareTeacherWith == "" {
+			n++
+		}
+		if o.Student != nil {
+			n++
+		}
+		if o.Eval != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// checkPlanBudget refuses a plan whose estimated stages exceed the
+// catalog's work budget (model.WorkPerEstimatedStage each), before any is
+// estimated.
+func checkPlanBudget(cat *model.Catalog, p *Plan) error {
+	budget := cat.Budget()
+	if budget == 0 {
+		return nil
+	}
+	n := estimatedStages(p)
+	if work := n * model.WorkPerEstimatedStage; work > budget {
+		return model.OverBudget("options", fmt.Sprintf("%d stages given as configurations to estimate (teacher, student, eval) in %d options", n, len(p.Options)), work, budget)
+	}
+	return nil
+}
+
+// searchWork is one stage's search in a plan recommend request.
+type searchWork struct {
+	path, cands string // the stage ("options[1].student") and where its candidates were given
+	work        int
+	text        string
+}
+
+// checkRecommendBudget refuses a per-stage recommend request whose
+// searches and estimates together exceed the catalog's budget, before any
+// stage is searched: res is the plan's evaluation (which stages are
+// estimated), settings each stage's search settings.
+func checkRecommendBudget(cat *model.Catalog, p *Plan, res *Result, settingsOf func(i int, stage string) stageSettings) error {
+	budget := cat.Budget()
+	if budget == 0 {
+		return nil
+	}
+	plan := estimatedStages(p) * model.WorkPerEstimatedStage
+	total := plan
+	var parts []searchWork
+	for i := range res.Options {
+		for _, sr := range res.Options[i].Stages {
+			if sr.Source != "estimated" || sr.Stage != StageStudent && sr.Stage != StageTeacher && sr.Stage != StageEval {
+				continue
+			}
+			st := settingsOf(i, sr.Stage)
+			inference := sr.Stage != StageStudent
+			var prec model.Precision
+			if s := p.Options[i].Student; !inference && s != nil {
+				prec = model.Precision(strings.ToLower(strings.TrimSpace(string(s.Training.Precision))))
+			}
+			n, _ := cat.SearchSize(st.cands, inference, prec)
+			per := model.WorkPerConfig
+			if inference {
+				per = model.WorkPerInferenceConfig
+			}
+			w := model.WorkPerSearch + n*per
+			total += w
+			parts = append(parts, searchWork{path: fmt.Sprintf("options[%d].%s", i, sr.Stage), cands: st.candsPath, work: w,
+				text: fmt.Sprintf("options[%d].%s %d configurations (%s) = %d", i, sr.Stage, n, st.candsPath, w)})
+		}
+	}
+	if total <= budget {
+		return nil
+	}
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].work > parts[j].work })
+	field := "candidates"
+	if len(parts) > 0 {
+		field = parts[0].cands
+	}
+	var top []string
+	for _, s := range parts[:min(3, len(parts))] {
+		top = append(top, s.text)
+	}
+	if len(parts) > 3 {
+		top = append(top, fmt.Sprintf("%d more searches", len(parts)-3))
+	}
+	what := fmt.Sprintf("%d stage searches (%s) and %d for the plan's estimated stages", len(parts), strings.Join(top, "; "), plan)
+	return model.OverBudget(field, what, total, budget)
+}
