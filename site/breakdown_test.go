@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model/validate"
+)
+
+// mlperfSeries are the MLPerf Llama-2-70B LoRA runs of one submitter on 8,
+// 64 and 512 H100s (AC power), the series whose energy per token the
+// methodology page breaks down term by term.
+var mlperfSeries = []string{
+	"mlperf4.0-smc-llama2-70b-lora-8xh100-ac",
+	"mlperf4.0-smc-llama2-70b-lora-64xh100-ac",
+	"mlperf4.0-smc-llama2-70b-lora-512xh100-ac",
+}
+
+// breakdownHeader opens the generated table in the methodology page.
+const breakdownHeader = "| MLPerf Llama-2-70B LoRA, H100 | tokens | time, measured | time, model | η, model | busy GPUs | waiting GPUs | host | node, model | node, measured | energy per token vs 8 GPUs, measured | model |\n"
+
+// mlperfBreakdown is the table: each run estimated as the validation
+// scores it (its training window, the host as validate.HostFactor), split
+// into the model's terms.
+func mlperfBreakdown(t *testing.T) string {
+	t.Helper()
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := validate.ReadRuns(bytes.NewReader(content.ValidationRuns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]validate.Run{}
+	for _, r := range runs {
+		byID[r.ID] = r
+	}
+	var b strings.Builder
+	b.WriteString(breakdownHeader)
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	var base, baseModel float64
+	for i, id := range mlperfSeries {
+		r, ok := byID[id]
+		if !ok {
+			t.Fatalf("run %s not in the validation table", id)
+		}
+		in := r.Inputs(cat.Presets, cat.Hardware)
+		e, err := cat.Estimate(in.Request)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		busy := e.Breakdown.ComputeKWh + e.Breakdown.MemoryKWh
+		wait := e.Breakdown.ParallelKWh
+		gpu := e.TrainingEnergyKWh // busy + waiting, without the start-up outside MLPerf's window
+		host := (validate.HostFactor - 1) * gpu
+		node := gpu + host
+		perTok, perTokModel := r.EnergyKWh/r.Tokens, node/r.Tokens
+		if i == 0 {
+			base, baseModel = perTok, perTokModel
+		}
+		fmt.Fprintf(&b, "| %d GPUs (%s) | %.3g | %.0f s | %.0f s | %.2f | %.2f kWh | %.2f kWh | %.2f kWh | %.2f kWh | %.2f kWh | %.3f | %.3f |\n",
+			r.Count, strategyText(in.Request.Strategy.Tensor, in.Request.Strategy.Data, in.Request.Training.BatchPerGPU), r.Tokens, r.TimeS, e.TrainingTimeS, e.Parallel.Efficiency,
+			busy, wait, host, node, r.EnergyKWh, perTok/base, perTokModel/baseModel)
+	}
+	return b.String()
+}
+
+func strategyText(tensor, data, batch float64) string {
+	return fmt.Sprintf("tensor %g × ddp %g, %g per rank", tensor, data, batch)
+}
+
+// TestMethodologyMLPerfBreakdown: the methodology page carries the MLPerf
+// LoRA series' breakdown as the model computes it today (-update rewrites
+// it), so the numbers it discusses cannot drift from the code.
+func TestMethodologyMLPerfBreakdown(t *testing.T) {
+	want := mlperfBreakdown(t)
+	p := filepath.Join("..", "content", "pages", "methodology.md")
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(raw)
+	i := strings.Index(s, breakdownHeader)
+	if i < 0 {
+		t.Fatalf("methodology.md has no MLPerf breakdown table (a line %q)", strings.TrimSpace(breakdownHeader))
+	}
+	j := strings.Index(s[i:], "\n\n")
+	if j < 0 {
+		j = len(s) - i - 1
+	}
+	if got := s[i : i+j+1]; got != want {
+		if *update {
+			if err := os.WriteFile(p, []byte(s[:i]+want+s[i+j+1:]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("methodology.md: the MLPerf breakdown differs from the model (go test ./site -run TestMethodologyMLPerfBreakdown -update):\n%s\nwant:\n%s", got, want)
+	}
+}
