@@ -275,8 +275,12 @@ func (ev *evaluation) advice(r *Result) []string {
 		case or.NStar != nil:
 			n := *or.NStar
 			from := math.Floor(n) + 1
-			out = append(out, fmt.Sprintf("%s breaks even with %s at N* = %s: from N = %.0f students sharing its %s, each costs less than direct SFT (design rule 2: reuse before regenerating).",
-				o.name, b.Name, sig3(n), from, teacherWork(o.regime)))
+			s := fmt.Sprintf("%s breaks even with %s at N* = %s: from N = %.0f students sharing its %s, each costs less than direct SFT (design rule 2: reuse before regenerating).",
+				o.name, b.Name, sig3(n), from, teacherWork(o.regime))
+			if or.RangeFlagged && or.NStarRange != nil {
+				s += fmt.Sprintf(" A stage behind it was estimated in a regime the model flags, so read N* as %s.", or.NStarRange.Text("students"))
+			}
+			out = append(out, s)
 			finite = append(finite, ns{o.name, n})
 			if o.students > 1 {
 				out = append(out, fmt.Sprintf("With the planned N = %d, %s costs %s kWh per student against %s kWh for %s's student stage.",

@@ -136,6 +136,16 @@ type Range struct {
 	High *float64 `json:"high"`
 }
 
+// Text is the range of a count of unit in words: "1.8 to 47 students",
+// or "at least 1.8 students, possibly never" when the high end is
+// unbounded.
+func (r Range) Text(unit string) string {
+	if r.High == nil {
+		return "at least " + sig3(r.Low) + " " + unit + ", possibly never"
+	}
+	return sig3(r.Low) + " to " + sig3(*r.High) + " " + unit
+}
+
 // Stage sources.
 const (
 	SourceMeasured  = "measured"

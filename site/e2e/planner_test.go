@@ -194,8 +194,12 @@ func TestPlannerNStarRange(t *testing.T) {
 	choose(t, ctx, "o2.smode", "estimate")
 	waitFor(t, ctx, "the estimated KD student", `document.querySelector('[data-option="kd-1b (mine)"] .nstar') !== null`)
 	txt := eval[string](t, ctx, `document.querySelector('[data-option="kd-1b (mine)"] .nstar').textContent`)
-	if !strings.HasPrefix(txt, "N* between ") {
-		t.Errorf("estimated KD student: N* reads %q, want a range (N* between …)", txt)
+	if !strings.HasPrefix(txt, "Breaks even at N* of ") || !strings.Contains(txt, "central") {
+		t.Errorf("estimated KD student: N* reads %q, want a range (Breaks even at N* of …, central …)", txt)
+	}
+	for _, w := range []int64{1280, 390} {
+		do(t, ctx, "viewport", chromedp.EmulateViewport(w, 900))
+		shot(t, ctx, fmt.Sprintf("planner-nstar-range-%d", w))
 	}
 	if txt := eval[string](t, ctx, `document.querySelector('[data-option="synthetic-1b"] .nstar').textContent`); !strings.HasPrefix(txt, "N* = ") {
 		t.Errorf("measured synthetic-1b: N* reads %q, want a point", txt)

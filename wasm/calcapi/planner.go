@@ -218,18 +218,13 @@ func NStarText(o *distill.OptionResult) string {
 	}
 	point := strconv.FormatFloat(*o.NStar, 'g', 3, 64)
 	r := o.NStarRange
-	if r == nil {
+	switch {
+	case r == nil:
 		return "N* = " + point + " students to break even"
+	case o.RangeFlagged:
+		return "Breaks even at N* of " + r.Text("students") + " (central " + point + "; a stage was estimated in a regime the model flags, so the range is the answer)"
 	}
-	high := "no break-even"
-	if r.High != nil {
-		high = strconv.FormatFloat(*r.High, 'g', 3, 64)
-	}
-	low := strconv.FormatFloat(r.Low, 'g', 3, 64)
-	if o.RangeFlagged {
-		return "N* between " + low + " and " + high + " students to break even (central " + point + "; a stage was estimated in a regime the model flags, so the range is the answer)"
-	}
-	return "N* = " + point + " students to break even (range " + low + " to " + high + " with each estimated stage within its interval)"
+	return "N* = " + point + " students to break even (" + r.Text("students") + " with each estimated stage within its interval)"
 }
 
 // Plan converts the form into a distillation plan.
