@@ -199,6 +199,12 @@ func Recommend(cat *model.Catalog, req RecommendRequest) (Recommendation, error)
 		names[i] = res.Options[i].Name
 	}
 	global := stageSettings{cands: req.Candidates, candsPath: "candidates", deadline: req.DeadlineS, minimise: req.Minimise}
+	// Every deadline and objective is checked here, searched or not: a bad
+	// value on a stage that is not searched (measured, shared) is still an
+	// error, not ignored.
+	if err := checkSettings("", req.DeadlineS, req.Minimise); err != nil {
+		return out, err
+	}
 	settings := map[string]stageSettings{}
 	for i, s := range req.Stages {
 		path := fmt.Sprintf("stages[%d]", i)
@@ -209,6 +215,15 @@ func Recommend(cat *model.Catalog, req RecommendRequest) (Recommendation, error)
 		idx := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, strings.TrimSpace(s.Option)) })
 		if idx < 0 {
 			return out, &model.FieldError{Field: path + ".option", Value: quote(s.Option), Message: "is not an option of the plan; its options: " + strings.Join(names, ", ")}
+		}
+		d := 0.0
+		if s.DeadlineS != nil {
+			d = *s.DeadlineS
+		}
+		if err := checkSettings(path, d, s.Minimise); err != nil {
+			fe := model.AsFieldError(err)
+			fe.Message += fmt.Sprintf(" (for options[%d].%s)", idx, stage)
+			return out, fe
 		}
 		key := fmt.Sprintf("%d.%s", idx, stage)
 		if _, dup := settings[key]; dup {
@@ -311,6 +326,27 @@ func Recommend(cat *model.Catalog, req RecommendRequest) (Recommendation, error)
 	}
 	out.Assumptions = append(out.Assumptions, "each stage is searched on its own (its own deadline, GPU type, count and layout); the plan's total with every searched stage at its best keeps a stage at its current configuration where that already meets the deadline with no more of what is minimised")
 	return out, nil
+}
+
+// checkSettings checks a deadline (0 = none) and an objective ("" = the
+// default) given at path ("" = the request's top level).
+func checkSettings(path string, deadline float64, minimise string) error {
+	at := func(f string) string {
+		if path == "" {
+			return f
+		}
+		return path + "." + f
+	}
+	if deadline != 0 {
+		if err := checkPositive(at("deadline_s"), deadline, 1e10); err != nil {
+			return err
+		}
+	}
+	switch strings.ToLower(strings.TrimSpace(minimise)) {
+	case "", model.MinEnergy, model.MinCO2e, model.MinCost, model.MinTime:
+		return nil
+	}
+	return &model.FieldError{Field: at("minimise"), Value: quote(minimise), Message: "must be one of energy, co2e, cost, time"}
 }
 
 // studentModel is the option's student model, for an evaluation stage that

@@ -284,3 +284,33 @@ func FuzzParseRecommendPlan(f *testing.F) {
 		}
 	})
 }
+
+// TestRecommendPlanChecksEveryDeadline: a bad deadline_s or minimise is an
+// error even where no stage is searched (a measured plan; a stage override
+// on a measured stage), not accepted silently.
+func TestRecommendPlanChecksEveryDeadline(t *testing.T) {
+	cat := catalog(t)
+	measured := `{"options": [` + sftOK + `]}`
+	for _, tt := range []struct{ body, field string }{
+		{`{"plan": ` + measured + `, "deadline_s": -1}`, "deadline_s"},
+		{`{"plan": ` + measured + `, "deadline_s": 1e300}`, "deadline_s"},
+		{`{"plan": ` + measured + `, "minimise": "joy"}`, "minimise"},
+		{`{"plan": ` + measured + `, "stages": [{"option": "sft", "stage": "student", "deadline_s": -5}]}`, "stages[0].deadline_s"},
+		{`{"plan": ` + measured + `, "stages": [{"option": "sft", "stage": "eval", "minimise": "speed"}]}`, "stages[0].minimise"},
+	} {
+		req, err := distill.ParseRecommendRequest(strings.NewReader(tt.body))
+		if err == nil {
+			_, err = distill.Recommend(cat, req)
+		}
+		if fe := model.AsFieldError(err); fe == nil || fe.Field != tt.field {
+			t.Errorf("%s: %v, want an error on %s", tt.body, err, tt.field)
+		}
+	}
+	req, err := distill.ParseRecommendRequest(strings.NewReader(`{"plan": ` + measured + `, "deadline_s": 3600, "stages": [{"option": "sft", "stage": "student", "deadline_s": 0}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := distill.Recommend(cat, req); err != nil {
+		t.Errorf("good deadlines on a measured plan: %v", err)
+	}
+}

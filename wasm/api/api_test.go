@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
@@ -157,6 +158,21 @@ func TestErrors(t *testing.T) {
 type chunked struct{ r io.Reader }
 
 func (c chunked) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// TestShortBody: a body that ends before its Content-Length (net/http's
+// server reads it as io.ErrUnexpectedEOF) is a 400 on (body), not a 500.
+func TestShortBody(t *testing.T) {
+	h, _ := newTestHandler(t)
+	body := `{"model": {"preset": "bert-base"}}`
+	req := httptest.NewRequest("POST", "/api/v1/estimate", io.MultiReader(strings.NewReader(body), iotest.ErrReader(io.ErrUnexpectedEOF)))
+	req.ContentLength = int64(len(body) + 100)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	var e api.ErrorBody
+	if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || w.Code != http.StatusBadRequest || e.Error.Field != "(body)" || !strings.Contains(e.Error.Message, "could not be read") {
+		t.Errorf("a body short of its Content-Length: %d %s, want 400 on (body)", w.Code, w.Body)
+	}
+}
 
 func TestTooLargeWithoutLength(t *testing.T) {
 	h, _ := newTestHandler(t)

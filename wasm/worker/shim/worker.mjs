@@ -120,10 +120,21 @@ async function readBody(stream, limit) {
 // nullBody lists the statuses whose Response must not have a body.
 const nullBody = new Set([101, 204, 205, 304]);
 
+// unreadable answers a request whose body could not be read.
+function unreadable(err, length) {
+  const why = Number.isSafeInteger(length) ? `; it ended before its Content-Length of ${length} bytes` : "";
+  const msg = String(err && err.message ? err.message : err).replace(/\.$/, "");
+  return jsonError(400, "(body)", `could not be read: ${msg}${why}`);
+}
+
 function failure(err) {
-  const body = { error: { field: "(server)", message: `internal error: ${err && err.message ? err.message : err}` } };
+  return jsonError(500, "(server)", `internal error: ${err && err.message ? err.message : err}`);
+}
+
+function jsonError(status, field, message) {
+  const body = { error: { field, message } };
   return new Response(JSON.stringify(body) + "\n", {
-    status: 500,
+    status,
     headers: {
       "content-type": "application/json; charset=utf-8",
       "access-control-allow-origin": "*",
@@ -202,11 +213,18 @@ async function fetch(req, env, ctx) {
     let body = null;
     if (req.body !== null) {
       // A body of a known length within the limit is read in one piece,
-      // into a buffer of its size; others chunk by chunk (readBody).
-      body =
-        Number.isSafeInteger(length) && length >= 0 && length <= program.binding.bodyLimit
-          ? new Uint8Array(await req.arrayBuffer())
-          : await readBody(req.body, program.binding.bodyLimit);
+      // into a buffer of its size; others chunk by chunk (readBody). A
+      // body that cannot be read (it ends before its Content-Length: the
+      // client stopped sending) is the request's fault: 400, as the Go
+      // handler answers a body it cannot read.
+      try {
+        body =
+          Number.isSafeInteger(length) && length >= 0 && length <= program.binding.bodyLimit
+            ? new Uint8Array(await req.arrayBuffer())
+            : await readBody(req.body, program.binding.bodyLimit);
+      } catch (err) {
+        return unreadable(err, length);
+      }
     }
     if (program.go.exited) {
       throw new Error("the Go program exited");
