@@ -342,11 +342,15 @@ func configs(cs ...*model.Config) []model.Config {
 // BenchmarkRecommendAll times the whole default search: every GPU of the
 // table that runs fp16 × 12 counts up to 64 × up to 6 layouts (single at
 // one GPU; ddp, fsdp, tp, tensor 2/4/8 × fsdp) × 8 power limits (issue
-// goal: under 5 ms natively, under 20 ms in wasm). cpu-ns/op is the
+// goal: under 5 ms natively, under 20 ms in wasm), holding the current
+// configuration's global batch as the calculator's panel does (each
+// layout's micro-batch and accumulation chosen to reproduce it; the
+// current configuration estimated once). cpu-ns/op is the
 // process's CPU time per search, which a loaded machine does not inflate.
 func BenchmarkRecommendAll(b *testing.B) {
 	c := catalog(b)
-	req := parseRec(b, `{"workload": {"model": {"preset": "llama-3-8b"}, "training": {"tokens": 1e9, "seq_len": 4096, "batch_per_gpu": 2, "precision": "fp16"}}, "deadline_s": 36000}`)
+	req := parseRec(b, `{"workload": {"model": {"preset": "llama-3-8b"}, "training": {"tokens": 1e9, "seq_len": 4096, "batch_per_gpu": 2, "precision": "fp16"}}, "deadline_s": 36000,
+	 "current": {"hardware": {"gpu": "a100-sxm4-80gb", "count": 8}, "strategy": "fsdp"}}`)
 	types := 0
 	for i := range c.Hardware.GPUs {
 		if _, err := c.Hardware.GPUs[i].PeakFLOPS(model.FP16); err == nil {
