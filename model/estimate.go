@@ -496,8 +496,12 @@ func (r *resolved) checkState() error {
 	frozen, trained := r.stateParts()
 	if state := frozen + trained; state > g.MemoryGB*1e9 {
 		if r.method.name == MethodFull {
-			return fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, a larger GPU, lora or qlora (training.method), or a leaner optimizer (training.state_bytes_per_param)",
-				state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID)
+			lean := "a leaner optimizer (training.state_bytes_per_param)"
+			if fit := math.Floor(r.state*g.MemoryGB*1e9/state*10) / 10; fit >= fieldStateBytes.Bounds.Min {
+				lean = fmt.Sprintf("a leaner optimizer (training.state_bytes_per_param at most %s fits: about 8 for Adafactor with fp32 master weights, 4 on pure bf16 weights)", ShortNum(fit))
+			}
+			return fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, a larger GPU, lora or qlora (training.method), or %s",
+				state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID, lean)
 		}
 		m := &r.method
 		format := map[string]string{MethodLoRA: "16-bit", MethodQLoRA: m.format}[m.name]
@@ -506,6 +510,12 @@ func (r *resolved) checkState() error {
 			hint += ", or qlora (training.method)"
 		} else if m.format == FormatInt8 {
 			hint += ", or nf4 (training.lora.base_format)"
+		}
+		// The optimizer state that would fit beside the frozen base.
+		if room := g.MemoryGB*1e9 - frozen; trained > 0 && room > 0 {
+			if fit := math.Floor(r.state*room/trained*10) / 10; fit >= fieldStateBytes.Bounds.Min {
+				hint += fmt.Sprintf(", or a leaner optimizer state: training.state_bytes_per_param at most %s fits (12 for bf16 adapters with 32-bit AdamW, about 6 with 8-bit AdamW)", ShortNum(fit))
+			}
 		}
 		return fieldErr("hardware.count", r.count, "is too small for %s: the frozen base weights at %s need %.1f GB per GPU (%.3g parameters, %s) and the trained parameters' weights, gradients and optimizer state %.2f GB (%.3g parameters at %s bytes), %.1f GB in all, more than the %.0f GB of a %s; %s",
 			m.name, format, frozen/1e9, r.params, r.layoutString(), trained/1e9, m.trainable, ShortNum(r.state), state/1e9, g.MemoryGB, g.ID, hint)

@@ -212,6 +212,19 @@ type method struct {
 	ckpt       bool    // activation checkpointing (full recomputation per layer)
 }
 
+// QLoRAStateBytesPerParam is the device memory per trained parameter of
+// the QLoRA recipe: bf16 adapter weights and gradients (2 + 2 bytes) and
+// AdamW's two moments in 32 bits (8 bytes), with no fp32 master copy
+// (Dettmers et al. 2023, QLoRA, sections 3 and 4: bf16 LoRA adapters and a
+// paged 32-bit AdamW, artidoro/qlora's qlora.py with --bf16 and
+// paged_adamw_32bit). Plain LoRA keeps DefaultStateBytesPerParam: PEFT
+// creates the adapter weights in fp32 (autocast_adapter_dtype), so AdamW
+// holds weights, gradients and two moments in 32 bits.
+const QLoRAStateBytesPerParam = 12
+
+// QLoRAStateAssumption states QLoRAStateBytesPerParam's source.
+const QLoRAStateAssumption = "trained parameters at 12 bytes each (bf16 adapters and gradients, AdamW's two moments in 32 bits, paged): the QLoRA recipe (Dettmers et al. 2023, sections 3-4; artidoro/qlora, --bf16 with paged_adamw_32bit) (training.state_bytes_per_param not given)"
+
 // resolveMethod checks training.method, training.lora and
 // training.gradient_checkpointing against the resolved shape, hardware and
 // precision, filling r.method and its assumptions and warnings.
@@ -292,6 +305,10 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 	}
 
 	// QLoRA: bitsandbytes kernels, base format and compute dtype.
+	if t.StateBytesPerParam == 0 {
+		r.state = QLoRAStateBytesPerParam
+		r.assume = append(r.assume, QLoRAStateAssumption)
+	}
 	m.format = strings.ToLower(l.BaseFormat)
 	switch m.format {
 	case "":

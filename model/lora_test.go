@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -355,5 +356,41 @@ func TestPEFTLawScaled(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(lora.Assumptions, "\n"), "fitted to full fine-tuning") {
 		t.Errorf("law calibration with lora: assumptions %q do not say the law is scaled", lora.Assumptions)
+	}
+}
+
+// TestQLoRA65BOnOne48GBGPU: the QLoRA paper fine-tunes 65B-class models on
+// one 48 GB GPU (Dettmers et al. 2023, abstract and section 5) with bf16
+// adapters and a paged 32-bit AdamW: Llama-2-70B under the QLoRA defaults
+// fits an RTX A6000, at 12 bytes per trained parameter, said in the
+// assumptions. A model that does not fit (Llama-3-70B, whose 128k
+// vocabulary stays in 16 bits) is refused with the state bytes that would.
+func TestQLoRA65BOnOne48GBGPU(t *testing.T) {
+	c := catalog(t)
+	req := model.Request{
+		Model:    model.ModelSpec{Preset: "llama-2-70b"},
+		Training: model.TrainingSpec{Tokens: 1e7, SeqLen: 512, BatchPerGPU: 1, Precision: model.BF16, Method: model.MethodQLoRA},
+		Hardware: model.HardwareSpec{GPU: "rtx-a6000", Count: 1},
+		Strategy: model.Strategy{Name: model.Single},
+	}
+	r := estimate(t, c, req)
+	if r.Memory.StateGBPerGPU+r.Memory.ActivationGBPerGPU > r.Memory.CapacityGB {
+		t.Errorf("llama-2-70b qlora on one rtx-a6000: %.1f GB state + %.1f GB activations > %.0f GB", r.Memory.StateGBPerGPU, r.Memory.ActivationGBPerGPU, r.Memory.CapacityGB)
+	}
+	if got, want := r.Memory.TrainedGBPerGPU*1e9/r.Training.TrainableParams, float64(model.QLoRAStateBytesPerParam); math.Abs(got-want) > 1e-9 {
+		t.Errorf("trained state %.4g bytes per trained parameter, want %g", got, want)
+	}
+	if !slices.Contains(r.Assumptions, model.QLoRAStateAssumption) {
+		t.Errorf("assumptions do not state the QLoRA state bytes: %q", r.Assumptions)
+	}
+	req.Model.Preset = "llama-3-70b"
+	_, err := c.Estimate(req)
+	fe := model.AsFieldError(err)
+	if fe == nil || fe.Field != "hardware.count" || !strings.Contains(fe.Message, "training.state_bytes_per_param at most") {
+		t.Fatalf("llama-3-70b qlora on one rtx-a6000: %v; want hardware.count refused, naming the state bytes that fit", err)
+	}
+	req.Training.StateBytesPerParam = 10
+	if _, err := c.Estimate(req); err != nil {
+		t.Errorf("with the state bytes the refusal names (10): %v", err)
 	}
 }
