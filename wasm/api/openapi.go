@@ -32,18 +32,35 @@ type schema struct {
 	MaxItems             *int               `json:"maxItems,omitempty"`
 	Enum                 []string           `json:"enum,omitempty"`
 	OneOf                []*schema          `json:"oneOf,omitempty"`
+	Minimum              *float64           `json:"minimum,omitempty"`
+	ExclusiveMinimum     *float64           `json:"exclusiveMinimum,omitempty"`
+	Maximum              *float64           `json:"maximum,omitempty"`
 }
 
 type document struct {
-	OpenAPI    string                           `json:"openapi"`
-	Info       info                             `json:"info"`
+	OpenAPI string   `json:"openapi"`
+	Info    info     `json:"info"`
+	Servers []server `json:"servers"`
+	// Security is empty: no route needs credentials.
+	Security   []map[string][]string            `json:"security"`
 	Paths      map[string]map[string]*operation `json:"paths"`
 	Components components                       `json:"components"`
 }
 
 type info struct {
-	Title       string `json:"title"`
-	Version     string `json:"version"`
+	Title       string  `json:"title"`
+	Version     string  `json:"version"`
+	Description string  `json:"description"`
+	License     license `json:"license"`
+}
+
+type license struct {
+	Name       string `json:"name"`
+	Identifier string `json:"identifier"`
+}
+
+type server struct {
+	URL         string `json:"url"`
 	Description string `json:"description"`
 }
 
@@ -94,8 +111,13 @@ func openAPI(routes []*route, build string) (b []byte, err error) {
 			Title:   "wattscale API",
 			Version: model.APIVersion,
 			Description: "Energy, time, carbon and cost of transformer fine-tuning and distillation pipelines, before they run. " +
-				"Every route answers CORS requests from any origin. Build " + build + ".",
+				"Every route answers CORS requests from any origin; none needs credentials. Build " + build + ".",
+			License: license{Name: "MIT", Identifier: "MIT"},
 		},
+		// The paths are absolute (/api/v1/...): served from whichever host
+		// answered this description.
+		Servers:    []server{{URL: "/", Description: "the host that served this description"}},
+		Security:   []map[string][]string{},
 		Paths:      map[string]map[string]*operation{},
 		Components: components{Schemas: g.components},
 	}
@@ -156,10 +178,12 @@ func (g *schemaGen) top(t reflect.Type, in bool) *schema {
 	return g.schema(t, in, false)
 }
 
-// schema returns t's schema. in selects request mode: there no property is
-// listed as required, because the handler reports missing fields itself,
-// with a message, as 400. nullable says a nil value is encoded as null
-// (a slice, map or pointer field without omitempty).
+// schema returns t's schema. in selects request mode: there a property is
+// required when its row of the field table (model.RequestFields,
+// distill.PlanFields) is neither optional, conditional nor has a default,
+// or when it is an object holding required properties; numbers carry the
+// row's bounds. nullable says a nil value is encoded as null (a slice, map
+// or pointer field without omitempty).
 func (g *schemaGen) schema(t reflect.Type, in, nullable bool) *schema {
 	if s := special(t); s != nil {
 		return s
@@ -289,14 +313,34 @@ func (g *schemaGen) fields(s *schema, t reflect.Type, in bool) {
 		if e := f.Tag.Get("enum"); e != "" {
 			fs.Enum = strings.Split(e, ",")
 		}
-		if prefix, ok := requestPrefix[t]; ok && in && fs.Description == "" {
-			fs.Description = fieldDoc(prefix + name)
-		} else if prefix, ok := planPrefix[t]; ok && in && fs.Description == "" {
-			fs.Description = planFieldDoc(prefix + name)
+		var row *model.Field
+		if prefix, ok := requestPrefix[t]; ok && in {
+			row = model.RequestField(prefix + name)
+			if fs.Description == "" {
+				fs.Description = fieldDoc(prefix + name)
+			}
+		} else if prefix, ok := planPrefix[t]; ok && in {
+			row = distill.PlanField(prefix + name)
+			if fs.Description == "" {
+				fs.Description = planFieldDoc(prefix + name)
+			}
+			if row != nil && strings.Contains(row.Path, "[]") {
+				// An option's fields may come from its preset: the table's
+				// bounds hold, its required-ness does not.
+				r := *row
+				r.Optional = true
+				row = &r
+			}
 		}
+		withBounds(fs, row)
 		s.Properties[name] = fs
-		if !omit && !in {
+		switch {
+		case !in && !omit:
 			s.Required = append(s.Required, name)
+		case in && row != nil && !row.Optional && row.When == nil && row.Default == "":
+			s.Required = append(s.Required, name)
+		case in && f.Type.Kind() == reflect.Struct && fs.Ref != "" && len(g.components[strings.TrimPrefix(fs.Ref, "#/components/schemas/")].Required) > 0:
+			s.Required = append(s.Required, name) // an object that must hold required fields
 		}
 	}
 }
@@ -389,6 +433,21 @@ func rowDoc(f *model.Field) string {
 	return d
 }
 
+// withBounds sets a number's minimum and maximum from its field table row
+// (nil: none).
+func withBounds(s *schema, row *model.Field) {
+	if row == nil || row.Bounds == nil || s.Type != "number" && s.Type != "integer" {
+		return
+	}
+	lo, hi := row.Min, row.Max
+	if row.MinOpen {
+		s.ExclusiveMinimum = &lo
+	} else {
+		s.Minimum = &lo
+	}
+	s.Maximum = &hi
+}
+
 // special describes the types with their own JSON encoding.
 func special(t reflect.Type) *schema {
 	switch t {
@@ -406,8 +465,8 @@ func special(t reflect.Type) *schema {
 				{
 					Type: "object",
 					Properties: map[string]*schema{
-						"tensor":    {Type: "number", Description: fieldDoc("strategy.tensor")},
-						"data":      {Type: "number", Description: fieldDoc("strategy.data")},
+						"tensor":    bounded(&schema{Type: "number", Description: fieldDoc("strategy.tensor")}, "strategy.tensor"),
+						"data":      bounded(&schema{Type: "number", Description: fieldDoc("strategy.data")}, "strategy.data"),
 						"data_mode": {Type: "string", Description: fieldDoc("strategy.data_mode")},
 					},
 					AdditionalProperties: false,
@@ -416,4 +475,10 @@ func special(t reflect.Type) *schema {
 		}
 	}
 	return nil
+}
+
+// bounded is s with the bounds of the request field at path.
+func bounded(s *schema, path string) *schema {
+	withBounds(s, model.RequestField(path))
+	return s
 }

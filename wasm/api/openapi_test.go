@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,7 +20,7 @@ import (
 // validator checks JSON values against the schemas of an OpenAPI 3.1
 // document: the subset of JSON Schema the document uses ($ref, type,
 // properties, required, additionalProperties, items, minItems, maxItems,
-// enum, oneOf). A keyword it does not know is an error, so the document
+// enum, oneOf, minimum, exclusiveMinimum, maximum). A keyword it does not know is an error, so the document
 // cannot use one that goes unchecked.
 type validator struct {
 	doc map[string]any
@@ -27,6 +29,7 @@ type validator struct {
 var knownKeywords = map[string]bool{
 	"$ref": true, "type": true, "description": true, "properties": true, "required": true,
 	"additionalProperties": true, "items": true, "minItems": true, "maxItems": true, "enum": true, "oneOf": true,
+	"minimum": true, "exclusiveMinimum": true, "maximum": true,
 }
 
 func (v *validator) resolve(ref string) (map[string]any, error) {
@@ -100,6 +103,16 @@ func (v *validator) validate(s map[string]any, x any, at string) error {
 		}
 	}
 	switch x := x.(type) {
+	case float64:
+		if m, ok := s["minimum"].(float64); ok && x < m {
+			return fmt.Errorf("%s: %g is below the minimum %g", at, x, m)
+		}
+		if m, ok := s["exclusiveMinimum"].(float64); ok && x <= m {
+			return fmt.Errorf("%s: %g is not above %g", at, x, m)
+		}
+		if m, ok := s["maximum"].(float64); ok && x > m {
+			return fmt.Errorf("%s: %g is above the maximum %g", at, x, m)
+		}
 	case map[string]any:
 		props, _ := s["properties"].(map[string]any)
 		for _, r := range asList(s["required"]) {
@@ -460,6 +473,55 @@ func TestDocsStateBudget(t *testing.T) {
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("content/pages/api.md lacks %q", want)
+		}
+	}
+}
+
+// TestOpenAPIRequiredAndBounds: the request schemas carry the field
+// table's required fields and bounds, and the document its servers and an
+// empty security list (no route needs credentials), as linters ask.
+func TestOpenAPIRequiredAndBounds(t *testing.T) {
+	h, _ := newTestHandler(t)
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/api/v1/openapi.json", nil))
+	var doc struct {
+		Servers    []struct{ URL string }
+		Security   *[]any
+		Components struct {
+			Schemas map[string]struct {
+				Required   []string
+				Properties map[string]struct {
+					Minimum, ExclusiveMinimum, Maximum *float64
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Servers) == 0 || doc.Security == nil || len(*doc.Security) != 0 {
+		t.Errorf("servers %v, security %v; want a server and an empty security list", doc.Servers, doc.Security)
+	}
+	s := doc.Components.Schemas
+	for name, want := range map[string][]string{
+		"RequestInput": {"hardware", "strategy", "training"}, "TrainingSpecInput": {"batch_per_gpu", "seq_len"},
+		"HardwareSpecInput": {"count", "gpu"}, "Plan": {"options"}, "RecommendRequest": {"workload"},
+	} {
+		if got := s[name].Required; !slices.Equal(got, want) {
+			t.Errorf("%s required %v, want %v", name, got, want)
+		}
+	}
+	for _, c := range []struct {
+		schema, prop, path string
+	}{{"HardwareSpecInput", "count", "hardware.count"}, {"TrainingSpecInput", "seq_len", "training.seq_len"}, {"SiteSpecInput", "pue", "site.pue"}} {
+		f := model.RequestField(c.path)
+		p := s[c.schema].Properties[c.prop]
+		lo := p.Minimum
+		if f.MinOpen {
+			lo = p.ExclusiveMinimum
+		}
+		if lo == nil || p.Maximum == nil || *lo != f.Min || *p.Maximum != f.Max {
+			t.Errorf("%s.%s: minimum %v, maximum %v; want the table's [%g, %g]", c.schema, c.prop, lo, p.Maximum, f.Min, f.Max)
 		}
 	}
 }
