@@ -9,7 +9,7 @@ import (
 )
 
 var fuzzMethods = []string{"GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"}
-var fuzzPaths = []string{"/api/v1/estimate", "/api/v1/distill", "/api/v1/hardware", "/api/v1/calibrations", "/api/v1/health", "/api/v1/openapi.json"}
+var fuzzPaths = []string{"/api/v1/estimate", "/api/v1/distill", "/api/v1/hardware", "/api/v1/calibrations", "/api/v1/health", "/api/v1/openapi.json", "/api/v1/recommend", "/api/v1/distill/recommend"}
 
 // FuzzHandler drives the handler with random methods, paths and bodies and
 // checks that no input yields a 500 (the recover middleware's answer to a
@@ -37,6 +37,10 @@ func FuzzHandler(f *testing.F) {
 	} {
 		f.Add(uint8(1), uint8(1), "", []byte(seed))
 	}
+	// The searches, within and over the work budget (issue 29).
+	f.Add(uint8(1), uint8(6), "", []byte(`{"workload": {"model": {"preset": "bert-base"}, "training": {"tokens": 1e8, "seq_len": 128, "batch_per_gpu": 8}}, "candidates": [{"gpu": "t4", "max_count": 4}]}`))
+	f.Add(uint8(1), uint8(6), "", []byte(`{"workload": {"model": {"preset": "bert-base"}, "training": {"tokens": 1e8, "seq_len": 128, "batch_per_gpu": 8}}, "candidates": [{"gpu": "h100", "max_count": 4096, "power_limits_w": [200, 250, 300, 350, 400, 450, 500, 550, 600, 650, 700, 700, 700, 700, 700, 700]}, {"gpu": "a100", "max_count": 4096}]}`))
+	f.Add(uint8(1), uint8(7), "", []byte(`{"plan": {"options": [{"preset": "sft-1b"}]}, "deadline_s": -1}`))
 	f.Add(uint8(0), uint8(3), "", []byte(nil))
 	f.Add(uint8(3), uint8(2), "", []byte(nil))
 	f.Add(uint8(0), uint8(9), "/api/v1/x%00", []byte(nil))
