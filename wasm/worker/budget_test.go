@@ -320,7 +320,7 @@ func BenchmarkWorkerdBudget(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Logf("Go's linear memory after the heaviest requests: %.1f MB (goal < %.1f MB)", float64(m.wasm)/1e6, float64(budgetMaxLinear)/1e6)
+		b.Logf("Go's linear memory after the heaviest requests: %.1f MB (goal < %d MiB)", float64(m.wasm)/1e6, budgetMaxLinear>>20)
 		if m.wasm >= budgetMaxLinear {
 			b.Errorf("Go's linear memory %d bytes, want under %d", m.wasm, budgetMaxLinear)
 		}
