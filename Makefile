@@ -34,7 +34,7 @@ vet:
 	$(GO) vet ./...
 
 test-native:
-	$(GO) test -count=1 -timeout 30m ./...
+	set -o pipefail; $(GO) test -count=1 -timeout 30m -json ./... | $(GO) run ./scripts/testsum
 
 ## test-wasm: the pure packages compiled to js/wasm and run under node
 test-wasm:
@@ -66,7 +66,7 @@ bench: bench-worker
 ## bench-browser: calculator and planner calls natively, then wasm sizes, first-load size and timings in headless Chromium, and issue 17's first-paint table (median of 5 cold loads each; up to 30 min on a loaded machine)
 bench-browser:
 	$(GO) test -run '^$$' -bench . -skip '^BenchmarkWorkerd$$' -benchmem ./wasm/... | grep -E '^(Benchmark|ok)'
-	@WATTSCALE_BENCH=1 $(GO) test -count=1 -timeout 30m -run '^TestPerformanceReport$$' -v ./site/e2e | grep -vE '^(=== |--- |PASS|ok )'
+	@WATTSCALE_BENCH=1 $(GO) test -count=1 -timeout 30m -run '^$$' -bench '^BenchmarkPerformanceReport$$' -benchtime 1x ./site/e2e | grep -vE '^(goos|goarch|pkg|cpu|PASS|ok |BenchmarkPerformanceReport)'
 
 ## bench-site: time the site build (go run ./site build), with the WebAssembly recompiled and from its cache
 bench-site:

@@ -45,16 +45,15 @@ func maxOf(xs []float64) float64 {
 	return m
 }
 
-// TestPerformanceReport prints the speed and size report of `make bench`:
-// the WebAssembly sizes, the calculator page's first-load size (every file
-// the browser fetched, gzipped), and timings measured with
-// performance.now() in headless Chromium on localhost. It runs only with
-// WATTSCALE_BENCH=1, and reports rather than asserts (speed goals are
-// measured, not timed assertions).
-func TestPerformanceReport(t *testing.T) {
-	if os.Getenv("WATTSCALE_BENCH") != "1" {
-		t.Skip("set WATTSCALE_BENCH=1 (make bench) for the speed and size report")
-	}
+// BenchmarkPerformanceReport prints the speed and size report of `make
+// bench-browser` once: the WebAssembly sizes, the calculator page's
+// first-load size (every file the browser fetched, gzipped), and timings
+// measured with performance.now() in headless Chromium on localhost. A
+// report, not an assertion (speed goals are measured, not timed
+// assertions): go test -run '^$' -bench '^BenchmarkPerformanceReport$'
+// -benchtime 1x ./site/e2e.
+func BenchmarkPerformanceReport(bm *testing.B) {
+	var t testing.TB = bm
 	dir := builtSite(t)
 	srv := serve(t, dir)
 	var rows [][3]string

@@ -14,7 +14,7 @@ import (
 
 // siteServe runs `go run ./site serve -o DIR` (the built command line) on
 // a free loopback port and returns its URL and the folder it built into.
-func siteServe(t *testing.T) (string, string) {
+func siteServe(t testing.TB) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command(siteCLI(t), "serve", "-addr", "127.0.0.1:0", "-o", dir)

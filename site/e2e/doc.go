@@ -9,5 +9,7 @@
 // chromium and google-chrome. WATTSCALE_E2E_SITE=DIR tests an already built
 // site instead of building one. WATTSCALE_SHOTS=DIR saves screenshots of
 // every page at desktop and phone widths in light and dark schemes.
-// WATTSCALE_BENCH=1 runs the speed and size report that `make bench` prints.
+// WATTSCALE_BENCH=1 builds the site with the best compression, as the
+// benchmark reports (BenchmarkPerformanceReport and the others, run by
+// `make bench-browser`) measure it.
 package e2e

@@ -174,7 +174,7 @@ const recomputedMs = `new Promise(function(res){
     else requestAnimationFrame(poll); })(); })`
 
 // firstPaintReport adds the first-paint rows to the performance report.
-func firstPaintReport(t *testing.T, dir string, add func(what, value, goal string)) {
+func firstPaintReport(t testing.TB, dir string, add func(what, value, goal string)) {
 	const runs = 5
 	cs := serveCompressed(t, dir)
 	ms := func(xs []float64) string {
@@ -280,7 +280,7 @@ func firstPaintReport(t *testing.T, dir string, add func(what, value, goal strin
 // firstLoadTransfer sums what the browser received for the page and every
 // file it fetched (resource timing's transferSize: headers and the
 // compressed body), and says which encodings the server used.
-func firstLoadTransfer(t *testing.T, ctx context.Context, cs *compressedServer, dir string) (string, string) {
+func firstLoadTransfer(t testing.TB, ctx context.Context, cs *compressedServer, dir string) (string, string) {
 	type entry struct {
 		Name     string
 		Transfer float64
@@ -321,7 +321,7 @@ func firstLoadTransfer(t *testing.T, ctx context.Context, cs *compressedServer, 
 // offlineRevisit visits the calculator, waits for the service worker to
 // control the page, stops the server and cuts the network, opens it again
 // and changes an input.
-func offlineRevisit(t *testing.T, dir string) string {
+func offlineRevisit(t testing.TB, dir string) string {
 	srv := serve(t, dir)
 	ctx := browser(t)
 	watchEstimate(t, ctx)
@@ -362,7 +362,7 @@ const controlPage = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 // calculator's rows, on localhost and from file://: what this machine's
 // headless Chromium needs for any page, so that the calculator's rows can
 // be read against it (on a loaded machine both rise together).
-func controlFirstPaint(t *testing.T, runs int) (local, file []float64) {
+func controlFirstPaint(t testing.TB, runs int) (local, file []float64) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(controlPage), 0o644); err != nil {

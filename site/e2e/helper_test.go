@@ -350,3 +350,12 @@ func fullShot(t testing.TB, ctx context.Context) ([]byte, error) {
 	defer eval[bool](t, ctx, layOutAllUndo)
 	return chromedp.Run(ctx, chromedp.FullScreenshot(100))
 }
+
+// settle waits until the page has stopped scrolling and drawn: the scroll
+// position unchanged over three animation frames in a row (a smooth scroll
+// or a scroll into view has ended).
+func settle(t testing.TB, ctx context.Context) {
+	t.Helper()
+	eval[bool](t, ctx, `new Promise(function(res){ var last = -1, same = 0;
+  (function frame(){ var y = window.scrollY; same = (y === last) ? same + 1 : 0; last = y; if (same >= 3) res(true); else requestAnimationFrame(frame); })(); })`)
+}

@@ -24,7 +24,7 @@ import (
 // serveHeld serves dir as serve does, but holds every request whose path
 // contains held until release is called (or the test ends): the page then
 // stays prerendered for as long as the test needs.
-func serveHeld(t *testing.T, dir, held string) (srv *httptest.Server, release func()) {
+func serveHeld(t testing.TB, dir, held string) (srv *httptest.Server, release func()) {
 	t.Helper()
 	gate := make(chan struct{})
 	var once sync.Once
@@ -80,7 +80,7 @@ type planCard struct {
 }
 
 // defaultPlanCLI is `go run ./site distill` on the planner's default plan.
-func defaultPlanCLI(t *testing.T) map[string]planCard {
+func defaultPlanCLI(t testing.TB) map[string]planCard {
 	t.Helper()
 	plan, ferr := calcapi.DefaultPlanForm().Plan(calcapi.DefaultRegions())
 	if ferr != nil {
@@ -110,7 +110,7 @@ func defaultPlanCLI(t *testing.T) map[string]planCard {
 }
 
 // checkCards compares the page's option cards with the command line's.
-func checkCards(t *testing.T, where string, got []planCard, want map[string]planCard) {
+func checkCards(t testing.TB, where string, got []planCard, want map[string]planCard) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("%s: %d option cards, want %d (site distill on the default plan)", where, len(got), len(want))
@@ -163,7 +163,7 @@ func TestPlannerPrerenderedWithoutJavaScript(t *testing.T) {
 
 // shot writes a full-page screenshot to $WATTSCALE_SHOTS/name.png, when
 // that is set.
-func shot(t *testing.T, ctx context.Context, name string) {
+func shot(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
 	dir := os.Getenv("WATTSCALE_SHOTS")
 	if dir == "" {
@@ -280,7 +280,7 @@ const planVisibleMs = `new Promise(function(res){ var t0 = performance.now();
 // issue's slow link when slow) and returns when its first plan was
 // visible and when planner.wasm had computed it, in ms from the start of
 // navigation.
-func plannerFirstPlan(t *testing.T, url string, slow bool) (visible, computed float64) {
+func plannerFirstPlan(t testing.TB, url string, slow bool) (visible, computed float64) {
 	t.Helper()
 	ctx := coldBrowser(t)
 	if slow {
@@ -297,10 +297,10 @@ func plannerFirstPlan(t *testing.T, url string, slow bool) (visible, computed fl
 	return visible, eval[float64](t, ctx, `window.wattscalePerf.firstEstimateMs`)
 }
 
-// plannerReport adds the planner's rows to TestPerformanceReport: the
+// plannerReport adds the planner's rows to BenchmarkPerformanceReport: the
 // first plan visible (prerendered) and computed by planner.wasm, on
 // localhost and over the issue's slow link, served compressed.
-func plannerReport(t *testing.T, dir string, add func(what, value, goal string)) {
+func plannerReport(t testing.TB, dir string, add func(what, value, goal string)) {
 	cs := serveCompressed(t, dir)
 	ms := func(xs []float64) string {
 		return fmt.Sprintf("%.0f ms (median of %d; min %.0f, max %.0f)", median(xs), len(xs), minOfF(xs), maxOf(xs))

@@ -80,7 +80,7 @@ func TestPlannerReproducesPaperNStar(t *testing.T) {
 // syntheticMeasurements writes a measurement CSV: the default
 // calibration's estimates for a grid of workloads times seeded log-normal
 // noise, so that a refit has something to find.
-func syntheticMeasurements(t *testing.T, path string) {
+func syntheticMeasurements(t testing.TB, path string) {
 	t.Helper()
 	cat, err := content.Catalog()
 	if err != nil {

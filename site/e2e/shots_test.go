@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"bytes"
+	"image/color"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,14 +12,17 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// TestScreenshots saves full-page screenshots of the calculator, the
+// TestScreenshots takes full-page screenshots of the calculator, the
 // planner and the embed page at desktop (1280 px) and phone (390 px)
-// widths in light and dark schemes into $WATTSCALE_SHOTS, for people to
-// look at. It runs only when that variable is set.
+// widths in light and dark schemes, and saves them into $WATTSCALE_SHOTS
+// for people to look at (a temporary folder when that is not set). Every
+// page must reach its ready state, and every screenshot must be a PNG as
+// wide as its viewport, painted in more than a handful of colours (not a
+// blank or half-drawn page) and with no horizontal scroll.
 func TestScreenshots(t *testing.T) {
 	dir := os.Getenv("WATTSCALE_SHOTS")
 	if dir == "" {
-		t.Skip("set WATTSCALE_SHOTS=DIR to save screenshots")
+		dir = t.TempDir()
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -61,16 +67,45 @@ func TestScreenshots(t *testing.T) {
 				if p.setup != "" {
 					eval[bool](t, ctx, p.setup)
 				}
+				if over := eval[int](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); over > 0 {
+					t.Errorf("%s %s %s: the page scrolls sideways by %d px", p.name, w.name, scheme, over)
+				}
 				png, err := fullShot(t, ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
 				name := filepath.Join(dir, p.name+"-"+w.name+"-"+scheme+".png")
+				checkShot(t, name, png, int(w.width))
 				if err := os.WriteFile(name, png, 0o644); err != nil {
 					t.Fatal(err)
 				}
 				t.Logf("wrote %s", name)
 			}
 		}
+	}
+}
+
+// checkShot fails unless b is a PNG width pixels wide painted in at least
+// 8 colours (sampled on a grid).
+func checkShot(t testing.TB, name string, b []byte, width int) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Errorf("%s: not a PNG: %v", name, err)
+		return
+	}
+	r := img.Bounds()
+	if r.Dx() != width {
+		t.Errorf("%s: %d px wide, want %d", name, r.Dx(), width)
+	}
+	colours := map[color.RGBA]bool{}
+	for y := r.Min.Y; y < r.Max.Y; y += 7 {
+		for x := r.Min.X; x < r.Max.X; x += 7 {
+			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			colours[c] = true
+		}
+	}
+	if len(colours) < 8 {
+		t.Errorf("%s: painted in %d colours; a drawn page has many more", name, len(colours))
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// startupSteps are the throttled load's steps TestStartupCompare prints,
+// startupSteps are the throttled load's steps BenchmarkStartupCompare prints,
 // in ms from the navigation: calc.js's wattscalePerf marks and calc.wasm's
 // resource timing (requested, last byte), then the first estimate call's
 // duration.
@@ -28,18 +28,21 @@ var startupSteps = []struct{ name, expr string }{
 	{"first estimate drawn", "p.firstEstimateMs"},
 }
 
-// TestStartupCompare loads the calculator of several built sites in turn,
+// BenchmarkStartupCompare loads the calculator of several built sites in turn,
 // cold, over the throttled link (10 Mbit/s, 40 ms) with an input
 // change at load, and on localhost, and prints the medians of each step
 // side by side: a before/after comparison whose loads are interleaved, so
 // that a busy machine slows both columns alike.
 // WATTSCALE_COMPARE=DIR1,DIR2 (sites built with go run ./site build -o
-// DIR) runs it; WATTSCALE_COMPARE_RUNS sets the loads per site (7).
-func TestStartupCompare(t *testing.T) {
+// DIR) names the sites; WATTSCALE_COMPARE_RUNS sets the loads per site
+// (7): go test -run '^$' -bench '^BenchmarkStartupCompare$' -benchtime 1x
+// ./site/e2e.
+func BenchmarkStartupCompare(bm *testing.B) {
 	env := os.Getenv("WATTSCALE_COMPARE")
 	if env == "" {
-		t.Skip("set WATTSCALE_COMPARE=DIR1,DIR2 to compare the start-up of built sites")
+		bm.Fatal("set WATTSCALE_COMPARE=DIR1,DIR2: the built sites to compare")
 	}
+	var t testing.TB = bm
 	dirs := strings.Split(env, ",")
 	runs := 7
 	if n, err := strconv.Atoi(os.Getenv("WATTSCALE_COMPARE_RUNS")); err == nil && n > 0 {

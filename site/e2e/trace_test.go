@@ -17,34 +17,35 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// TestFirstPaintReport prints only issue 17's first-paint rows of the
-// performance report: the same loads and measures as TestPerformanceReport,
-// without the sizes, refit and build rows, for measuring one change at a
-// time (WATTSCALE_BENCH=1 go test -run '^TestFirstPaintReport$' -v
-// ./site/e2e; WATTSCALE_E2E_SITE=DIR measures a site already built).
-func TestFirstPaintReport(t *testing.T) {
-	if os.Getenv("WATTSCALE_BENCH") != "1" {
-		t.Skip("set WATTSCALE_BENCH=1 for issue 17's first-paint rows")
-	}
+// BenchmarkFirstPaintReport prints only issue 17's first-paint rows of the
+// performance report: the same loads and measures as
+// BenchmarkPerformanceReport, without the sizes, refit and build rows, for
+// measuring one change at a time (go test -run '^$' -bench
+// '^BenchmarkFirstPaintReport$' -benchtime 1x ./site/e2e;
+// WATTSCALE_E2E_SITE=DIR measures a site already built).
+func BenchmarkFirstPaintReport(b *testing.B) {
+	var t testing.TB = b
 	dir := builtSite(t)
-	var b strings.Builder
-	firstPaintReport(t, dir, func(what, value, goal string) { fmt.Fprintf(&b, "%s\t%s\t%s\n", what, value, goal) })
-	fmt.Printf("\nwattscale calculator page, first paint (headless Chromium, median of 5 cold loads)\n%s\n", b.String())
+	var rep strings.Builder
+	firstPaintReport(t, dir, func(what, value, goal string) { fmt.Fprintf(&rep, "%s\t%s\t%s\n", what, value, goal) })
+	fmt.Printf("\nwattscale calculator page, first paint (headless Chromium, median of 5 cold loads)\n%s\n", rep.String())
 }
 
-// TestTraceCalculatorLoad records a Chromium performance trace of a cold
+// BenchmarkTraceCalculatorLoad records a Chromium performance trace of a cold
 // load of the calculator (on localhost, and over the issue's throttled
 // link with an input change at load) and prints the page's main-thread
 // tasks over 3 ms, the network requests and the paints, in ms from the
 // navigation: the evidence for where the first estimate's time goes.
-// WATTSCALE_TRACE=DIR runs it and writes the traces there (open them in
-// Chrome's Performance panel); WATTSCALE_TRACE_ONLY=localhost, file or
-// throttled records one.
-func TestTraceCalculatorLoad(t *testing.T) {
+// It writes the traces into WATTSCALE_TRACE=DIR (open them in Chrome's
+// Performance panel; a temporary folder when not set);
+// WATTSCALE_TRACE_ONLY=localhost, file or throttled records one: go test
+// -run '^$' -bench '^BenchmarkTraceCalculatorLoad$' -benchtime 1x ./site/e2e.
+func BenchmarkTraceCalculatorLoad(b *testing.B) {
 	out := os.Getenv("WATTSCALE_TRACE")
 	if out == "" {
-		t.Skip("set WATTSCALE_TRACE=DIR to record traces of the calculator's load")
+		out = b.TempDir()
 	}
+	var t testing.TB = b
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -55,19 +56,20 @@ func TestTraceCalculatorLoad(t *testing.T) {
 		name, url string
 		slow      bool
 	}{{"localhost", cs.URL + "/", false}, {"file", "file://" + abs, false}, {"throttled", cs.URL + "/", true}} {
-		t.Run(c.name, func(t *testing.T) {
-			if only := os.Getenv("WATTSCALE_TRACE_ONLY"); only != "" && only != c.name {
-				t.Skip("WATTSCALE_TRACE_ONLY=" + only)
-			}
+		if only := os.Getenv("WATTSCALE_TRACE_ONLY"); only != "" && only != c.name {
+			continue
+		}
+		b.Run(c.name, func(b *testing.B) {
+			var t testing.TB = b
 			ctx := coldBrowser(t)
 			if c.slow {
 				throttle(t, ctx)
 			}
 			watchEstimate(t, ctx)
 			events := traceLoad(t, ctx, c.url, c.slow)
-			b, _ := json.Marshal(map[string]any{"traceEvents": events})
+			raw, _ := json.Marshal(map[string]any{"traceEvents": events})
 			name := filepath.Join(out, "calculator-"+c.name+".json")
-			if err := os.WriteFile(name, b, 0o644); err != nil {
+			if err := os.WriteFile(name, raw, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			t.Logf("wrote %s (%d events)\n%s", name, len(events), summariseTrace(events))
@@ -78,7 +80,7 @@ func TestTraceCalculatorLoad(t *testing.T) {
 // traceLoad navigates with tracing on until the WebAssembly has taken
 // over (and, when change is set, recomputed an input changed at load),
 // and returns the trace events.
-func traceLoad(t *testing.T, ctx context.Context, url string, change bool) []map[string]any {
+func traceLoad(t testing.TB, ctx context.Context, url string, change bool) []map[string]any {
 	var mu sync.Mutex
 	var events []map[string]any
 	done := make(chan struct{})
@@ -111,7 +113,7 @@ func traceLoad(t *testing.T, ctx context.Context, url string, change bool) []map
 		eval[float64](t, ctx, recomputedMs)
 	}
 	waitFor(t, ctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
-	time.Sleep(300 * time.Millisecond)
+	settle(t, ctx)
 	perf := eval[map[string]any](t, ctx, `window.wattscalePerf`)
 	t.Logf("wattscalePerf: %v", perf)
 	if _, err := chromedp.Call(ctx, tracing.End, struct{}{}); err != nil {

@@ -52,7 +52,7 @@ func TestPhoneSummaryInFirstViewport(t *testing.T) {
 	}
 	// Scroll the form: the summary stays on screen.
 	eval[bool](t, ctx, `(document.getElementById('f-cal').scrollIntoView({block:'center'}), true)`)
-	time.Sleep(200 * time.Millisecond)
+	settle(t, ctx)
 	if b := sum(); b.Top < 0 || b.Bottom > 844 {
 		t.Errorf("after scrolling to the calibration field the summary is at %.0f–%.0f px, want in view", b.Top, b.Bottom)
 	}
@@ -64,7 +64,7 @@ func TestPhoneSummaryInFirstViewport(t *testing.T) {
 	saveShot(t, ctx, "ux-calculator-phone-scrolled")
 	// One tap: the full estimate.
 	do(t, ctx, "tap the summary", chromedp.Click(chromedp.CSS(".summary")))
-	time.Sleep(300 * time.Millisecond)
+	settle(t, ctx)
 	if top := eval[float64](t, ctx, `document.getElementById('energy').getBoundingClientRect().top`); top < 0 || top > 844 {
 		t.Errorf("after tapping the summary the headline energy is at %.0f px, want in view", top)
 	}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRun: a skipped test is listed with its reason and counted, a failed
+// test's output is printed, a build failure counts as a failure.
+func TestRun(t *testing.T) {
+	in := `{"Action":"run","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"=== RUN   TestA\n"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"    a_test.go:9: workerd not found (run: npm ci --prefix wasm/worker)\n"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"--- SKIP: TestA (0.00s)\n"}
+{"Action":"skip","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Test":"TestB","Output":"    b_test.go:3: got 2, want 3\n"}
+{"Action":"fail","Package":"p","Test":"TestB"}
+{"Action":"fail","Package":"p","Elapsed":1.5}
+{"Action":"pass","Package":"q","Elapsed":0.2}
+{"ImportPath":"r [r.test]","Action":"build-output","Output":"r/x.go:1: syntax error\n"}
+{"ImportPath":"r [r.test]","Action":"build-fail"}
+`
+	s, err := run(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(s.lines, "\n")
+	for _, want := range []string{
+		"SKIP p TestA: a_test.go:9: workerd not found (run: npm ci --prefix wasm/worker)",
+		"b_test.go:3: got 2, want 3", "FAIL p 1.5s", "ok   q 0.2s", "r/x.go:1: syntax error", "FAIL r [r.test] [build failed]",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+	if s.skipped != 1 || s.failed != 3 {
+		t.Errorf("skipped %d, failed %d; want 1 and 3 (TestB, p, r)", s.skipped, s.failed)
+	}
+}
