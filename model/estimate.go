@@ -41,6 +41,15 @@ func NewCatalog(hw *Hardware, presets []Preset, cals []Calibration, def string) 
 	for _, p := range presets {
 		c.presetExact[p.Name] = c.presets[normName(p.Name)]
 	}
+	// A preset's hub id ("meta-llama/Meta-Llama-3-8B") names it too, where
+	// no preset is called that.
+	for i, p := range presets {
+		if k := normName(p.Hub); k != "" {
+			if _, taken := c.presets[k]; !taken {
+				c.presets[k] = i
+			}
+		}
+	}
 	for i := range cals {
 		if err := cals[i].Validate(); err != nil {
 			return nil, err
@@ -272,6 +281,11 @@ type Inputs struct {
 	CarbonGPerKWh        float64   `json:"carbon_g_per_kwh"`
 	USDPerKWh            float64   `json:"usd_per_kwh"`
 	Region               string    `json:"region,omitempty"`
+	// Imported lists every key read from the request's Hugging Face files
+	// (model.hf_config, training.hf_args, training.peft): what it filled and
+	// whether it was used, overridden by the request's own field, or
+	// ignored.
+	Imported []Imported `json:"imported,omitempty"`
 }
 
 // resolved is a validated request.
@@ -300,6 +314,7 @@ type resolved struct {
 	logits   bool // training.teacher_logits
 	assume   []string
 	warn     []string
+	imported []Imported // what the Hugging Face files gave (Inputs.Imported)
 }
 
 // Estimate turns a request into a response, or returns a *FieldError that
@@ -376,8 +391,23 @@ func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
 
 // fillInputs is resolveInputs into a zero resolved that the caller owns.
 func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
-	if r.name, r.arch, r.head, err = c.resolveModel(req.Model); err != nil {
+	var hf *HFModel
+	if r.name, r.arch, r.head, hf, err = c.resolveModelHF(req.Model); err != nil {
 		return err
+	}
+	t := req.Training
+	var hft *hfTraining
+	if t.HFArgs != "" || t.PEFT != "" {
+		var mods map[string]loraModules
+		if hf != nil {
+			mods = hf.modules
+		}
+		if t, hft, err = applyHFTraining(t, mods, r.arch); err != nil {
+			return err
+		}
+	}
+	if hf != nil || hft != nil {
+		r.noteImports(hf, hft)
 	}
 	r.params = r.arch.Params()
 	if a := r.arch; a.MoE() {
@@ -385,7 +415,10 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 			a.ExpertsPerToken, a.Experts, a.Experts, ExpertEfficiency, ExpertSource))
 	}
 
-	t := req.Training
+	maxSteps := 0
+	if hft != nil {
+		maxSteps = hft.maxSteps
+	}
 	switch {
 	case t.Tokens != 0 && (t.DatasetTokens != 0 || t.Epochs != 0):
 		return fieldErr("training.tokens", t.Tokens, "give tokens, or dataset_tokens with epochs, not both")
@@ -394,6 +427,10 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 			return err
 		}
 		r.tokens = t.Tokens
+	case maxSteps > 0 && t.Epochs == 0: // the tokens follow from the layout, below
+		if t.DatasetTokens != 0 {
+			r.assume = append(r.assume, "training.dataset_tokens is not used: max_steps of "+PathHFArgs+" sets the run, as in the Trainer")
+		}
 	case t.DatasetTokens != 0 || t.Epochs != 0:
 		if err := fieldDatasetTokens.Check(t.DatasetTokens); err != nil {
 			return err
@@ -419,7 +456,13 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 		}
 		r.accum = int(t.GradientAccumulation)
 	}
-	if r.tokens < float64(r.seq) {
+	if hf != nil && hf.MaxPositions > 0 && r.seq > hf.MaxPositions {
+		if hf.AbsolutePositions {
+			return fieldErr("training.seq_len", r.seq, "exceeds the %d positions of the model (max_position_embeddings of %s; its learned positions go no further)", hf.MaxPositions, PathHFConfig)
+		}
+		r.warn = append(r.warn, fmt.Sprintf("training.seq_len %d exceeds the model's max_position_embeddings %d (%s): it was trained on shorter sequences; its rotary positions need rope_scaling to reach this length", r.seq, hf.MaxPositions, PathHFConfig))
+	}
+	if maxSteps == 0 && r.tokens < float64(r.seq) {
 		return fieldErr("training.tokens", r.tokens, "must cover at least one sequence (%d tokens)", r.seq)
 	}
 	r.state = DefaultStateBytesPerParam
@@ -465,6 +508,17 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 
 	if err := r.resolveStrategy(req.Strategy); err != nil {
 		return err
+	}
+	if maxSteps > 0 {
+		// The Trainer's max_steps counts optimizer steps: each takes
+		// gradient_accumulation micro-batches of batch_per_gpu sequences on
+		// every data-parallel rank.
+		r.tokens = float64(maxSteps) * float64(r.accum) * float64(r.bat) * float64(r.seq) * float64(r.plan.Data)
+		if err := fieldTokens.Check(r.tokens); err != nil {
+			return fieldErr(PathHFArgs+".max_steps", maxSteps, "gives %s tokens (steps × accumulation × batch × seq_len × %d data-parallel ranks), beyond the accepted %s", ShortNum(r.tokens), r.plan.Data, ShortNum(fieldTokens.Bounds.Max))
+		}
+		r.assume = append(r.assume, fmt.Sprintf("training.tokens %s from max_steps %d (%s): %d optimizer steps × %d micro-batches × %d sequences × %d tokens × %d data-parallel ranks, every sequence full (packed or padded to seq_len)",
+			ShortNum(r.tokens), maxSteps, PathHFArgs, maxSteps, r.accum, r.bat, r.seq, r.plan.Data))
 	}
 
 	var assume []string
@@ -900,7 +954,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	resp.Training = r.methodUse(flopsTok)
 	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: outside, SigmaLn: math.Log(hi/lo) / (2 * z), Interval: iv}
 	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, GradientAccumulation: r.accum, Precision: r.prec,
-		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PowerLimitW: r.limitW, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region}
+		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PowerLimitW: r.limitW, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region,
+		Imported: r.imported}
 	resp.Assumptions = assume
 	resp.Warnings = warn
 	if !finiteResponse(&resp) {

@@ -25,6 +25,7 @@ const (
 	KindEnum   FieldKind = "enum"   // one of Choices
 	KindBool   FieldKind = "bool"   // in a form: "1" (or "true", "on") or ""
 	KindString FieldKind = "string" // free text or a name from a catalogue (preset, GPU, calibration)
+	KindObject FieldKind = "object" // a JSON object: a Hugging Face file, read key by key (model/hf.go)
 )
 
 // Bounds is a numeric field's accepted range, and with it the one wording
@@ -170,6 +171,12 @@ var RequestFields = []Field{
 		Default: "0 (a dense model)", Hint: "empty = dense", Help: "mixture of experts: feed-forward experts per layer, each ffn wide; their matmuls are charged at the rate published MoE training reaches (see the methodology)", When: &When{Key: "model", Value: "custom"}},
 	{Key: "experts_per_token", Path: "model.experts_per_token", Kind: KindInt, Group: "model", Label: "Experts per token", Bounds: intBounds(0, MaxExperts), Optional: true,
 		Default: "needed with experts", Hint: "top-k routing", Help: "mixture of experts: the experts each token is routed to (top-k); FLOPs count these, memory and traffic all experts", When: &When{Key: "model", Value: "custom"}},
+	{Key: "head_dim", Example: "a whole number, for example 128, or empty", Path: "model.head_dim", Kind: KindInt, Group: "model", Label: "Head width", Bounds: intBounds(0, 1<<14), Optional: true,
+		Default: "hidden ÷ heads", Hint: "empty = hidden ÷ heads", Help: "one attention head's width where it is not hidden ÷ heads (Gemma, Qwen3): the query and output projections are then hidden × heads·head_dim", When: &When{Key: "model", Value: "custom"}},
+	{Key: "tied", Path: "model.tied", Kind: KindBool, Group: "model", Label: "Tied embeddings", Optional: true, Default: "false",
+		Help: "the LM head shares the input embeddings (one vocabulary × hidden matrix instead of two)", When: &When{Key: "model", Value: "custom"}},
+	{Path: PathHFConfig, Kind: KindObject, Group: "model", Label: "Hugging Face config.json", Optional: true, Default: "no config: give a preset or a shape",
+		Help: "the model's config.json from its Hugging Face repository, as a JSON object; read for " + hfFamilyList() + "; a shape field given beside it wins, and inputs.imported lists what was read"},
 	{Key: "head", Path: "model.head", Kind: KindEnum, Group: "model", Label: "Trained head", Choices: []string{"", "lm", "classifier"}, Optional: true,
 		Say:     map[string]string{"": "Default for the model", "lm": "Language-model head (vocabulary)", "classifier": "Small classifier head"},
 		Default: "lm, or classifier for encoder presets (BERT, RoBERTa, DistilBERT)", Help: "lm (a vocabulary projection is trained) or classifier (a small task head)"},
@@ -221,6 +228,10 @@ var RequestFields = []Field{
 		When: &When{Key: "method", Value: MethodQLoRA}, Default: "training.precision", Help: "qlora: the format the base weights are dequantised to for each matmul"},
 	{Key: "train_emb", Student: true, Path: "training.lora.train_embeddings", Kind: KindBool, Group: "method", Label: "Train embeddings and LM head in full", Optional: true, When: loraOnly,
 		Default: "false", Help: "train the token embeddings and the LM head in full (with optimizer state) besides the adapters"},
+	{Path: PathHFArgs, Kind: KindObject, Group: "training", Label: "Hugging Face trainer arguments", Optional: true, Default: "none",
+		Help: "the trainer's arguments by their TrainingArguments names, as a JSON object: per_device_train_batch_size, gradient_accumulation_steps, num_train_epochs or max_steps, bf16, fp16, tf32, gradient_checkpointing, optim and max_seq_length or max_length are read; other known arguments are listed as ignored, an unknown one is an error; the training fields win over it"},
+	{Path: PathPEFT, Kind: KindObject, Group: "method", Label: "PEFT adapter_config.json", Optional: true, Default: "none",
+		Help: "PEFT's adapter_config.json as a JSON object, with a QLoRA run's BitsAndBytesConfig keys (load_in_4bit, bnb_4bit_quant_type, bnb_4bit_use_double_quant, bnb_4bit_compute_dtype) at its top or in quantization_config: r, target_modules and modules_to_save are read and the method follows (qlora with a quantised base, else lora); the method and lora fields win over it"},
 	{Key: "gpu", Student: true, Path: "hardware.gpu", Kind: KindString, Group: "hardware", Label: "GPU", Form: "a100-sxm4-80gb",
 		Help: "accelerator id or alias (a100-sxm4-80gb, h100, …)"},
 	{Key: "count", Student: true, Example: "a whole number, for example 8", Path: "hardware.count", Kind: KindInt, Group: "hardware", Label: "GPUs", Form: "4", Bounds: intBounds(1, 1<<20),

@@ -153,14 +153,14 @@ func parseTargets(s string, a Arch) (loraModules, error) {
 // d_in×r, B is r×d_out; Hu et al. 2021, section 4.1). In a mixture of
 // experts every expert's MLP matrices get their own adapters.
 func (a Arch) adapterParams(m loraModules, r float64) float64 {
-	d, ff := float64(a.Hidden), float64(a.FFN)
-	kv := d * float64(a.kvHeads()) / float64(a.Heads)
+	d, ff, q := float64(a.Hidden), float64(a.FFN), a.attnWidth()
+	kv := q * float64(a.kvHeads()) / float64(a.Heads)
 	e := float64(max(1, a.Experts))
 	var p float64
 	for _, x := range []struct {
 		m          loraModules
 		in, out, n float64
-	}{{modQ, d, d, 1}, {modK, d, kv, 1}, {modV, d, kv, 1}, {modO, d, d, 1}, {modGate, d, ff, e}, {modUp, d, ff, e}, {modDown, ff, d, e}} {
+	}{{modQ, d, q, 1}, {modK, d, kv, 1}, {modV, d, kv, 1}, {modO, q, d, 1}, {modGate, d, ff, e}, {modUp, d, ff, e}, {modDown, ff, d, e}} {
 		if m&x.m != 0 {
 			p += x.n * r * (x.in + x.out)
 		}

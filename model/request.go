@@ -45,6 +45,15 @@ type ModelSpec struct {
 	Experts         float64 `json:"experts,omitempty"`
 	ExpertsPerToken float64 `json:"experts_per_token,omitempty"`
 	Head            string  `json:"head,omitempty"`
+	// HeadDim is one attention head's width where it is not hidden/heads
+	// (Gemma, Qwen3); 0 = hidden/heads.
+	HeadDim float64 `json:"head_dim,omitempty"`
+	// Tied shares the input embeddings with the LM head (one vocab×hidden
+	// matrix instead of two).
+	Tied bool `json:"tied,omitempty"`
+	// HFConfig is a Hugging Face config.json (the JSON object): the shape
+	// read from it (ParseHFConfig); a shape field given beside it wins.
+	HFConfig RawObject `json:"hf_config,omitempty"`
 }
 
 // TrainingSpec gives the training length and step shape. Either Tokens, or
@@ -85,6 +94,37 @@ type TrainingSpec struct {
 	// a published harness moved them (CachedLogitTokensPerS), it warns and
 	// takes the interval of the input-bound class.
 	TeacherLogits bool `json:"teacher_logits,omitempty"`
+	// HFArgs is the trainer's arguments by their Hugging Face
+	// TrainingArguments names (a JSON object: TrainingArguments.to_dict(),
+	// or the keys of a TRL or Axolotl YAML); the fields above win over it.
+	HFArgs RawObject `json:"hf_args,omitempty"`
+	// PEFT is PEFT's adapter_config.json (a JSON object), with the
+	// BitsAndBytesConfig keys of a QLoRA run at its top or in
+	// quantization_config; the method and lora fields win over it.
+	PEFT RawObject `json:"peft,omitempty"`
+}
+
+// RawObject is a JSON value kept as written (a Hugging Face file's
+// object), read key by key where it is used; "" = absent. A string, so that
+// the specs holding one stay comparable.
+type RawObject string
+
+// MarshalJSON writes the value as it was read (null when absent).
+func (o RawObject) MarshalJSON() ([]byte, error) {
+	if o == "" {
+		return []byte("null"), nil
+	}
+	return []byte(o), nil
+}
+
+// UnmarshalJSON keeps the value as written; null is absent.
+func (o *RawObject) UnmarshalJSON(b []byte) error {
+	if isNull(b) {
+		*o = ""
+		return nil
+	}
+	*o = RawObject(b)
+	return nil
 }
 
 // DefaultStateBytesPerParam is AdamW's footprint in mixed precision: bf16

@@ -23,49 +23,102 @@ func (c *Catalog) ResolveModel(m ModelSpec, path string) (name string, a Arch, h
 }
 
 func (c *Catalog) resolveModel(m ModelSpec) (string, Arch, string, error) {
+	name, a, head, _, err := c.resolveModelHF(m)
+	return name, a, head, err
+}
+
+// resolveModelHF is resolveModel with what model.hf_config gave (nil
+// without one).
+func (c *Catalog) resolveModelHF(m ModelSpec) (string, Arch, string, *HFModel, error) {
 	var name, head string
 	var a Arch
-	hasShape := m.Layers != 0 || m.Hidden != 0 || m.Heads != 0 || m.FFN != 0 || m.Vocab != 0 || m.KVHeads != 0 || m.Experts != 0 || m.ExpertsPerToken != 0
+	var hf *HFModel
+	hasShape := m.Layers != 0 || m.Hidden != 0 || m.Heads != 0 || m.FFN != 0 || m.Vocab != 0 || m.KVHeads != 0 || m.Experts != 0 || m.ExpertsPerToken != 0 || m.HeadDim != 0 || m.Tied
+	hasConfig := m.HFConfig != ""
 	switch {
+	case m.Preset != "" && hasConfig:
+		return "", a, "", nil, fieldErr("model", nil, "give either preset or hf_config, not both")
 	case m.Preset != "" && hasShape:
-		return "", a, "", fieldErr("model", nil, "give either preset or a shape (layers, hidden, heads, ffn, vocab), not both")
+		return "", a, "", nil, fieldErr("model", nil, "give either preset or a shape (layers, hidden, heads, ffn, vocab), not both")
 	case m.Preset != "":
 		p, err := c.preset(m.Preset)
 		if err != nil {
-			return "", a, "", err
+			return "", a, "", nil, err
 		}
 		name, a = p.Name, p.Arch
 		head = "lm"
 		if p.Family == "BERT" || p.Family == "RoBERTa" || p.Family == "DistilBERT" {
 			head = "classifier"
 		}
-	case hasShape:
+	case hasConfig || hasShape:
 		for _, f := range []struct {
 			n string
 			v float64
-		}{{"layers", m.Layers}, {"hidden", m.Hidden}, {"heads", m.Heads}, {"ffn", m.FFN}, {"vocab", m.Vocab}, {"kv_heads", m.KVHeads}, {"experts", m.Experts}, {"experts_per_token", m.ExpertsPerToken}} {
+		}{{"layers", m.Layers}, {"hidden", m.Hidden}, {"heads", m.Heads}, {"ffn", m.FFN}, {"vocab", m.Vocab}, {"kv_heads", m.KVHeads}, {"experts", m.Experts}, {"experts_per_token", m.ExpertsPerToken}, {"head_dim", m.HeadDim}} {
+			if f.v == 0 && (hasConfig || f.n == "head_dim") {
+				continue // the config's, or hidden ÷ heads
+			}
 			if err := checkField("model."+f.n, f.v); err != nil {
-				return "", a, "", err
+				return "", a, "", nil, err
 			}
 		}
-		name = "custom"
-		a = Arch{Layers: int(m.Layers), Hidden: int(m.Hidden), Heads: int(m.Heads), KVHeads: int(m.KVHeads), FFN: int(m.FFN), Vocab: int(m.Vocab), GLU: m.GLU,
-			Experts: int(m.Experts), ExpertsPerToken: int(m.ExpertsPerToken)}
-		head = "lm"
+		name, head = "custom", "lm"
+		if hasConfig {
+			var err error
+			if hf, err = ParseHFConfig([]byte(m.HFConfig)); err != nil {
+				return "", a, "", nil, err
+			}
+			a, name = hf.Arch, hf.Name
+			if hf.Encoder {
+				head = "classifier"
+			}
+		}
+		// Explicit shape fields win over the config's.
+		for _, f := range []struct {
+			path string
+			v    float64
+			dst  *int
+		}{{"model.layers", m.Layers, &a.Layers}, {"model.hidden", m.Hidden, &a.Hidden}, {"model.heads", m.Heads, &a.Heads}, {"model.kv_heads", m.KVHeads, &a.KVHeads},
+			{"model.ffn", m.FFN, &a.FFN}, {"model.vocab", m.Vocab, &a.Vocab}, {"model.experts", m.Experts, &a.Experts}, {"model.experts_per_token", m.ExpertsPerToken, &a.ExpertsPerToken}, {"model.head_dim", m.HeadDim, &a.HeadDim}} {
+			if f.v != 0 {
+				*f.dst = int(f.v)
+				hf.override(f.path)
+			}
+		}
+		if m.GLU {
+			a.GLU = true
+		}
+		if m.Tied {
+			a.Tied = true
+			hf.override("model.tied")
+		}
 	default:
-		return "", a, "", fieldErr("model", nil, "give a preset (for example \"bert-base\") or a shape with layers, hidden, heads, ffn and vocab")
+		return "", a, "", nil, fieldErr("model", nil, "give a preset (for example \"bert-base\"), a shape with layers, hidden, heads, ffn and vocab, or hf_config (a config.json)")
 	}
 	switch m.Head {
 	case "":
 	case "lm", "classifier":
 		head = m.Head
 	default:
-		return "", a, "", fieldErr("model.head", m.Head, "must be \"lm\" or \"classifier\"")
+		return "", a, "", nil, fieldErr("model.head", m.Head, "must be \"lm\" or \"classifier\"")
 	}
 	if err := a.Validate("model"); err != nil {
-		return "", a, "", err
+		return "", a, "", nil, err
 	}
-	return name, a, head, nil
+	return name, a, head, hf, nil
+}
+
+// override marks the config's keys for field as overridden by the
+// request's own field (nil m: nothing to mark).
+func (m *HFModel) override(field string) {
+	if m == nil {
+		return
+	}
+	for i := range m.Took {
+		if m.Took[i].Field == field {
+			m.Took[i].Use, m.Took[i].Note = UseOverridden, field+" is given"
+		}
+	}
 }
 
 // ResolveSite fills the site figures left at zero with the stated defaults

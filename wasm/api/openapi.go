@@ -451,6 +451,10 @@ func withBounds(s *schema, row *model.Field) {
 // special describes the types with their own JSON encoding.
 func special(t reflect.Type) *schema {
 	switch t {
+	case reflect.TypeFor[model.RawObject]():
+		// A Hugging Face file, read key by key by the model (its keys are
+		// the file's, not the API's): any object.
+		return &schema{Type: "object"} // described by its row of the field table
 	case reflect.TypeFor[model.Strategy]():
 		var names []string
 		for _, n := range model.Strategies {

@@ -1,0 +1,385 @@
+package model_test
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wattscale/wattscale/model"
+)
+
+// hfSource is a row of testdata/hf/sources.json: a real config.json, where
+// it was found and the parameter count its model card (or report) states.
+type hfSource struct {
+	File   string  `json:"file"`
+	Hub    string  `json:"hub"`
+	Preset string  `json:"preset"`
+	Repo   string  `json:"repo"`
+	Commit string  `json:"commit"`
+	Path   string  `json:"path"`
+	Params float64 `json:"params"`
+	Active float64 `json:"active"`
+	Source string  `json:"source"`
+}
+
+func hfSources(t *testing.T) []hfSource {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/hf/sources.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ss []hfSource
+	if err := json.Unmarshal(raw, &ss); err != nil {
+		t.Fatal(err)
+	}
+	return ss
+}
+
+func hfFixture(t *testing.T, file string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata/hf", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// TestHFConfigParams reads real config.json files of public models and
+// checks the parameter count they imply against the count their model card
+// or report states (sources.json cites each), within 1 %.
+func TestHFConfigParams(t *testing.T) {
+	ss := hfSources(t)
+	if len(ss) < 15 {
+		t.Errorf("sources.json lists %d configs, want at least 15", len(ss))
+	}
+	for _, s := range ss {
+		t.Run(s.File, func(t *testing.T) {
+			if s.Repo == "" || len(s.Commit) != 40 || s.Source == "" {
+				t.Errorf("%s: source incomplete: repo %q, commit %q, source %q", s.File, s.Repo, s.Commit, s.Source)
+			}
+			m, err := model.ParseHFConfig(hfFixture(t, s.File))
+			if err != nil {
+				t.Fatalf("ParseHFConfig(%s) = %v", s.File, err)
+			}
+			if d := m.ParamsExact/s.Params - 1; math.Abs(d) > 0.01 {
+				t.Errorf("%s: %.4g parameters from the config, want %.4g (%s): off by %+.2f %%", s.File, m.ParamsExact, s.Params, s.Source, 100*d)
+			}
+			// The estimate's own count (matmul weights and embeddings)
+			// leaves out only biases, norms and position embeddings.
+			if d := m.Arch.Params()/s.Params - 1; math.Abs(d) > 0.02 {
+				t.Errorf("%s: Arch.Params %.4g, want within 2 %% of %.4g: off by %+.2f %%", s.File, m.Arch.Params(), s.Params, 100*d)
+			}
+			if s.Active > 0 {
+				a := m.Arch
+				active := a.ActiveNonEmbeddingParams() + a.EmbeddingParams()
+				if d := active/s.Active - 1; math.Abs(d) > 0.02 {
+					t.Errorf("%s: %.4g active parameters, want %.4g (%s)", s.File, active, s.Active, s.Source)
+				}
+			}
+		})
+	}
+}
+
+// TestHFConfigMatchesPresets holds each preset with a fixture equal to the
+// shape its config.json gives, and checks that the preset answers to its
+// hub id.
+func TestHFConfigMatchesPresets(t *testing.T) {
+	presets := model.DefaultPresets()
+	n := 0
+	for _, s := range hfSources(t) {
+		if s.Preset == "" {
+			continue
+		}
+		n++
+		p, err := model.FindPreset(presets, s.Preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.ParseHFConfig(hfFixture(t, s.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Arch != p.Arch {
+			t.Errorf("preset %s = %+v, its config.json (%s) gives %+v", p.Name, p.Arch, s.File, m.Arch)
+		}
+	}
+	if n < 4 {
+		t.Errorf("%d presets checked against a config, want at least 4", n)
+	}
+	cat := catalog(t)
+	for _, p := range presets {
+		if p.Hub == "" {
+			t.Errorf("preset %s has no hub id", p.Name)
+			continue
+		}
+		req := baseRequest()
+		req.Model = model.ModelSpec{Preset: p.Hub}
+		req.Hardware = model.HardwareSpec{GPU: "h100-sxm5-80gb", Count: 64}
+		req.Strategy = model.Strategy{Name: model.FSDP}
+		resp, err := cat.Estimate(req)
+		if err != nil {
+			t.Errorf("preset by hub id %q: %v", p.Hub, err)
+			continue
+		}
+		if resp.Inputs.Model != p.Name {
+			t.Errorf("hub id %q resolved to %q, want %q", p.Hub, resp.Inputs.Model, p.Name)
+		}
+	}
+}
+
+// TestHFConfigErrors checks that a config wattscale cannot read is an error
+// naming what is wrong, never a guess.
+func TestHFConfigErrors(t *testing.T) {
+	llama := string(hfFixture(t, "llama-3.1-8b.json"))
+	for _, tc := range []struct {
+		name, config, field, says string
+	}{
+		{"unknown type", strings.Replace(llama, `"llama"`, `"mamba"`, 1), "model.hf_config.model_type", "falcon"},
+		{"no model_type", `{"hidden_size": 768, "num_hidden_layers": 12}`, "model.hf_config.model_type", "is required"},
+		{"missing layers", strings.Replace(llama, `"num_hidden_layers"`, `"num_layers_x"`, 1), "model.hf_config.num_hidden_layers", "is required"},
+		{"missing ffn", strings.Replace(llama, `"intermediate_size"`, `"intermediate_sizes"`, 1), "model.hf_config.intermediate_size", "is required"},
+		{"fractional", strings.Replace(llama, `"hidden_size": 4096`, `"hidden_size": 4096.5`, 1), "model.hf_config.hidden_size", "whole number"},
+		{"string", strings.Replace(llama, `"hidden_size": 4096`, `"hidden_size": "4096"`, 1), "model.hf_config.hidden_size", "JSON number"},
+		{"duplicate", strings.Replace(llama, `"hidden_size": 4096`, `"hidden_size": 4096, "hidden_size": 2048`, 1), "model.hf_config.hidden_size", "twice"},
+		{"not an object", `[1, 2]`, "model.hf_config", "JSON object"},
+		{"experts on llama", strings.Replace(llama, `"hidden_size": 4096`, `"hidden_size": 4096, "num_local_experts": 8`, 1), "model.hf_config.num_local_experts", "does not have"},
+		{"mixtral without top-k", strings.Replace(strings.Replace(llama, `"llama"`, `"mixtral"`, 1), `"hidden_size": 4096`, `"hidden_size": 4096, "num_local_experts": 8`, 1), "model.hf_config.num_experts_per_tok", "is required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := model.ParseHFConfig([]byte(tc.config))
+			fe := model.AsFieldError(err)
+			if fe == nil {
+				t.Fatalf("ParseHFConfig = %v, want a *FieldError on %s", err, tc.field)
+			}
+			if fe.Field != tc.field || !strings.Contains(fe.Error(), tc.says) {
+				t.Errorf("ParseHFConfig error = %q on %s, want field %s saying %q", fe.Error(), fe.Field, tc.field, tc.says)
+			}
+		})
+	}
+}
+
+// hfRequest is a Llama-3.1-8B QLoRA run described by the three files.
+func hfRequest(t *testing.T, args, peft string) model.Request {
+	req := model.Request{
+		Model:    model.ModelSpec{HFConfig: model.RawObject(hfFixture(t, "llama-3.1-8b.json"))},
+		Training: model.TrainingSpec{DatasetTokens: 5e7, HFArgs: model.RawObject(args), PEFT: model.RawObject(peft)},
+		Hardware: model.HardwareSpec{GPU: "a100-sxm4-80gb", Count: 1},
+		Strategy: model.Strategy{Name: model.Single},
+	}
+	return req
+}
+
+const (
+	hfArgs = `{"output_dir": "out", "per_device_train_batch_size": 4, "gradient_accumulation_steps": 4, "num_train_epochs": 2, "learning_rate": 2e-4,
+		"bf16": true, "fp16": false, "gradient_checkpointing": true, "optim": "paged_adamw_32bit", "max_seq_length": 2048, "logging_steps": 10, "report_to": "none"}`
+	hfPEFT = `{"peft_type": "LORA", "r": 16, "lora_alpha": 32, "lora_dropout": 0.05, "target_modules": ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+		"task_type": "CAUSAL_LM", "bias": "none", "modules_to_save": null,
+		"quantization_config": {"load_in_4bit": true, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": true, "bnb_4bit_compute_dtype": "bfloat16"}}`
+)
+
+// TestHFFilesEqualExplicitFields checks that the three files give the same
+// estimate as the wattscale fields they mean, and that inputs.imported
+// says what was taken from which file.
+func TestHFFilesEqualExplicitFields(t *testing.T) {
+	cat := catalog(t)
+	got, err := cat.Estimate(hfRequest(t, hfArgs, hfPEFT))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckpt := true
+	want, err := cat.Estimate(model.Request{
+		Model: model.ModelSpec{Preset: "llama-3-8b"},
+		Training: model.TrainingSpec{DatasetTokens: 5e7, Epochs: 2, SeqLen: 2048, BatchPerGPU: 4, GradientAccumulation: 4, Precision: model.BF16, StateBytesPerParam: 16,
+			Method: model.MethodQLoRA, GradientCheckpointing: &ckpt, LoRA: &model.LoRASpec{Rank: 16, Targets: "q,k,v,o,gate,up,down", BaseFormat: model.FormatNF4, ComputeDtype: model.BF16}},
+		Hardware: model.HardwareSpec{GPU: "a100-sxm4-80gb", Count: 1},
+		Strategy: model.Strategy{Name: model.Single},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.EnergyKWh != want.EnergyKWh || got.TimeS != want.TimeS || got.Memory != want.Memory {
+		t.Errorf("from the files: %.6g kWh, %.6g s; from the fields: %.6g kWh, %.6g s", got.EnergyKWh, got.TimeS, want.EnergyKWh, want.TimeS)
+	}
+	use := map[string]string{}
+	for _, im := range got.Inputs.Imported {
+		if _, seen := use[im.File+" "+im.Key]; !seen {
+			use[im.File+" "+im.Key] = im.Use + " " + im.Field
+		}
+	}
+	for k, v := range map[string]string{
+		"model.hf_config num_hidden_layers":            "used model.layers",
+		"model.hf_config num_key_value_heads":          "used model.kv_heads",
+		"training.hf_args per_device_train_batch_size": "used training.batch_per_gpu",
+		"training.hf_args optim":                       "used training.state_bytes_per_param",
+		"training.hf_args learning_rate":               "ignored ",
+		"training.hf_args num_train_epochs":            "used training.epochs",
+		"training.peft r":                              "used training.lora.rank",
+		"training.peft load_in_4bit":                   "used training.method",
+		"training.peft bnb_4bit_compute_dtype":         "used training.lora.compute_dtype",
+		"training.peft lora_alpha":                     "ignored ",
+		"training.hf_args gradient_checkpointing":      "used training.gradient_checkpointing",
+		"training.peft target_modules":                 "used training.lora.targets",
+		"training.hf_args max_seq_length":              "used training.seq_len",
+		"training.hf_args bf16":                        "used training.precision",
+		"training.hf_args gradient_accumulation_steps": "used training.gradient_accumulation",
+		"model.hf_config max_position_embeddings":      "used ",
+		"model.hf_config tie_word_embeddings":          "used model.tied",
+		"training.peft task_type":                      "ignored ",
+		"model.hf_config intermediate_size":            "used model.ffn",
+		"model.hf_config vocab_size":                   "used model.vocab",
+		"training.hf_args report_to":                   "ignored ",
+		"training.peft quantization_config":            "",
+		"training.peft bnb_4bit_quant_type":            "used training.lora.base_format",
+		"training.peft bnb_4bit_use_double_quant":      "used training.lora.base_format",
+		"training.hf_args fp16":                        "used training.precision",
+		"training.hf_args output_dir":                  "ignored ",
+		"training.hf_args logging_steps":               "ignored ",
+		"training.peft bias":                           "ignored ",
+		"training.peft lora_dropout":                   "ignored ",
+		"model.hf_config num_attention_heads":          "used model.heads",
+		"model.hf_config hidden_size":                  "used model.hidden",
+	} {
+		if use[k] != v {
+			t.Errorf("inputs.imported %s = %q, want %q", k, use[k], v)
+		}
+	}
+	var said bool
+	for _, a := range got.Assumptions {
+		if strings.HasPrefix(a, "training.hf_args: ") && strings.Contains(a, "ignored (no bearing on the estimate): output_dir, learning_rate, logging_steps, report_to") {
+			said = true
+		}
+	}
+	if !said {
+		t.Errorf("assumptions do not list the ignored trainer arguments: %q", got.Assumptions)
+	}
+}
+
+// TestHFExplicitFieldsWin checks that a wattscale field beside a file's
+// value wins, and that the response says so.
+func TestHFExplicitFieldsWin(t *testing.T) {
+	cat := catalog(t)
+	req := hfRequest(t, hfArgs, hfPEFT)
+	req.Model.Layers = 16
+	req.Training.BatchPerGPU = 2
+	req.Training.LoRA = &model.LoRASpec{Rank: 8}
+	resp, err := cat.Estimate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := resp.Inputs; in.Arch.Layers != 16 || in.BatchPerGPU != 2 || resp.Training.Rank != 8 {
+		t.Errorf("explicit fields lost: layers %d, batch %d, rank %d; want 16, 2, 8", in.Arch.Layers, in.BatchPerGPU, resp.Training.Rank)
+	}
+	for _, im := range resp.Inputs.Imported {
+		switch im.Key {
+		case "num_hidden_layers", "per_device_train_batch_size", "r":
+			if im.Use != model.UseOverridden {
+				t.Errorf("imported %s: use %q, want overridden", im.Key, im.Use)
+			}
+		}
+	}
+}
+
+// TestHFArgsErrors checks the trainer arguments' and adapter config's
+// errors: each names the key and says what is accepted.
+func TestHFArgsErrors(t *testing.T) {
+	cat := catalog(t)
+	for _, tc := range []struct {
+		name, args, peft, field, says string
+	}{
+		{"misspelt", `{"per_device_train_bach_size": 4}`, "", "training.hf_args.per_device_train_bach_size", "close matches: per_device_train_batch_size"},
+		{"unknown optim", `{"optim": "adamw_tourch", "per_device_train_batch_size": 4, "max_seq_length": 512, "num_train_epochs": 1}`, "", "training.hf_args.optim", "adamw_torch"},
+		{"bf16 and fp16", `{"bf16": true, "fp16": true, "per_device_train_batch_size": 4, "max_seq_length": 512, "num_train_epochs": 1}`, "", "training.hf_args.fp16", "cannot be true with bf16"},
+		{"batch zero", `{"per_device_train_batch_size": 0}`, "", "training.hf_args.per_device_train_batch_size", "whole number from 1"},
+		{"lengths differ", `{"max_seq_length": 512, "max_length": 1024}`, "", "training.hf_args.max_seq_length", "differs from max_length"},
+		{"prefix tuning", `{"per_device_train_batch_size": 4, "max_seq_length": 512, "num_train_epochs": 1}`, `{"peft_type": "PREFIX_TUNING"}`, "training.peft.peft_type", "must be LORA"},
+		{"unknown module", `{"per_device_train_batch_size": 4, "max_seq_length": 512, "num_train_epochs": 1}`, `{"r": 8, "target_modules": ["q_proj", "c_attn"]}`, "training.peft.target_modules", "q_proj"},
+		{"regex", `{"per_device_train_batch_size": 4, "max_seq_length": 512, "num_train_epochs": 1}`, `{"r": 8, "target_modules": ".*proj"}`, "training.peft.target_modules", "regular expression"},
+		{"misspelt peft", `{"per_device_train_batch_size": 4, "max_seq_length": 512, "num_train_epochs": 1}`, `{"lora_alpah": 16}`, "training.peft.lora_alpah", "lora_alpha"},
+		{"epochs without dataset", `{"per_device_train_batch_size": 4, "max_seq_length": 512, "num_train_epochs": 1}`, "", "training.dataset_tokens", "num_train_epochs"},
+		{"seq over positions", `{"per_device_train_batch_size": 4, "max_seq_length": 512, "max_steps": 10}`, "", "training.seq_len", "positions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := hfRequest(t, tc.args, tc.peft)
+			if tc.name == "epochs without dataset" {
+				req.Training.DatasetTokens = 0
+			}
+			if tc.name == "seq over positions" {
+				req.Model.HFConfig = model.RawObject(hfFixture(t, "gpt2.json"))
+				req.Training.SeqLen = 2048
+			}
+			_, err := cat.Estimate(req)
+			fe := model.AsFieldError(err)
+			if fe == nil || fe.Field != tc.field || !strings.Contains(fe.Error(), tc.says) {
+				t.Errorf("Estimate = %v, want an error on %s saying %q", err, tc.field, tc.says)
+			}
+		})
+	}
+}
+
+// TestHFMaxSteps checks that max_steps sets the tokens from the layout:
+// optimizer steps × accumulation × batch × seq_len × data-parallel ranks.
+func TestHFMaxSteps(t *testing.T) {
+	cat := catalog(t)
+	req := hfRequest(t, `{"per_device_train_batch_size": 2, "gradient_accumulation_steps": 8, "max_steps": 500, "num_train_epochs": 3, "max_seq_length": 1024, "bf16": true}`, hfPEFT)
+	req.Training.DatasetTokens = 0
+	req.Hardware.Count = 4
+	req.Strategy = model.Strategy{Name: model.DDP}
+	resp, err := cat.Estimate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 500.0 * 8 * 2 * 1024 * 4; resp.Inputs.Tokens != want {
+		t.Errorf("tokens from max_steps = %g, want %g", resp.Inputs.Tokens, want)
+	}
+}
+
+// TestHFEncoderHead checks that an encoder's config trains a classifier
+// head by default, as the encoder presets do, and reads DistilBERT-style
+// LoRA module names only for the family that has them.
+func TestHFEncoderHead(t *testing.T) {
+	cat := catalog(t)
+	req := model.Request{
+		Model:    model.ModelSpec{HFConfig: model.RawObject(hfFixture(t, "bert-base-uncased.json"))},
+		Training: model.TrainingSpec{Tokens: 2e8, SeqLen: 512, BatchPerGPU: 32, PEFT: `{"r": 8, "target_modules": ["query", "value"]}`},
+		Hardware: model.HardwareSpec{GPU: "a100-sxm4-80gb", Count: 1},
+		Strategy: model.Strategy{Name: model.Single},
+	}
+	resp, err := cat.Estimate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Inputs.Head != "classifier" || resp.Training.Method != model.MethodLoRA || strings.Join(resp.Training.Targets, ",") != "q,v" {
+		t.Errorf("BERT config with a LoRA adapter: head %q, method %q, targets %v; want classifier, lora, [q v]", resp.Inputs.Head, resp.Training.Method, resp.Training.Targets)
+	}
+}
+
+// FuzzParseHFConfig checks that no config.json makes the reader panic or
+// give a shape that fails validation.
+func FuzzParseHFConfig(f *testing.F) {
+	for _, s := range []string{"llama-3.1-8b.json", "gpt2.json", "qwen3-30b-a3b.json", "deberta-v3-base.json", "gemma-2-9b-it.json"} {
+		raw, err := os.ReadFile(filepath.Join("testdata/hf", s))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	f.Add([]byte(`{"model_type": "falcon", "hidden_size": 64, "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 100, "multi_query": true}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		m, err := model.ParseHFConfig(raw)
+		if err != nil {
+			if model.AsFieldError(err) == nil {
+				t.Fatalf("ParseHFConfig error %v is not a *FieldError", err)
+			}
+			return
+		}
+		if err := m.Arch.Validate("model"); err != nil {
+			t.Fatalf("ParseHFConfig gave an invalid shape %+v: %v", m.Arch, err)
+		}
+		if math.IsNaN(m.ParamsExact) || m.ParamsExact <= 0 {
+			t.Fatalf("ParamsExact = %v", m.ParamsExact)
+		}
+	})
+}
