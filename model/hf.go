@@ -144,7 +144,11 @@ func (o *hfObject) str(key string) (string, error) {
 
 // clip is a raw JSON value for an error message, at most 40 bytes.
 func clip(v json.RawMessage) string {
+	var b bytes.Buffer
 	s := string(bytes.TrimSpace(v))
+	if json.Compact(&b, v) == nil {
+		s = b.String()
+	}
 	if len(s) > 40 {
 		s = s[:37] + "..."
 	}
@@ -617,7 +621,7 @@ func (r *resolved) noteImports(hf *HFModel, h *hfTraining) {
 		}
 		shape += map[bool]string{true: ", gated MLP", false: ""}[a.GLU] + map[bool]string{true: ", tied embeddings", false: ", untied embeddings"}[a.Tied]
 		r.assume = append(r.assume, fmt.Sprintf("model from %s (%s, model_type %s, read as %s): %s; the config implies %s parameters with biases, norms and position embeddings, the estimate counts %s (the matmul weights and embeddings)",
-			PathHFConfig, hf.Name, hf.Type, hf.Family, shape, ShortNum(hf.ParamsExact), ShortNum(a.Params())))
+			PathHFConfig, hf.Name, hf.Type, hf.Family, shape, fmtParams(hf.ParamsExact), fmtParams(a.Params())))
 		r.assume = append(r.assume, hf.Notes...)
 		if over := importedKeys(hf.Took, UseOverridden); over != "" {
 			r.assume = append(r.assume, PathHFConfig+": the request's own fields win over "+over)
@@ -628,7 +632,8 @@ func (r *resolved) noteImports(hf *HFModel, h *hfTraining) {
 	}
 	r.imported = append(r.imported, h.took...)
 	for _, file := range []string{PathHFArgs, PathPEFT} {
-		var used []string
+		var used, fields []string
+		from := map[string][]string{}
 		var took []Imported
 		for _, t := range h.took {
 			if t.File != file {
@@ -636,8 +641,14 @@ func (r *resolved) noteImports(hf *HFModel, h *hfTraining) {
 			}
 			took = append(took, t)
 			if t.Use == UseUsed && t.Field != "" {
-				used = append(used, t.Field+" from "+t.Key+" "+t.Value)
+				if from[t.Field] == nil {
+					fields = append(fields, t.Field)
+				}
+				from[t.Field] = append(from[t.Field], t.Key+" "+t.Value)
 			}
+		}
+		for _, f := range fields {
+			used = append(used, f+" from "+strings.Join(from[f], ", "))
 		}
 		if len(took) == 0 {
 			continue
@@ -655,6 +666,14 @@ func (r *resolved) noteImports(hf *HFModel, h *hfTraining) {
 		r.assume = append(r.assume, s)
 	}
 	r.assume = append(r.assume, h.notes...)
+}
+
+// fmtParams writes a parameter count for people: 8.03 B, 124 M.
+func fmtParams(x float64) string {
+	if x >= 1e9 {
+		return strconv.FormatFloat(x/1e9, 'f', 2, 64) + " B"
+	}
+	return strconv.FormatFloat(x/1e6, 'f', 0, 64) + " M"
 }
 
 // importedKeys lists the keys of took with the given use.

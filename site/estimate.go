@@ -17,6 +17,10 @@ func runEstimate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("estimate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	extra := fs.String("calibrations", "", "also load the calibration JSON files in this directory (e.g. written by fit -o); a request names one with \"calibration\"")
+	var hf [3]string
+	fs.StringVar(&hf[0], "hf-config", "", "a Hugging Face config.json: the request's model.hf_config")
+	fs.StringVar(&hf[1], "hf-args", "", "the trainer's arguments as JSON (TrainingArguments names): the request's training.hf_args")
+	fs.StringVar(&hf[2], "peft", "", "a PEFT adapter_config.json (with the BitsAndBytesConfig keys of a QLoRA run): the request's training.peft")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -24,7 +28,47 @@ func runEstimate(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	return answer(stdin, stdout, cat, model.ParseRequest, (*model.Catalog).Estimate)
+	parse := model.ParseRequest
+	if hf != [3]string{} {
+		parse = func(r io.Reader) (model.Request, error) {
+			req, err := model.ParseRequest(r)
+			if err != nil {
+				return req, err
+			}
+			return withHFFiles(req, hf)
+		}
+	}
+	return answer(stdin, stdout, cat, parse, (*model.Catalog).Estimate)
+}
+
+// withHFFiles puts the Hugging Face files named by -hf-config, -hf-args
+// and -peft ("" = none) into the request read from standard input, which
+// must not carry them itself.
+func withHFFiles(req model.Request, files [3]string) (model.Request, error) {
+	dst := []struct {
+		flag, path string
+		obj        *model.RawObject
+	}{{"-hf-config", model.PathHFConfig, &req.Model.HFConfig}, {"-hf-args", model.PathHFArgs, &req.Training.HFArgs}, {"-peft", model.PathPEFT, &req.Training.PEFT}}
+	for i, name := range files {
+		if name == "" {
+			continue
+		}
+		d := dst[i]
+		if *d.obj != "" {
+			return req, &model.FieldError{Field: d.path, Message: "is given both in the request and by " + d.flag + "; give it once"}
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return req, fmt.Errorf("%s: %w", d.flag, err)
+		}
+		raw, err := model.ReadBody(f)
+		f.Close()
+		if err != nil {
+			return req, model.PrefixField(d.path, err)
+		}
+		*d.obj = model.RawObject(raw)
+	}
+	return req, nil
 }
 
 // answer reads one JSON request from stdin with parse, answers it with

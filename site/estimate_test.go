@@ -100,3 +100,69 @@ func TestEstimateCalibrationErrors(t *testing.T) {
 		}
 	}
 }
+
+// hfExample is the Llama-3-8B QLoRA run of content/examples described by
+// its three Hugging Face files.
+const hfExample = "../content/examples/hf-llama-3-8b-qlora"
+
+// hfExampleEstimate answers the example as `go run ./site estimate
+// -hf-config … -hf-args … -peft …` does.
+func hfExampleEstimate(t *testing.T) model.Response {
+	t.Helper()
+	run, err := os.ReadFile(filepath.Join(hfExample, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	args := []string{"-hf-config", filepath.Join(hfExample, "config.json"), "-hf-args", filepath.Join(hfExample, "training_args.json"), "-peft", filepath.Join(hfExample, "adapter_config.json")}
+	if err := runEstimate(args, bytes.NewReader(run), &out, &errOut); err != nil {
+		t.Fatalf("estimate %v: %v (%s)", args, err, errOut.String())
+	}
+	var resp model.Response
+	if err := json.Unmarshal(out.Bytes(), &resp); err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// TestEstimateHFExample checks that the three files of the example give
+// the estimate of the wattscale fields they mean: the llama-3-8b preset,
+// QLoRA at rank 64 on every linear layer, NF4 with bf16 compute, batch 4
+// with 4 accumulation steps of 2,048 tokens, paged AdamW (16 bytes per
+// trained parameter), checkpointing, one epoch.
+func TestEstimateHFExample(t *testing.T) {
+	got := hfExampleEstimate(t)
+	ckpt := true
+	req := model.Request{
+		Model: model.ModelSpec{Preset: "meta-llama/Meta-Llama-3-8B"},
+		Training: model.TrainingSpec{DatasetTokens: 5e7, Epochs: 1, SeqLen: 2048, BatchPerGPU: 4, GradientAccumulation: 4, Precision: model.BF16, StateBytesPerParam: 16,
+			Method: model.MethodQLoRA, GradientCheckpointing: &ckpt, LoRA: &model.LoRASpec{Rank: 64, Targets: model.TargetsAttentionMLP, BaseFormat: model.FormatNF4, ComputeDtype: model.BF16}},
+		Hardware: model.HardwareSpec{GPU: "a100-sxm4-80gb", Count: 1},
+		Strategy: model.Strategy{Name: model.Single},
+	}
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := cat.Estimate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.EnergyKWh != want.EnergyKWh || got.TimeS != want.TimeS || got.CO2eKg != want.CO2eKg {
+		t.Errorf("the example's files give %.6g kWh, %.6g s, %.6g kg; its fields %.6g kWh, %.6g s, %.6g kg", got.EnergyKWh, got.TimeS, got.CO2eKg, want.EnergyKWh, want.TimeS, want.CO2eKg)
+	}
+	if len(got.Inputs.Imported) < 30 {
+		t.Errorf("inputs.imported lists %d keys, want every key of the three files", len(got.Inputs.Imported))
+	}
+}
+
+// TestEstimateHFFlagTwice refuses a file given both in the request and by
+// its flag.
+func TestEstimateHFFlagTwice(t *testing.T) {
+	var out, errOut bytes.Buffer
+	req := `{"model": {"hf_config": {"model_type": "gpt2"}}, "training": {"tokens": 1e6, "seq_len": 128, "batch_per_gpu": 8}, "hardware": {"gpu": "a100-sxm4-80gb", "count": 1}, "strategy": "single"}`
+	err := runEstimate([]string{"-hf-config", filepath.Join(hfExample, "config.json")}, strings.NewReader(req), &out, &errOut)
+	if fe := model.AsFieldError(err); fe == nil || fe.Field != "model.hf_config" || !strings.Contains(fe.Message, "-hf-config") {
+		t.Errorf("estimate -hf-config with hf_config in the request = %v, want an error on model.hf_config naming the flag", err)
+	}
+}
