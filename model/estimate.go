@@ -29,6 +29,7 @@ type Catalog struct {
 	presets     map[string]int // normalised preset name -> index
 	presetExact map[string]int // preset name as written -> the index presets gives it
 	calConsts   map[*Calibration]*calConsts
+	hf          *hfReader // nil: requests with Hugging Face files are refused (ReadHFFiles)
 }
 
 // NewCatalog checks the calibrations and indexes them. def names the
@@ -398,16 +399,22 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 	t := req.Training
 	var hft *hfTraining
 	if t.HFArgs != "" || t.PEFT != "" {
-		var mods map[string]loraModules
-		if hf != nil {
-			mods = hf.modules
+		if c.hf == nil {
+			if t.HFArgs == "" {
+				return c.noHF(PathPEFT)
+			}
+			return c.noHF(PathHFArgs)
 		}
-		if t, hft, err = applyHFTraining(t, mods, r.arch); err != nil {
+		var fam *hfFamily
+		if hf != nil {
+			fam = hf.family
+		}
+		if t, hft, err = c.hf.training(t, fam, r.arch); err != nil {
 			return err
 		}
 	}
 	if hf != nil || hft != nil {
-		r.noteImports(hf, hft)
+		c.hf.note(r, hf, hft)
 	}
 	r.params = r.arch.Params()
 	if a := r.arch; a.MoE() {

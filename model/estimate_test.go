@@ -23,6 +23,7 @@ func catalog(t testing.TB) *model.Catalog {
 	if err != nil {
 		t.Fatalf("content.Catalog() error: %v", err)
 	}
+	c.ReadHFFiles()
 	return c
 }
 

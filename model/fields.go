@@ -46,6 +46,12 @@ func (b Bounds) Check(field string, x float64) error {
 	return fieldErr(field, x, "%s", b.Rule())
 }
 
+// withMin is b with the lower end min, excluded.
+func (b Bounds) withMin(min float64) Bounds {
+	b.Min, b.MinOpen = min, true
+	return b
+}
+
 // Rule is the range in words, as an error message says it.
 func (b Bounds) Rule() string {
 	switch {

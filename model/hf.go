@@ -3,8 +3,8 @@ package model
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +19,30 @@ import (
 // unless the request gives that field itself (explicit fields win); the
 // response's inputs.imported lists every key read, what it filled and
 // whether it was used, overridden or ignored.
+
+// hfReader holds the readers of the three files. A Catalog reaches them
+// only through it, so that a program that never calls ReadHFFiles (the
+// calculator's WebAssembly, where they would cost about 22 KB of brotli)
+// does not link them.
+type hfReader struct {
+	config   func(raw []byte) (*HFModel, error)
+	training func(t TrainingSpec, fam *hfFamily, a Arch) (TrainingSpec, *hfTraining, error)
+	note     func(r *resolved, hf *HFModel, h *hfTraining)
+}
+
+// ReadHFFiles makes the catalog read requests' Hugging Face files
+// (model.hf_config, training.hf_args, training.peft); without it such a
+// request is refused with an error naming the file. Call it before the
+// catalog is shared: the command line and the API do.
+func (c *Catalog) ReadHFFiles() {
+	c.hf = &hfReader{config: ParseHFConfig, training: applyHFTraining, note: (*resolved).noteImports}
+}
+
+// noHF is the error for a Hugging Face file given to a catalog that does
+// not read them.
+func (c *Catalog) noHF(file string) error {
+	return hfErr(file, "is not read by this program (the calculator takes the shape and training fields); the command line (go run ./site estimate) and the API read Hugging Face files")
+}
 
 // Request paths of the three files.
 const (
@@ -44,9 +68,9 @@ type Imported struct {
 	Note  string `json:"note,omitempty"`  // why, where the use needs a reason
 }
 
-// hfObject is a JSON object read key by key, in order, with duplicate keys
-// refused: a file's keys keep their exact spelling (encoding/json would fold
-// their case).
+// hfObject is a JSON object read key by key, in the keys' sorted order,
+// with duplicate keys refused (CheckKeys); a file's keys keep their exact
+// spelling.
 type hfObject struct {
 	file string // request path, for errors
 	keys []string
@@ -54,32 +78,17 @@ type hfObject struct {
 }
 
 func parseHFObject(raw []byte, file string) (*hfObject, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	o := &hfObject{file: file, vals: map[string]json.RawMessage{}}
-	tok, err := dec.Token()
-	if d, ok := tok.(json.Delim); err != nil || !ok || d != '{' {
-		return nil, fieldErr(file, nil, "must be a JSON object (the file's contents)")
+	if err := CheckKeys(raw, reflect.TypeFor[map[string]json.RawMessage]()); err != nil {
+		return nil, PrefixField(file, err)
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fieldErr(file, nil, "is not valid JSON: %v", err)
-		}
-		k, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fieldErr(file+"."+k, nil, "is not valid JSON: %v", err)
-		}
-		if _, dup := o.vals[k]; dup {
-			return nil, fieldErr(file+"."+k, nil, "appears twice; give each key once")
-		}
+	o := &hfObject{file: file}
+	if json.Unmarshal(raw, &o.vals) != nil || o.vals == nil {
+		return nil, hfErr(file, "must be a JSON object (the file's contents)")
+	}
+	for k := range o.vals {
 		o.keys = append(o.keys, k)
-		o.vals[k] = v
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fieldErr(file, nil, "is not valid JSON: %v", err)
-	}
+	sort.Strings(o.keys)
 	return o, nil
 }
 
@@ -105,8 +114,8 @@ func (o *hfObject) int(key string, lo, hi int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if x != math.Trunc(x) || x < float64(lo) || x > float64(hi) {
-		return 0, fieldErr(o.file+"."+key, x, "must be a whole number from %d to %d", lo, hi)
+	if err := (Bounds{Min: float64(lo), Max: float64(hi), Whole: true}).Check(o.file+"."+key, x); err != nil {
+		return 0, err
 	}
 	return int(x), nil
 }
@@ -115,11 +124,11 @@ func (o *hfObject) int(key string, lo, hi int) (int, error) {
 func (o *hfObject) num(key string) (float64, error) {
 	v := bytes.TrimSpace(o.vals[key])
 	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
-		return 0, fieldErr(o.file+"."+key, nil, "must be a JSON number, got %s", clip(v))
+		return 0, hfErr(o.file+"."+key, "must be a JSON number, got "+clip(v))
 	}
 	x, err := strconv.ParseFloat(string(v), 64)
 	if err != nil || math.IsInf(x, 0) {
-		return 0, fieldErr(o.file+"."+key, nil, "must be a finite number, got %s", clip(v))
+		return 0, hfErr(o.file+"."+key, "must be a finite number, got "+clip(v))
 	}
 	return x, nil
 }
@@ -128,7 +137,7 @@ func (o *hfObject) num(key string) (float64, error) {
 func (o *hfObject) bool(key string) (bool, error) {
 	var b bool
 	if err := json.Unmarshal(o.vals[key], &b); err != nil {
-		return false, fieldErr(o.file+"."+key, nil, "must be true or false, got %s", clip(o.vals[key]))
+		return false, hfErr(o.file+"."+key, "must be true or false, got "+clip(o.vals[key]))
 	}
 	return b, nil
 }
@@ -137,7 +146,7 @@ func (o *hfObject) bool(key string) (bool, error) {
 func (o *hfObject) str(key string) (string, error) {
 	var s string
 	if err := json.Unmarshal(o.vals[key], &s); err != nil {
-		return "", fieldErr(o.file+"."+key, nil, "must be a string, got %s", clip(o.vals[key]))
+		return "", hfErr(o.file+"."+key, "must be a string, got "+clip(o.vals[key]))
 	}
 	return s, nil
 }
@@ -158,60 +167,89 @@ func clip(v json.RawMessage) string {
 // hfFamily is one model family's config.json: its model_type values, the
 // keys of its shape and the facts its config leaves implicit.
 type hfFamily struct {
-	name  string   // for people: "Llama", "GPT-2"
-	types []string // model_type values
-	// keys of the shape, each with alternatives in order of preference
-	layers, hidden, heads, kv, ffn []string
-	glu                            bool // gated MLP (SwiGLU, GeGLU)
-	encoder                        bool // a bidirectional encoder (a classifier head by default)
-	tied                           bool // tie_word_embeddings when the config leaves it out
-	ffnX4                          bool // the FFN is 4·hidden when the config leaves it out (GPT-2 n_inner, Falcon)
-	absPos                         bool // learned absolute position embeddings: max positions is a hard limit
-	bias                           bool // linear layers carry biases (for the exact parameter count)
-	qkvBias                        bool // only q, k and v carry biases (Qwen2)
-	ln                             bool // LayerNorm with a bias (else RMSNorm, one vector)
-	moe                            string
-	// modules maps PEFT target_modules names to the block's matrices.
-	modules map[string]loraModules
+	name    string   // for people: "Llama", "GPT-2"
+	types   []string // model_type values
+	glu     bool     // gated MLP (SwiGLU, GeGLU)
+	encoder bool     // a bidirectional encoder (a classifier head by default)
+	tied    bool     // tie_word_embeddings when the config leaves it out
+	ffnX4   bool     // the FFN is 4·hidden when the config leaves it out (GPT-2 n_inner, Falcon)
+	absPos  bool     // learned absolute position embeddings: max positions is a hard limit
+	bias    bool     // linear layers carry biases (for the exact parameter count)
+	qkvBias bool     // only q, k and v carry biases (Qwen2)
+	ln      bool     // LayerNorm with a bias (else RMSNorm, one vector)
+	moe     string
+	// modules maps PEFT target_modules names to the block's matrices:
+	// name:modules pairs separated by spaces (moduleOf).
+	modules string
 }
 
-var (
-	llamaModules = map[string]loraModules{"q_proj": modQ, "k_proj": modK, "v_proj": modV, "o_proj": modO, "gate_proj": modGate, "up_proj": modUp, "down_proj": modDown}
-	std          = struct{ layers, hidden, heads, kv, ffn []string }{
-		[]string{"num_hidden_layers"}, []string{"hidden_size"}, []string{"num_attention_heads"}, []string{"num_key_value_heads"}, []string{"intermediate_size"}}
+// Module tables of the families' PEFT names.
+const (
+	llamaModules = "q_proj:q k_proj:k v_proj:v o_proj:o gate_proj:gate up_proj:up down_proj:down"
+	neoxModules  = "query_key_value:q,k,v dense:o dense_h_to_4h:up dense_4h_to_h:down"
+	bertModules  = "query:q key:k value:v dense:o,up,down"
 )
+
+// hfShape are the shape's keys in config.json, each with the names the
+// families give it (GPT-2 n_layer, DistilBERT dim, Falcon n_head_kv), its
+// largest accepted value and whether every family has it.
+var hfShape = [...]struct {
+	field, keys string
+	hi          int
+	need        bool
+}{
+	{"model.layers", "num_hidden_layers n_layer n_layers", 1000, true},
+	{"model.hidden", "hidden_size n_embd dim", 1 << 17, true},
+	{"model.heads", "num_attention_heads n_head n_heads", 4096, true},
+	{"model.vocab", "vocab_size", 1 << 22, true},
+	{"model.kv_heads", "num_key_value_heads num_kv_heads n_head_kv", 4096, false},
+	{"model.head_dim", "head_dim", 1 << 14, false},
+	{"model.ffn", "intermediate_size ffn_hidden_size n_inner hidden_dim", 1 << 20, false},
+	{"model.experts", "num_local_experts num_experts", MaxExperts, false},
+	{"model.experts_per_token", "num_experts_per_tok", MaxExperts, false},
+}
+
+// took records key of config.json as filling field.
+func (m *HFModel) took(o *hfObject, key, field string) {
+	m.Took = append(m.Took, Imported{File: o.file, Key: key, Value: clip(o.vals[key]), Field: field, Use: UseUsed})
+}
+
+// flag reads a bool at key, false when absent or not a bool.
+func (o *hfObject) flag(key string) bool {
+	b, err := o.bool(key)
+	return err == nil && b
+}
 
 // hfFamilies are the config.json families read.
 var hfFamilies = []hfFamily{
 	{name: "Llama", types: []string{"llama"}, glu: true, modules: llamaModules},
 	{name: "Mistral", types: []string{"mistral"}, glu: true, modules: llamaModules},
 	{name: "Mixtral", types: []string{"mixtral"}, glu: true, moe: "mixtral",
-		modules: map[string]loraModules{"q_proj": modQ, "k_proj": modK, "v_proj": modV, "o_proj": modO, "w1": modGate, "w3": modUp, "w2": modDown}},
+		modules: "q_proj:q k_proj:k v_proj:v o_proj:o w1:gate w3:up w2:down"},
 	{name: "Qwen2 / Qwen2.5", types: []string{"qwen2"}, glu: true, qkvBias: true, modules: llamaModules},
 	{name: "Qwen2 MoE", types: []string{"qwen2_moe"}, glu: true, qkvBias: true, moe: "qwen2_moe", modules: llamaModules},
 	{name: "Qwen3", types: []string{"qwen3"}, glu: true, modules: llamaModules},
 	{name: "Qwen3 MoE", types: []string{"qwen3_moe"}, glu: true, moe: "qwen3_moe", modules: llamaModules},
 	{name: "Gemma", types: []string{"gemma", "gemma2", "gemma3_text"}, glu: true, tied: true, modules: llamaModules},
 	{name: "Phi-3 / Phi-4", types: []string{"phi3"}, glu: true,
-		modules: map[string]loraModules{"qkv_proj": modQ | modK | modV, "o_proj": modO, "gate_up_proj": modGate | modUp, "down_proj": modDown}},
+		modules: "qkv_proj:q,k,v o_proj:o gate_up_proj:gate,up down_proj:down"},
 	{name: "OLMo", types: []string{"olmo", "olmo2"}, glu: true, modules: llamaModules},
-	{name: "GPT-2", types: []string{"gpt2"}, layers: []string{"n_layer"}, hidden: []string{"n_embd"}, heads: []string{"n_head"}, kv: []string{}, ffn: []string{"n_inner"},
+	{name: "GPT-2", types: []string{"gpt2"},
 		tied: true, ffnX4: true, absPos: true, bias: true, ln: true,
-		modules: map[string]loraModules{"c_attn": modQ | modK | modV, "c_proj": modO | modDown, "c_fc": modUp}},
+		modules: "c_attn:q,k,v c_proj:o,down c_fc:up"},
 	{name: "GPT-NeoX / Pythia", types: []string{"gpt_neox"}, bias: true, ln: true,
-		modules: map[string]loraModules{"query_key_value": modQ | modK | modV, "dense": modO, "dense_h_to_4h": modUp, "dense_4h_to_h": modDown}},
-	{name: "Falcon", types: []string{"falcon", "RefinedWeb", "RefinedWebModel"}, layers: []string{"num_hidden_layers", "n_layer"}, heads: []string{"num_attention_heads", "n_head"},
-		kv: []string{"num_kv_heads", "n_head_kv"}, ffn: []string{"ffn_hidden_size"}, tied: true, ffnX4: true, ln: true,
-		modules: map[string]loraModules{"query_key_value": modQ | modK | modV, "dense": modO, "dense_h_to_4h": modUp, "dense_4h_to_h": modDown}},
-	{name: "BERT", types: []string{"bert"}, encoder: true, tied: true, absPos: true, bias: true, ln: true, kv: []string{},
-		modules: map[string]loraModules{"query": modQ, "key": modK, "value": modV, "dense": modO | modUp | modDown}},
-	{name: "RoBERTa / XLM-R", types: []string{"roberta", "xlm-roberta"}, encoder: true, tied: true, absPos: true, bias: true, ln: true, kv: []string{},
-		modules: map[string]loraModules{"query": modQ, "key": modK, "value": modV, "dense": modO | modUp | modDown}},
-	{name: "DeBERTa-v2 / v3", types: []string{"deberta-v2"}, encoder: true, tied: true, bias: true, ln: true, kv: []string{},
-		modules: map[string]loraModules{"query_proj": modQ, "key_proj": modK, "value_proj": modV, "dense": modO | modUp | modDown}},
-	{name: "DistilBERT", types: []string{"distilbert"}, layers: []string{"n_layers"}, hidden: []string{"dim"}, heads: []string{"n_heads"}, kv: []string{}, ffn: []string{"hidden_dim"},
+		modules: neoxModules},
+	{name: "Falcon", types: []string{"falcon", "RefinedWeb", "RefinedWebModel"}, tied: true, ffnX4: true, ln: true,
+		modules: neoxModules},
+	{name: "BERT", types: []string{"bert"}, encoder: true, tied: true, absPos: true, bias: true, ln: true,
+		modules: bertModules},
+	{name: "RoBERTa / XLM-R", types: []string{"roberta", "xlm-roberta"}, encoder: true, tied: true, absPos: true, bias: true, ln: true,
+		modules: bertModules},
+	{name: "DeBERTa-v2 / v3", types: []string{"deberta-v2"}, encoder: true, tied: true, bias: true, ln: true,
+		modules: "query_proj:q key_proj:k value_proj:v dense:o,up,down"},
+	{name: "DistilBERT", types: []string{"distilbert"},
 		encoder: true, tied: true, absPos: true, bias: true, ln: true,
-		modules: map[string]loraModules{"q_lin": modQ, "k_lin": modK, "v_lin": modV, "out_lin": modO, "lin1": modUp, "lin2": modDown}},
+		modules: "q_lin:q k_lin:k v_lin:v out_lin:o lin1:up lin2:down"},
 }
 
 // hfFamilyList names the families read, for people.
@@ -251,8 +289,8 @@ type HFModel struct {
 	ParamsExact float64
 	Took        []Imported
 	// Notes are sentences for the response's assumptions.
-	Notes   []string
-	modules map[string]loraModules
+	Notes  []string
+	family *hfFamily
 }
 
 // ParseHFConfig reads a model's config.json (the JSON object raw). An
@@ -269,7 +307,7 @@ func ParseHFConfig(raw []byte) (*HFModel, error) {
 func parseHFConfig(o *hfObject) (*HFModel, error) {
 	const file = PathHFConfig
 	if !o.has("model_type") {
-		return nil, fieldErr(file+".model_type", nil, "is required: the config's model family (one of %s)", hfTypes())
+		return nil, hfErr(file+".model_type", "is required: the config's model family (one of "+hfTypes()+")")
 	}
 	mt, err := o.str("model_type")
 	if err != nil {
@@ -278,27 +316,21 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 	var archs []string
 	if o.has("architectures") {
 		if err := json.Unmarshal(o.vals["architectures"], &archs); err != nil {
-			return nil, fieldErr(file+".architectures", nil, "must be a list of class names, got %s", clip(o.vals["architectures"]))
+			return nil, hfErr(file+".architectures", "must be a list of class names, got "+clip(o.vals["architectures"]))
 		}
 	}
-	if mt == "gemma3" || mt == "mistral3" || mt == "llava" {
-		// A multimodal model: its language model is text_config.
-		if !o.has("text_config") {
-			return nil, fieldErr(file+".text_config", nil, "is required for model_type %q (the language model's config)", mt)
-		}
+	if o.has("text_config") {
+		// A multimodal model (Gemma 3 from 4B, Mistral 3, LLaVA): its
+		// language model is text_config, with its own model_type.
 		t, err := parseHFObject(o.vals["text_config"], file+".text_config")
 		if err != nil {
 			return nil, err
-		}
-		if !t.has("model_type") {
-			t.keys = append(t.keys, "model_type")
-			t.vals["model_type"] = json.RawMessage(strconv.Quote(map[string]string{"gemma3": "gemma3_text", "mistral3": "mistral", "llava": "llama"}[mt]))
 		}
 		m, err := parseHFConfig(t)
 		if err != nil {
 			return nil, err
 		}
-		m.Notes = append(m.Notes, fmt.Sprintf("%s is a multimodal model (model_type %s): its language model (text_config) is estimated; the vision encoder is not counted", file, mt))
+		m.Notes = append(m.Notes, file+" is a multimodal model (model_type "+mt+"): its language model, text_config, is estimated; the vision encoder is not counted")
 		return m, nil
 	}
 	var fam *hfFamily
@@ -310,113 +342,60 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 		}
 	}
 	if fam == nil {
-		return nil, fieldErr(file+".model_type", mt, "is not a model family wattscale reads; it reads %s", hfTypes())
+		return nil, &FieldError{Field: file + ".model_type", Value: strconv.Quote(mt), Message: "is not a model family wattscale reads; it reads " + hfTypes()}
 	}
 	for _, a := range archs {
 		if !strings.HasSuffix(a, "LMHeadModel") && !strings.Contains(a, "For") && !strings.HasSuffix(a, "Model") {
-			return nil, fieldErr(file+".architectures", a, "is not a known model class of %s (a ...ForCausalLM, ...ForMaskedLM, ...ForSequenceClassification or ...Model class)", fam.name)
+			return nil, &FieldError{Field: file + ".architectures", Value: strconv.Quote(a), Message: "is not a model class of " + fam.name + " (a ...ForCausalLM, ...ForMaskedLM, ...ForSequenceClassification or ...Model class)"}
 		}
 	}
-	keys := func(alt, def []string) []string {
-		if alt != nil {
-			return alt
-		}
-		return def
-	}
-	m := &HFModel{Type: mt, Family: fam.name, Encoder: fam.encoder, AbsolutePositions: fam.absPos, modules: fam.modules}
+	m := &HFModel{Type: mt, Family: fam.name, Encoder: fam.encoder, AbsolutePositions: fam.absPos, family: fam}
 	m.Name = mt
 	if len(archs) > 0 {
 		m.Name = archs[0]
 	}
-	if o.has("_name_or_path") {
-		if s, err := o.str("_name_or_path"); err == nil && s != "" && len(s) <= 100 {
-			m.Name = s
-		}
-	}
-	took := func(key, field string) {
-		m.Took = append(m.Took, Imported{File: file, Key: key, Value: clip(o.vals[key]), Field: field, Use: UseUsed})
-	}
-	need := func(field string, ks []string, lo, hi int) (int, error) {
-		k := o.first(ks...)
-		if k == "" {
-			return 0, fieldErr(file+"."+ks[0], nil, "is required for model_type %s (the model's %s)", mt, strings.TrimPrefix(field, "model."))
-		}
-		v, err := o.int(k, lo, hi)
-		if err == nil {
-			took(k, field)
-		}
-		return v, err
+	if s, err := o.str("_name_or_path"); err == nil && s != "" && len(s) <= 100 {
+		m.Name = s
 	}
 	a := &m.Arch
-	if a.Layers, err = need("model.layers", keys(fam.layers, std.layers), 1, 1000); err != nil {
-		return nil, err
-	}
-	if a.Hidden, err = need("model.hidden", keys(fam.hidden, std.hidden), 1, 1<<17); err != nil {
-		return nil, err
-	}
-	if a.Heads, err = need("model.heads", keys(fam.heads, std.heads), 1, 4096); err != nil {
-		return nil, err
-	}
-	if a.Vocab, err = need("model.vocab", []string{"vocab_size"}, 1, 1<<22); err != nil {
-		return nil, err
-	}
-	// Key/value heads: grouped-query attention, or Falcon's multi-query
-	// (one key/value head unless new_decoder_architecture sets num_kv_heads).
-	kvKeys := keys(fam.kv, std.kv)
-	if fam.name == "Falcon" {
-		nda := false
-		if o.has("new_decoder_architecture") {
-			if nda, err = o.bool("new_decoder_architecture"); err != nil {
-				return nil, err
+	dst := [...]*int{&a.Layers, &a.Hidden, &a.Heads, &a.Vocab, &a.KVHeads, &a.HeadDim, &a.FFN, &a.Experts, &a.ExpertsPerToken}
+	for i, row := range hfShape {
+		keys := row.keys
+		switch {
+		case i == 4 && fam.name == "Falcon" && !o.flag("new_decoder_architecture"):
+			// Falcon's multi-query attention: one key/value head.
+			keys = ""
+			if o.flag("multi_query") {
+				*dst[i] = 1
+				m.took(o, "multi_query", row.field)
 			}
+		case i == 6 && fam.moe != "" && fam.moe != "mixtral":
+			keys = "moe_intermediate_size"
 		}
-		if !nda {
-			kvKeys = nil
-			if o.has("multi_query") {
-				mq, err := o.bool("multi_query")
-				if err != nil {
-					return nil, err
-				}
-				if mq {
-					a.KVHeads = 1
-				}
-				took("multi_query", "model.kv_heads")
+		k := o.first(strings.Fields(keys)...)
+		if k == "" {
+			if row.need {
+				return nil, hfErr(file+"."+strings.Fields(row.keys)[0], "is required for model_type "+mt+" ("+strings.TrimPrefix(row.field, "model.")+")")
 			}
+			continue
 		}
-	}
-	if k := o.first(kvKeys...); k != "" {
-		if a.KVHeads, err = o.int(k, 1, a.Heads); err != nil {
+		if *dst[i], err = o.int(k, 1, row.hi); err != nil {
 			return nil, err
 		}
-		took(k, "model.kv_heads")
+		m.took(o, k, row.field)
 	}
 	if a.KVHeads == a.Heads {
-		a.KVHeads = 0
+		a.KVHeads = 0 // no grouped-query attention
 	}
-	if o.has("head_dim") {
-		if a.HeadDim, err = o.int("head_dim", 1, 1<<14); err != nil {
-			return nil, err
-		}
-		took("head_dim", "model.head_dim")
-		if a.HeadDim*a.Heads == a.Hidden {
-			a.HeadDim = 0 // the usual width: the shape says it without head_dim
-		}
+	if a.HeadDim*a.Heads == a.Hidden {
+		a.HeadDim = 0 // the usual width: the shape says it without head_dim
 	}
-	// The FFN width (one expert's, for a mixture of experts).
-	ffnKeys := keys(fam.ffn, std.ffn)
-	if fam.moe == "qwen2_moe" || fam.moe == "qwen3_moe" {
-		ffnKeys = []string{"moe_intermediate_size"}
-	}
-	if k := o.first(ffnKeys...); k != "" {
-		if a.FFN, err = o.int(k, 1, 1<<20); err != nil {
-			return nil, err
+	if a.FFN == 0 {
+		if !fam.ffnX4 {
+			return nil, hfErr(file+".intermediate_size", "is required for model_type "+mt+" (the feed-forward width)")
 		}
-		took(k, "model.ffn")
-	} else if fam.ffnX4 {
 		a.FFN = 4 * a.Hidden
-		m.Notes = append(m.Notes, fmt.Sprintf("%s: FFN %d = 4 × hidden, %s's rule when %s is not set", file, a.FFN, fam.name, ffnKeys[0]))
-	} else {
-		return nil, fieldErr(file+"."+ffnKeys[0], nil, "is required for model_type %s (the feed-forward width)", mt)
+		m.Notes = append(m.Notes, file+": FFN "+strconv.Itoa(a.FFN)+" = 4 × hidden, "+fam.name+"'s rule when the config leaves it out")
 	}
 	a.GLU = fam.glu
 	a.Tied = fam.tied
@@ -424,16 +403,34 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 		if a.Tied, err = o.bool("tie_word_embeddings"); err != nil {
 			return nil, err
 		}
-		took("tie_word_embeddings", "model.tied")
+		m.took(o, "tie_word_embeddings", "model.tied")
 	}
-	if err := m.readExperts(o, fam); err != nil {
-		return nil, err
+	// A mixture of experts: every layer's MLP, each token routed to
+	// experts_per_token of them; Qwen2-MoE's shared expert, as wide as n
+	// routed experts, counts as n more experts that every token passes.
+	switch {
+	case fam.moe == "" && a.Experts > 1:
+		return nil, hfErr(file+"."+o.first("num_local_experts", "num_experts"), "sets experts, which model_type "+mt+" does not have; wattscale reads experts for mixtral, qwen2_moe and qwen3_moe")
+	case fam.moe == "":
+		a.Experts, a.ExpertsPerToken = 0, 0
+	case a.Experts < 2 || a.ExpertsPerToken < 1:
+		return nil, hfErr(file+".num_experts_per_tok", "is required for model_type "+mt+", with num_local_experts or num_experts (the experts of each layer)")
+	case clip(o.vals["mlp_only_layers"]) != "[]" && o.has("mlp_only_layers"), o.has("decoder_sparse_step") && clip(o.vals["decoder_sparse_step"]) != "1":
+		return nil, hfErr(file+".mlp_only_layers", "must be empty, and decoder_sparse_step 1: wattscale models every layer as a mixture of experts")
+	}
+	if s, _ := o.int("shared_expert_intermediate_size", 1, 1<<20); fam.moe == "qwen2_moe" && s > 0 {
+		if s%a.FFN != 0 {
+			return nil, hfErr(file+".shared_expert_intermediate_size", "must be a multiple of moe_intermediate_size: wattscale counts the shared expert as that many always-chosen experts")
+		}
+		a.Experts += s / a.FFN
+		a.ExpertsPerToken += s / a.FFN
+		m.took(o, "shared_expert_intermediate_size", "model.experts")
 	}
 	if k := o.first("max_position_embeddings", "n_positions"); k != "" {
 		if m.MaxPositions, err = o.int(k, 1, 1<<30); err != nil {
 			return nil, err
 		}
-		took(k, "")
+		m.took(o, k, "")
 		m.Took[len(m.Took)-1].Note = "checks training.seq_len"
 		if mt == "roberta" || mt == "xlm-roberta" {
 			m.MaxPositions -= 2 // RoBERTa's positions start after the padding index
@@ -445,76 +442,6 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 	}
 	m.ParamsExact = a.Params() + m.extraParams(o, fam)
 	return m, nil
-}
-
-// readExperts reads a mixture of experts' counts.
-func (m *HFModel) readExperts(o *hfObject, fam *hfFamily) error {
-	const file = PathHFConfig
-	a := &m.Arch
-	var err error
-	switch fam.moe {
-	case "":
-		for _, k := range []string{"num_local_experts", "num_experts", "n_routed_experts"} {
-			if o.has(k) {
-				if n, _ := o.int(k, 0, MaxExperts); n > 1 {
-					return fieldErr(file+"."+k, n, "sets experts, which model_type %s does not have; wattscale reads experts for mixtral, qwen2_moe and qwen3_moe", m.Type)
-				}
-			}
-		}
-		return nil
-	case "mixtral":
-		if a.Experts, err = o.need(m.Type, "num_local_experts", "the experts of each block", 2, MaxExperts); err != nil {
-			return err
-		}
-	default:
-		if a.Experts, err = o.need(m.Type, "num_experts", "the experts of each block", 2, MaxExperts); err != nil {
-			return err
-		}
-		if o.has("mlp_only_layers") {
-			var l []int
-			if json.Unmarshal(o.vals["mlp_only_layers"], &l) != nil || len(l) > 0 {
-				return fieldErr(file+".mlp_only_layers", nil, "must be empty: wattscale models every layer as a mixture of experts")
-			}
-		}
-		if o.has("decoder_sparse_step") {
-			if s, err := o.int("decoder_sparse_step", 0, 1<<20); err != nil || s > 1 {
-				return fieldErr(file+".decoder_sparse_step", nil, "must be 1: wattscale models every layer as a mixture of experts")
-			}
-		}
-	}
-	k := "num_experts_per_tok"
-	if a.ExpertsPerToken, err = o.need(m.Type, k, "the experts each token is routed to", 1, a.Experts); err != nil {
-		return err
-	}
-	m.Took = append(m.Took, Imported{File: file, Key: map[bool]string{true: "num_local_experts", false: "num_experts"}[fam.moe == "mixtral"], Value: strconv.Itoa(a.Experts), Field: "model.experts", Use: UseUsed},
-		Imported{File: file, Key: k, Value: strconv.Itoa(a.ExpertsPerToken), Field: "model.experts_per_token", Use: UseUsed})
-	if fam.moe == "qwen2_moe" && o.has("shared_expert_intermediate_size") {
-		// A shared expert that every token passes through, as wide as n
-		// routed experts: n more experts, always chosen.
-		s, err := o.int("shared_expert_intermediate_size", 0, 1<<20)
-		if err != nil {
-			return err
-		}
-		if s > 0 {
-			if s%a.FFN != 0 {
-				return fieldErr(file+".shared_expert_intermediate_size", s, "must be a multiple of moe_intermediate_size (%d): wattscale counts the shared expert as that many always-chosen experts", a.FFN)
-			}
-			n := s / a.FFN
-			a.Experts += n
-			a.ExpertsPerToken += n
-			m.Took = append(m.Took, Imported{File: file, Key: "shared_expert_intermediate_size", Value: strconv.Itoa(s), Field: "model.experts", Use: UseUsed,
-				Note: fmt.Sprintf("the shared expert counts as %d always-chosen experts of width %d", n, a.FFN)})
-		}
-	}
-	return nil
-}
-
-// need reads a whole number that model_type mt requires at key.
-func (o *hfObject) need(mt, key, what string, lo, hi int) (int, error) {
-	if !o.has(key) {
-		return 0, fieldErr(o.file+"."+key, nil, "is required for model_type %s (%s)", mt, what)
-	}
-	return o.int(key, lo, hi)
 }
 
 // extraParams counts what Arch.Params leaves out: biases, norms, position
@@ -605,67 +532,52 @@ func NearestNames(s string, names []string, n int) []string {
 // noteImports records what the Hugging Face files gave: every key in
 // r.imported, and one sentence per file in the assumptions.
 func (r *resolved) noteImports(hf *HFModel, h *hfTraining) {
+	var took []Imported
 	if hf != nil {
-		r.imported = append(r.imported, hf.Took...)
-		a := hf.Arch
-		shape := fmt.Sprintf("%d layers, hidden %d, %d heads", a.Layers, a.Hidden, a.Heads)
-		if a.KVHeads > 0 {
-			shape += fmt.Sprintf(" (%d key/value heads)", a.KVHeads)
-		}
-		if a.HeadDim > 0 {
-			shape += fmt.Sprintf(", head_dim %d", a.HeadDim)
-		}
-		shape += fmt.Sprintf(", FFN %d, vocabulary %d", a.FFN, a.Vocab)
-		if a.MoE() {
-			shape += fmt.Sprintf(", %d experts (%d per token)", a.Experts, a.ExpertsPerToken)
-		}
-		shape += map[bool]string{true: ", gated MLP", false: ""}[a.GLU] + map[bool]string{true: ", tied embeddings", false: ", untied embeddings"}[a.Tied]
-		r.assume = append(r.assume, fmt.Sprintf("model from %s (%s, model_type %s, read as %s): %s; the config implies %s parameters with biases, norms and position embeddings, the estimate counts %s (the matmul weights and embeddings)",
-			PathHFConfig, hf.Name, hf.Type, hf.Family, shape, fmtParams(hf.ParamsExact), fmtParams(a.Params())))
-		r.assume = append(r.assume, hf.Notes...)
-		if over := importedKeys(hf.Took, UseOverridden); over != "" {
-			r.assume = append(r.assume, PathHFConfig+": the request's own fields win over "+over)
-		}
+		took = hf.Took
 	}
-	if h == nil {
-		return
+	if h != nil {
+		took = append(took[:len(took):len(took)], h.took...)
 	}
-	r.imported = append(r.imported, h.took...)
-	for _, file := range []string{PathHFArgs, PathPEFT} {
-		var used, fields []string
-		from := map[string][]string{}
-		var took []Imported
-		for _, t := range h.took {
+	r.imported = took
+	for _, file := range [...]string{PathHFConfig, PathHFArgs, PathPEFT} {
+		var used, over, ign []string
+		n := 0
+		for i := range took {
+			t := &took[i]
 			if t.File != file {
 				continue
 			}
-			took = append(took, t)
-			if t.Use == UseUsed && t.Field != "" {
-				if from[t.Field] == nil {
-					fields = append(fields, t.Field)
-				}
-				from[t.Field] = append(from[t.Field], t.Key+" "+t.Value)
+			n++
+			switch {
+			case t.Use == UseOverridden:
+				over = append(over, t.Key)
+			case t.Use == UseIgnored:
+				ign = append(ign, t.Key)
+			case t.Field != "":
+				used = append(used, t.Key+" "+t.Value+" → "+t.Field)
 			}
 		}
-		for _, f := range fields {
-			used = append(used, f+" from "+strings.Join(from[f], ", "))
-		}
-		if len(took) == 0 {
+		if n == 0 {
 			continue
 		}
 		s := file + ": " + strings.Join(used, ", ")
-		if len(used) == 0 {
-			s = file + ": no value used"
+		if len(over) > 0 {
+			s += "; the request's own fields win over " + strings.Join(over, ", ")
 		}
-		if over := importedKeys(took, UseOverridden); over != "" {
-			s += "; the request's own fields win over " + over
-		}
-		if ign := importedKeys(took, UseIgnored); ign != "" {
-			s += "; ignored (no bearing on the estimate): " + ign
+		if len(ign) > 0 {
+			s += "; ignored (no bearing on the estimate): " + strings.Join(ign, ", ")
 		}
 		r.assume = append(r.assume, s)
 	}
-	r.assume = append(r.assume, h.notes...)
+	if hf != nil {
+		r.assume = append(r.assume, PathHFConfig+" is "+hf.Name+" (model_type "+hf.Type+", read as "+hf.Family+"): it implies "+fmtParams(hf.ParamsExact)+
+			" parameters with biases, norms and position embeddings; the estimate counts "+fmtParams(r.arch.Params())+", the matmul weights and embeddings")
+		r.assume = append(r.assume, hf.Notes...)
+	}
+	if h != nil {
+		r.assume = append(r.assume, h.notes...)
+	}
 }
 
 // fmtParams writes a parameter count for people: 8.03 B, 124 M.
@@ -674,15 +586,4 @@ func fmtParams(x float64) string {
 		return strconv.FormatFloat(x/1e9, 'f', 2, 64) + " B"
 	}
 	return strconv.FormatFloat(x/1e6, 'f', 0, 64) + " M"
-}
-
-// importedKeys lists the keys of took with the given use.
-func importedKeys(took []Imported, use string) string {
-	var ks []string
-	for _, t := range took {
-		if t.Use == use {
-			ks = append(ks, t.Key)
-		}
-	}
-	return strings.Join(ks, ", ")
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
 )
 
@@ -248,7 +249,7 @@ func TestHFFilesEqualExplicitFields(t *testing.T) {
 	}
 	var said bool
 	for _, a := range got.Assumptions {
-		if strings.HasPrefix(a, "training.hf_args: ") && strings.Contains(a, "ignored (no bearing on the estimate): output_dir, learning_rate, logging_steps, report_to") {
+		if strings.HasPrefix(a, "training.hf_args: ") && strings.Contains(a, "ignored (no bearing on the estimate): learning_rate, logging_steps, output_dir, report_to") {
 			said = true
 		}
 	}
@@ -293,7 +294,7 @@ func TestHFArgsErrors(t *testing.T) {
 		{"unknown optim", `{"optim": "adamw_tourch", "per_device_train_batch_size": 4, "max_seq_length": 512, "num_train_epochs": 1}`, "", "training.hf_args.optim", "adamw_torch"},
 		{"bf16 and fp16", `{"bf16": true, "fp16": true, "per_device_train_batch_size": 4, "max_seq_length": 512, "num_train_epochs": 1}`, "", "training.hf_args.fp16", "cannot be true with bf16"},
 		{"batch zero", `{"per_device_train_batch_size": 0}`, "", "training.hf_args.per_device_train_batch_size", "whole number from 1"},
-		{"lengths differ", `{"max_seq_length": 512, "max_length": 1024}`, "", "training.hf_args.max_seq_length", "differs from max_length"},
+		{"lengths differ", `{"max_seq_length": 512, "max_length": 1024}`, "", "training.hf_args.max_length", "differs from max_seq_length"},
 		{"prefix tuning", `{"per_device_train_batch_size": 4, "max_seq_length": 512, "num_train_epochs": 1}`, `{"peft_type": "PREFIX_TUNING"}`, "training.peft.peft_type", "must be LORA"},
 		{"unknown module", `{"per_device_train_batch_size": 4, "max_seq_length": 512, "num_train_epochs": 1}`, `{"r": 8, "target_modules": ["q_proj", "c_attn"]}`, "training.peft.target_modules", "q_proj"},
 		{"regex", `{"per_device_train_batch_size": 4, "max_seq_length": 512, "num_train_epochs": 1}`, `{"r": 8, "target_modules": ".*proj"}`, "training.peft.target_modules", "regular expression"},
@@ -382,4 +383,25 @@ func FuzzParseHFConfig(f *testing.F) {
 			t.Fatalf("ParamsExact = %v", m.ParamsExact)
 		}
 	})
+}
+
+// TestHFNotRead checks that a catalog that does not read Hugging Face files
+// (the calculator's) refuses a request carrying one, naming the file.
+func TestHFNotRead(t *testing.T) {
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		req   model.Request
+		field string
+	}{
+		{hfRequest(t, "", ""), "model.hf_config"},
+		{func() model.Request { r := baseRequest(); r.Training.PEFT = `{"r": 8}`; return r }(), "training.peft"},
+	} {
+		_, err := cat.Estimate(tc.req)
+		if fe := model.AsFieldError(err); fe == nil || fe.Field != tc.field || !strings.Contains(fe.Message, "not read by this program") {
+			t.Errorf("Estimate without ReadHFFiles = %v, want an error on %s", err, tc.field)
+		}
+	}
 }

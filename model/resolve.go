@@ -64,8 +64,11 @@ func (c *Catalog) resolveModelHF(m ModelSpec) (string, Arch, string, *HFModel, e
 		}
 		name, head = "custom", "lm"
 		if hasConfig {
+			if c.hf == nil {
+				return "", a, "", nil, c.noHF(PathHFConfig)
+			}
 			var err error
-			if hf, err = ParseHFConfig([]byte(m.HFConfig)); err != nil {
+			if hf, err = c.hf.config([]byte(m.HFConfig)); err != nil {
 				return "", a, "", nil, err
 			}
 			a, name = hf.Arch, hf.Name

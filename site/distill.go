@@ -4,7 +4,6 @@ import (
 	"flag"
 	"io"
 
-	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model/distill"
 )
 
@@ -18,7 +17,7 @@ func runDistill(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cat, err := content.Catalog()
+	cat, err := catalog("")
 	if err != nil {
 		return err
 	}

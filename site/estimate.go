@@ -93,8 +93,17 @@ func budgetFlag(fs *flag.FlagSet) *int {
 }
 
 // catalog is content.Catalog() plus the calibrations in dir ("" = none),
-// read by the same strict loader.
+// read by the same strict loader, reading Hugging Face files.
 func catalog(dir string) (*model.Catalog, error) {
+	cat, err := catalogOnly(dir)
+	if err != nil {
+		return nil, err
+	}
+	cat.ReadHFFiles()
+	return cat, nil
+}
+
+func catalogOnly(dir string) (*model.Catalog, error) {
 	if dir == "" {
 		return content.Catalog()
 	}

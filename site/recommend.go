@@ -4,7 +4,6 @@ import (
 	"flag"
 	"io"
 
-	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/distill"
 )
@@ -23,7 +22,7 @@ func runRecommend(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cat, err := content.Catalog()
+	cat, err := catalog("")
 	if err != nil {
 		return err
 	}

@@ -112,9 +112,12 @@ type handler struct {
 	routes map[string]*route
 }
 
-// NewHandler returns the API handler over cat. The GET answers are computed
-// here, once; the error is only for a catalog that cannot be encoded.
+// NewHandler returns the API handler over cat, which it makes read
+// requests' Hugging Face files (cat.ReadHFFiles). The GET answers are
+// computed here, once; the error is only for a catalog that cannot be
+// encoded.
 func NewHandler(cat *model.Catalog, opts Options) (http.Handler, error) {
+	cat.ReadHFFiles()
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
