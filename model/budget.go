@@ -20,20 +20,20 @@ import (
 const (
 	// DefaultWorkBudget is the work one request may ask for unless the
 	// catalog sets another (Catalog.WorkBudget; the command line's -budget).
-	DefaultWorkBudget = 18000
+	DefaultWorkBudget = 15000
 	// WorkPerConfig is a fine-tuning configuration tried by a search.
 	WorkPerConfig = 1
 	// WorkPerInferenceConfig is an inference configuration (a teacher or
 	// evaluation stage) tried by a search: an inference estimate costs
-	// about ten times a fine-tuning one in the search's lean path.
-	WorkPerInferenceConfig = 10
+	// about five times a fine-tuning one in the search's lean path.
+	WorkPerInferenceConfig = 5
 	// WorkPerSearch is a search's own cost besides its configurations:
 	// the current configuration's estimate and the answer's configurations.
 	WorkPerSearch = 500
 	// WorkPerEstimatedStage is a plan stage given as a configuration
 	// (teacher, student or eval), estimated once, with its share of the
 	// plan's answer.
-	WorkPerEstimatedStage = 200
+	WorkPerEstimatedStage = 250
 )
 
 // Budget returns the catalog's work budget: WorkBudget, DefaultWorkBudget

@@ -51,7 +51,14 @@ type Options struct {
 	// MaxAgeS is the Cache-Control max-age, in seconds, of GET hardware,
 	// calibrations and openapi.json; 0 means DefaultMaxAgeS.
 	MaxAgeS int
+	// MaxAnswerBytes bounds a POST answer: a longer one is refused with
+	// 400 instead (the work budget keeps answers far below it; this is
+	// the backstop); 0 means DefaultMaxAnswerBytes.
+	MaxAnswerBytes int
 }
+
+// DefaultMaxAnswerBytes is the longest POST answer, 1 MiB.
+const DefaultMaxAnswerBytes = 1 << 20
 
 // ErrorBody is the body of every error answer (4xx and 5xx).
 type ErrorBody struct {
@@ -109,7 +116,8 @@ type route struct {
 // handler serves the routes; it is read-only after NewHandler and safe for
 // concurrent use.
 type handler struct {
-	routes map[string]*route
+	routes    map[string]*route
+	maxAnswer int
 }
 
 // NewHandler returns the API handler over cat, which it makes read
@@ -202,7 +210,10 @@ func NewHandler(cat *model.Catalog, opts Options) (http.Handler, error) {
 			out:     reflect.TypeFor[map[string]any](), cache: static,
 		},
 	}
-	h := &handler{routes: map[string]*route{}}
+	if opts.MaxAnswerBytes <= 0 {
+		opts.MaxAnswerBytes = DefaultMaxAnswerBytes
+	}
+	h := &handler{routes: map[string]*route{}, maxAnswer: opts.MaxAnswerBytes}
 	for _, rt := range routes {
 		h.routes[rt.path] = rt
 	}
@@ -282,7 +293,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 	case r.Method == rt.method || r.Method == http.MethodHead && rt.method == http.MethodGet:
 		if rt.post != nil {
-			servePost(w, r, rt)
+			h.servePost(w, r, rt)
 		} else {
 			serveGet(w, r, rt)
 		}
@@ -318,7 +329,7 @@ func etagMatch(list, tag string) bool {
 	return false
 }
 
-func servePost(w http.ResponseWriter, r *http.Request, rt *route) {
+func (h *handler) servePost(w http.ResponseWriter, r *http.Request, rt *route) {
 	w.Header().Set("Cache-Control", "no-store")
 	if r.Body == nil { // a client-side *http.Request; servers always set one
 		r.Body = http.NoBody
@@ -364,6 +375,10 @@ func servePost(w http.ResponseWriter, r *http.Request, rt *route) {
 	// Encode writes what json.Marshal writes, then a line feed.
 	if err := json.NewEncoder(buf).Encode(out); err != nil {
 		writeError(w, r, http.StatusInternalServerError, "(server)", "internal error: "+err.Error())
+		return
+	}
+	if buf.Len() > h.maxAnswer {
+		writeError(w, r, http.StatusBadRequest, "(body)", fmt.Sprintf("asks for an answer of %d bytes, more than the %d one may be; narrow the search (fewer candidates, a lower max_count, fewer power_limits_w) or split the request", buf.Len(), h.maxAnswer))
 		return
 	}
 	writeBody(w, r, http.StatusOK, buf.Bytes())

@@ -558,3 +558,22 @@ func BenchmarkEstimate(b *testing.B) {
 		}
 	}
 }
+
+// TestMaxAnswer: an answer longer than Options.MaxAnswerBytes is refused
+// with a 400 naming its size and the limit, never sent.
+func TestMaxAnswer(t *testing.T) {
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := api.NewHandler(cat, api.Options{MaxAnswerBytes: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("POST", "/api/v1/estimate", bytes.NewReader(exampleRequest(t))))
+	var e api.ErrorBody
+	if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || w.Code != http.StatusBadRequest || !strings.Contains(e.Error.Message, "more than the 2000 one may be") {
+		t.Errorf("an estimate over a 2,000-byte answer limit: %d %s", w.Code, w.Body)
+	}
+}

@@ -137,7 +137,7 @@ func openAPI(routes []*route, build string) (b []byte, err error) {
 		op := ops[i]
 		if rt.method == http.MethodPost {
 			op.RequestBody = &requestBody{Required: true, Content: map[string]mediaType{jsonType: {g.top(rt.in, true)}}}
-			op.Responses["400"] = errResp("malformed JSON, an unknown field (keys are exact: case matters), a key given twice, a wrong type, an out-of-range value, a body shorter than its Content-Length, or more work than the budget; field names it")
+			op.Responses["400"] = errResp("malformed JSON, an unknown field (keys are exact: case matters), a key given twice, a wrong type, an out-of-range value, a body shorter than its Content-Length, more work than the budget, or an answer over 1 MiB; field names it")
 			op.Responses["413"] = errResp(fmt.Sprintf("body larger than %d bytes", model.MaxRequestBytes))
 		} else {
 			op.Responses["304"] = &response{Description: "not modified (If-None-Match matched the ETag)"}

@@ -129,6 +129,22 @@ func budgetCases(t testing.TB) (allowed, refused []heavyCase) {
 	small := (budget) / (3*(model.WorkPerSearch+model.WorkPerEstimatedStage) + 3*model.WorkPerInferenceConfig)
 	allowed = append(allowed, heavyCase{name: fmt.Sprintf("plan recommend, %d options of three small searches", small), path: "/api/v1/distill/recommend",
 		body: `{"plan": ` + heavyPlan(small) + `, "candidates": [{"gpu": "h100", "max_count": 1, "power_limits_w": [700]}]}`})
+	// The longest answer per unit of work found: students whose global
+	// batch (7 sequences) few data-parallel degrees divide, over the whole
+	// table up to 4096 at one power limit each, so that most counts are
+	// listed in skipped; as many as fit.
+	one := wholeTable(cat, 4096, 0)
+	for i := range one {
+		one[i].PowerLimitsW = []float64{model.PowerLimits(&cat.Hardware.GPUs[i]).DefaultW}
+	}
+	per, _ := cat.SearchSize(one, false, model.BF16)
+	nSkip := budget / (per + model.WorkPerSearch + model.WorkPerEstimatedStage)
+	var skip []string
+	for i := range nSkip {
+		skip = append(skip, fmt.Sprintf(`{"name": "s%d", "regime": "sft", "stages_kwh": {"preprocess": 0, "eval": 0}, "student": {"model": {"preset": "olmo-2-1b"}, "training": {"tokens": 6.62e9, "seq_len": 1024, "batch_per_gpu": 7, "precision": "bf16"}, "hardware": {"gpu": "h100-sxm5", "count": 1}, "strategy": "single"}}`, i))
+	}
+	allowed = append(allowed, heavyCase{name: fmt.Sprintf("plan recommend, %d students with most counts skipped", nSkip), path: "/api/v1/distill/recommend",
+		body: `{"plan": {"options": [` + strings.Join(skip, ", ") + `]}, "candidates": ` + mustMarshal(t, one) + `}`})
 	refused = append(refused, heavyCase{name: "plan recommend, three options over the default table", path: "/api/v1/distill/recommend",
 		body: `{"plan": ` + heavyPlan(3) + `}`, field: "candidates"})
 	return allowed, refused
