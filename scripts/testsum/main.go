@@ -31,14 +31,10 @@ type event struct {
 // summary is what run found.
 type summary struct {
 	failed, skipped int
-	lines           []string // what to print, in order
 }
 
 func main() {
-	s, err := run(os.Stdin)
-	for _, l := range s.lines {
-		fmt.Println(l)
-	}
+	s, err := run(os.Stdin, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testsum:", err)
 		os.Exit(2)
@@ -50,9 +46,16 @@ func main() {
 	}
 }
 
-// run reads the events of r and summarises them.
-func run(r io.Reader) (summary, error) {
+// run reads the events of r and writes the summary to w as it goes: each
+// package's result and each failure's output when they arrive, the
+// skipped tests at the end.
+func run(r io.Reader, w io.Writer) (summary, error) {
 	var s summary
+	say := func(lines ...string) {
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+	}
 	out := map[string][]string{} // package/test -> its output
 	var skips []string
 	sc := bufio.NewScanner(r)
@@ -62,7 +65,7 @@ func run(r io.Reader) (summary, error) {
 		var e event
 		if err := json.Unmarshal(line, &e); err != nil || e.Action == "" {
 			// not an event: a build error printed by go test itself
-			s.lines = append(s.lines, string(line))
+			say(string(line))
 			continue
 		}
 		key := e.Package + " " + e.Test
@@ -70,16 +73,16 @@ func run(r io.Reader) (summary, error) {
 		case "output":
 			out[key] = append(out[key], strings.TrimRight(e.Output, "\n"))
 		case "build-output":
-			s.lines = append(s.lines, strings.TrimRight(e.Output, "\n"))
+			say(strings.TrimRight(e.Output, "\n"))
 		case "build-fail":
 			s.failed++
-			s.lines = append(s.lines, "FAIL "+e.ImportPath+" [build failed]")
+			say("FAIL " + e.ImportPath + " [build failed]")
 		case "fail":
 			s.failed++
 			if e.Test == "" {
-				s.lines = append(s.lines, fmt.Sprintf("FAIL %s %.1fs", e.Package, e.Elapsed))
+				say(fmt.Sprintf("FAIL %s %.1fs", e.Package, e.Elapsed))
 			} else {
-				s.lines = append(s.lines, out[key]...)
+				say(out[key]...)
 			}
 		case "skip":
 			if e.Test == "" {
@@ -89,12 +92,12 @@ func run(r io.Reader) (summary, error) {
 			skips = append(skips, fmt.Sprintf("SKIP %s %s: %s", e.Package, e.Test, reason(out[key])))
 		case "pass":
 			if e.Test == "" {
-				s.lines = append(s.lines, fmt.Sprintf("ok   %s %.1fs", e.Package, e.Elapsed))
+				say(fmt.Sprintf("ok   %s %.1fs", e.Package, e.Elapsed))
 			}
 		}
 	}
 	sort.Strings(skips)
-	s.lines = append(s.lines, skips...)
+	say(skips...)
 	return s, sc.Err()
 }
 

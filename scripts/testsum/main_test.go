@@ -20,11 +20,12 @@ func TestRun(t *testing.T) {
 {"ImportPath":"r [r.test]","Action":"build-output","Output":"r/x.go:1: syntax error\n"}
 {"ImportPath":"r [r.test]","Action":"build-fail"}
 `
-	s, err := run(strings.NewReader(in))
+	var b strings.Builder
+	s, err := run(strings.NewReader(in), &b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(s.lines, "\n")
+	got := b.String()
 	for _, want := range []string{
 		"SKIP p TestA: a_test.go:9: workerd not found (run: npm ci --prefix wasm/worker)",
 		"b_test.go:3: got 2, want 3", "FAIL p 1.5s", "ok   q 0.2s", "r/x.go:1: syntax error", "FAIL r [r.test] [build failed]",
