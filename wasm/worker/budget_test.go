@@ -175,34 +175,45 @@ func postTimed(t testing.TB, base, path, body string) (int, []byte, time.Duratio
 // budgetRun is what one allowed case measured.
 type budgetRun struct {
 	c      heavyCase
-	cpu    time.Duration // workerd CPU per request, mean over reps
+	cpu    time.Duration // workerd's main thread's CPU per request (runAllowed)
+	proc   time.Duration // the whole process's, in the same round (10 ms ticks)
 	wall   time.Duration // the last one's answer time
 	answer int
 }
 
-// runAllowed sends each allowed case reps times after two that warm it up,
-// checks its answers and measures its CPU.
-func runAllowed(t testing.TB, p workerdProc, cases []heavyCase, reps int) []budgetRun {
+// runAllowed sends each allowed case in rounds of reps after two that
+// warm it up, checks its answers and measures its CPU: the time workerd's
+// main thread, which runs the isolate, spent on a CPU (schedstat, in
+// nanoseconds; the process's CPU from /proc/PID/stat comes in 10 ms ticks
+// and includes V8's compiler threads), the mean of the round that took
+// least (on a loaded machine other processes only add to it).
+func runAllowed(t testing.TB, p workerdProc, cases []heavyCase, rounds, reps int) []budgetRun {
 	t.Helper()
 	var out []budgetRun
 	for _, c := range cases {
 		for range 2 {
 			postTimed(t, p.base, c.path, c.body)
 		}
-		c0, err := cpuTime(p.pid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := budgetRun{c: c}
-		for range reps {
-			code, ans, wall := postTimed(t, p.base, c.path, c.body)
-			if code != http.StatusOK {
-				t.Fatalf("%s: %d %s", c.name, code, clipBytes(ans))
+		r := budgetRun{c: c, cpu: time.Hour}
+		for range rounds {
+			c0, _, err := schedstat(p.pid)
+			if err != nil {
+				t.Fatal(err)
 			}
-			r.answer, r.wall = len(ans), wall
+			p0, _ := cpuTime(p.pid)
+			for range reps {
+				code, ans, wall := postTimed(t, p.base, c.path, c.body)
+				if code != http.StatusOK {
+					t.Fatalf("%s: %d %s", c.name, code, clipBytes(ans))
+				}
+				r.answer, r.wall = len(ans), wall
+			}
+			c1, _, _ := schedstat(p.pid)
+			p1, _ := cpuTime(p.pid)
+			if d := (c1 - c0) / time.Duration(reps); d < r.cpu {
+				r.cpu, r.proc = d, (p1-p0)/time.Duration(reps)
+			}
 		}
-		c1, _ := cpuTime(p.pid)
-		r.cpu = (c1 - c0) / time.Duration(reps)
 		if r.answer > budgetMaxAnswer {
 			t.Errorf("%s: answer %d bytes, more than %d", c.name, r.answer, budgetMaxAnswer)
 		}
@@ -287,9 +298,9 @@ func TestWorkerdBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := runAllowed(t, p, allowed, 2)
+	runs := runAllowed(t, p, allowed, 1, 2)
 	for _, r := range runs {
-		t.Logf("%s: %d B request, %d B answer, %v CPU, %v", r.c.name, len(r.c.body), r.answer, r.cpu, r.wall.Round(time.Millisecond))
+		t.Logf("%s: %d B request, %d B answer, %v CPU (the process: %v), %v", r.c.name, len(r.c.body), r.answer, r.cpu.Round(100*time.Microsecond), r.proc, r.wall.Round(time.Millisecond))
 	}
 	after, err := splitRSS(p.pid)
 	if err != nil {
@@ -317,7 +328,7 @@ func heaviestRun(runs []budgetRun) budgetRun {
 }
 
 // BenchmarkWorkerdBudget measures the budget's goals in workerd: the CPU of
-// each heaviest allowed request (mean over 10), its answer, Go's linear
+// each heaviest allowed request (the least mean of 3 rounds of 5), its answer, Go's linear
 // memory after them all and the longest wait of 16 estimates sent while the
 // heaviest runs (the most of 5 tries); it fails when a goal is missed.
 func BenchmarkWorkerdBudget(b *testing.B) {
@@ -325,9 +336,9 @@ func BenchmarkWorkerdBudget(b *testing.B) {
 	allowed, refused := budgetCases(b)
 	for b.Loop() {
 		checkRefused(b, p, refused)
-		runs := runAllowed(b, p, allowed, 10)
+		runs := runAllowed(b, p, allowed, 3, 5)
 		for _, r := range runs {
-			b.Logf("%s: %d B answer, %v CPU (goal ≤ %v)", r.c.name, r.answer, r.cpu, budgetMaxCPU)
+			b.Logf("%s: %d B answer, %v CPU (goal ≤ %v; the whole process: %v)", r.c.name, r.answer, r.cpu.Round(100*time.Microsecond), budgetMaxCPU, r.proc)
 			if r.cpu > budgetMaxCPU {
 				b.Errorf("%s: %v of workerd CPU per request, more than %v", r.c.name, r.cpu, budgetMaxCPU)
 			}
