@@ -287,3 +287,40 @@ func TestTensorGroupLatency(t *testing.T) {
 		prev = eta
 	}
 }
+
+// TestContextParallel: context ranks share a data-parallel rank's
+// micro-batch with its tensor ranks (group t·c), add 2·L·(c − 1) ring
+// exchanges to the critical path, move each chunk's keys and values
+// (3·L·(c − 1)·2·(B·S/c)·(kv/t)·a bytes per GPU), and reduce the weight
+// gradients over data × context ranks; the tensor transfers per unit of
+// compute do not change.
+func TestContextParallel(t *testing.T) {
+	const lat = 6e-4
+	c := &model.CommParams{Exposed: model.Coefficient{Value: 0.5}, ExposedTP: model.Coefficient{Value: 1}, LatencyS: model.Coefficient{Value: lat}}
+	s := commStep()
+	s.KVHidden = 1024
+	p1 := model.Plan{Tensor: 4, Data: 8, DataMode: model.DDP}
+	p2 := model.Plan{Tensor: 4, Data: 4, DataMode: model.DDP, Context: 2}
+	_, eta1, t1 := c.Efficiency(p1, s)
+	sp2, eta2, t2 := c.Efficiency(p2, s)
+	if t2.Collectives != t1.Collectives+2*s.Layers {
+		t.Errorf("context 2: %g collectives, want %g + 2·L", t2.Collectives, t1.Collectives)
+	}
+	if want := 3 * s.Layers * 1 * 2 * s.Tokens / 2 * 1024 / 4 * s.ActBytes / 450e9; !near(t2.ContextS, want, 1e-12) {
+		t.Errorf("context transfer %g s, want %g s", t2.ContextS, want)
+	}
+	if !near(t2.TensorS, t1.TensorS, 1e-12) {
+		t.Errorf("tensor transfer %g s with context 2, %g s without: want the same share of the rank's compute", t2.TensorS, t1.TensorS)
+	}
+	// 4 × 2 × 4 = 32 GPUs: beyond a node, gradients over 8 replicas
+	if want := 2 * 7.0 / 8 / 4 * s.Params * s.GradBytes / 50e9; !near(t2.DataS, want, 1e-12) {
+		t.Errorf("data transfer %g s, want the all-reduce over data × context = 8 ranks, %g s", t2.DataS, want)
+	}
+	g := 8.0
+	if want := 1 / (1 + (g*0.5*(t2.DataS+t2.ContextS)+t2.TensorS+g*lat*t2.Collectives)/s.ComputeS); !near(eta2, want, 1e-12) || !near(sp2, 32*want, 1e-12) {
+		t.Errorf("context 2: η %g, want %g", eta2, want)
+	}
+	if !(eta2 < eta1) {
+		t.Errorf("context 2 η %g not below tensor 4 × data 8's %g at the same rank compute", eta2, eta1)
+	}
+}

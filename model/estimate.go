@@ -186,6 +186,7 @@ type Parallel struct {
 	Tensor     int     `json:"tensor"`
 	Data       int     `json:"data"`
 	DataMode   string  `json:"data_mode,omitempty"`
+	Context    int     `json:"context,omitempty"` // context-parallel degree (0: none)
 	Speedup    float64 `json:"speedup"`
 	Efficiency float64 `json:"efficiency"` // η = S/N
 	Law        string  `json:"law"`        // what gave S: the communication-aware model or the speedup curves
@@ -586,6 +587,8 @@ func (r *resolved) checkState() error {
 
 func (r *resolved) layoutString() string {
 	switch {
+	case r.plan.Ctx() > 1:
+		return fmt.Sprintf("sharded over %d tensor ranks (each sequence split over %d context ranks)%s", r.plan.Tensor, r.plan.Ctx(), map[bool]string{true: fmt.Sprintf(" and %d fsdp ranks", r.plan.Replicas()), false: ""}[r.plan.DataMode == FSDP])
 	case r.plan.Tensor > 1 && r.plan.Data > 1:
 		return fmt.Sprintf("sharded over %d tensor ranks%s", r.plan.Tensor, map[bool]string{true: fmt.Sprintf(" and %d fsdp ranks", r.plan.Data), false: ""}[r.plan.DataMode == FSDP])
 	case r.plan.Tensor > 1:
@@ -624,15 +627,28 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 		if mode != DDP && mode != FSDP {
 			return fieldErr("strategy.data_mode", s.DataMode, "must be \"ddp\" or \"fsdp\"")
 		}
+		c := 1
+		if s.Context != 0 {
+			if err := checkField("strategy.context", s.Context); err != nil {
+				return err
+			}
+			c = int(s.Context)
+		}
 		t, d := int(s.Tensor), int(s.Data)
-		if t*d != n {
+		if c > 1 && t*c*d != n {
+			return fieldErr("strategy", fmt.Sprintf("tensor %d × context %d × data %d = %d", t, c, d, t*c*d), "must multiply to hardware.count (%d)", n)
+		}
+		if t*c*d != n {
 			return fieldErr("strategy", fmt.Sprintf("tensor %d × data %d = %d", t, d, t*d), "must multiply to hardware.count (%d)", n)
 		}
 		r.plan = Plan{Tensor: t, Data: d, DataMode: mode}
+		if c > 1 {
+			r.plan.Context = c
+		}
 	default:
 		return fieldErr("strategy", s.Name, "must be one of single, ddp, fsdp, tp, or a hybrid object")
 	}
-	if r.plan.Data == 1 {
+	if r.plan.Replicas() == 1 {
 		r.plan.DataMode = ""
 	}
 	r.strategy = s.Name
@@ -685,8 +701,8 @@ func (r *resolved) paramTrafficBytes() float64 {
 		pass = 16
 	}
 	update := 24.0 * r.state / DefaultStateBytesPerParam
-	if r.plan.DataMode == FSDP && r.plan.Data > 1 {
-		update /= float64(r.plan.Data)
+	if r.plan.DataMode == FSDP && r.plan.Replicas() > 1 {
+		update /= float64(r.plan.Replicas())
 	}
 	return pass + update/float64(r.accum)
 }
@@ -955,7 +971,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if r.count > 1 {
 		lawName = c.parallelLaw(tc, g.Interconnect, commModel)
 	}
-	resp.Parallel = Parallel{GPUs: r.count, Strategy: r.strategy, Tensor: r.plan.Tensor, Data: r.plan.Data, DataMode: r.plan.DataMode, Speedup: sp, Efficiency: eta, Law: lawName, AlphaEta: alpha,
+	resp.Parallel = Parallel{GPUs: r.count, Strategy: r.strategy, Tensor: r.plan.Tensor, Data: r.plan.Data, DataMode: r.plan.DataMode, Context: r.plan.Context, Speedup: sp, Efficiency: eta, Law: lawName, AlphaEta: alpha,
 		Overhead: overhead, WaitingShare: 1 - eta, WaitingPowerW: waitW, BusyPowerW: pAvg}
 	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB, FrozenGBPerGPU: frozen / 1e9, TrainedGBPerGPU: trained / 1e9}
 	resp.Training = r.methodUse(flopsTok)
@@ -1037,7 +1053,8 @@ func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, 
 		}
 		speedup, eta, _ = tc.Comm.Efficiency(r.plan, CommStep{
 			ComputeS: t1 / steps, Params: r.params, Layers: float64(r.arch.Layers), Hidden: float64(r.arch.Hidden),
-			Tokens: float64(r.bat) * float64(r.seq), GradBytes: bytes, ActBytes: bytes, Links: LinksFor(r.gpu),
+			KVHidden: float64(r.arch.Hidden) * float64(r.arch.kvHeads()) / float64(r.arch.Heads),
+			Tokens:   float64(r.bat) * float64(r.seq), GradBytes: bytes, ActBytes: bytes, Links: LinksFor(r.gpu),
 			Trainable: r.method.trainable, GatherBytes: r.gatherBytesPerParam(bytes), Accum: float64(r.accum),
 		})
 		return speedup, eta, true, nil

@@ -252,6 +252,8 @@ var RequestFields = []Field{
 		Hint: "data ranks = GPUs ÷ this", Default: "required in a hybrid layout", Help: "hybrid: tensor-parallel ranks; the data-parallel ranks are the GPUs divided by this", When: &When{Key: "strategy", Value: Hybrid}},
 	{Key: "", Path: "strategy.data", Kind: KindInt, Group: "hardware", Label: "Data-parallel degree", Bounds: intBounds(1, 1<<20),
 		Default: "required in a hybrid layout", Help: "hybrid: data-parallel ranks (the form derives it: GPUs ÷ tensor-parallel degree)", When: &When{Key: "strategy", Value: Hybrid}},
+	{Key: "", Path: "strategy.context", Kind: KindInt, Group: "hardware", Label: "Context-parallel degree", Bounds: intBounds(1, 1<<10), Optional: true,
+		Default: "1 (no context parallelism)", Help: "hybrid: GPUs each sequence is split over (context parallelism, ring attention); GPUs = tensor × context × data", When: &When{Key: "strategy", Value: Hybrid}},
 	{Key: "data_mode", Student: true, Path: "strategy.data_mode", Kind: KindEnum, Group: "hardware", Label: "Data parallel as", Form: FSDP, Choices: []string{FSDP, DDP}, Say: map[string]string{FSDP: "FSDP", DDP: "DDP"},
 		Optional: true, Default: "ddp", Help: "hybrid: how the data-parallel ranks hold the model, fsdp (sharded) or ddp (replicated)", When: &When{Key: "strategy", Value: Hybrid}},
 	{Key: "region", Path: "site.region", Kind: KindString, Group: "site", Label: "Grid region", Form: "world", Optional: true, Default: "no region named",

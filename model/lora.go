@@ -444,7 +444,7 @@ func (r *resolved) actTrafficPerToken() float64 {
 func (r *resolved) stateParts() (frozen, trained float64) {
 	shards := float64(r.plan.Tensor)
 	if r.plan.DataMode == FSDP {
-		shards *= float64(r.plan.Data)
+		shards *= float64(r.plan.Replicas())
 	}
 	m := &r.method
 	if m.name == MethodFull {
@@ -487,13 +487,13 @@ func (r *resolved) actMemPerGPU() float64 {
 	tok := float64(r.bat) * float64(r.seq)
 	per := r.actBytesPerTokenLayer()
 	if !r.method.ckpt {
-		return tok * float64(r.arch.Layers) * per / float64(r.plan.Tensor)
+		return tok * float64(r.arch.Layers) * per / float64(r.plan.Group())
 	}
 	in := 2 * float64(r.arch.Hidden)
 	if r.prec == FP32 || r.prec == TF32 {
 		in *= 2
 	}
-	return tok * (float64(r.arch.Layers)*in + per) / float64(r.plan.Tensor)
+	return tok * (float64(r.arch.Layers)*in + per) / float64(r.plan.Group())
 }
 
 // methodUse reports the method in a response.

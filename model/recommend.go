@@ -504,7 +504,7 @@ func currentErr(err error) error {
 
 func strategyOf(p Parallel) Strategy {
 	if p.Strategy == Hybrid {
-		return Strategy{Name: Hybrid, Tensor: float64(p.Tensor), Data: float64(p.Data), DataMode: p.DataMode}
+		return Strategy{Name: Hybrid, Tensor: float64(p.Tensor), Data: float64(p.Data), DataMode: p.DataMode, Context: float64(p.Context)}
 	}
 	return Strategy{Name: p.Strategy}
 }

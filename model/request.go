@@ -164,6 +164,9 @@ type Strategy struct {
 	Tensor   float64 `json:"tensor,omitempty"`
 	Data     float64 `json:"data,omitempty"`
 	DataMode string  `json:"data_mode,omitempty"`
+	// Context is the context-parallel degree of a hybrid layout: each
+	// sequence split over this many GPUs (0 or 1: none).
+	Context float64 `json:"context,omitempty"`
 }
 
 // Strategy names.
@@ -187,8 +190,9 @@ func (s Strategy) MarshalJSON() ([]byte, error) {
 		Tensor   float64 `json:"tensor"`
 		Data     float64 `json:"data"`
 		DataMode string  `json:"data_mode,omitempty"`
+		Context  float64 `json:"context,omitempty"`
 	}
-	return json.Marshal(obj{s.Tensor, s.Data, s.DataMode})
+	return json.Marshal(obj{s.Tensor, s.Data, s.DataMode, s.Context})
 }
 
 // UnmarshalJSON accepts a strategy name or a hybrid object.
@@ -206,12 +210,13 @@ func (s *Strategy) UnmarshalJSON(b []byte) error {
 		Tensor   float64 `json:"tensor"`
 		Data     float64 `json:"data"`
 		DataMode string  `json:"data_mode"`
+		Context  float64 `json:"context"`
 	}
 	var o obj
 	if err := CheckKeys(b, &o); err != nil {
 		fe := AsFieldError(err)
 		if fe.Message == "is not a known field" {
-			fe.Message += "; a hybrid strategy has tensor, data and data_mode"
+			fe.Message += "; a hybrid strategy has tensor, data, data_mode and context"
 		}
 		return PrefixField("strategy", fe)
 	}
@@ -221,11 +226,11 @@ func (s *Strategy) UnmarshalJSON(b []byte) error {
 		msg := err.Error()
 		if i := strings.Index(msg, "unknown field "); i >= 0 {
 			name := strings.Trim(msg[i+len("unknown field "):], `"`)
-			return &FieldError{Field: "strategy." + name, Message: "is not a known field; a hybrid strategy has tensor, data and data_mode"}
+			return &FieldError{Field: "strategy." + name, Message: "is not a known field; a hybrid strategy has tensor, data, data_mode and context"}
 		}
 		return &FieldError{Field: "strategy", Message: "must be one of single, ddp, fsdp, tp or an object {\"tensor\", \"data\", \"data_mode\"}"}
 	}
-	*s = Strategy{Name: Hybrid, Tensor: o.Tensor, Data: o.Data, DataMode: strings.ToLower(o.DataMode)}
+	*s = Strategy{Name: Hybrid, Tensor: o.Tensor, Data: o.Data, DataMode: strings.ToLower(o.DataMode), Context: o.Context}
 	return nil
 }
 

@@ -159,7 +159,26 @@ type Plan struct {
 	Tensor   int    `json:"tensor"`    // tensor-parallel degree
 	Data     int    `json:"data"`      // data-parallel degree
 	DataMode string `json:"data_mode"` // "ddp" or "fsdp" for the data dimension; "" when Data = 1
+	// Context is the context-parallel degree (each sequence split over
+	// this many GPUs, ring attention); 0 or 1 = none.
+	Context int `json:"context,omitempty"`
 }
+
+// Ctx is the context-parallel degree, at least 1.
+func (p Plan) Ctx() int {
+	if p.Context < 1 {
+		return 1
+	}
+	return p.Context
+}
+
+// Group is the GPUs that share one data-parallel rank's micro-batch:
+// tensor × context.
+func (p Plan) Group() int { return p.Tensor * p.Ctx() }
+
+// Replicas is the ranks that hold the same weights and reduce their
+// gradients together: data × context (context ranks hold whole layers).
+func (p Plan) Replicas() int { return p.Data * p.Ctx() }
 
 // Efficiency returns the combined speedup S = S_TP(tensor)·S_DP(data) and
 // η = S/N for the plan on interconnect class ic. The two dimensions are
@@ -179,15 +198,16 @@ func (s Speedups) Efficiency(ic Interconnect, p Plan, w StepWorkload) (speedup, 
 		n := float64(p.Tensor)
 		sp *= rescaled(set.TP.Speedup(n), n, rtp)
 	}
-	if p.Data > 1 {
+	if p.Replicas() > 1 {
 		law := set.DDP
 		if p.DataMode == "fsdp" {
 			law = set.FSDP
 		}
-		n := float64(p.Data)
+		// context ranks split the sequences as data ranks split the batch
+		n := float64(p.Replicas())
 		sp *= rescaled(law.Speedup(n), n, rdp)
 	}
-	n := float64(p.Tensor * p.Data)
+	n := float64(p.Tensor * p.Replicas())
 	eta = math.Min(1, sp/n)
 	return sp, eta, nil
 }
@@ -303,6 +323,9 @@ type CommStep struct {
 	// moves; 0 = GradBytes. A frozen quantised base is gathered at its
 	// storage format.
 	GatherBytes float64
+	// KVHidden is the key/value width (grouped-query attention:
+	// Hidden × KVHeads / Heads); 0 = Hidden.
+	KVHidden float64
 	// Accum is the micro-batches per optimizer step; 0 = 1. ddp's
 	// all-reduce runs once per optimizer step (PyTorch DDP's no_sync
 	// during accumulation, which Hugging Face Accelerate and Trainer use),
@@ -316,18 +339,19 @@ type CommStep struct {
 // CommTimes is the per-step communication the model charges.
 type CommTimes struct {
 	DataS       float64 `json:"data_s"`      // data-parallel transfers, seconds per step
+	ContextS    float64 `json:"context_s"`   // context-parallel (ring attention) transfers per GPU, seconds per step
 	TensorS     float64 `json:"tensor_s"`    // tensor-parallel transfers, seconds per step
 	Collectives float64 `json:"collectives"` // collectives per step on the critical path, each charged LatencyS (ddp: 1, the last bucket)
 }
 
 // Efficiency returns S = N·η and η for plan p.
 func (c *CommParams) Efficiency(p Plan, s CommStep) (speedup, eta float64, t CommTimes) {
-	n := p.Tensor * p.Data
+	n := p.Tensor * p.Replicas()
 	if n <= 1 || !(s.ComputeS > 0) {
 		return 1, 1, t
 	}
 	intra, inter := s.Links.IntraGBs*1e9, s.Links.InterGBs*1e9
-	if d := p.Data; d > 1 {
+	if d := p.Replicas(); d > 1 {
 		train, gather := s.Trainable, s.GatherBytes
 		if train == 0 {
 			train = s.Params
@@ -356,6 +380,25 @@ func (c *CommParams) Efficiency(p Plan, s CommStep) (speedup, eta float64, t Com
 		}
 		t.DataS = vol / bw
 	}
+	if c := p.Ctx(); c > 1 {
+		// ring attention: each layer passes its chunk's keys and values
+		// (the tensor rank's share of the key/value width) around the c
+		// ranks, c − 1 steps forward and, with their gradients, twice that
+		// backward; each step's send and receive hold the layer like a
+		// collective, and the transfers overlap the attention compute as
+		// the data-parallel ones overlap the backward pass (Exposed)
+		kv := s.KVHidden
+		if kv == 0 {
+			kv = s.Hidden
+		}
+		vol := 3 * s.Layers * float64(c-1) * 2 * s.Tokens / float64(c) * kv / float64(p.Tensor) * s.ActBytes
+		t.Collectives += 2 * s.Layers * float64(c-1)
+		bw := intra
+		if p.Group() > GPUsPerNode {
+			bw = inter
+		}
+		t.ContextS = vol / bw
+	}
 	if tp := p.Tensor; tp > 1 {
 		vol := 4 * s.Layers * 2 * float64(tp-1) / float64(tp) * s.Tokens * float64(tp) * s.Hidden * s.ActBytes
 		t.Collectives += 4 * s.Layers
@@ -366,12 +409,14 @@ func (c *CommParams) Efficiency(p Plan, s CommStep) (speedup, eta float64, t Com
 		t.TensorS = vol / bw
 	}
 	// ComputeS is the one-GPU time of a data-parallel rank's micro-batch;
-	// its tensor-parallel group shares it, so each GPU computes ComputeS/t,
-	// and a transfer each GPU makes of its own shard (DataS) or a latency
-	// every GPU waits for weighs t times more against it. TensorS, written
-	// for the group's B·t·S tokens, already carries the factor.
-	tf := float64(p.Tensor)
-	inv := 1 + (tf*c.Exposed.Value*t.DataS+c.ExposedTP.Value*t.TensorS+tf*c.LatencyS.Value*t.Collectives)/s.ComputeS
+	// its tensor × context group of g GPUs shares it, so each GPU
+	// computes ComputeS/g, and a transfer each GPU makes of its own shard
+	// (DataS, ContextS) or a latency every GPU waits for weighs g times
+	// more against it. TensorS, written for the group's B·t·S tokens,
+	// already carries the tensor factor, and a context rank's tensor
+	// group carries 1/c of the tokens on 1/c of the compute.
+	tf := float64(p.Group())
+	inv := 1 + (tf*c.Exposed.Value*(t.DataS+t.ContextS)+c.ExposedTP.Value*t.TensorS+tf*c.LatencyS.Value*t.Collectives)/s.ComputeS
 	eta = 1 / inv
 	return float64(n) * eta, eta, t
 }

@@ -66,13 +66,16 @@ func mlperfBreakdown(t *testing.T) string {
 			base, baseModel = perTok, perTokModel
 		}
 		fmt.Fprintf(&b, "| %d GPUs (%s) | %.3g | %.0f s | %.0f s | %.2f | %.2f kWh | %.2f kWh | %.2f kWh | %.2f kWh | %.2f kWh | %.3f | %.3f |\n",
-			r.Count, strategyText(in.Request.Strategy.Tensor, in.Request.Strategy.Data, in.Request.Training.BatchPerGPU), r.Tokens, r.TimeS, e.TrainingTimeS, e.Parallel.Efficiency,
+			r.Count, strategyText(in.Request.Strategy.Tensor, in.Request.Strategy.Context, in.Request.Strategy.Data, in.Request.Training.BatchPerGPU), r.Tokens, r.TimeS, e.TrainingTimeS, e.Parallel.Efficiency,
 			busy, wait, host, node, r.EnergyKWh, perTok/base, perTokModel/baseModel)
 	}
 	return b.String()
 }
 
-func strategyText(tensor, data, batch float64) string {
+func strategyText(tensor, context, data, batch float64) string {
+	if context > 1 {
+		return fmt.Sprintf("tensor %g × context %g × ddp %g, %g per rank", tensor, context, data, batch)
+	}
 	return fmt.Sprintf("tensor %g × ddp %g, %g per rank", tensor, data, batch)
 }
 
@@ -153,5 +156,40 @@ func TestMLPerfLoRALeastEnergyIsEightGPUs(t *testing.T) {
 	}
 	if !(kwh[1] > kwh[0]) || kwh[2] < kwh[1]*(1-1e-9) {
 		t.Errorf("energies %v kWh on %v GPUs: want more on 64 than on 8, and no less on 512 than on 64", kwh, counts)
+	}
+}
+
+// TestMLPerfLoRA64WithinTenPercent: the MLPerf Llama-2-70B LoRA series'
+// energy per token on 64 H100s (context parallelism 2) against 8 is
+// predicted within 10 % of the measured 1.265 (MLCommons training_results
+// v4.0, Sustainable Metal Cloud, AC power; the validation table's rows),
+// with the host as the validation compares it. The 512-GPU run (measured
+// 1.447) is not reproduced (see the methodology's breakdown).
+func TestMLPerfLoRA64WithinTenPercent(t *testing.T) {
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := validate.ReadRuns(bytes.NewReader(content.ValidationRuns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	perTok := map[int][2]float64{} // count: measured, model
+	for _, r := range runs {
+		if r.ID != mlperfSeries[0] && r.ID != mlperfSeries[1] {
+			continue
+		}
+		e, err := cat.Estimate(r.Inputs(cat.Presets, cat.Hardware).Request)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perTok[r.Count] = [2]float64{r.EnergyKWh / r.Tokens, e.TrainingEnergyKWh / r.Tokens}
+	}
+	if len(perTok) != 2 {
+		t.Fatalf("found %d of the 2 runs", len(perTok))
+	}
+	meas, pred := perTok[64][0]/perTok[8][0], perTok[64][1]/perTok[8][1]
+	if d := pred/meas - 1; d < -0.10 || d > 0.10 {
+		t.Errorf("64 against 8 H100: energy per token ×%.3f predicted, ×%.3f measured (%+.1f %%), want within 10 %%", pred, meas, 100*d)
 	}
 }

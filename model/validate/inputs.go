@@ -143,8 +143,9 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 	fits := func(shards int) bool { return state/float64(shards) <= g.MemoryGB*1e9 }
 	switch r.Strategy {
 	case model.Hybrid:
-		if n%r.Tensor != 0 {
-			in.Skip = fmt.Sprintf("tensor degree %d does not divide the count %d", r.Tensor, n)
+		c := max(1, r.Context)
+		if n%(r.Tensor*c) != 0 {
+			in.Skip = fmt.Sprintf("tensor × context degree %d does not divide the count %d", r.Tensor*c, n)
 			return in
 		}
 		mode := model.DDP
@@ -152,7 +153,10 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 			mode = model.FSDP
 			in.Assumed = append(in.Assumed, "data-parallel mode not stated: fsdp (the replicated state would not fit)")
 		}
-		req.Strategy = model.Strategy{Name: model.Hybrid, Tensor: float64(r.Tensor), Data: float64(n / r.Tensor), DataMode: mode}
+		req.Strategy = model.Strategy{Name: model.Hybrid, Tensor: float64(r.Tensor), Data: float64(n / (r.Tensor * c)), DataMode: mode}
+		if c > 1 {
+			req.Strategy.Context = float64(c)
+		}
 	case "":
 		switch {
 		case n == 1:

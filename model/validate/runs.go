@@ -92,6 +92,10 @@ type Run struct {
 	// BatchPerGPU the micro-batch; 0 = not stated (one micro-batch per
 	// step). Optional column grad_accum.
 	GradAccum int
+	// Context is the context-parallel degree the source's configuration
+	// states (each sequence split over this many GPUs); 0 = none. Optional
+	// column context, hybrid layouts only.
+	Context int
 	// TeacherLogits is "yes" for a student whose loss read a teacher's
 	// cached top-k log-probs (logit distillation). Optional column
 	// teacher_logits.
@@ -111,7 +115,7 @@ var RunColumns = []string{"id", "phase", "method", "stack", "model", "params", "
 
 // OptionalRunColumns may follow RunColumns; a table without them reads as
 // if they were empty.
-var OptionalRunColumns = []string{"state_bytes", "checkpointing", "energy_window", "head", "grad_accum", "teacher_logits"}
+var OptionalRunColumns = []string{"state_bytes", "checkpointing", "energy_window", "head", "grad_accum", "teacher_logits", "context"}
 
 // Source kinds: how the reported energy was obtained.
 const (
@@ -240,7 +244,7 @@ func (p *rowParser) run() Run {
 		SourceKind: p.str("source_kind"), Stage: p.str("stage"), DuplicateOf: p.str("duplicate_of"), Exclude: p.str("exclude"),
 		Source: p.str("source"), Citation: p.str("citation"), Notes: p.str("notes"), Line: p.row.Line,
 		StateBytes: p.num("state_bytes", false), Checkpointing: p.str("checkpointing"), EnergyWindow: p.str("energy_window"), Head: p.str("head"),
-		GradAccum: p.whole("grad_accum"), TeacherLogits: p.str("teacher_logits"),
+		GradAccum: p.whole("grad_accum"), TeacherLogits: p.str("teacher_logits"), Context: p.whole("context"),
 	}
 	switch {
 	case r.ID == "":
@@ -265,6 +269,8 @@ func (p *rowParser) run() Run {
 		p.fail("tensor", "must be at least 2 for a hybrid layout")
 	case r.Strategy != model.Hybrid && r.Tensor != 0:
 		p.fail("tensor", "is only given for a hybrid layout")
+	case r.Context != 0 && (r.Strategy != model.Hybrid || r.Context < 2):
+		p.fail("context", "is given for a hybrid layout only, and at least 2")
 	case r.GradAccum != 0 && r.BatchPerGPU == 0:
 		p.fail("grad_accum", "needs batch_per_gpu, the micro-batch it repeats")
 	case r.StateBytes != 0 && r.Method != model.MethodFull:

@@ -472,6 +472,7 @@ func special(t reflect.Type) *schema {
 						"tensor":    bounded(&schema{Type: "number", Description: fieldDoc("strategy.tensor")}, "strategy.tensor"),
 						"data":      bounded(&schema{Type: "number", Description: fieldDoc("strategy.data")}, "strategy.data"),
 						"data_mode": {Type: "string", Description: fieldDoc("strategy.data_mode")},
+						"context":   {Type: "number", Description: fieldDoc("strategy.context")},
 					},
 					AdditionalProperties: false,
 				},
