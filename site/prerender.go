@@ -447,6 +447,11 @@ func (c *calcView) markup() (string, error) {
 	for _, p := range m.Presets {
 		c.w(`<option value="`, esc(p.Name), `">`, esc(p.Family+" · "+jsParamsText(p.ParamsPublished)), `</option>`)
 	}
+	for _, p := range m.Presets { // the hub ids, whose config.json the preset is
+		if p.Hub != "" {
+			c.w(`<option value="`, esc(p.Hub), `">`, esc(p.Name+" · Hugging Face config.json"), `</option>`)
+		}
+	}
 	c.w(`<option value="custom">custom shape</option></datalist>`)
 	c.w(`<datalist id="` + prerenderUID + `-gpus">`)
 	for _, g := range m.GPUs {

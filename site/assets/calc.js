@@ -825,6 +825,8 @@
     // datalists for the forgiving text inputs
     var presetList = el('datalist', { id: uid + '-presets' });
     m.presets.forEach(function (p) { presetList.appendChild(el('option', { value: p.name, text: p.family + ' · ' + paramsText(p.params_published) })); });
+    // the hub ids, whose config.json the preset is
+    m.presets.forEach(function (p) { if (p.hub) presetList.appendChild(el('option', { value: p.hub, text: p.name + ' · Hugging Face config.json' })); });
     presetList.appendChild(el('option', { value: 'custom', text: 'custom shape' }));
     var gpuList = el('datalist', { id: uid + '-gpus' });
     m.gpus.forEach(function (g) { gpuList.appendChild(el('option', { value: g.id, text: g.name })); });

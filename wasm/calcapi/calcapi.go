@@ -229,6 +229,9 @@ type PresetInfo struct {
 	Arch            model.Arch `json:"arch"`
 	ParamsPublished float64    `json:"params_published"`
 	Source          string     `json:"source"`
+	// Hub is the model's Hugging Face hub id, which the model field also
+	// accepts (the preset's shape is its config.json's).
+	Hub string `json:"hub,omitempty"`
 }
 
 // GPUInfo is one accelerator as the form lists it.
@@ -271,7 +274,7 @@ func (a *API) Meta() (out []byte) {
 		m.Fields = append(m.Fields, *formFields[k])
 	}
 	for _, p := range a.Catalog.Presets {
-		m.Presets = append(m.Presets, PresetInfo{p.Name, p.Family, p.Arch, p.ParamsPublished, p.Source})
+		m.Presets = append(m.Presets, PresetInfo{p.Name, p.Family, p.Arch, p.ParamsPublished, p.Source, p.Hub})
 	}
 	for _, g := range a.Catalog.Hardware.GPUs {
 		gi := GPUInfo{ID: g.ID, Name: g.Name, Vendor: g.Vendor, MemoryGB: g.MemoryGB, BoardPowerW: g.BoardPowerW, Interconnect: string(g.Interconnect), Source: g.Source}

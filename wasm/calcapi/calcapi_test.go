@@ -533,3 +533,33 @@ func TestInputExactKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestHubIDInTheModelField checks that the model field takes a preset's
+// Hugging Face hub id (whose config.json the preset's shape is): the same
+// estimate as the preset's name, the hub id kept in the request the page
+// links, and a custom shape with the head width and tied embeddings that
+// a config.json gives round-tripping through the form.
+func TestHubIDInTheModelField(t *testing.T) {
+	a := newAPI(t)
+	byName := estimate(t, a, EstimateInput{Form: form(map[string]string{"model": "qwen2.5-0.5b", "gpu": "h100", "count": "1", "strategy": "single"})})
+	byHub := estimate(t, a, EstimateInput{Form: form(map[string]string{"model": "Qwen/Qwen2.5-0.5B", "gpu": "h100", "count": "1", "strategy": "single"})})
+	if byName.Error != nil || byHub.Error != nil {
+		t.Fatalf("errors: %+v, %+v", byName.Error, byHub.Error)
+	}
+	if byHub.Response.EnergyKWh != byName.Response.EnergyKWh || byHub.Response.Inputs.Model != "qwen2.5-0.5b" {
+		t.Errorf("hub id: %.6g kWh as %q; preset name: %.6g kWh", byHub.Response.EnergyKWh, byHub.Response.Inputs.Model, byName.Response.EnergyKWh)
+	}
+	if !bytes.Contains(byHub.Request, []byte(`"preset":"Qwen/Qwen2.5-0.5B"`)) {
+		t.Errorf("the request the page links lost the hub id: %s", byHub.Request)
+	}
+	// Qwen3-4B's config.json as a custom shape: head_dim 128 (not 2560/32)
+	// and tied embeddings, 4.02 B parameters (the model card: 4.0 B).
+	q3 := estimate(t, a, EstimateInput{Form: form(map[string]string{"model": "custom", "layers": "36", "hidden": "2560", "heads": "32", "kv_heads": "8", "head_dim": "128",
+		"ffn": "9728", "vocab": "151936", "glu": "1", "tied": "1", "gpu": "h100", "count": "1", "strategy": "single"})})
+	if q3.Error != nil {
+		t.Fatalf("custom Qwen3-4B shape: %+v", q3.Error)
+	}
+	if p := q3.Response.Proxies.Params; p < 3.98e9 || p > 4.06e9 {
+		t.Errorf("Qwen3-4B shape with head_dim and tied embeddings counts %.4g parameters, want about 4.02e9", p)
+	}
+}
