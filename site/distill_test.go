@@ -96,3 +96,37 @@ func TestDistillBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestDistillStudentFromHFFiles checks that the planner's estimated
+// student stage takes the Hugging Face files as the estimate does: a
+// student given by Qwen2.5-0.5B's config.json and trainer arguments costs
+// what the qwen2.5-0.5b preset with the same fields costs.
+func TestDistillStudentFromHFFiles(t *testing.T) {
+	cfg, err := os.ReadFile(filepath.Join("..", "model", "testdata", "hf", "qwen2.5-0.5b-instruct.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func(student string) []byte {
+		return []byte(`{"options": [{"name": "sft", "regime": "sft", "stages_kwh": {"preprocess": 0, "eval": 0}, "student": ` + student + `}]}`)
+	}
+	fromFiles := plan(`{"model": {"hf_config": ` + string(cfg) + `}, "training": {"tokens": 1e8, "hf_args": {"per_device_train_batch_size": 8, "gradient_accumulation_steps": 4, "max_seq_length": 1024, "bf16": true, "learning_rate": 1e-5}}, "hardware": {"gpu": "h100-sxm5", "count": 1}, "strategy": "single"}`)
+	fromFields := plan(`{"model": {"preset": "qwen2.5-0.5b"}, "training": {"tokens": 1e8, "batch_per_gpu": 8, "gradient_accumulation": 4, "seq_len": 1024, "precision": "bf16"}, "hardware": {"gpu": "h100-sxm5", "count": 1}, "strategy": "single"}`)
+	kwh := func(in []byte) float64 {
+		var out, errb bytes.Buffer
+		if code := run([]string{"distill"}, bytes.NewReader(in), &out, &errb); code != 0 {
+			t.Fatalf("distill exit %d: %s", code, errb.String())
+		}
+		var r struct {
+			Options []struct {
+				StudentKWh float64 `json:"student_kwh"`
+			} `json:"options"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil || len(r.Options) != 1 {
+			t.Fatalf("distill output %s: %v", out.String(), err)
+		}
+		return r.Options[0].StudentKWh
+	}
+	if a, b := kwh(fromFiles), kwh(fromFields); a != b || a <= 0 {
+		t.Errorf("student stage from the files %.6g kWh, from the fields %.6g kWh", a, b)
+	}
+}

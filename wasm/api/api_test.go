@@ -577,3 +577,37 @@ func TestMaxAnswer(t *testing.T) {
 		t.Errorf("an estimate over a 2,000-byte answer limit: %d %s", w.Code, w.Body)
 	}
 }
+
+// TestEstimateFromHFFiles posts the Llama-3-8B QLoRA example of
+// content/examples as one request carrying its three Hugging Face files:
+// the API answers what the command line answers, and says what it took.
+func TestEstimateFromHFFiles(t *testing.T) {
+	h, _ := newTestHandler(t)
+	dir := "../../content/examples/hf-llama-3-8b-qlora/"
+	read := func(name string) string {
+		b, err := os.ReadFile(dir + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	body := `{"model": {"hf_config": ` + read("config.json") + `}, "training": {"dataset_tokens": 5.0e7, "hf_args": ` + read("training_args.json") + `, "peft": ` + read("adapter_config.json") + `},
+		"hardware": {"gpu": "a100-sxm4-80gb", "count": 1}, "strategy": "single"}`
+	w := do(h, "POST", "/api/v1/estimate", []byte(body), map[string]string{"Content-Type": "application/json"})
+	if w.Code != http.StatusOK {
+		t.Fatalf("status = %d %s, want 200", w.Code, w.Body)
+	}
+	var resp model.Response
+	if err := json.Unmarshal(w.Body.Bytes(), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Training.Method != model.MethodQLoRA || resp.Training.Rank != 64 || resp.Inputs.BatchPerGPU != 4 || len(resp.Inputs.Imported) == 0 {
+		t.Errorf("method %q rank %d batch %d, %d keys imported; want qlora, 64, 4 and the keys listed", resp.Training.Method, resp.Training.Rank, resp.Inputs.BatchPerGPU, len(resp.Inputs.Imported))
+	}
+	// A misspelt trainer argument is a 400 naming it.
+	bad := strings.Replace(body, `"per_device_train_batch_size"`, `"per_device_train_bach_size"`, 1)
+	w = do(h, "POST", "/api/v1/estimate", []byte(bad), map[string]string{"Content-Type": "application/json"})
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "training.hf_args.per_device_train_bach_size") {
+		t.Errorf("misspelt argument: status %d %s, want 400 naming training.hf_args.per_device_train_bach_size", w.Code, w.Body)
+	}
+}
