@@ -405,3 +405,59 @@ func TestHFNotRead(t *testing.T) {
 		}
 	}
 }
+
+// TestHFFamiliesFromPublishedShapes reads configs of the families the real
+// fixtures do not cover, written with each family's config.json keys from
+// the shapes their papers publish (not files from a repository), and
+// checks the parameter count against the paper's.
+func TestHFFamiliesFromPublishedShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name, config   string
+		params, active float64
+		source         string
+	}{
+		{"mixtral-8x7b", `{"model_type": "mixtral", "architectures": ["MixtralForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+			"num_key_value_heads": 8, "num_local_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32000, "max_position_embeddings": 32768, "tie_word_embeddings": false}`,
+			46.7e9, 12.9e9, "Jiang et al. 2024 (Mixtral of Experts, arXiv:2401.04088): 47B parameters, 13B active; 46.7B on its Hugging Face page"},
+		{"phi-3-mini", `{"model_type": "phi3", "architectures": ["Phi3ForCausalLM"], "hidden_size": 3072, "intermediate_size": 8192, "num_hidden_layers": 32, "num_attention_heads": 32,
+			"num_key_value_heads": 32, "vocab_size": 32064, "max_position_embeddings": 4096, "tie_word_embeddings": false}`,
+			3.8e9, 0, "Abdin et al. 2024 (Phi-3 technical report, arXiv:2404.14219): phi-3-mini, 3.8B parameters"},
+		{"pythia-160m", `{"model_type": "gpt_neox", "architectures": ["GPTNeoXForCausalLM"], "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12, "num_attention_heads": 12,
+			"vocab_size": 50304, "max_position_embeddings": 2048, "tie_word_embeddings": false, "rotary_pct": 0.25}`,
+			162322944, 0, "Biderman et al. 2023 (Pythia, arXiv:2304.01373), Table 1: 162,322,944 parameters"},
+		{"distilbert-base", `{"model_type": "distilbert", "architectures": ["DistilBertForMaskedLM"], "dim": 768, "hidden_dim": 3072, "n_layers": 6, "n_heads": 12, "vocab_size": 30522,
+			"max_position_embeddings": 512, "sinusoidal_pos_embds": false, "tie_weights_": true}`,
+			66e6, 0, "Sanh et al. 2019 (DistilBERT, arXiv:1910.01108): 66M parameters"},
+		{"roberta-base", `{"model_type": "roberta", "architectures": ["RobertaForMaskedLM"], "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12, "num_attention_heads": 12,
+			"vocab_size": 50265, "max_position_embeddings": 514, "type_vocab_size": 1}`,
+			125e6, 0, "Liu et al. 2019 (RoBERTa, arXiv:1907.11692): RoBERTa-base, 125M parameters"},
+		{"gemma-2b", `{"model_type": "gemma", "architectures": ["GemmaForCausalLM"], "hidden_size": 2048, "intermediate_size": 16384, "num_hidden_layers": 18, "num_attention_heads": 8,
+			"num_key_value_heads": 1, "head_dim": 256, "vocab_size": 256000, "max_position_embeddings": 8192}`,
+			2.506e9, 0, "Gemma Team 2024 (Gemma, arXiv:2403.08295), Table 2: 2B model, 524,550,144 embedding and 1,981,884,416 non-embedding parameters"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := model.ParseHFConfig([]byte(tc.config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := m.ParamsExact/tc.params - 1; math.Abs(d) > 0.01 {
+				t.Errorf("%s: %.5g parameters, want %.5g (%s): off by %+.2f %%", tc.name, m.ParamsExact, tc.params, tc.source, 100*d)
+			}
+			if tc.active > 0 {
+				a := m.Arch
+				if d := (a.ActiveNonEmbeddingParams()+a.EmbeddingParams())/tc.active - 1; math.Abs(d) > 0.01 {
+					t.Errorf("%s: active parameters off by %+.2f %% from %.4g", tc.name, 100*d, tc.active)
+				}
+			}
+		})
+	}
+	// Falcon's multi-query attention: one key/value head, the FFN 4 × hidden.
+	m, err := model.ParseHFConfig([]byte(`{"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32, "num_attention_heads": 71, "multi_query": true,
+		"new_decoder_architecture": false, "vocab_size": 65024, "parallel_attn": true, "bias": false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := m.Arch; a.KVHeads != 1 || a.FFN != 4*4544 || !a.Tied {
+		t.Errorf("Falcon-7B shape: kv %d, ffn %d, tied %v; want 1, 18176, true", a.KVHeads, a.FFN, a.Tied)
+	}
+}
