@@ -59,7 +59,7 @@ func run(r io.Reader, w io.Writer) (summary, error) {
 	out := map[string][]string{} // package/test -> its output
 	var skips []string
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	sc.Buffer(make([]byte, 1<<20), maxLine)
 	for sc.Scan() {
 		line := sc.Bytes()
 		var e event
@@ -98,8 +98,15 @@ func run(r io.Reader, w io.Writer) (summary, error) {
 	}
 	sort.Strings(skips)
 	say(skips...)
-	return s, sc.Err()
+	if err := sc.Err(); err != nil {
+		return s, fmt.Errorf("reading go test -json (a line may be at most %d bytes with its line feed): %w", maxLine, err)
+	}
+	return s, nil
 }
+
+// maxLine bounds a line of go test -json, one event, with its line feed; a
+// longer one stops the summary with an error naming the limit.
+const maxLine = 1 << 26
 
 // reason is what a skipped test said: its output without the run and
 // skip headers, on one line.

@@ -38,3 +38,21 @@ func TestRun(t *testing.T) {
 		t.Errorf("skipped %d, failed %d; want 1 and 3 (TestB, p, r)", s.skipped, s.failed)
 	}
 }
+
+// TestRunLongLine: an event line at the limit is read; one byte over it is
+// an error naming the limit, not a summary that stops there in silence.
+func TestRunLongLine(t *testing.T) {
+	event := func(n int) string {
+		head := `{"Action":"output","Package":"p","Test":"TestA","Output":"`
+		tail := "\"}\n"
+		return head + strings.Repeat("x", n-len(head)-len(tail)) + tail // n bytes with the line feed
+	}
+	var out strings.Builder
+	if _, err := run(strings.NewReader(event(maxLine)), &out); err != nil {
+		t.Errorf("a line of %d bytes: %v", maxLine, err)
+	}
+	_, err := run(strings.NewReader(event(maxLine+1)), &out)
+	if err == nil || !strings.Contains(err.Error(), "67108864 bytes") {
+		t.Errorf("a line of %d bytes: %v, want an error naming the limit", maxLine+1, err)
+	}
+}
