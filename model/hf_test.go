@@ -335,6 +335,27 @@ func TestHFMaxSteps(t *testing.T) {
 	if want := 500.0 * 8 * 2 * 1024 * 4; resp.Inputs.Tokens != want {
 		t.Errorf("tokens from max_steps = %g, want %g", resp.Inputs.Tokens, want)
 	}
+	for _, im := range resp.Inputs.Imported {
+		if im.Key == "num_train_epochs" && (im.Use != model.UseOverridden || !strings.Contains(im.Note, "max_steps")) {
+			t.Errorf("num_train_epochs beside max_steps: %+v, want overridden by max_steps", im)
+		}
+	}
+	// tf32 off alone sets no precision: the request's (or the GPU's
+	// default) stands, and the key is listed as ignored.
+	req = hfRequest(t, `{"per_device_train_batch_size": 2, "max_steps": 10, "max_seq_length": 1024, "tf32": false}`, `{"r": 8, "target_modules": "all-linear"}`)
+	req.Training.DatasetTokens = 0
+	resp, err = cat.Estimate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, im := range resp.Inputs.Imported {
+		if im.Key == "tf32" && im.Use != model.UseIgnored {
+			t.Errorf("tf32 false alone: %+v, want ignored", im)
+		}
+	}
+	if resp.Inputs.Precision != model.BF16 {
+		t.Errorf("precision %s, want the A100's default bf16", resp.Inputs.Precision)
+	}
 }
 
 // TestHFEncoderHead checks that an encoder's config trains a classifier

@@ -253,7 +253,7 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 		case "training.epochs":
 			return orig.Tokens != 0 || orig.Epochs != 0 || steps > 0
 		case "training.precision":
-			return orig.Precision != "" && orig.Precision != prec || prec == ""
+			return orig.Precision != "" && orig.Precision != prec
 		case "training.gradient_checkpointing":
 			return orig.GradientCheckpointing != nil
 		case "training.state_bytes_per_param":
@@ -275,8 +275,12 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 			h.add(o, k, "", UseIgnored, "not positive: num_train_epochs sets the run")
 		case k == "max_length" && v.MaxSeq != nil:
 			h.add(o, k, "", UseIgnored, "the same as max_seq_length")
+		case field == "training.precision" && prec == "":
+			h.add(o, k, "", UseIgnored, "tf32 off and neither bf16 nor fp16 given: the precision is training.precision's")
+		case k == "num_train_epochs" && steps > 0:
+			h.add(o, k, field, UseOverridden, "max_steps sets the run, as in the Trainer")
 		case given(field):
-			h.add(o, k, field, UseOverridden, field+" is given, or max_steps sets the run")
+			h.add(o, k, field, UseOverridden, field+" is given")
 		default:
 			h.add(o, k, field, UseUsed, "")
 		}
