@@ -24,13 +24,15 @@ type API struct {
 	own     map[string]bool // the user's own calibrations (AddCalibration)
 }
 
-// New returns an API over cat with the built-in grid presets. It lifts
-// cat's work budget (model.Catalog.WorkBudget): in the browser a search
-// runs on the user's own CPU, and the planner's recommendation searches
-// every stage of its plan over the whole table.
+// New returns an API over a copy of cat with the built-in grid presets,
+// without a work budget (model.Catalog.WorkBudget): in the browser a
+// search runs on the user's own CPU, and the planner's recommendation
+// searches every stage of its plan over the whole table. cat itself is
+// left as it is.
 func New(cat *model.Catalog) *API {
-	cat.WorkBudget = -1
-	return &API{Catalog: cat, Regions: DefaultRegions()}
+	c := *cat
+	c.WorkBudget = -1
+	return &API{Catalog: &c, Regions: DefaultRegions()}
 }
 
 // EstimateInput is the argument of Estimate: the form as typed, or a

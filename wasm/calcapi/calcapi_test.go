@@ -563,3 +563,16 @@ func TestHubIDInTheModelField(t *testing.T) {
 		t.Errorf("Qwen3-4B shape with head_dim and tied embeddings counts %.4g parameters, want about 4.02e9", p)
 	}
 }
+
+// TestNoBudgetInTheBrowser: the page's searches have no work budget (the
+// CPU is the user's), and New leaves the catalog it is given as it is.
+func TestNoBudgetInTheBrowser(t *testing.T) {
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(cat)
+	if a.Catalog.Budget() != 0 || cat.Budget() != model.DefaultWorkBudget {
+		t.Errorf("the page's budget %d (want none, 0), the catalog's %d (want %d, untouched)", a.Catalog.Budget(), cat.Budget(), model.DefaultWorkBudget)
+	}
+}
