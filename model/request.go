@@ -345,10 +345,11 @@ func DecodeRequest(raw []byte, path string) (Request, error) {
 // it differently: a null (a one-pass decode hands it to Strategy's
 // UnmarshalJSON; by parts it is skipped), a LoRA object (its explicit rank
 // 0 is an error by parts only), an escape or a non-ASCII byte (a key that
-// encoding/json matches only after unescaping or Unicode case folding), or
-// a top-level key written twice, in any case (by parts the last object
-// wins; in one pass the two are merged). The test FuzzDecodeRequestOnePass
-// holds the two decodes equal.
+// matches only after unescaping, such as "\u006cora"), or a top-level key
+// written twice, in any case. (CheckKeys now refuses a key given twice and
+// one that encoding/json would match by case folding, on both paths; the
+// last two conditions are kept as a cheap margin.) The test
+// FuzzDecodeRequestOnePass holds the two decodes equal.
 func onePassSafe(raw []byte) bool {
 	if len(raw) > 4096 {
 		return false
