@@ -50,6 +50,8 @@ package main
 //	                       three files are also published under files/.
 //	data/*.csv             the project's data; published-scaling.csv feeds
 //	                       the speedup charts
+//	examples/*             example requests and plans, published under
+//	                       files/examples/ for the command-line page
 //
 // Links in pages: another page by its file name ("methodology.md#the-law"),
 // other output files from the site root ("files/data/published-scaling.csv").

@@ -156,6 +156,23 @@ func load(fsys fs.FS, md *markdown) (*Site, error) {
 		}
 		s.DataFiles = append(s.DataFiles, File{d, raw})
 	}
+	// The examples the command-line page links to, published as they are.
+	if _, err := fs.Stat(fsys, "examples"); err == nil {
+		werr := fs.WalkDir(fsys, "examples", func(d string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return err
+			}
+			raw, err := fs.ReadFile(fsys, d)
+			if err != nil {
+				return err
+			}
+			s.DataFiles = append(s.DataFiles, File{d, raw})
+			return nil
+		})
+		if werr != nil {
+			errs = append(errs, werr)
+		}
+	}
 	if s.Scaling == nil && len(errs) == 0 {
 		errs = append(errs, fmt.Errorf("content: data/published-scaling.csv is missing (the report's speedup charts need it)"))
 	}
