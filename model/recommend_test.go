@@ -291,7 +291,7 @@ func FuzzRecommendRequest(f *testing.F) {
 	f.Add([]byte(`{"candidates": []}`))
 	f.Add([]byte(`{"workload": {"model": {"preset": "bert-base"}, "training": {"tokens": 2e8, "seq_len": 128, "batch_per_gpu": 32, "precision": "fp16"}}, "Candidates": [{"gpu": "t4", "max_count": 3}], "candidates": [{"gpu": "t4", "max_count": 3, "max_count": 4}]}`))
 	f.Add([]byte(`{"workload": {"model": {"preset": "bert-base"}, "training": {"tokens": 2e8, "seq_len": 128, "batch_per_gpu": 32, "precision": "fp16"}}, "deadline_s": 10, "deadline_s": 20, "SITE": {}}`))
-	names := keytest.Names(reflect.TypeFor[model.RecommendRequest]())
+	keys := keytest.New(reflect.TypeFor[model.RecommendRequest]())
 	c, err := catalogForFuzz()
 	if err != nil {
 		f.Fatal(err)
@@ -304,7 +304,7 @@ func FuzzRecommendRequest(f *testing.F) {
 			}
 			return
 		}
-		if bad := keytest.Bad(b, names); bad != "" {
+		if bad := keys.Bad(b); bad != "" {
 			t.Fatalf("ParseRecommendRequest accepted %s: %s", b, bad)
 		}
 		for i := range req.Candidates {

@@ -171,7 +171,7 @@ func FuzzParsePlan(f *testing.F) {
 	f.Add([]byte(`{"OPTIONS": [{"preset": "sft-1b"}], "options": [{"preset": "kd-1b"}]}`))
 	f.Add([]byte(`{"options": [{"preset": "sft-1b", "Preset": "kd-1b"}, {"preset": "kd-1b", "students": 2, "students": 3}]}`))
 	f.Add([]byte(plan(`{"name": "kd", "regime": "kd", "stages_kwh": {"preprocess": 0.37, "Student": 1}, ` + estTeacher + `}`)))
-	names := keytest.Names(reflect.TypeFor[distill.Plan]())
+	keys := keytest.New(reflect.TypeFor[distill.Plan]())
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p, err := distill.ParsePlan(bytes.NewReader(body))
 		if err != nil {
@@ -180,7 +180,7 @@ func FuzzParsePlan(f *testing.F) {
 			}
 			return
 		}
-		if bad := keytest.Bad(body, names); bad != "" {
+		if bad := keys.Bad(body); bad != "" {
 			t.Fatalf("ParsePlan accepted %s: %s", body, bad)
 		}
 		r, err := distill.Evaluate(cat, p)

@@ -256,7 +256,7 @@ func FuzzParseRecommendPlan(f *testing.F) {
 	f.Add([]byte(`{"plan": {"options": []}, "stages": [{"option": "x", "stage": "student", "deadline_s": -1}]}`))
 	f.Add([]byte(`{"plan": {"options": [{"preset": "sft-1b"}]}, "PLAN": {"options": []}, "minimise": "cost", "minimise": "energy"}`))
 	f.Add([]byte(`{"plan": {"options": [{"preset": "kd-1b"}]}, "stages": [{"option": "kd-1b", "stage": "teacher", "Stage": "student", "candidates": [{"gpu": "h100", "GPU": "t4"}]}]}`))
-	names := keytest.Names(reflect.TypeFor[distill.RecommendRequest]())
+	keys := keytest.New(reflect.TypeFor[distill.RecommendRequest]())
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := distill.ParseRecommendRequest(bytes.NewReader(body))
 		if err != nil {
@@ -265,7 +265,7 @@ func FuzzParseRecommendPlan(f *testing.F) {
 			}
 			return
 		}
-		if bad := keytest.Bad(body, names); bad != "" {
+		if bad := keys.Bad(body); bad != "" {
 			t.Fatalf("ParseRecommendRequest accepted %s: %s", body, bad)
 		}
 		r, err := distill.Recommend(cat, req)

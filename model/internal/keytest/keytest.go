@@ -10,11 +10,21 @@ import (
 	"strings"
 )
 
-// Names returns every JSON field name of the given types and the types
-// they reach (struct fields, pointers, slices, maps): the tag's name, or
+// Schema is the keys a document of some Go types may hold: every JSON
+// field name they reach, and the fields whose value is free-form JSON (a
+// map, or a non-struct type with its own UnmarshalJSON such as a raw
+// object), whose keys are not field names.
+type Schema struct {
+	names, free map[string]bool
+}
+
+var unmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+// New returns the schema of the given types and the types they reach
+// (struct fields, pointers, slices, maps): a field's name is its tag's, or
 // the Go name of an untagged field.
-func Names(types ...reflect.Type) map[string]bool {
-	names := map[string]bool{}
+func New(types ...reflect.Type) Schema {
+	s := Schema{names: map[string]bool{}, free: map[string]bool{}}
 	seen := map[reflect.Type]bool{}
 	var walk func(t reflect.Type)
 	walk = func(t reflect.Type) {
@@ -35,7 +45,14 @@ func Names(types ...reflect.Type) map[string]bool {
 				name = f.Name
 			}
 			if name != "" {
-				names[name] = true
+				s.names[name] = true
+				ft := f.Type
+				for ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if ft.Kind() == reflect.Map || ft.Kind() != reflect.Struct && (ft.Implements(unmarshaler) || reflect.PointerTo(ft).Implements(unmarshaler)) {
+					s.free[name] = true
+				}
 			}
 			walk(f.Type)
 		}
@@ -43,22 +60,22 @@ func Names(types ...reflect.Type) map[string]bool {
 	for _, t := range types {
 		walk(t)
 	}
-	return names
+	return s
 }
 
 // Bad returns the first object key of body (a valid JSON document, a UTF-8
-// byte-order mark allowed) that is not in names or that its object holds
-// twice, with why; "" if there is none. A key under a map field (free
-// text) is in names only by chance, so maps is the set of keys whose
-// values are maps and are not checked against names.
-func Bad(body []byte, names map[string]bool, maps ...string) string {
+// byte-order mark allowed) that is not a field name of s or that its
+// object holds twice, with why; "" if there is none. Keys inside a free
+// field's value are checked for duplicates only.
+func (s Schema) Bad(body []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(body, []byte("\ufeff"))))
 	type level struct {
 		object, wantKey, free bool
 		seen                  map[string]bool
 	}
 	var stack []*level
-	pendingFree := false
+	pendingFree := false // the value about to start is a free field's
+	inFree := func() bool { return len(stack) > 0 && stack[len(stack)-1].free }
 	endValue := func() {
 		if n := len(stack); n > 0 && stack[n-1].object {
 			stack[n-1].wantKey = true
@@ -69,7 +86,7 @@ func Bad(body []byte, names map[string]bool, maps ...string) string {
 		if err != nil {
 			return ""
 		}
-		top := (*level)(nil)
+		var top *level
 		if n := len(stack); n > 0 {
 			top = stack[n-1]
 		}
@@ -84,23 +101,18 @@ func Bad(body []byte, names map[string]bool, maps ...string) string {
 				return "duplicate key " + key
 			}
 			top.seen[key] = true
-			if !top.free && !names[key] {
+			if !top.free && !s.names[key] {
 				return "unknown key " + key
 			}
 			top.wantKey = false
-			pendingFree = false
-			for _, m := range maps {
-				if key == m {
-					pendingFree = true
-				}
-			}
+			pendingFree = !top.free && s.free[key]
 			continue
 		}
 		switch tok {
 		case json.Delim('{'):
-			stack = append(stack, &level{object: true, wantKey: true, free: pendingFree, seen: map[string]bool{}})
+			stack = append(stack, &level{object: true, wantKey: true, free: pendingFree || inFree(), seen: map[string]bool{}})
 		case json.Delim('['):
-			stack = append(stack, &level{})
+			stack = append(stack, &level{free: pendingFree || inFree()})
 		case json.Delim(']'), json.Delim('}'):
 			stack = stack[:len(stack)-1]
 			endValue()
