@@ -71,6 +71,42 @@
     return new Response(r.body, { headers: { 'Content-Type': 'application/wasm' } });
   }
 
+  // wasmFrom is the page's wasm as an application/wasm response for
+  // streaming compilation. resp is the response to the wasm's own address:
+  // taken as it is when the host compressed it in transit (Content-Encoding)
+  // or when the service worker serves it from its copy. A host that
+  // sends files as they are would send the whole raw file, four times the
+  // gzip copy the build writes beside it, so that copy is fetched instead
+  // and inflated in the page (DecompressionStream); whatever fails there
+  // falls back to the raw response.
+  async function wasmFrom(resp, url) {
+    var r = await resp;
+    if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + r.url);
+    var kept = navigator.serviceWorker && navigator.serviceWorker.controller; // the service worker's copy: no download
+    if (kept || r.headers.get('Content-Encoding') || typeof DecompressionStream === 'undefined') return asWasm(r);
+    var gz;
+    try {
+      gz = await fetch(url + '.gz');
+      if (!gz.ok) throw new Error('HTTP ' + gz.status);
+    } catch (e) {
+      return asWasm(r);
+    }
+    r.body.cancel();
+    perf.wasmGzip = 1;
+    var reader = gz.body.getReader(), first = await reader.read();
+    var head = first.value || new Uint8Array(0);
+    var rest = new ReadableStream({
+      start: function (c) { if (head.length) c.enqueue(head); if (first.done) c.close(); },
+      pull: function (c) { return reader.read().then(function (x) { if (x.done) c.close(); else c.enqueue(x.value); }); },
+      cancel: function (why) { return reader.cancel(why); }
+    });
+    // A host that adds Content-Encoding: gzip to a .gz file has had the
+    // browser inflate it already: the bytes then start with wasm's magic,
+    // not gzip's (1f 8b).
+    var body = head[0] === 0x1f && head[1] === 0x8b ? rest.pipeThrough(new DecompressionStream('gzip')) : rest;
+    return new Response(body, { headers: { 'Content-Type': 'application/wasm' } });
+  }
+
   // loadGo starts a Go wasm program. It tries streaming compilation, then
   // fetch().arrayBuffer() (hosts that serve .wasm with a wrong MIME type),
   // then the base64 gzip copy a classic script carries (file://, where
@@ -89,7 +125,7 @@
       if (early && early.name === o.wasm) { window.wattscaleEarlyWasm = null; resp = early.response; }
       else resp = fetch(url);
       try {
-        inst = (await WebAssembly.instantiateStreaming(resp.then(asWasm), go.importObject)).instance;
+        inst = (await WebAssembly.instantiateStreaming(wasmFrom(resp, url), go.importObject)).instance;
         how = 'streaming';
       } catch (e) {
         errors.push('streaming: ' + e.message);
