@@ -203,6 +203,10 @@ func (e *estimator) resolveDevice(s *InferenceSpec, a model.Arch, path string) (
 	return d, nil
 }
 
+// hardwareCount is the estimate request's GPU-count field, whose range a
+// stage's count shares.
+var hardwareCount = model.RequestField("hardware.count")
+
 // lookupGPU resolves a hardware spec; count must be at least minCount.
 func (e *estimator) lookupGPU(h model.HardwareSpec, path string, minCount int) (*model.GPU, int, error) {
 	if h.GPU == "" {
@@ -212,7 +216,9 @@ func (e *estimator) lookupGPU(h model.HardwareSpec, path string, minCount int) (
 	if err != nil {
 		return nil, 0, atPath(path, err)
 	}
-	if err := checkWhole(path+".hardware.count", h.Count, float64(minCount), 1<<20); err != nil {
+	// The request's own range for a GPU count (model.RequestFields), from
+	// minCount: a prerun or inference stage needs at least one GPU.
+	if err := checkWhole(path+".hardware.count", h.Count, float64(minCount), hardwareCount.Bounds.Max); err != nil {
 		return nil, 0, err
 	}
 	return g, int(h.Count), nil

@@ -119,8 +119,8 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 		in.Assumed = append(in.Assumed, "batch per GPU not stated: 1 sequence")
 	}
 	if r.Precision == "" {
-		req.Training.Precision = DefaultPrecision(g)
-		in.Assumed = append(in.Assumed, fmt.Sprintf("precision not stated: %s (%s)", req.Training.Precision, precisionRule))
+		req.Training.Precision = g.DefaultPrecision()
+		in.Assumed = append(in.Assumed, fmt.Sprintf("precision not stated: %s (%s)", req.Training.Precision, model.DefaultPrecisionRule))
 	}
 
 	req.Hardware = model.HardwareSpec{GPU: g.ID, Count: float64(r.Count)}
@@ -175,22 +175,6 @@ func (r Run) Inputs(presets []model.Preset, hw *model.Hardware) Inputs {
 	// so the request's site block only echoes it.
 	req.Site = model.SiteSpec{PUE: r.PUE, CarbonGPerKWh: model.DefaultCarbonGPerKWh, USDPerKWh: model.DefaultUSDPerKWh}
 	return in
-}
-
-const precisionRule = "bf16 where the accelerator supports it, else fp16 on tensor-core parts, else fp32"
-
-// DefaultPrecision is the precision assumed when a source does not state
-// one: bf16 where the accelerator supports it (A100, H100, TPU), else fp16
-// on parts whose fp16 rate is at least 4× fp32 (tensor cores: V100, T4),
-// else fp32 (P100: no tensor cores, and mixed precision was not yet usual).
-func DefaultPrecision(g *model.GPU) model.Precision {
-	switch {
-	case g.BF16TFLOPS > 0:
-		return model.BF16
-	case g.FP16TFLOPS >= 4*g.FP32TFLOPS && g.FP32TFLOPS > 0:
-		return model.FP16
-	}
-	return model.FP32
 }
 
 // expertsFromTotal is the expert count that brings a mixture-of-experts

@@ -336,7 +336,7 @@ func scoreRun(r Run, cat *model.Catalog, calName string, hf float64) RowResult {
 		}
 		prec := r.Precision
 		if prec == "" {
-			prec = DefaultPrecision(g)
+			prec = g.DefaultPrecision()
 		}
 		peak, err := g.PeakFLOPS(prec)
 		if err != nil || params == 0 {

@@ -449,8 +449,8 @@ func TestInputsRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := validate.DefaultPrecision(g); got != want {
-			t.Errorf("DefaultPrecision(%s) = %s, want %s", id, got, want)
+		if got := g.DefaultPrecision(); got != want {
+			t.Errorf("%s.DefaultPrecision() = %s, want %s", id, got, want)
 		}
 	}
 }
