@@ -313,6 +313,7 @@ type resolved struct {
 	timeCal  *Calibration
 	method   method
 	stack    stack
+	eff      efficiency
 	logits   bool // training.teacher_logits
 	assume   []string
 	warn     []string
@@ -546,6 +547,9 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 	if err := r.resolveStack(t); err != nil {
 		return err
 	}
+	if err := r.resolveEfficiency(t); err != nil {
+		return err
+	}
 
 	return nil
 }
@@ -747,8 +751,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if r.accum > 1 {
 		assume = append(assume, fmt.Sprintf(AccumAssumption, r.accum))
 	}
-	tComp := C / (r.peak * uComp)
-	tMem := r.stack.exposedMem(tComp, M/(bw*uMem))
+	tComp := C / (r.peak * uComp) * r.attnTimeFactor(flopsTok)
+	tMem := r.exposedMem(tComp, M/(bw*uMem))
 	// Per-step latency: one GPU doing the whole run takes tokens/(B·S) steps.
 	tStep := rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq))
 	t1 := tComp + tMem + tStep
@@ -831,8 +835,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 			full := *r
 			full.method = method{name: MethodFull, trainable: r.params}
 			ff, fb := full.counts()
-			tcFull := ff * r.tokens / (r.peak * uFull)
-			tFull := (tcFull+r.stack.exposedMem(tcFull, fb*r.tokens/(bw*uMem)))*limTime + tStep
+			tcFull := ff * r.tokens / (r.peak * uFull) * full.attnTimeFactor(ff)
+			tFull := (tcFull+r.exposedMem(tcFull, fb*r.tokens/(bw*uMem)))*limTime + tStep
 			lawJ *= t1 / tFull
 			assume = append(assume, fmt.Sprintf("the %s law is fitted to full fine-tuning; its energy is scaled by the roofline time of %s over that of full fine-tuning (%.3g)", cal.Name, r.methodLabel(), t1/tFull))
 		}

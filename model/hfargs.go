@@ -55,10 +55,10 @@ func optimNames() []string {
 // The trainer arguments read, and the TrainingArguments (and TRL
 // SFTConfig) names that do not bear on the estimate.
 const (
-	argsMapped  = "per_device_train_batch_size gradient_accumulation_steps num_train_epochs max_steps bf16 fp16 tf32 gradient_checkpointing optim max_seq_length max_length"
+	argsMapped  = "per_device_train_batch_size gradient_accumulation_steps num_train_epochs max_steps bf16 fp16 tf32 gradient_checkpointing optim max_seq_length max_length torch_compile"
 	argsIgnored = "deepspeed fsdp fsdp_config fsdp_min_num_params fsdp_transformer_layer_cls_to_wrap ddp_backend ddp_find_unused_parameters ddp_bucket_cap_mb ddp_broadcast_buffers ddp_timeout " +
 		"per_device_eval_batch_size eval_strategy evaluation_strategy eval_steps eval_accumulation_steps eval_delay do_eval do_predict prediction_loss_only eval_do_concat_batches eval_on_start eval_use_gather_object " +
-		"per_gpu_train_batch_size per_gpu_eval_batch_size torch_compile torch_compile_backend torch_compile_mode packing auto_find_batch_size group_by_length length_column_name " +
+		"per_gpu_train_batch_size per_gpu_eval_batch_size torch_compile_backend torch_compile_mode packing auto_find_batch_size group_by_length length_column_name " +
 		"dataloader_num_workers dataloader_pin_memory dataloader_drop_last dataloader_persistent_workers dataloader_prefetch_factor remove_unused_columns label_names bf16_full_eval fp16_full_eval " +
 		"fp16_opt_level fp16_backend half_precision_backend tf32_full_eval jit_mode_eval use_ipex use_cpu no_cuda use_mps_device output_dir overwrite_output_dir do_train learning_rate weight_decay " +
 		"adam_beta1 adam_beta2 adam_epsilon max_grad_norm lr_scheduler_type lr_scheduler_kwargs warmup_ratio warmup_steps log_level log_level_replica log_on_each_node logging_dir logging_strategy " +
@@ -81,8 +81,10 @@ func argWhy(k string) string {
 		return "evaluation is not estimated"
 	case k == "packing":
 		return "the tokens are training.tokens or dataset_tokens"
-	case strings.HasPrefix(k, "torch_compile"), k == "use_liger_kernel":
-		return "kernels and compilation are training.stack's"
+	case strings.HasPrefix(k, "torch_compile"):
+		return "training.compile reads torch_compile; the backend and mode are not modelled"
+	case k == "use_liger_kernel":
+		return "fused kernels are training.stack's"
 	}
 	return ""
 }
@@ -178,12 +180,13 @@ type trainerArgs struct {
 	Optim    *string  `json:"optim"`
 	MaxSeq   *float64 `json:"max_seq_length"`
 	MaxLen   *float64 `json:"max_length"`
+	Compile  *bool    `json:"torch_compile"`
 }
 
 // argFields pairs each trainer argument read with the field it fills.
 const argFields = "per_device_train_batch_size:training.batch_per_gpu gradient_accumulation_steps:training.gradient_accumulation num_train_epochs:training.epochs " +
 	"max_steps:training.tokens bf16:training.precision fp16:training.precision tf32:training.precision gradient_checkpointing:training.gradient_checkpointing " +
-	"optim:training.state_bytes_per_param max_seq_length:training.seq_len max_length:training.seq_len"
+	"optim:training.state_bytes_per_param max_seq_length:training.seq_len max_length:training.seq_len torch_compile:training.compile"
 
 func (h *hfTraining) args(t *TrainingSpec) error {
 	o, err := parseHFObject([]byte(t.HFArgs), PathHFArgs)
@@ -260,6 +263,8 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 			return orig.StateBytesPerParam != 0
 		case "training.seq_len":
 			return orig.SeqLen != 0
+		case "training.compile":
+			return orig.Compile != nil
 		}
 		return false
 	}
@@ -298,6 +303,9 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 	}
 	if v.Ckpt != nil && t.GradientCheckpointing == nil {
 		t.GradientCheckpointing = v.Ckpt
+	}
+	if v.Compile != nil && t.Compile == nil {
+		t.Compile = v.Compile
 	}
 	if prec != "" && t.Precision == "" {
 		t.Precision = prec

@@ -503,6 +503,11 @@ func (r *resolved) methodUse(flopsTok float64) MethodUse {
 	if r.stack.optimised {
 		u.Stack = StackOptimised
 	}
+	u.Attention = r.eff.attn
+	if u.Attention == "" {
+		u.Attention = AttnSDPA
+	}
+	u.Compile = r.eff.compile
 	u.TrainableShare = m.trainable / r.params
 	full := r.fullFLOPsPerToken(false)
 	u.FLOPsPerTokenVsFull = flopsTok / full
@@ -552,6 +557,10 @@ type MethodUse struct {
 	// Stack is the software stack when it is not the reference one
 	// ("optimised"); empty = reference (training.stack).
 	Stack string `json:"stack,omitempty"`
+	// Attention is the attention implementation (training.attention).
+	Attention string `json:"attention"`
+	// Compile says the model runs under torch.compile (training.compile).
+	Compile bool `json:"compile"`
 	// FLOPsPerTokenVsFull is the method's training FLOPs per token over
 	// full fine-tuning's without checkpointing (6·N + 6·L·S·d + …): about
 	// 1 for full, 4/6 for lora, 1 for lora with checkpointing.

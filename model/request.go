@@ -89,6 +89,14 @@ type TrainingSpec struct {
 	// the default) or "optimised" (fused kernels, packing, Megatron/NeMo
 	// class; see StackUCompute16).
 	Stack string `json:"stack,omitempty"`
+	// Attention is the attention implementation: "sdpa" (PyTorch's
+	// scaled_dot_product_attention, transformers' default; "" = sdpa),
+	// "eager", "flash2" or "flash3" (FlashAttention-2 and -3); see
+	// EagerAttentionCost.
+	Attention string `json:"attention,omitempty"`
+	// Compile says the model runs under torch.compile (the Trainer's
+	// torch_compile); nil = false, the Trainer's default.
+	Compile *bool `json:"compile,omitempty"`
 	// TeacherLogits says the loss reads a teacher's cached top-k log-probs
 	// (logit distillation): when the estimate would need them faster than
 	// a published harness moved them (CachedLogitTokensPerS), it warns and
