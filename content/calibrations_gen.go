@@ -14,11 +14,11 @@ var generatedCalibrations = []model.Calibration{
 		Kind:        "roofline",
 		Title:       "wattscale roofline calibration",
 		Description: "Roofline time-and-power model: t₁ = C/(peak·u_compute) + M/(bandwidth·u_memory), P = P_idle + activity·(P_board − P_idle), E_N = E₁ + P_wait·t₁·(1/η − 1) + N·P_idle·overhead_s where η comes from the communication model (P_wait: the waiting power, model.WaitPowerShare of the busy power), E_N = E₁·η^α_η + N·P_idle·overhead_s where it comes from the speedup curves fitted to the roofline paper's published scaling points. Tensor-core precisions use constants fitted on the validation table; beyond the PCIe class, η comes from a communication-aware model.",
-		Citation:    "wattscale; speedup and α_η from Zoubeirou a Mayaki 2026 (arXiv 2606.23546) published scaling tables; waiting power of parallel GPUs from execution-idle cluster telemetry (arXiv 2604.04745); time and power from Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md); tensor-precision constants and the communication model from content/validation/runs.csv (published training runs, each cited there)",
+		Citation:    "wattscale; speedup and α_η from Zoubeirou a Mayaki 2026 (arXiv 2606.23546) published scaling tables; waiting power of parallel GPUs from execution-idle cluster telemetry (arXiv 2604.04745); time and power from Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed: SQuAD v1.1 at 88,524 features × 384 tokens, Sentiment140 at 1.6 M tweets × 128 tokens); tensor-precision constants and the communication model from wattscale's validation table of published training runs (each cited on the validation page)",
 		Provenance: model.Provenance{
-			Data:      "Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md); content/data/published-scaling.csv (published figures); content/validation/runs.csv (the runs listed in roofline.tensor.rows)",
+			Data:      "Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed: SQuAD v1.1 at 88,524 features × 384 tokens, Sentiment140 at 1.6 M tweets × 128 tokens); the published matched-scaling figures of Zoubeirou a Mayaki 2026 (arXiv 2606.23546); the validation table of published training runs (the runs listed in roofline.tensor.rows)",
 			Method:    "relative-error least squares of measured time on C/peak and M/bandwidth (single GPU, default power limit); activity = mean (P − P_idle)/(P_board − P_idle); speedup curves by non-linear least squares; α_η by OLS through the origin of ln(energy ratio) on ln η; interval σ = group-disjoint cross-validated RMSE of ln energy; table stage: Huber-weighted NLS of ln(predicted/reported) on 67 runs from 23 sources (weight 1/√(runs of the source)) with the published NVLink FSDP points, fitting tensor u_compute, tensor activity, the exposed data-parallel share and the per-collective latency",
-			Generated: "make fit (go run ./site fit -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations)",
+			Generated: "make fit in the source repository (go run ./site fit on the Zeus trace)",
 		},
 		Roofline: &model.RooflineParams{
 			UCompute: model.Coefficient{
@@ -188,7 +188,7 @@ var generatedCalibrations = []model.Calibration{
 				CIHigh: 0.0008062596390284388,
 			},
 			Classes: []model.Interconnect{"nvlink"},
-			Source:  "exposed share and latency fitted on content/validation/runs.csv together with the published NVLink FSDP points; the published NVLink FSDP points (GPT on A100) are fitted as GPT-2 (124M) at batch 32 × 66 tokens in fp16: the GPT workload's size and batch are not published, so the BERT sweep's batch and length are assumed; per-GPU link bandwidths from model.LinksFor",
+			Source:  "exposed share and latency fitted on the validation table of published training runs together with the published NVLink FSDP points; the published NVLink FSDP points (GPT on A100) are fitted as GPT-2 (124M) at batch 32 × 66 tokens in fp16: the GPT workload's size and batch are not published, so the BERT sweep's batch and length are assumed; per-GPU link bandwidths from model.LinksFor",
 		},
 		Interval: model.Interval{
 			SigmaLn: 0.3781858022062262,
@@ -348,13 +348,13 @@ var generatedCalibrations = []model.Calibration{
 		Name:        "wattscale-zeus-law",
 		Version:     "1.0.0",
 		Kind:        "loglinear",
-		Title:       "The paper's law refitted on Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md)",
+		Title:       "The paper's law refitted on Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed: SQuAD v1.1 at 88,524 features × 384 tokens, Sentiment140 at 1.6 M tweets × 128 tokens)",
 		Description: "ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + strategy and hardware dummies, by OLS on the measured runs (η measured where the data give it, else modelled from the speedup curves); applied per token at the reference token count.",
-		Citation:    "law: Zoubeirou a Mayaki 2026 (arXiv 2606.23546); data: Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md)",
+		Citation:    "law: Zoubeirou a Mayaki 2026 (arXiv 2606.23546); data: Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed: SQuAD v1.1 at 88,524 features × 384 tokens, Sentiment140 at 1.6 M tweets × 128 tokens)",
 		Provenance: model.Provenance{
-			Data:      "Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md)",
+			Data:      "Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed: SQuAD v1.1 at 88,524 features × 384 tokens, Sentiment140 at 1.6 M tweets × 128 tokens)",
 			Method:    "OLS on logs, cluster-robust SEs by workload group; 20 repeated group-disjoint 70/30 splits over 6 workload groups (medians over splits)",
-			Generated: "make fit (go run ./site fit -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations)",
+			Generated: "make fit in the source repository (go run ./site fit on the Zeus trace)",
 		},
 		Law: &model.LawParams{
 			LnKappa: model.Coefficient{
@@ -669,9 +669,9 @@ var generatedPowerCalibration = model.PowerCalibration{
 	Version:     "1",
 	Title:       "Power-limit (DVFS) response fitted on the Zeus power-capped runs",
 	Description: "How a board power limit below a run's uncapped draw stretches its time and changes its energy, as a function of limit ÷ uncapped draw.",
-	Citation:    "wattscale power-limit fit to Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md)",
+	Citation:    "wattscale power-limit fit to Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed: SQuAD v1.1 at 88,524 features × 384 tokens, Sentiment140 at 1.6 M tweets × 128 tokens)",
 	Provenance: model.Provenance{
-		Data:      "Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed, see content/data/README.md): the runs at a power limit below board power, each paired with the same GPU, workload and batch at the default limit",
+		Data:      "Zeus BERT-base power trace (You, Chung, Chowdhury, NSDI 2023; ml-energy/zeus, Apache-2.0; tokens per epoch assumed: SQuAD v1.1 at 88,524 features × 384 tokens, Sentiment140 at 1.6 M tweets × 128 tokens): the runs at a power limit below board power, each paired with the same GPU, workload and batch at the default limit",
 		Method:    "nonlinear least squares (projected Levenberg–Marquardt) on ln(time ratio) and ln(energy ratio) together; cross-validated holding out each workload and each GPU; interval = held-out RMSE by workload, widened for other GPUs by what holding a GPU out adds, and by 0.5 per e-fold below the lowest limit ÷ draw in the data (an assumption)",
 		Generated: "go test ./model/fit -run TestPowerCalibrationFile -update (reads $DATA_DIR/zeus-bert-power.csv)",
 		Notes:     "Carried to other GPUs through limit ÷ uncapped draw, with the draw from the roofline model; each board's range of limits is in model.PowerLimits.",

@@ -744,3 +744,24 @@ func TestPagesCarryMeta(t *testing.T) {
 		t.Errorf("the tree's own calibrations: #calc-meta does not list the tree's version 1.0.1-tree")
 	}
 }
+
+// TestNoRepositoryPathsInPages: no page of the real site shows a path of
+// the source repository (content/..., ../shared/...) in its text or
+// attributes: users of the site have neither; pages link to the public
+// source or to the files the site publishes (issue 30).
+func TestNoRepositoryPathsInPages(t *testing.T) {
+	files, err := realBuild()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := regexp.MustCompile(`(^|[^/A-Za-z0-9._-])(content/(data|validation|examples|calibrations|pages)|\.\./shared/|shared/(data|reference))`)
+	for name, b := range files {
+		if !strings.HasSuffix(name, ".html") {
+			continue
+		}
+		if loc := bad.FindIndex(b); loc != nil {
+			lo, hi := max(0, loc[0]-60), min(len(b), loc[1]+40)
+			t.Errorf("%s shows a repository path: …%s…", name, b[lo:hi])
+		}
+	}
+}

@@ -155,9 +155,9 @@ func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 		Description: "Roofline time-and-power model: t₁ = C/(peak·u_compute) + M/(bandwidth·u_memory), P = P_idle + activity·(P_board − P_idle), E_N = E₁ + P_wait·t₁·(1/η − 1) + N·P_idle·overhead_s where η comes from the communication model (P_wait: the waiting power, model.WaitPowerShare of the busy power), E_N = E₁·η^α_η + N·P_idle·overhead_s where it comes from the speedup curves fitted to the roofline paper's published scaling points.",
 		Citation:    "wattscale; speedup and α_η from Zoubeirou a Mayaki 2026 (arXiv 2606.23546) published scaling tables; waiting power of parallel GPUs from execution-idle cluster telemetry (arXiv 2604.04745); time and power from " + in.DataName,
 		Provenance: model.Provenance{
-			Data:      in.DataName + "; content/data/published-scaling.csv (published figures)",
+			Data:      in.DataName + "; the published matched-scaling figures of Zoubeirou a Mayaki 2026 (arXiv 2606.23546)",
 			Method:    "relative-error least squares of measured time on C/peak and M/bandwidth (single GPU, default power limit); activity = mean (P − P_idle)/(P_board − P_idle); speedup curves by non-linear least squares; α_η by OLS through the origin of ln(energy ratio) on ln η; interval σ = group-disjoint cross-validated RMSE of ln energy",
-			Generated: "make fit (go run ./site fit -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations)",
+			Generated: "make fit in the source repository (go run ./site fit on the Zeus trace)",
 		},
 		Roofline: &p, AlphaEta: alpha, Speedup: sp,
 		Interval: model.Interval{SigmaLn: sigma, Level: in.level(), Method: "cross-validated RMSE of ln energy (" + cv.Method + ")"},

@@ -311,7 +311,7 @@ func logLinear(in Inputs, name, version string, sp spec) (model.Calibration, *La
 	title := "The paper's law refitted on " + in.DataName
 	desc := "ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + strategy and hardware dummies, by OLS on the measured runs (η measured where the data give it, else modelled from the speedup curves); applied per token at the reference token count."
 	method := "OLS on logs, cluster-robust SEs by workload group; "
-	generated := "make fit (go run ./site fit -data $(DATA_DIR)/zeus-bert-power.csv -o content/calibrations)"
+	generated := "make fit in the source repository (go run ./site fit on the Zeus trace)"
 	if sp == specPaper {
 		title = "The paper's specification fitted on " + in.DataName
 		desc = "ln E = ln κ + α_C ln C + α_M ln M + α_η ln η + strategy dummies (single GPU the reference, no hardware terms), by OLS on the measured runs with η the measured T₁/(N·T_N); the roofline paper's specification exactly; applied per token at the reference token count."

@@ -97,7 +97,7 @@ func withTable(base model.Calibration, theta []float64) model.Calibration {
 		ExposedTP: model.Coefficient{Value: exposedTP},
 		LatencyS:  model.Coefficient{Value: theta[3]},
 		Classes:   []model.Interconnect{model.NVLink},
-		Source:    "exposed share and latency fitted on content/validation/runs.csv together with the published NVLink FSDP points; " + ScalingWorkloadNote + "; per-GPU link bandwidths from model.LinksFor",
+		Source:    "exposed share and latency fitted on the validation table of published training runs together with the published NVLink FSDP points; " + ScalingWorkloadNote + "; per-GPU link bandwidths from model.LinksFor",
 	}
 	return c
 }
@@ -391,8 +391,8 @@ func AddTable(base model.Calibration, hw *model.Hardware, presets []model.Preset
 		cov = *h.Coverage
 	}
 	c.Description += " Tensor-core precisions use constants fitted on the validation table; beyond the PCIe class, η comes from a communication-aware model."
-	c.Citation += "; tensor-precision constants and the communication model from content/validation/runs.csv (published training runs, each cited there)"
-	c.Provenance.Data += "; content/validation/runs.csv (the runs listed in roofline.tensor.rows)"
+	c.Citation += "; tensor-precision constants and the communication model from wattscale's validation table of published training runs (each cited on the validation page)"
+	c.Provenance.Data += "; the validation table of published training runs (the runs listed in roofline.tensor.rows)"
 	c.Provenance.Method += fmt.Sprintf("; table stage: Huber-weighted NLS of ln(predicted/reported) on %d runs from %d sources (weight 1/√(runs of the source)) with the published NVLink FSDP points, fitting tensor u_compute, tensor activity, the exposed data-parallel share and the per-collective latency", len(res.Rows), len(res.Sources))
 	if c.Fit == nil {
 		c.Fit = &model.FitSummary{}
