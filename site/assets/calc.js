@@ -2353,6 +2353,7 @@
     } catch (e) {
       var msg = '<p class="fatal" role="alert">The ' + (mode === 'planner' ? 'planner' : 'calculator') + ' could not start: ' + esc(e.message) +
         (pre ? '. The numbers below are the default ' + (mode === 'planner' ? 'plan' : 'estimate') + ', computed when the site was built.' : '') + '</p>';
+      unpending(root);
       if (pre) root.insertAdjacentHTML('afterbegin', msg);
       else root.innerHTML = msg;
       root.removeAttribute('aria-busy');
@@ -2390,6 +2391,7 @@
       app = calc;
       app.cheaperAfterPaint = true;
       app.update();
+      unpending(root);
       perf.firstEstimateCallMs = perf.lastEstimateCallMs;
       root.removeAttribute('data-linked');
       if (carry && Object.keys(carry).length) history.replaceState(null, '', '?' + app.query() + location.hash);
@@ -2435,9 +2437,39 @@
     setTimeout(once, 1000);
   }
 
+  // pending marks the calculator's figures as the previous estimate while
+  // an edit waits for the WebAssembly (root[data-pending], calc.css): the
+  // prerendered or last figures stay, dimmed and labelled, and the status
+  // line says the change is on its way. The first answer (start) reflects
+  // every edit and clears it. Not once the WebAssembly has answered, nor
+  // in the planner.
+  var PENDING_TEXT = 'Your change is computed as soon as the calculator has loaded: the figures below are the previous estimate.';
+  function pending(root) {
+    if (root.dataset.ready === '1' || root.getAttribute('data-mode') === 'planner') return;
+    var status = root.querySelector('.results .status');
+    if (!status) return;
+    root.dataset.pending = '1';
+    if (status.textContent !== PENDING_TEXT) status.textContent = PENDING_TEXT;
+  }
+
+  function unpending(root) {
+    if (!root.hasAttribute('data-pending')) return;
+    root.removeAttribute('data-pending');
+    var status = root.querySelector('.results .status');
+    if (status && status.textContent === PENDING_TEXT) status.textContent = '';
+  }
+
   function boot() {
     var root = document.getElementById('calc-root');
     if (!root) return;
+    // Edits made before the WebAssembly answers: those made before this
+    // script ran (the form is in the page's HTML) and those to come.
+    if (root.getAttribute('data-prerendered') === '1') {
+      var edited = function (e) { if (e.target && e.target.closest && e.target.closest('.calc-form')) pending(root); };
+      root.addEventListener('input', edited);
+      root.addEventListener('change', edited);
+      if (Object.keys(typedValues(root)).length) pending(root);
+    }
     try {
       ASSETS = JSON.parse(root.getAttribute('data-assets') || '{}');
     } catch (e) {

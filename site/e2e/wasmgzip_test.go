@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
 )
 
 // TestWasmFromPlainHost: on a host that sends files as they are (Go's file
@@ -36,5 +40,50 @@ func TestWasmFromPlainHost(t *testing.T) {
 		waitFor(t, ctx, "the estimate for 8 GPUs", `window.wattscaleApp && window.wattscaleApp.last && window.wattscaleApp.last.response.inputs.count === 8`)
 		sizes := eval[[]string](t, ctx, `performance.getEntriesByType('resource').filter(function(e){ return /\.wasm(\.gz)?$/.test(e.name); }).map(function(e){ return e.name.replace(/.*\//, '') + ': ' + e.transferSize + ' B transferred, ' + e.decodedBodySize + ' B body'; })`)
 		t.Logf("%s: %s", c.name, strings.Join(sizes, "; "))
+	}
+}
+
+// TestPendingUntilWasm: an edit made before the WebAssembly answers (the
+// GPU count changed at DOMContentLoaded, before calc.js ran, and the
+// strategy typed once the form was adopted) marks the figures shown as the
+// previous estimate: the calculator is data-pending, its status line says
+// so, the headline is labelled and the results are dimmed, and the
+// prerendered figures stay. The first answer reflects both edits and
+// clears the mark. Screenshots at 390 and 1280 px in WATTSCALE_SHOTS.
+func TestPendingUntilWasm(t *testing.T) {
+	dir := builtSite(t)
+	for _, width := range []int64{1280, 390} {
+		srv, release := serveHeld(t, dir, ".wasm")
+		ctx := browser(t)
+		do(t, ctx, "viewport", chromedp.EmulateViewport(width, 900))
+		inputAtLoad(t, ctx)
+		if _, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: srv.URL + "/"}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the calculator adopted before the wasm", `window.wattscalePerf && window.wattscalePerf.calculatorMs > 0`)
+		type state struct {
+			Pending, Ready, Status, After, Sum, KWh, Count, Strategy string
+			Opacity                                                  float64
+		}
+		const probe = `(function(){ var r = document.getElementById('calc-root');
+  return {Pending: r.dataset.pending || '', Ready: r.dataset.ready || '', Status: r.querySelector('.results .status').textContent,
+    After: getComputedStyle(r.querySelector('.results .headline .big'), '::after').content, Sum: getComputedStyle(r.querySelector('.summary .s-k'), '::after').content, KWh: document.getElementById('energy').dataset.kwh,
+    Count: document.getElementById('f-count').value, Strategy: document.getElementById('f-strategy').value,
+    Opacity: parseFloat(getComputedStyle(r.querySelector('.results .headline')).opacity)}; })()`
+		pre := eval[string](t, ctx, `document.getElementById('energy').dataset.kwh`)
+		choose(t, ctx, "strategy", "ddp")
+		s := eval[state](t, ctx, probe)
+		if s.Pending != "1" || s.Ready != "" || !strings.Contains(s.Status, "previous estimate") || !strings.Contains(s.After, "previous estimate") || !strings.Contains(s.Sum, "previous") || !(s.Opacity < 1) || s.KWh != pre || s.Count != "8" || s.Strategy != "ddp" {
+			t.Errorf("%d px, edits before the wasm: %+v; want pending, the status, the headline and the phone's summary saying the figures are the previous estimate, dimmed, the prerendered %s kWh kept, both edits in the form", width, s, pre)
+		}
+		shot(t, ctx, fmt.Sprintf("calc-pending-%d", width))
+		release()
+		waitFor(t, ctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
+		a := eval[state](t, ctx, probe)
+		in := eval[[]string](t, ctx, `(function(){ var r = window.wattscaleApp.last.response; return [String(r.inputs.count), r.parallel.strategy]; })()`)
+		if a.Pending != "" || a.Status != "" || strings.Contains(a.After, "previous estimate") || strings.Contains(a.Sum, "previous") || a.Opacity != 1 || in[0] != "8" || in[1] != "ddp" {
+			t.Errorf("%d px, after the first answer: %+v, estimate for %q; want no pending mark, an empty status, full opacity, the estimate for 8 GPUs with ddp", width, a, in)
+		}
+		shot(t, ctx, fmt.Sprintf("calc-answered-%d", width))
 	}
 }
