@@ -587,3 +587,82 @@ func fmtParams(x float64) string {
 	}
 	return strconv.FormatFloat(x/1e6, 'f', 0, 64) + " M"
 }
+
+// ImportHF reads req's Hugging Face files into the wattscale fields they
+// mean, as an estimate reads them (the request's own fields win), and
+// returns the request without the files, every key read (used, overridden
+// or ignored) and the notes the estimate would add to its assumptions. The
+// Trainer's max_steps becomes training.tokens over the data-parallel ranks
+// of req's layout. An estimate of the result equals the estimate of req;
+// the calculator's import of pasted files is this (wasm/hfapi).
+func ImportHF(req Request) (Request, []Imported, []string, error) {
+	var notes []string
+	var imported []Imported
+	var fam *hfFamily
+	a := Arch{}
+	if req.Model.HFConfig != "" {
+		m := req.Model
+		if m.Preset != "" {
+			return req, nil, nil, fieldErr("model", nil, "give either preset or hf_config, not both")
+		}
+		hf, err := ParseHFConfig([]byte(m.HFConfig))
+		if err != nil {
+			return req, nil, nil, err
+		}
+		fam, a = hf.family, hf.Arch
+		for _, f := range []struct {
+			path string
+			dst  *float64
+			v    int
+		}{{"model.layers", &m.Layers, a.Layers}, {"model.hidden", &m.Hidden, a.Hidden}, {"model.heads", &m.Heads, a.Heads}, {"model.kv_heads", &m.KVHeads, a.KVHeads},
+			{"model.ffn", &m.FFN, a.FFN}, {"model.vocab", &m.Vocab, a.Vocab}, {"model.experts", &m.Experts, a.Experts}, {"model.experts_per_token", &m.ExpertsPerToken, a.ExpertsPerToken},
+			{"model.head_dim", &m.HeadDim, a.HeadDim}} {
+			if *f.dst != 0 {
+				hf.override(f.path)
+				continue
+			}
+			*f.dst = float64(f.v)
+		}
+		m.GLU = m.GLU || a.GLU
+		m.Tied = m.Tied || a.Tied
+		if hf.Encoder && m.Head == "" {
+			m.Head = "classifier"
+		}
+		m.HFConfig = ""
+		req.Model = m
+		imported = append(imported, hf.Took...)
+		notes = append(notes, hf.Notes...)
+	} else if req.Model.Preset != "" {
+		// A preset's shape for target_modules' names and the rank's bound.
+		if p, err := FindPreset(DefaultPresets(), req.Model.Preset); err == nil {
+			a = p.Arch
+		}
+	}
+	if req.Training.HFArgs == "" && req.Training.PEFT == "" {
+		return req, imported, notes, nil
+	}
+	if a.Hidden == 0 {
+		a = Arch{Layers: int(req.Model.Layers), Hidden: int(req.Model.Hidden), Heads: max(1, int(req.Model.Heads)), GLU: req.Model.GLU}
+	}
+	t, h, err := applyHFTraining(req.Training, fam, a)
+	if err != nil {
+		return req, nil, nil, err
+	}
+	imported = append(imported, h.took...)
+	notes = append(notes, h.notes...)
+	t.HFArgs, t.PEFT = "", ""
+	if h.maxSteps > 0 {
+		r := resolved{count: int(req.Hardware.Count), arch: a}
+		if err := fieldCount.Check(req.Hardware.Count); err != nil {
+			return req, nil, nil, fieldErr("hardware.count", nil, "is needed to turn max_steps of %s into tokens (over the data-parallel ranks)", PathHFArgs)
+		}
+		if err := r.resolveStrategy(req.Strategy); err != nil {
+			return req, nil, nil, err
+		}
+		accum := max(1, t.GradientAccumulation)
+		t.Tokens = float64(h.maxSteps) * accum * t.BatchPerGPU * t.SeqLen * float64(r.plan.Data)
+		t.DatasetTokens = 0
+	}
+	req.Training = t
+	return req, imported, notes, nil
+}

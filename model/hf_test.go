@@ -482,3 +482,33 @@ func TestHFFamiliesFromPublishedShapes(t *testing.T) {
 		t.Errorf("Falcon-7B shape: kv %d, ffn %d, tied %v; want 1, 18176, true", a.KVHeads, a.FFN, a.Tied)
 	}
 }
+
+// TestImportHFEqualsEstimate checks that ImportHF, the calculator's
+// import of pasted files, gives a request without files that estimates as
+// the request with them, max_steps included.
+func TestImportHFEqualsEstimate(t *testing.T) {
+	cat := catalog(t)
+	for _, args := range []string{hfArgs, `{"per_device_train_batch_size": 2, "gradient_accumulation_steps": 8, "max_steps": 300, "max_seq_length": 1024, "bf16": true}`} {
+		req := hfRequest(t, args, hfPEFT)
+		req.Hardware.Count, req.Strategy = 4, model.Strategy{Name: model.DDP}
+		want, err := cat.Estimate(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, took, _, err := model.ImportHF(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain.Model.HFConfig != "" || plain.Training.HFArgs != "" || plain.Training.PEFT != "" {
+			t.Errorf("ImportHF left a file in the request: %+v", plain)
+		}
+		got, err := cat.Estimate(plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.EnergyKWh != want.EnergyKWh || got.Inputs.Tokens != want.Inputs.Tokens || len(took) != len(want.Inputs.Imported) {
+			t.Errorf("ImportHF then Estimate: %.6g kWh, %g tokens, %d keys; Estimate of the files: %.6g kWh, %g tokens, %d keys",
+				got.EnergyKWh, got.Inputs.Tokens, len(took), want.EnergyKWh, want.Inputs.Tokens, len(want.Inputs.Imported))
+		}
+	}
+}

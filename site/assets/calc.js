@@ -13,7 +13,7 @@
  *   planner.wasm     the calculator and the distillation planner
  *                    (wasm/planner), loaded instead of calc.wasm on the planner
  *   planner-embed.js window.WATTSCALE_PLANNER_WASM_GZ_B64, its file:// fallback
- *   fit.wasm         the refit (wasm/fit, gonum), loaded only when asked for
+ *   fit.wasm         the refit (wasm/fit, gonum) and the Hugging Face import (wasm/hfapi), loaded only when asked for
  *   fit-embed.js     window.WATTSCALE_FIT_WASM_GZ_B64, its file:// fallback
  *
  * All model logic is Go: this file builds the form, sends the form as typed
@@ -980,6 +980,7 @@
         self.loadConfig(self.cheaperPoints[+g.getAttribute('data-pareto')]);
       };
       wires.push([outEl, 'click', pick], [outEl, 'keydown', pick]);
+      this.buildHF();
       this.buildRefit();
     }
     var kept = function (n) { return n; };
@@ -2113,6 +2114,70 @@
     '    self.postMessage({ out: self.wattscale_fit.fit(d.arg) });',
     '  } catch (err) { self.postMessage({ error: String(err && err.message || err) }); }',
     '};'].join('\n');
+
+  /* ---------- Paste from Hugging Face (fit.wasm's hf, loaded on demand) ---------- */
+
+  // buildHF adds the box that takes a run's Hugging Face files (the
+  // model's config.json, the trainer's arguments, PEFT's
+  // adapter_config.json), pasted or dropped, and fills the form from them
+  // with wasm/hfapi (in fit.wasm: the readers are too large for
+  // calc.wasm), listing what it took from which file.
+  Calculator.prototype.buildHF = function () {
+    var self = this;
+    var sec = el('section', { class: 'hf-import', 'aria-labelledby': 'hf-h' });
+    if (!BASE && !window.WATTSCALE_FIT_WASM_GZ_B64) {
+      sec.innerHTML = '<h2 id="hf-h">Paste from Hugging Face</h2><p>Reading Hugging Face files is not part of this single-file copy. Use it on the full site, or run <code>go run ./site estimate -hf-config config.json -hf-args training_args.json -peft adapter_config.json</code>.</p>';
+      this.root.appendChild(sec);
+      return;
+    }
+    sec.innerHTML =
+      '<h2 id="hf-h">Paste from Hugging Face</h2>' +
+      '<p>Paste or drop the files your run is described by: the model\'s <code>config.json</code>, the trainer\'s arguments as JSON (<code>TrainingArguments</code> or TRL names) and PEFT\'s <code>adapter_config.json</code> (with a QLoRA run\'s <code>BitsAndBytesConfig</code> keys). They fill the form above; a field you type afterwards wins. Nothing leaves this page.</p>' +
+      '<div class="field"><label for="hf-text">Files (one or more JSON objects)</label><textarea id="hf-text" rows="5" spellcheck="false"></textarea></div>' +
+      '<div class="hf-btns"><button type="button" class="btn primary" id="hf-go">Fill the form</button></div>' +
+      '<div class="hf-status" role="status" aria-live="polite"></div><div class="hf-out"></div>';
+    var text = sec.querySelector('#hf-text');
+    text.addEventListener('dragover', function (e) { e.preventDefault(); });
+    text.addEventListener('drop', function (e) {
+      var files = Array.prototype.slice.call((e.dataTransfer && e.dataTransfer.files) || []);
+      if (!files.length) return;
+      e.preventDefault();
+      Promise.all(files.map(function (f) { return f.text(); })).then(function (ts) { text.value = ts.join('\n'); self.importHF(); });
+    });
+    text.addEventListener('paste', function () { setTimeout(function () { self.importHF(); }, 0); });
+    sec.querySelector('#hf-go').addEventListener('click', function () { self.importHF(); });
+    this.root.appendChild(sec);
+  };
+
+  // importHF reads the box's files into the form (wasm/hfapi.Import),
+  // estimates and records the result in the address.
+  Calculator.prototype.importHF = function () {
+    var self = this, sec = this.root.querySelector('.hf-import');
+    var text = sec.querySelector('#hf-text').value, st = sec.querySelector('.hf-status'), out = sec.querySelector('.hf-out');
+    if (!text.trim()) return Promise.resolve();
+    st.textContent = 'Reading the files…';
+    return loadFit().then(function () {
+      var res = call(window.wattscale_fit.hf, { files: [text], form: self.state });
+      if (res.error) {
+        st.textContent = res.error.text || res.error.message;
+        out.innerHTML = '';
+        return;
+      }
+      var keys = Object.keys(res.form || {});
+      keys.forEach(function (k) { self.state[k] = res.form[k]; });
+      self.fill();
+      self.update();
+      history.replaceState(null, '', '?' + self.query() + location.hash);
+      var took = res.took || [];
+      st.textContent = 'Filled ' + keys.length + ' fields from ' + took.length + ' keys.';
+      var rows = took.map(function (t) {
+        return '<tr><td><code>' + esc(t.file) + '</code></td><td><code>' + esc(t.key) + '</code></td><td><code>' + esc(t.value) + '</code></td><td>' +
+          (t.field ? '<code>' + esc(t.field) + '</code>' : '') + '</td><td>' + esc(t.use) + (t.note ? ' (' + esc(t.note) + ')' : '') + '</td></tr>';
+      });
+      out.innerHTML = '<table class="hf-took small"><caption>What each key gave</caption><thead><tr><th scope="col">File</th><th scope="col">Key</th><th scope="col">Value</th><th scope="col">Field</th><th scope="col">Use</th></tr></thead><tbody>' +
+        rows.join('') + '</tbody></table>' + (res.notes || []).map(function (n) { return '<p class="small">' + esc(n) + '</p>'; }).join('');
+    }).catch(function (e) { st.textContent = 'Could not start the importer: ' + (e && e.message || e); });
+  };
 
   Calculator.prototype.buildRefit = function () {
     var self = this;

@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
 	"net/url"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -45,5 +48,56 @@ func TestHubIDInTheModelField(t *testing.T) {
 	openCalc(t, ctx2, link)
 	if got2 := pageEnergy(t, ctx2); got2 != got {
 		t.Errorf("energy from the link %.17g kWh, before %.17g kWh", got2, got)
+	}
+}
+
+// TestPasteFromHuggingFace pastes the three files of content/examples'
+// Llama-3-8B QLoRA run into the calculator's "Paste from Hugging Face"
+// box, sets what run.json says (the GPU, one of them, single, one epoch's
+// tokens) and requires the command line's answer for the same files
+// (go run ./site estimate -hf-config … -hf-args … -peft … < run.json), the
+// keys listed, and the share link to give the same estimate.
+func TestPasteFromHuggingFace(t *testing.T) {
+	dir := filepath.Join(repoRoot(t), "content", "examples", "hf-llama-3-8b-qlora")
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/index.html")
+	waitFor(t, ctx, "the paste box", `!!document.getElementById('hf-text')`)
+	files, _ := json.Marshal(read("config.json") + "\n" + read("training_args.json") + "\n" + read("adapter_config.json"))
+	eval[bool](t, ctx, `(function(){document.getElementById('hf-text').value = `+string(files)+`; document.getElementById('hf-go').click(); return true})()`)
+	waitFor(t, ctx, "the files read", `/^Filled/.test(document.querySelector('.hf-status').textContent)`)
+	if n := eval[int](t, ctx, `document.querySelectorAll('.hf-took tbody tr').length`); n < 30 {
+		t.Errorf("the box lists %d keys, want every key of the three files", n)
+	}
+	choose(t, ctx, "strategy", "single")
+	for _, kv := range [][2]string{{"gpu", "a100-sxm4-80gb"}, {"count", "1"}, {"dataset_tokens", "5e7"}} {
+		typeInto(t, ctx, kv[0], kv[1])
+	}
+	if st := eval[string](t, ctx, `document.getElementById('calc-root').dataset.state`); st != "ok" {
+		t.Fatalf("page state %q: %s", st, eval[string](t, ctx, `document.querySelector('.results .status').textContent`))
+	}
+	got := pageEnergy(t, ctx)
+	out := runCLI(t, []byte(read("run.json")), "estimate", "-hf-config", filepath.Join(dir, "config.json"), "-hf-args", filepath.Join(dir, "training_args.json"), "-peft", filepath.Join(dir, "adapter_config.json"))
+	var cli struct {
+		EnergyKWh float64 `json:"energy_kwh"`
+	}
+	if err := json.Unmarshal(out, &cli); err != nil {
+		t.Fatal(err)
+	}
+	if d := relDiff(got, cli.EnergyKWh); !(d < 1e-9) {
+		t.Errorf("page energy after the paste %.17g kWh, go run ./site estimate on the files %.17g kWh", got, cli.EnergyKWh)
+	}
+	link := eval[string](t, ctx, `document.getElementById('share-url').value`)
+	ctx2 := browser(t)
+	openCalc(t, ctx2, link)
+	if got2 := pageEnergy(t, ctx2); got2 != got {
+		t.Errorf("the share link %s gives %.17g kWh, the pasted form %.17g kWh", link, got2, got)
 	}
 }
