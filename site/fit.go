@@ -29,6 +29,9 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	kind := fs.String("kind", "law", "what to fit and print on stdout: law (the paper's law refitted, with hardware terms), paper (the paper's specification exactly: ln C, ln M, measured η, strategy, cluster-robust SEs by group), roofline, or both (law and roofline)")
 	out := fs.String("o", "", "also write the calibration files into this directory (law and roofline both, or the paper calibration with -kind paper; with law or roofline on the Zeus trace, also the power-limit response fitted on its power-capped runs, into power/ under it)")
 	name := fs.String("name", "", "calibration name prefix (default: derived from the data file)")
+	cc := fs.String("codecarbon", "", "read -data as a CodeCarbon emissions.csv whose runs this JSON file describes: {\"request\": {...}} (one estimate request for every row) or {\"projects\": {\"NAME\": {...}}} (a request per project_name); each row's gpu_model and gpu_count must agree with its request")
+	scope := fs.String("scope", model.CodeCarbonGPU, "with -codecarbon: the energy read, gpu (gpu_energy, the GPUs alone, what the calibrations describe) or total (energy_consumed: GPUs, CPU and RAM)")
+	convert := fs.Bool("convert", false, "with -codecarbon: print the log's rows in the measurement schema on stdout and fit nothing (to merge several logs into one measurement CSV)")
 	table := fs.Bool("table", true, "add the table stage to the roofline calibration: tensor-precision constants and the communication model fitted on content/validation/runs.csv")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -42,6 +45,17 @@ func runFit(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return fmt.Errorf("reading data: %w (set -data or DATA_DIR)", err)
+	}
+	if *cc != "" {
+		if raw, err = codeCarbonCSV(raw, *cc, *scope, filepath.Base(*data)); err != nil {
+			return err
+		}
+		if *convert {
+			_, err := stdout.Write(raw)
+			return err
+		}
+	} else if flagSet(fs, "scope") || *convert {
+		return fmt.Errorf("-scope and -convert need -codecarbon (they read a CodeCarbon log)")
 	}
 	var kinds []string
 	switch *kind {
@@ -134,4 +148,37 @@ func writeDiagnostics(w io.Writer, c model.Calibration) {
 	for _, n := range f.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+}
+
+// codeCarbonCSV turns a CodeCarbon log into the measurement CSV the fit
+// reads, its rows described by the requests in the JSON file reqFile.
+func codeCarbonCSV(log []byte, reqFile, scope, name string) ([]byte, error) {
+	b, err := os.ReadFile(reqFile)
+	if err != nil {
+		return nil, fmt.Errorf("-codecarbon: %w", err)
+	}
+	runs, err := model.ParseCodeCarbonRuns(b)
+	if err != nil {
+		return nil, fmt.Errorf("-codecarbon %s: %w", reqFile, err)
+	}
+	cat, err := content.Catalog()
+	if err != nil {
+		return nil, err
+	}
+	ms, err := cat.CodeCarbonMeasurements(bytes.NewReader(log), runs, scope, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var out bytes.Buffer
+	if err := model.WriteMeasurements(&out, ms); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// flagSet reports whether the flag name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -145,3 +145,48 @@ func TestFitStdinLimit(t *testing.T) {
 		t.Errorf("fit -h does not state the input limit:\n%s", stderr.String())
 	}
 }
+
+// TestFitCodeCarbonCommand checks `site fit -codecarbon`: -convert prints
+// the rows of the example's real CodeCarbon log (content/examples/codecarbon)
+// in the measurement schema, with the chosen scope's energy; a request on
+// another GPU is an error naming both; -scope or -convert without a log is
+// an error.
+func TestFitCodeCarbonCommand(t *testing.T) {
+	log := filepath.Join("..", "content", "examples", "codecarbon", "emissions.csv")
+	runs := filepath.Join("..", "content", "examples", "codecarbon", "runs.json")
+	for scope, first := range map[string]float64{"gpu": 0.208993764139322, "total": 0.3678168356058902} {
+		var stdout, stderr bytes.Buffer
+		if err := runFit([]string{"-data", log, "-codecarbon", runs, "-scope", scope, "-convert"}, nil, &stdout, &stderr); err != nil {
+			t.Fatalf("scope %s: %v", scope, err)
+		}
+		ms, err := model.ParseMeasurements(&stdout, model.DefaultPresets())
+		if err != nil || len(ms) != 5 || ms[0].EnergyKWh != first || ms[0].GPU != "v100-pcie-32gb" || ms[0].DurationS != 3795.186516284943 {
+			t.Errorf("scope %s: %d rows (err %v), first %+v; want 5, the first %g kWh on the V100", scope, len(ms), err, ms, first)
+		}
+	}
+	dir := t.TempDir()
+	other := filepath.Join(dir, "runs.json")
+	b, err := os.ReadFile(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, bytes.Replace(b, []byte("v100-pcie-32gb"), []byte("rtx-3090"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-data", log, "-codecarbon", other}, []string{"emissions.csv", "line 2", "Tesla V100-PCIE-32GB", "GeForce RTX 3090"}},
+		{[]string{"-data", log, "-scope", "total"}, []string{"-codecarbon"}},
+		{[]string{"-data", log, "-convert"}, []string{"-codecarbon"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := runFit(c.args, nil, &stdout, &stderr)
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("fit %v: error %v, want one containing %q", c.args, err, w)
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@
 package fitapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -22,6 +23,12 @@ type Input struct {
 	CSV  string `json:"csv"`  // the measurement CSV (project schema or the Zeus trace)
 	Name string `json:"name"` // the file's name, cited in the calibration's provenance
 	Kind string `json:"kind"` // "law" (default), "paper" or "roofline"
+	// CodeCarbon, when given, says CSV is a CodeCarbon emissions.csv and
+	// holds the requests describing its rows ({"request": {...}} or
+	// {"projects": {...}}, as `site fit -codecarbon` reads them); Scope is
+	// the energy read, "gpu" (default) or "total".
+	CodeCarbon json.RawMessage `json:"codecarbon,omitempty"`
+	Scope      string          `json:"scope,omitempty"`
 }
 
 // Output is Fit's result: the calibration (with its fit diagnostics in
@@ -82,8 +89,34 @@ func fitCSV(in Input) (model.Calibration, int, error) {
 	if name == "" || name == "." || name == "/" {
 		name = "measurements.csv"
 	}
+	csv := []byte(in.CSV)
+	if len(in.CodeCarbon) > 0 {
+		runs, err := model.ParseCodeCarbonRuns(in.CodeCarbon)
+		if err != nil {
+			return model.Calibration{}, 0, fmt.Errorf("codecarbon: %w", err)
+		}
+		scope := in.Scope
+		if scope == "" {
+			scope = model.CodeCarbonGPU
+		}
+		cat, err := content.Catalog()
+		if err != nil {
+			return model.Calibration{}, 0, err
+		}
+		ms, err := cat.CodeCarbonMeasurements(strings.NewReader(in.CSV), runs, scope, name)
+		if err != nil {
+			return model.Calibration{}, 0, fmt.Errorf("%s: %w", name, err)
+		}
+		var b bytes.Buffer
+		if err := model.WriteMeasurements(&b, ms); err != nil {
+			return model.Calibration{}, 0, err
+		}
+		csv = b.Bytes()
+	} else if in.Scope != "" {
+		return model.Calibration{}, 0, fmt.Errorf("scope %q: give codecarbon with it (the scope is a CodeCarbon log's)", in.Scope)
+	}
 	// The same pipeline as `site fit -kind KIND` (the roofline's table stage included).
-	res, err := fit.Calibrate(fit.Job{CSV: []byte(in.CSV), FileName: name, Kinds: []string{kind},
+	res, err := fit.Calibrate(fit.Job{CSV: csv, FileName: name, Kinds: []string{kind},
 		Scaling: content.PublishedScaling, Runs: content.ValidationRuns, Hardware: model.NewHardware(model.DefaultGPUs()), Presets: model.DefaultPresets()})
 	if err != nil {
 		return model.Calibration{}, 0, err

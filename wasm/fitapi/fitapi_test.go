@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -150,5 +151,65 @@ func TestFitCSVLimit(t *testing.T) {
 	_, _, err = fitCSV(Input{CSV: strings.Repeat("\n", MaxCSVBytes)})
 	if err == nil || strings.Contains(err.Error(), fmt.Sprint(MaxCSVBytes)) {
 		t.Errorf("fitCSV(MaxCSVBytes) = %v, want a content error, not the size limit", err)
+	}
+}
+
+// TestFitCodeCarbon checks the refit of a CodeCarbon log: a real public
+// log (content/examples/codecarbon: github.com/Ambroise012/BERT-Pruning,
+// emissions.csv at commit 10ce3b57f513e99200235760df9fd60044331cab, one
+// Tesla V100-PCIE-32GB) with the request describing its rows answers what
+// the same rows in the measurement schema answer; a request naming another
+// GPU is an error naming both; a scope without a log is an error.
+func TestFitCodeCarbon(t *testing.T) {
+	log, err := os.ReadFile("../../content/examples/codecarbon/emissions.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := os.ReadFile("../../content/examples/codecarbon/runs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := model.ParseCodeCarbonRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := cat.CodeCarbonMeasurements(bytes.NewReader(log), parsed, model.CodeCarbonTotal, "emissions.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csv bytes.Buffer
+	if err := model.WriteMeasurements(&csv, ms); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"law", "roofline"} {
+		viaLog, _ := json.Marshal(Input{CSV: string(log), Name: "emissions.csv", Kind: kind, CodeCarbon: runs, Scope: model.CodeCarbonTotal})
+		viaCSV, _ := json.Marshal(Input{CSV: csv.String(), Name: "emissions.csv", Kind: kind})
+		if a, b := Fit(viaLog), Fit(viaCSV); !bytes.Equal(a, b) {
+			t.Errorf("kind %s: the log answers %s, its rows in the measurement schema %s", kind, a, b)
+		}
+	}
+	other := bytes.Replace(runs, []byte("v100-pcie-32gb"), []byte("a100-sxm4-80gb"), 1)
+	for _, c := range []struct {
+		in   Input
+		want []string
+	}{
+		{Input{CSV: string(log), CodeCarbon: other}, []string{"Tesla V100-PCIE-32GB", "A100 SXM4 80 GB"}},
+		{Input{CSV: string(log), CodeCarbon: runs, Scope: "cpu"}, []string{"scope", "gpu, total"}},
+		{Input{CSV: csv.String(), Scope: "gpu"}, []string{"scope", "codecarbon"}},
+	} {
+		in, _ := json.Marshal(c.in)
+		var got Output
+		if err := json.Unmarshal(Fit(in), &got); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if got.Error == nil || !strings.Contains(got.Error.Text, w) {
+				t.Errorf("Fit(%.60s…) error %+v, want one containing %q", in, got.Error, w)
+			}
+		}
 	}
 }
