@@ -274,15 +274,18 @@ type Inputs struct {
 	// without accumulation).
 	GradientAccumulation int       `json:"gradient_accumulation"`
 	Precision            Precision `json:"precision"`
-	GPU                  string    `json:"gpu"`
-	GPUName              string    `json:"gpu_name"`
-	Interconnect         string    `json:"interconnect"`
-	Count                int       `json:"count"`
-	PowerLimitW          float64   `json:"power_limit_w"`
-	PUE                  float64   `json:"pue"`
-	CarbonGPerKWh        float64   `json:"carbon_g_per_kwh"`
-	USDPerKWh            float64   `json:"usd_per_kwh"`
-	Region               string    `json:"region,omitempty"`
+	// StateBytesPerParam is the device memory per trained parameter for
+	// weights, gradients and optimizer state, as the estimate used it.
+	StateBytesPerParam float64 `json:"state_bytes_per_param"`
+	GPU                string  `json:"gpu"`
+	GPUName            string  `json:"gpu_name"`
+	Interconnect       string  `json:"interconnect"`
+	Count              int     `json:"count"`
+	PowerLimitW        float64 `json:"power_limit_w"`
+	PUE                float64 `json:"pue"`
+	CarbonGPerKWh      float64 `json:"carbon_g_per_kwh"`
+	USDPerKWh          float64 `json:"usd_per_kwh"`
+	Region             string  `json:"region,omitempty"`
 	// Imported lists every key read from the request's Hugging Face files
 	// (model.hf_config, training.hf_args, training.peft): what it filled and
 	// whether it was used, overridden by the request's own field, or
@@ -980,7 +983,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB, FrozenGBPerGPU: frozen / 1e9, TrainedGBPerGPU: trained / 1e9}
 	resp.Training = r.methodUse(flopsTok)
 	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: outside, SigmaLn: math.Log(hi/lo) / (2 * z), Interval: iv}
-	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, GradientAccumulation: r.accum, Precision: r.prec,
+	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, GradientAccumulation: r.accum, Precision: r.prec, StateBytesPerParam: r.state,
 		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PowerLimitW: r.limitW, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region,
 		Imported: r.imported}
 	resp.Assumptions = assume

@@ -35,18 +35,75 @@ func NewSnippets(r *model.Response) *Snippets {
 	fmt.Fprintf(&b, "  emissions: %s\n", sig(r.CO2eKg*1000))
 	fmt.Fprintf(&b, "  source: %s\n", yamlQuote(fmt.Sprintf("wattscale estimate before training, calibration %s; %s interval %s–%s g; PUE %s",
 		cal, level, sig(r.CO2eIntervalKg[0]*1000), sig(r.CO2eIntervalKg[1]*1000), sig(in.PUE))))
-	b.WriteString("  training_type: fine-tuning\n")
+	fmt.Fprintf(&b, "  training_type: %s\n", yamlQuote("fine-tuning: "+RunDescription(r)))
 	fmt.Fprintf(&b, "  geographical_location: %s\n", yamlQuote(loc))
 	fmt.Fprintf(&b, "  hardware_used: %s\n", yamlQuote(hw))
 
-	strategy := strings.ToUpper(r.Parallel.Strategy)
-	if r.Parallel.Strategy == model.Hybrid {
-		strategy = fmt.Sprintf("%d-way tensor × %d-way %s", r.Parallel.Tensor, r.Parallel.Data, strings.ToUpper(r.Parallel.DataMode))
-	}
-	cite := fmt.Sprintf("Fine-tuning %s on %s tokens with %d× %s (%s) was estimated before training to use %s kWh of accelerator energy (%s interval %s–%s kWh; %s kWh at PUE %s) over %s GPU-hours, emitting %s kg CO2e at %s g CO2e/kWh; estimate by wattscale with calibration %s.",
-		in.Model, count(in.Tokens), in.Count, in.GPUName, strategy, sig(r.EnergyKWh), level, sig(r.EnergyIntervalKWh[0]), sig(r.EnergyIntervalKWh[1]),
-		sig(r.FacilityEnergyKWh), sig(in.PUE), sig(r.GPUHours), sig(r.CO2eKg), sig(in.CarbonGPerKWh), cal)
+	cite := fmt.Sprintf("Fine-tuning %s was estimated before training to use %s kWh of accelerator energy (%s interval %s–%s kWh; %s kWh at PUE %s) over %s GPU-hours, emitting %s kg CO2e at %s g CO2e/kWh; estimate by wattscale.",
+		RunDescription(r), sig(r.EnergyKWh), level, sig(r.EnergyIntervalKWh[0]), sig(r.EnergyIntervalKWh[1]),
+		sig(r.FacilityEnergyKWh), sig(in.PUE), sig(r.GPUHours), sig(r.CO2eKg), sig(in.CarbonGPerKWh))
 	return &Snippets{ModelCard: b.String(), Citation: cite}
+}
+
+// RunDescription says what an estimate was made for, in a paper's words:
+// the model, the method with its rank, targets, base format and
+// checkpointing, the precision, the tokens with their sequence, batch and
+// accumulation, the optimizer state, the hardware and its layout, a power
+// limit below the board's default, the software stack, the attention
+// implementation, torch.compile and the calibration. Every input that moves the estimate
+// is in it (TestSnippetsNameEveryInput), so a pasted snippet says what was
+// estimated.
+func RunDescription(r *model.Response) string {
+	in, tr, p := r.Inputs, r.Training, r.Parallel
+	var parts []string
+	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
+	a := in.Arch
+	model_ := in.Model
+	if model_ == "" || model_ == "custom" {
+		model_ = "a custom model"
+	}
+	add("%s (%d layers, hidden %d, %s parameters%s)", model_, a.Layers, a.Hidden, count(r.Proxies.Params), map[bool]string{true: ", classifier head", false: ""}[in.Head == "classifier"])
+	switch tr.Method {
+	case model.MethodLoRA, model.MethodQLoRA:
+		m := "LoRA"
+		if tr.Method == model.MethodQLoRA {
+			m = fmt.Sprintf("QLoRA on a %s base computing in %s", strings.ToUpper(tr.BaseFormat), tr.ComputeDtype)
+		}
+		add("with %s, rank %d on %s%s", m, tr.Rank, strings.Join(tr.Targets, ", "), map[bool]string{true: ", embeddings and LM head trained in full", false: ""}[tr.TrainEmbeddings])
+	default:
+		add("every weight trained")
+	}
+	if tr.GradientCheckpointing {
+		add("gradient checkpointing")
+	}
+	accum := ""
+	if in.GradientAccumulation > 1 {
+		accum = fmt.Sprintf(" × %d accumulation steps", in.GradientAccumulation)
+	}
+	add("%s, %s tokens of sequence length %d at %d sequences per GPU%s", in.Precision, count(in.Tokens), in.SeqLen, in.BatchPerGPU, accum)
+	add("optimizer state of %s bytes per trained parameter", model.ShortNum(in.StateBytesPerParam))
+	layout := strings.ToUpper(p.Strategy)
+	if p.Strategy == model.Hybrid {
+		layout = fmt.Sprintf("%d-way tensor × %d-way %s", p.Tensor, p.Data, strings.ToUpper(p.DataMode))
+		if p.Context > 1 {
+			layout += fmt.Sprintf(" × %d-way context", p.Context)
+		}
+	}
+	hw := fmt.Sprintf("on %d× %s (%s)", in.Count, in.GPUName, layout)
+	if pl := r.PowerLimit; pl.DefaultW > 0 && pl.LimitW < pl.DefaultW {
+		hw += fmt.Sprintf(" at a %s W power limit per GPU", sig(pl.LimitW))
+	}
+	add("%s", hw)
+	sw := tr.Attention + " attention"
+	if tr.Stack != "" {
+		sw = tr.Stack + " software stack, " + sw
+	}
+	if tr.Compile {
+		sw += ", torch.compile"
+	}
+	add("%s", sw)
+	add("calibration %s %s", r.Calibration.Name, r.Calibration.Version)
+	return strings.Join(parts, ", ")
 }
 
 // sig formats x to 3 significant digits without an exponent for everyday
