@@ -2197,6 +2197,8 @@
       '<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>' +
       '<div class="field"><label for="refit-text">or paste the CSV</label><textarea id="refit-text" rows="4" spellcheck="false"></textarea></div>' +
       '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law (with hardware terms)</option><option value="paper">the paper\'s specification (measured η)</option><option value="roofline">the roofline model</option></select></div>' +
+      '<div class="field"><label for="refit-cc">A CodeCarbon emissions.csv? The requests describing its rows (JSON: {"request": …} or {"projects": {"NAME": …}}; empty for a measurement CSV)</label><textarea id="refit-cc" rows="3" spellcheck="false"></textarea></div>' +
+      '<div class="field"><label for="refit-scope">CodeCarbon energy</label><select id="refit-scope"><option value="gpu">gpu_energy: the GPUs</option><option value="total">energy_consumed: GPUs, CPU and RAM</option></select></div>' +
       '<div class="refit-btns"><button type="button" class="btn primary" id="refit-go">Fit</button> <button type="button" class="btn" id="refit-cancel" hidden>Cancel</button></div></div>' +
       '<div class="refit-progress" hidden><progress aria-label="Fitting"></progress> <span class="refit-elapsed"></span></div>' +
       '<div class="refit-status" role="status" aria-live="polite"></div><div class="refit-out"></div>';
@@ -2275,6 +2277,12 @@
     var f = sec.querySelector('#refit-file').files[0];
     if (!csv.trim() && f) csv = await f.text();
     if (!csv.trim()) { st.textContent = 'Choose a CSV file or paste one first.'; return; }
+    var arg = { csv: csv, name: this.refitName || (f && f.name) || 'pasted.csv', kind: sec.querySelector('#refit-kind').value };
+    var cc = sec.querySelector('#refit-cc').value.trim();
+    if (cc) {
+      try { arg.codecarbon = JSON.parse(cc); } catch (e) { st.textContent = 'The CodeCarbon requests are not JSON: ' + e.message; sec.dataset.state = 'error'; return; }
+      arg.scope = sec.querySelector('#refit-scope').value;
+    }
     var rows = csv.trim().split('\n').length - 1;
     var prog = sec.querySelector('.refit-progress'), elapsed = sec.querySelector('.refit-elapsed');
     var t0 = performance.now(), stage = 'Loading the fitting module';
@@ -2289,7 +2297,7 @@
     var kind = sec.querySelector('#refit-kind').value;
     var res;
     try {
-      res = await this.runFit({ csv: csv, name: this.refitName || (f && f.name) || 'pasted.csv', kind: kind }, function (s, how) {
+      res = await this.runFit(arg, function (s, how) {
         sec.dataset.wasmSource = how;
         sec.dataset.state = 'fitting';
         stage = 'Fitting ' + rows + ' rows (' + (kind === 'roofline' ? 'roofline model, a few seconds' : 'log-linear law') + ')';

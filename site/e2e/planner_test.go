@@ -205,3 +205,39 @@ func TestPlannerNStarRange(t *testing.T) {
 		t.Errorf("measured synthetic-1b: N* reads %q, want a point", txt)
 	}
 }
+
+// TestRefitCodeCarbon gives the refit a real CodeCarbon log (the example in
+// content/examples/codecarbon: five rows of github.com/Ambroise012/BERT-Pruning's
+// emissions.csv at commit 10ce3b5, one Tesla V100-PCIE-32GB) with the
+// requests describing its rows: a request on another GPU fails naming both
+// GPUs; the matching request reaches the fit, which says, as the command
+// line does, that rows of one configuration leave it nothing to separate.
+func TestRefitCodeCarbon(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	log := filepath.Join("..", "..", "content", "examples", "codecarbon", "emissions.csv")
+	runs, err := os.ReadFile(filepath.Join("..", "..", "content", "examples", "codecarbon", "runs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/index.html")
+	do(t, ctx, "upload the log", chromedp.SetUploadFiles(chromedp.ID("refit-file"), []string{abs}))
+	waitFor(t, ctx, "the file read", `document.getElementById('refit-text').value.length > 100`)
+	for _, c := range []struct{ runs, want string }{
+		{strings.Replace(string(runs), "v100-pcie-32gb", "a100-sxm4-80gb", 1), "the log's GPU \"Tesla V100-PCIE-32GB\" is not the request's A100 SXM4 80 GB"},
+		{string(runs), "rank deficient"},
+	} {
+		do(t, ctx, "paste the requests", chromedp.SetValue(chromedp.ID("refit-cc"), c.runs))
+		do(t, ctx, "choose roofline", chromedp.SetValue(chromedp.ID("refit-kind"), "roofline"))
+		do(t, ctx, "click Fit", chromedp.Click(chromedp.ID("refit-go")))
+		waitFor(t, ctx, "the fit", `['done','error'].indexOf(document.querySelector('.refit').dataset.state) >= 0`)
+		st := eval[string](t, ctx, `document.querySelector('.refit-status').textContent`)
+		if !strings.HasPrefix(st, "The fit failed: ") || !strings.Contains(st, c.want) {
+			t.Errorf("refit status %q, want a failed fit saying %q", st, c.want)
+		}
+	}
+}

@@ -6,7 +6,7 @@
 // Hugging Face files (about 22 KB of brotli). The calculator page loads it
 // only when a user asks for a refit or pastes a file. It registers:
 //
-//	wattscale_fit.fit(json)   {"csv", "name", "kind"} -> {"calibration", "rows", "error"}
+//	wattscale_fit.fit(json)   {"csv", "name", "kind", "codecarbon", "scope"} -> {"calibration", "rows", "error"}
 //	wattscale_fit.hf(json)    {"files", "form"} -> {"form", "took", "notes", "error"} (wasm/hfapi)
 //
 // Build: GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o fit.wasm ./wasm/fit
