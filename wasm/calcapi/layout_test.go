@@ -64,7 +64,7 @@ func TestLayout(t *testing.T) {
 // each once, with one place for the option rows.
 func TestPlannerLayout(t *testing.T) {
 	known := map[string]bool{}
-	for _, f := range PlanFormFields {
+	for _, f := range PlanFormFields() {
 		known[f.Key] = true
 	}
 	rows := 0

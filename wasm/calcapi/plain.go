@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/distill"
@@ -19,7 +20,11 @@ import (
 // model.RequestFields and recommendFields, which calc.js renders) by the
 // request path a message may mention, with messageLabels' wording where
 // that differs.
-var formLabels = func() map[string]string {
+//
+// Built on first use (sync.OnceValue), as planLabels: only a message needs
+// them, and the WebAssembly's start-up runs every package-level
+// initialiser before it can answer.
+var formLabels = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for _, rows := range [][]model.Field{model.RequestFields, recommendFields} {
 		for _, f := range rows {
@@ -32,7 +37,7 @@ var formLabels = func() map[string]string {
 		m[p] = l
 	}
 	return m
-}()
+})
 
 // messageLabels are how a sentence names the inputs whose form label is
 // not fit to quote in one: a label with a choice or an aside in it
@@ -49,7 +54,7 @@ var messageLabels = map[string]string{
 // planLabels are the planner's labels (distill.PlanFields) by a path below
 // an option ("stages_kwh.teacher") or the plan's ("options.students"),
 // with a sentence's wording where a label is not fit to quote in one.
-var planLabels = func() map[string]string {
+var planLabels = sync.OnceValue(func() map[string]string {
 	m := map[string]string{"quality": "Quality Q", "stages_kwh.prerun": "Preprocess kWh", "total_kwh": "total kWh"}
 	for _, f := range distill.PlanFields {
 		if rest, ok := strings.CutPrefix(f.Path, "options[]."); ok && m[rest] == "" {
@@ -58,7 +63,7 @@ var planLabels = func() map[string]string {
 	}
 	m["options.students"] = m["students"]
 	return m
-}()
+})
 
 // The messages' paths and ranges are found by the two scanners below, not
 // by package regexp, which would add about 270 KB to calc.wasm (measured
@@ -176,20 +181,20 @@ func plain(field, input, msg string, f Form) string {
 	}
 	s = replaceRanges(s)
 	s = replacePaths(s, func(p string) string {
-		if l, ok := formLabels[p]; ok {
+		if l, ok := formLabels()[p]; ok {
 			return "“" + l + "”"
 		}
 		if i := strings.Index(p, "]."); i > 0 {
-			if l, ok := formLabels[strings.TrimPrefix(p[i+2:], "student.")]; ok && strings.HasPrefix(p[i+2:], "student.") {
+			if l, ok := formLabels()[strings.TrimPrefix(p[i+2:], "student.")]; ok && strings.HasPrefix(p[i+2:], "student.") {
 				n, _ := strconv.Atoi(p[len("options["):i])
 				return fmt.Sprintf("“%s” of option %d's student", l, n+1)
 			}
-			if l, ok := planLabels[p[i+2:]]; ok {
+			if l, ok := planLabels()[p[i+2:]]; ok {
 				n, _ := strconv.Atoi(p[len("options["):i])
 				return fmt.Sprintf("“%s” of option %d", l, n+1)
 			}
 		}
-		if l, ok := planLabels[p]; ok {
+		if l, ok := planLabels()[p]; ok {
 			return "“" + l + "”"
 		}
 		return p

@@ -277,8 +277,8 @@ func TestFormLabelsFromTheFieldTable(t *testing.T) {
 		if l, ok := messageLabels[f.Path]; ok {
 			want = l
 		}
-		if got := formLabels[f.Path]; got != want {
-			t.Errorf("formLabels[%q] = %q, want %q", f.Path, got, want)
+		if got := formLabels()[f.Path]; got != want {
+			t.Errorf("formLabels()[%q] = %q, want %q", f.Path, got, want)
 		}
 	}
 	for p, l := range messageLabels {

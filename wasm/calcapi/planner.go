@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/distill"
@@ -529,7 +530,11 @@ var studentLabels = map[string]string{"model": "Student model", "tokens": "Train
 // then an estimated student stage's inputs, the calculator's rows of
 // model.RequestFields keyed "oK.s.KEY" at "options[].student.PATH" (they
 // apply while the row's oK.smode is estimate, and by their own "when").
-var PlanFormFields = func() []model.Field {
+//
+// Built on first use (sync.OnceValue): the calculator's WebAssembly links
+// this package without the planner, and a package-level table would be
+// built, and linked in with distill's, at its every start.
+var PlanFormFields = sync.OnceValue(func() []model.Field {
 	out := slices.Clone(distill.PlanFields)
 	for _, k := range StudentKeys {
 		r := *formFields[k]
@@ -548,13 +553,13 @@ var PlanFormFields = func() []model.Field {
 		out = append(out, r)
 	}
 	return out
-}()
+})
 
 // PlannerMeta returns the planner's catalogue as JSON.
 func (a *API) PlannerMeta() (out []byte) {
 	defer recoverInto(&out)
 	return mustJSON(PlannerMeta{Presets: distill.Presets(), Regimes: distill.Regimes, Sets: PlanSets, Default: DefaultPlanForm(), Custom: CustomPlanForm(), Citation: distill.PaperCitation, MaxRows: MaxPlanRows,
-		StudentKeys: StudentKeys, StudentForms: studentForms(), Fields: PlanFormFields, Layout: PlannerLayout()})
+		StudentKeys: StudentKeys, StudentForms: studentForms(), Fields: PlanFormFields(), Layout: PlannerLayout()})
 }
 
 // studentForms are DefaultStudentForm for each preset and for a row of the

@@ -294,7 +294,7 @@ func TestPlannerRecommendPerStage(t *testing.T) {
 func TestPlanFieldTableDrivesTheForm(t *testing.T) {
 	a := newAPI(t)
 	keys := map[string]bool{}
-	for _, f := range PlanFormFields {
+	for _, f := range PlanFormFields() {
 		keys[f.Key] = true
 	}
 	for _, f := range distill.PlanFields {
@@ -304,7 +304,7 @@ func TestPlanFieldTableDrivesTheForm(t *testing.T) {
 	}
 	bad := map[model.FieldKind]string{model.KindNumber: "zz", model.KindInt: "zz", model.KindEnum: "zz"}
 	checked := 0
-	for _, fd := range PlanFormFields {
+	for _, fd := range PlanFormFields() {
 		v, ok := bad[fd.Kind]
 		switch {
 		case fd.Key == "oK.preset", fd.Key == "oK.baseline", fd.Key == "oK.s.gpu", fd.Key == "oK.s.model", fd.Key == "oK.s.targets":
