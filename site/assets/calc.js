@@ -58,6 +58,16 @@
     return out;
   }
 
+  // tell shows a status message of a kind (error, warning, success or
+  // info) in el: styled by kind, and announced at once (role alert) only
+  // for an error.
+  function tell(el, kind, text) {
+    if (!el) return;
+    el.textContent = text;
+    el.dataset.kind = text ? kind : '';
+    el.setAttribute('role', kind === 'error' && text ? 'alert' : 'status');
+  }
+
   async function gunzip(bytes) {
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
     return new Response(stream).arrayBuffer();
@@ -1016,7 +1026,8 @@
     this.update();
     history.replaceState(null, '', '?' + this.query() + location.hash);
     var st = this.results.querySelector('.status');
-    if (st) st.textContent = 'Loaded ' + c.hardware.count + ' × ' + c.hardware.gpu + ' at ' + c.hardware.power_limit_w + ' W.';
+    var g = (this.meta.gpus || []).filter(function (x) { return x.id === c.hardware.gpu; })[0];
+    tell(st, 'success', 'Loaded ' + c.hardware.count + ' × ' + (g ? g.name : c.hardware.gpu) + ' at ' + c.hardware.power_limit_w + ' W.');
     var e = this.root.querySelector('#energy');
     if (e) e.closest('.results').scrollIntoView({ block: 'start' });
   };
@@ -1233,10 +1244,10 @@
       var say = out.error.say || out.error.message;
       if (this.last) {
         res.classList.add('stale');
-        status.textContent = where + 'showing the last valid estimate until the input is fixed.';
+        tell(status, 'error', where + 'showing the last valid estimate until the input is fixed.');
       } else {
         res.classList.add('stale', 'empty');
-        status.textContent = where + say;
+        tell(status, 'error', where + say);
         // No valid estimate yet: the prerendered default's numbers go
         // (the panel hides the rest; the phone summary stays in view).
         var e0 = res.querySelector('#energy');
@@ -1873,7 +1884,7 @@
       var where = label ? 'Check “' + label + '”: ' : '';
       res.classList.add('stale');
       if (!this.last) res.classList.add('empty');
-      status.textContent = where + (this.last ? 'showing the last valid plan until the input is fixed.' : (out.error.say || out.error.message));
+      tell(status, 'error', where + (this.last ? 'showing the last valid plan until the input is fixed.' : (out.error.say || out.error.message)));
       this.root.dataset.state = 'error';
       return;
     }
@@ -2276,11 +2287,11 @@
     var csv = sec.querySelector('#refit-text').value;
     var f = sec.querySelector('#refit-file').files[0];
     if (!csv.trim() && f) csv = await f.text();
-    if (!csv.trim()) { st.textContent = 'Choose a CSV file or paste one first.'; return; }
+    if (!csv.trim()) { tell(st, 'warning', 'Choose a CSV file or paste one first.'); return; }
     var arg = { csv: csv, name: this.refitName || (f && f.name) || 'pasted.csv', kind: sec.querySelector('#refit-kind').value };
     var cc = sec.querySelector('#refit-cc').value.trim();
     if (cc) {
-      try { arg.codecarbon = JSON.parse(cc); } catch (e) { st.textContent = 'The CodeCarbon requests are not JSON: ' + e.message; sec.dataset.state = 'error'; return; }
+      try { arg.codecarbon = JSON.parse(cc); } catch (e) { tell(st, 'error', 'The CodeCarbon requests are not JSON: ' + e.message); sec.dataset.state = 'error'; return; }
       arg.scope = sec.querySelector('#refit-scope').value;
     }
     var rows = csv.trim().split('\n').length - 1;
@@ -2290,7 +2301,7 @@
     sec.querySelector('#refit-cancel').hidden = false;
     sec.querySelector('#refit-go').disabled = true;
     sec.dataset.state = 'loading';
-    st.textContent = stage + '…';
+    tell(st, 'info', stage + '…');
     var tick = function () { elapsed.textContent = stage + ': ' + Math.round((performance.now() - t0) / 1000) + ' s (the form stays usable)'; };
     tick();
     this.fitTimer = setInterval(tick, 500);
@@ -2301,25 +2312,25 @@
         sec.dataset.wasmSource = how;
         sec.dataset.state = 'fitting';
         stage = 'Fitting ' + rows + ' rows (' + (kind === 'roofline' ? 'roofline model, a few seconds' : 'log-linear law') + ')';
-        st.textContent = stage + '…';
+        tell(st, 'info', stage + '…');
         tick();
       });
     } catch (e) {
       if (sec.dataset.state === 'cancelled') return;
       this.cancelRefit('');
-      st.textContent = 'The fitting module could not run: ' + e.message;
+      tell(st, 'error', 'The fitting module could not run: ' + e.message);
       sec.dataset.state = 'error';
       return;
     }
     if (sec.dataset.state === 'cancelled') return;
     this.cancelRefit('');
     if (res.error) {
-      st.textContent = 'The fit failed: ' + res.error.text;
+      tell(st, 'error', 'The fit failed: ' + res.error.text);
       out.innerHTML = '';
       sec.dataset.state = 'error';
       return;
     }
-    st.textContent = 'Fitted ' + res.calibration.name + ' on ' + res.rows + ' rows in ' + fmtDuration((performance.now() - t0) / 1000) + '.';
+    tell(st, 'success', 'Fitted ' + res.calibration.name + ' on ' + res.rows + ' rows in ' + fmtDuration((performance.now() - t0) / 1000) + '.');
     out.innerHTML = fitReport(res, kind);
     sec.dataset.state = 'done';
     var blob = new Blob([JSON.stringify(res.calibration, null, 2) + '\n'], { type: 'application/json' });

@@ -67,6 +67,13 @@ func TestCheaperPanel(t *testing.T) {
 	if got := pageEnergy(t, ctx); got != want {
 		t.Errorf("after Enter on %q the page shows %.17g kWh, want the point's %.17g kWh", label, got, want)
 	}
+	// The load is said as a success, with the GPU's name, not as an error.
+	type status struct{ Text, Kind, Role, Border string }
+	st := eval[status](t, ctx, `(function(){ var e = document.querySelector('.results .status'); return {Text: e.textContent, Kind: e.dataset.kind || '', Role: e.getAttribute('role'), Border: getComputedStyle(e).borderLeftColor}; })()`)
+	errBorder := eval[string](t, ctx, `(function(){ var e = document.createElement('div'); e.className = 'status'; e.textContent = 'x'; document.querySelector('.results').appendChild(e); var c = getComputedStyle(e).borderLeftColor; e.remove(); return c; })()`)
+	if !strings.HasPrefix(st.Text, "Loaded ") || st.Kind != "success" || st.Role != "status" || st.Border == errBorder || strings.Contains(st.Text, "-sxm") {
+		t.Errorf("after loading a point the status is %+v (an error's border is %s); want a success, styled apart from errors, naming the GPU", st, errBorder)
+	}
 	link := eval[string](t, ctx, `location.href`)
 	u, _ := url.Parse(link)
 	for _, k := range []string{"gpu", "count", "strategy", "power", "deadline"} {
