@@ -634,8 +634,10 @@ func ImportHF(req Request) (Request, []Imported, []string, error) {
 		notes = append(notes, hf.Notes...)
 	} else if req.Model.Preset != "" {
 		// A preset's shape for target_modules' names and the rank's bound.
-		if p, err := FindPreset(DefaultPresets(), req.Model.Preset); err == nil {
-			a = p.Arch
+		for _, p := range DefaultPresets() {
+			if k := normName(req.Model.Preset); k == normName(p.Name) || k == normName(p.Hub) {
+				a = p.Arch
+			}
 		}
 	}
 	if req.Training.HFArgs == "" && req.Training.PEFT == "" {

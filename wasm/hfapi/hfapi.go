@@ -143,8 +143,14 @@ func importFiles(in Input) (Output, error) {
 		}
 		req.Strategy.DataMode = f["data_mode"]
 	}
-	if req.Model.HFConfig == "" && f["model"] != "custom" {
-		req.Model.Preset = f["model"] // the model the adapter is for
+	if req.Model.HFConfig == "" {
+		// The model the adapter is for: its gated MLP decides whether
+		// all-linear includes gate.
+		if f["model"] != "custom" {
+			req.Model.Preset = f["model"]
+		} else {
+			req.Model.GLU = f["glu"] == "1" || f["glu"] == "on" || f["glu"] == "true"
+		}
 	}
 	plain, took, notes, err := model.ImportHF(req)
 	if err != nil {

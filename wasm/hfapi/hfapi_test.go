@@ -102,3 +102,20 @@ func TestImportErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestImportAdapterForThePreset pastes an adapter config alone: all-linear
+// takes the gated MLP of the form's model, named by preset or by hub id.
+func TestImportAdapterForThePreset(t *testing.T) {
+	for _, m := range []string{"llama-3-8b", "meta-llama/Meta-Llama-3-8B"} {
+		form := calcapi.DefaultForm()
+		form["model"] = m
+		in, _ := json.Marshal(Input{Files: []string{`{"r": 16, "target_modules": "all-linear", "load_in_4bit": true}`}, Form: form})
+		var out Output
+		if err := json.Unmarshal(Import(in), &out); err != nil || out.Error != nil {
+			t.Fatalf("%s: %v %+v", m, err, out.Error)
+		}
+		if out.Form["targets"] != "q,k,v,o,gate,up,down" || out.Form["method"] != "qlora" || out.Form["rank"] != "16" {
+			t.Errorf("%s: targets %q, method %q, rank %q; want q,k,v,o,gate,up,down, qlora, 16", m, out.Form["targets"], out.Form["method"], out.Form["rank"])
+		}
+	}
+}
