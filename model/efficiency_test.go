@@ -138,3 +138,44 @@ func hasAssumption(r model.Response, prefix string) bool {
 	}
 	return false
 }
+
+// TestAttentionFromTrainerArgs checks that TRL's model_init_kwargs
+// attn_implementation sets training.attention (transformers' names), that
+// the request's own field wins, that model_init_kwargs without it is
+// listed as ignored, and that an implementation not modelled is an error
+// naming the key.
+func TestAttentionFromTrainerArgs(t *testing.T) {
+	c := catalog(t)
+	want := effRequest("llama-2-7b", "a100-sxm4-80gb", 4096, 2)
+	want.Training.Attention = model.AttnEager
+	eager := estimate(t, c, want)
+	req := effRequest("llama-2-7b", "a100-sxm4-80gb", 4096, 2)
+	req.Training.HFArgs = `{"model_init_kwargs": {"attn_implementation": "eager", "torch_dtype": "bfloat16"}}`
+	got := estimate(t, c, req)
+	if got.TimeS != eager.TimeS || got.Training.Attention != model.AttnEager {
+		t.Errorf("attn_implementation eager: %g s, attention %q; training.attention eager: %g s", got.TimeS, got.Training.Attention, eager.TimeS)
+	}
+	req.Training.Attention = model.AttnSDPA
+	if got := estimate(t, c, req); got.Training.Attention != model.AttnSDPA || !imported(got, "model_init_kwargs", "overridden") {
+		t.Errorf("training.attention given: attention %q, imported %+v; want sdpa and model_init_kwargs overridden", got.Training.Attention, got.Inputs.Imported)
+	}
+	req.Training.Attention = ""
+	req.Training.HFArgs = `{"model_init_kwargs": {"torch_dtype": "bfloat16"}}`
+	if got := estimate(t, c, req); got.Training.Attention != model.AttnSDPA || !imported(got, "model_init_kwargs", "ignored") {
+		t.Errorf("no attn_implementation: attention %q, imported %+v; want sdpa and model_init_kwargs ignored", got.Training.Attention, got.Inputs.Imported)
+	}
+	req.Training.HFArgs = `{"model_init_kwargs": {"attn_implementation": "flex_attention"}}`
+	_, err := c.Estimate(req)
+	if err == nil || !strings.Contains(err.Error(), "training.hf_args.model_init_kwargs.attn_implementation") || !strings.Contains(err.Error(), "flex_attention") {
+		t.Errorf("flex_attention: error %v, want one naming the key and the value", err)
+	}
+}
+
+func imported(r model.Response, key, use string) bool {
+	for _, i := range r.Inputs.Imported {
+		if i.Key == key && i.Use == use {
+			return true
+		}
+	}
+	return false
+}

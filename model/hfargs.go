@@ -55,7 +55,7 @@ func optimNames() []string {
 // The trainer arguments read, and the TrainingArguments (and TRL
 // SFTConfig) names that do not bear on the estimate.
 const (
-	argsMapped  = "per_device_train_batch_size gradient_accumulation_steps num_train_epochs max_steps bf16 fp16 tf32 gradient_checkpointing optim max_seq_length max_length torch_compile"
+	argsMapped  = "per_device_train_batch_size gradient_accumulation_steps num_train_epochs max_steps bf16 fp16 tf32 gradient_checkpointing optim max_seq_length max_length torch_compile model_init_kwargs"
 	argsIgnored = "deepspeed fsdp fsdp_config fsdp_min_num_params fsdp_transformer_layer_cls_to_wrap ddp_backend ddp_find_unused_parameters ddp_bucket_cap_mb ddp_broadcast_buffers ddp_timeout " +
 		"per_device_eval_batch_size eval_strategy evaluation_strategy eval_steps eval_accumulation_steps eval_delay do_eval do_predict prediction_loss_only eval_do_concat_batches eval_on_start eval_use_gather_object " +
 		"per_gpu_train_batch_size per_gpu_eval_batch_size torch_compile_backend torch_compile_mode packing auto_find_batch_size group_by_length length_column_name " +
@@ -68,7 +68,7 @@ const (
 		"resume_from_checkpoint hub_model_id hub_strategy hub_token hub_private_repo hub_always_push hub_revision gradient_checkpointing_kwargs include_inputs_for_metrics include_for_metrics " +
 		"mp_parameters ray_scope dispatch_batches split_batches include_tokens_per_second include_num_input_tokens_seen neftune_noise_alpha batch_eval_metrics use_liger_kernel " +
 		"average_tokens_across_devices push_to_hub_model_id push_to_hub_organization push_to_hub_token torchdynamo sharded_ddp xpu_backend dataset_text_field dataset_kwargs dataset_num_proc " +
-		"dataset_batch_size model_init_kwargs eval_packing packing_strategy padding_free completion_only_loss assistant_only_loss chat_template_path eos_token pad_token dataset_name " +
+		"dataset_batch_size eval_packing packing_strategy padding_free completion_only_loss assistant_only_loss chat_template_path eos_token pad_token dataset_name " +
 		"num_of_sequences chars_per_token use_reentrant activation_offloading pad_to_multiple_of truncation_mode shuffle_dataset label_pad_token_id _n_gpu hub_private"
 )
 
@@ -181,12 +181,21 @@ type trainerArgs struct {
 	MaxSeq   *float64 `json:"max_seq_length"`
 	MaxLen   *float64 `json:"max_length"`
 	Compile  *bool    `json:"torch_compile"`
+	// Init is TRL's model_init_kwargs, the from_pretrained arguments,
+	// read for attn_implementation.
+	Init *struct {
+		Attn *string `json:"attn_implementation"`
+	} `json:"model_init_kwargs"`
 }
+
+// attnImplementations pairs transformers' attn_implementation values with
+// training.attention's.
+const attnImplementations = "eager:eager sdpa:sdpa flash_attention_2:flash2 flash_attention_3:flash3"
 
 // argFields pairs each trainer argument read with the field it fills.
 const argFields = "per_device_train_batch_size:training.batch_per_gpu gradient_accumulation_steps:training.gradient_accumulation num_train_epochs:training.epochs " +
 	"max_steps:training.tokens bf16:training.precision fp16:training.precision tf32:training.precision gradient_checkpointing:training.gradient_checkpointing " +
-	"optim:training.state_bytes_per_param max_seq_length:training.seq_len max_length:training.seq_len torch_compile:training.compile"
+	"optim:training.state_bytes_per_param max_seq_length:training.seq_len max_length:training.seq_len torch_compile:training.compile model_init_kwargs:training.attention"
 
 func (h *hfTraining) args(t *TrainingSpec) error {
 	o, err := parseHFObject([]byte(t.HFArgs), PathHFArgs)
@@ -216,6 +225,14 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 		seq = v.MaxLen
 	} else if v.MaxLen != nil && *v.MaxLen != *seq {
 		return hfErr(PathHFArgs+".max_length", "differs from max_seq_length; give one sequence length")
+	}
+	attn := ""
+	if v.Init != nil && v.Init.Attn != nil {
+		var ok bool
+		if attn, ok = lookup(attnImplementations, *v.Init.Attn); !ok {
+			return &FieldError{Field: PathHFArgs + ".model_init_kwargs.attn_implementation", Value: strconv.Quote(*v.Init.Attn),
+				Message: "is not an attention implementation wattscale models (eager, sdpa, flash_attention_2, flash_attention_3); give training.attention"}
+		}
 	}
 	var sb float64
 	if v.Optim != nil {
@@ -265,6 +282,8 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 			return orig.SeqLen != 0
 		case "training.compile":
 			return orig.Compile != nil
+		case "training.attention":
+			return orig.Attention != ""
 		}
 		return false
 	}
@@ -278,6 +297,8 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 			h.add(o, k, "", UseIgnored, argWhy(k))
 		case k == "max_steps" && steps <= 0:
 			h.add(o, k, "", UseIgnored, "not positive: num_train_epochs sets the run")
+		case k == "model_init_kwargs" && attn == "":
+			h.add(o, k, "", UseIgnored, "it names no attn_implementation")
 		case k == "max_length" && v.MaxSeq != nil:
 			h.add(o, k, "", UseIgnored, "the same as max_seq_length")
 		case field == "training.precision" && prec == "":
@@ -306,6 +327,9 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 	}
 	if v.Compile != nil && t.Compile == nil {
 		t.Compile = v.Compile
+	}
+	if attn != "" && t.Attention == "" {
+		t.Attention = attn
 	}
 	if prec != "" && t.Precision == "" {
 		t.Precision = prec
