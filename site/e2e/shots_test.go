@@ -28,7 +28,6 @@ func TestScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := serve(t, builtSite(t))
-	ctx := browser(t)
 	const ready = `document.getElementById('calc-root').dataset.ready === '1'`
 	pages := []struct{ name, path, ready, setup string }{
 		{"calculator", "/index.html", ready, ""},
@@ -51,37 +50,42 @@ func TestScreenshots(t *testing.T) {
 		pages = keep
 	}
 	for _, p := range pages {
-		for _, w := range []struct {
-			name  string
-			width int64
-		}{{"desktop", 1280}, {"phone", 390}} {
-			for _, scheme := range []string{"light", "dark"} {
-				opts := []chromedp.EmulateViewportOption{}
-				if w.width < 600 {
-					opts = append(opts, chromedp.EmulateMobile)
+		// One tab per page, closed after it: each has its own time limit
+		// (browser), so a slow machine does not run the whole set out of one.
+		t.Run(p.name, func(t *testing.T) {
+			ctx := browser(t)
+			for _, w := range []struct {
+				name  string
+				width int64
+			}{{"desktop", 1280}, {"phone", 390}} {
+				for _, scheme := range []string{"light", "dark"} {
+					opts := []chromedp.EmulateViewportOption{}
+					if w.width < 600 {
+						opts = append(opts, chromedp.EmulateMobile)
+					}
+					do(t, ctx, "viewport", chromedp.EmulateViewport(w.width, 900, opts...))
+					colorScheme(t, ctx, scheme)
+					do(t, ctx, "open "+p.path, chromedp.Navigate(srv.URL+p.path))
+					waitFor(t, ctx, p.name+" ready", p.ready)
+					if p.setup != "" {
+						eval[bool](t, ctx, p.setup)
+					}
+					if over := eval[int](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); over > 0 {
+						t.Errorf("%s %s %s: the page scrolls sideways by %d px", p.name, w.name, scheme, over)
+					}
+					png, err := fullShot(t, ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					name := filepath.Join(dir, p.name+"-"+w.name+"-"+scheme+".png")
+					checkShot(t, name, png, int(w.width))
+					if err := os.WriteFile(name, png, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					t.Logf("wrote %s", name)
 				}
-				do(t, ctx, "viewport", chromedp.EmulateViewport(w.width, 900, opts...))
-				colorScheme(t, ctx, scheme)
-				do(t, ctx, "open "+p.path, chromedp.Navigate(srv.URL+p.path))
-				waitFor(t, ctx, p.name+" ready", p.ready)
-				if p.setup != "" {
-					eval[bool](t, ctx, p.setup)
-				}
-				if over := eval[int](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); over > 0 {
-					t.Errorf("%s %s %s: the page scrolls sideways by %d px", p.name, w.name, scheme, over)
-				}
-				png, err := fullShot(t, ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				name := filepath.Join(dir, p.name+"-"+w.name+"-"+scheme+".png")
-				checkShot(t, name, png, int(w.width))
-				if err := os.WriteFile(name, png, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("wrote %s", name)
 			}
-		}
+		})
 	}
 }
 
