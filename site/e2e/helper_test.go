@@ -242,7 +242,18 @@ func eval[T any](t testing.TB, ctx context.Context, expr string) T {
 // waitFor polls a JavaScript predicate until it is truthy (30 s at most).
 func waitFor(t testing.TB, ctx context.Context, what, expr string) {
 	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(30*time.Second), chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+	// A poll started while a navigation replaces the page's JavaScript
+	// context fails with "Cannot find context with specified id" (seen
+	// under load): poll again in the new context, within the same time.
+	deadline := time.Now().Add(30 * time.Second)
+	var err error
+	for {
+		_, err = chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(time.Until(deadline)), chromedp.WithPollingInterval(20*time.Millisecond)))
+		if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
 		diag, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('#calc-root') || document.body).innerText.slice(0, 600)`))
 		t.Fatalf("waiting for %s (%s): %v; page says: %q", what, expr, err, diag)
 	}
