@@ -966,7 +966,7 @@
     }
     if (!this.embed) {
       var ctl = res.querySelector('.cheaper-ctl');
-      this.input('deadline', 'minimise').forEach(function (n) { ctl.appendChild(n); });
+      this.input('deadline', 'minimise', 'only_gpu').forEach(function (n) { ctl.appendChild(n); });
       wires.push([ctl, 'input', onInput], [ctl, 'change', onInput]);
       var outEl = res.querySelector('.cheaper-out');
       var pick = function (e) {
@@ -1036,8 +1036,9 @@
     if (typeof st === 'string') return st === 'single' ? 'single GPU' : st.toUpperCase();
     return 'tensor ' + st.tensor + ' × ' + (st.data_mode || 'fsdp').toUpperCase() + ' ' + st.data;
   }
-  function configText(c) {
-    return c.hardware.count + ' × ' + c.hardware.gpu + ', ' + strategyText(c.strategy) + ', ' + c.hardware.power_limit_w + ' W limit';
+  function configText(c, gpus) {
+    var g = (gpus || []).filter(function (x) { return x.id === c.hardware.gpu; })[0];
+    return c.hardware.count + ' × ' + (g ? g.name : c.hardware.gpu) + ', ' + strategyText(c.strategy) + ', ' + c.hardware.power_limit_w + ' W limit';
   }
 
   // renderCheaper runs the recommender for the form and draws the Pareto
@@ -1055,19 +1056,24 @@
       this.cheaperPoints = [];
       return;
     }
-    var r = out.result, pts = r.pareto || [];
+    var r = out.result, pts = r.pareto || [], say = out.say || { skipped: [] }, gpus = this.meta.gpus;
     this.cheaperPoints = pts;
-    if (!r.best) { el0.innerHTML = '<p class="muted">' + esc((r.warnings || []).join(' ')) + '</p>'; return; }
+    // What the search did (calcapi's words, GPUs by name): which types it
+    // searched, your configuration's memory check, the counts left out.
+    var did = '<div class="cheaper-did muted small"><p class="cheaper-searched">' + esc(say.searched || '') + '</p>' +
+      (say.current ? '<p class="cheaper-current">' + esc(say.current) + '</p>' : '') +
+      (say.skipped.length ? '<details class="cheaper-skipped"><summary>' + esc(say.skipped.length) + ' GPU counts left out</summary><ul>' +
+        say.skipped.map(function (s) { return '<li>' + esc(s) + '</li>'; }).join('') + '</ul></details>' : '') + '</div>';
+    if (!r.best) { el0.innerHTML = '<p class="muted">' + esc((r.warnings || []).join(' ')) + '</p>' + did; return; }
     var b = r.best, cur = r.current, obj = { energy: 'energy', co2e: 'CO₂e', cost: 'electricity cost', time: 'time' }[r.minimise];
     var head = '<p class="cheaper-best"><strong>' + (r.meets_deadline ? 'Least ' + esc(obj) + (r.deadline_s ? ' within the deadline' : '') : 'Nothing meets the deadline; fastest') + ':</strong> ' +
-      esc(configText(b)) + ' — ' + esc(energyText(b.energy_kwh)) + ', ' + esc(timeText(b.time_s)) + ', ' + esc(massText(b.co2e_kg)) + ' operational + ' + esc(massText(b.embodied_co2e_kg)) + ' embodied, ' + esc(usd(b.cost_usd)) + '.</p>';
+      esc(configText(b, gpus)) + ' — ' + esc(energyText(b.energy_kwh)) + ', ' + esc(timeText(b.time_s)) + ', ' + esc(massText(b.co2e_kg)) + ' operational + ' + esc(massText(b.embodied_co2e_kg)) + ' embodied, ' + esc(usd(b.cost_usd)) + '.</p>';
     if (r.held) {
-      head += '<p class="cheaper-held muted small">Held fixed: ' + esc(r.held.sequences_per_step) + ' sequences per optimizer step (yours) and ' + esc(sig(r.held.tokens, 3)) + ' tokens' +
-        (r.skipped && r.skipped.length ? '; ' + esc(r.skipped.length) + ' GPU counts cannot reproduce that batch and were left out (' + esc(r.skipped.slice(0, 3).map(function (s) { return s.reason; }).join('; ')) + (r.skipped.length > 3 ? '; …' : '') + ')' : '') + '.</p>';
+      head += '<p class="cheaper-held muted small">Held fixed: ' + esc(r.held.sequences_per_step) + ' sequences per optimizer step (yours) and ' + esc(sig(r.held.tokens, 3)) + ' tokens.</p>';
     }
     if (cur && r.saving) {
       var sv = r.saving;
-      head += '<p class="cheaper-saving">' + (sv.energy_kwh > 0 ? 'Switching from yours (' + esc(configText(cur)) + ') saves ' + esc(energyText(sv.energy_kwh)) + ' (' + esc(Math.round(sv.energy_pct) + ' %') + ')' +
+      head += '<p class="cheaper-saving">' + (sv.energy_kwh > 0 ? 'Switching from yours (' + esc(configText(cur, gpus)) + ') saves ' + esc(energyText(sv.energy_kwh)) + ' (' + esc(Math.round(sv.energy_pct) + ' %') + ')' +
         (sv.time_s < 0 ? ' and takes ' + esc(timeText(-sv.time_s)) + ' longer' : ' and finishes ' + esc(timeText(sv.time_s)) + ' sooner') : 'Your configuration is already the least ' + esc(obj) + ' of those searched') + '.</p>';
     }
     // Chart.
@@ -1092,7 +1098,7 @@
     });
     pts.forEach(function (c, i) {
       var isBest = c.hardware.gpu === b.hardware.gpu && c.hardware.count === b.hardware.count && c.hardware.power_limit_w === b.hardware.power_limit_w && JSON.stringify(c.strategy) === JSON.stringify(b.strategy);
-      var label = configText(c) + ': ' + energyText(c.energy_kwh) + ', ' + timeText(c.time_s) + (isBest ? ' (recommended)' : '') + (c.meets_deadline ? '' : ' (misses the deadline)') + '. Load into the form.';
+      var label = configText(c, gpus) + ': ' + energyText(c.energy_kwh) + ', ' + timeText(c.time_s) + (isBest ? ' (recommended)' : '') + (c.meets_deadline ? '' : ' (misses the deadline)') + '. Load into the form.';
       o.push('<g class="pt' + (isBest ? ' best' : '') + (c.meets_deadline ? '' : ' late') + '" data-pareto="' + i + '" data-kwh="' + c.energy_kwh + '" tabindex="' + (i === focusAt ? 0 : -1) + '" role="button" aria-label="' + esc(label) + '">' +
         '<title>' + esc(label) + '</title><circle r="' + (isBest ? 7 : 5) + '" cx="' + xa.map(c.time_s / 3600).toFixed(1) + '" cy="' + ya.map(c.energy_kwh).toFixed(1) + '"/></g>');
     });
@@ -1107,6 +1113,7 @@
       '<figcaption>Ring: your configuration. Large dot: the recommendation. ' + (r.deadline_s ? 'Dashed line: the deadline. ' : '') +
       esc(r.searched) + ' configurations searched, ' + esc(r.feasible) + ' fit in memory. Embodied CO₂e: ' + esc(sig(b.embodied_co2e_kg / b.gpu_hours * 1000, 3)) + ' g per GPU-hour (Luccioni et al. 2023). ' +
       'Power-limit response fitted on the Zeus power-capped runs (You et al., NSDI 2023).</figcaption></figure>' +
+      did +
       (r.warnings && r.warnings.length ? '<ul class="muted small">' + r.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul>' : '');
   };
 
@@ -1935,6 +1942,7 @@
       return;
     }
     var r = out.result, obj = { energy: 'energy', co2e: 'CO₂e', cost: 'electricity cost', time: 'time' };
+    var stageGPUs = this.meta.gpus;
     var done = r.stages.filter(function (s) { return !s.reason; }), skipped = r.stages.filter(function (s) { return s.reason; });
     this.recStages = done;
     var html = '<p class="stage-rec-total" data-before="' + r.plan_total_kwh + '" data-after="' + r.plan_total_best_kwh + '">Whole plan: ' + esc(energyText(r.plan_total_kwh)) + ' as planned, ' +
@@ -1942,8 +1950,8 @@
     done.forEach(function (s, j) {
       var b = s.best, c = s.current, row = +/^options\[(\d+)\]/.exec(s.path)[1] + 1;
       html += '<li data-stage-rec="' + esc(s.path) + '"' + (b ? ' data-best-kwh="' + b.energy_kwh + '"' : '') + (c ? ' data-current-kwh="' + c.energy_kwh + '"' : '') + '><strong>' + esc(s.option) + ', ' + esc(s.stage) + '</strong>: ' +
-        (c ? 'yours ' + esc(configText(c)) + ': ' + esc(energyText(c.energy_kwh)) + ', ' + esc(timeText(c.time_s)) + '. ' : '') +
-        (b ? (s.meets_deadline ? 'Least ' + esc(obj[s.minimise] || s.minimise) + (s.deadline_s ? ' within the deadline' : '') : 'Nothing meets the deadline; fastest') + ': ' + esc(configText(b)) + ': ' + esc(energyText(b.energy_kwh)) + ', ' + esc(timeText(b.time_s)) +
+        (c ? 'yours ' + esc(configText(c, stageGPUs)) + ': ' + esc(energyText(c.energy_kwh)) + ', ' + esc(timeText(c.time_s)) + '. ' : '') +
+        (b ? (s.meets_deadline ? 'Least ' + esc(obj[s.minimise] || s.minimise) + (s.deadline_s ? ' within the deadline' : '') : 'Nothing meets the deadline; fastest') + ': ' + esc(configText(b, stageGPUs)) + ': ' + esc(energyText(b.energy_kwh)) + ', ' + esc(timeText(b.time_s)) +
           (s.saving && s.saving.energy_kwh > 0 ? ' (' + esc(energyText(s.saving.energy_kwh)) + ', ' + esc(Math.round(s.saving.energy_pct) + ' %') + ' less)' : '') + '. ' +
           (s.stage === 'student' ? '<button type="button" class="btn small" data-use="' + j + '">Use it for option ' + row + '</button>' : '') : esc((s.warnings || []).join(' '))) +
         (b && s.warnings && s.warnings.length ? '<br><span class="muted small">' + esc(s.warnings.join(' ')) + '</span>' : '') + '</li>';

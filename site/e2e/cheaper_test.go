@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -42,12 +43,13 @@ func TestCheaperPanel(t *testing.T) {
 		t.Errorf("held-fixed sentence %q, want it to name the 16 sequences per optimizer step", got)
 	}
 	t.Logf("recommend in the page's wasm: %.1f ms (wall, the last search)", eval[float64](t, ctx, `window.wattscalePerf.lastRecommendMs || -1`))
-	// Keyboard only: the chart is one tab stop after the Minimise select
-	// (the recommendation); the arrow keys move along the front.
-	eval[bool](t, ctx, `(function(){document.getElementById('f-minimise').focus(); return true})()`)
+	// Keyboard only: the chart is one tab stop after the panel's last
+	// control, the "Only my GPU type" box (the recommendation); the arrow
+	// keys move along the front.
+	eval[bool](t, ctx, `(function(){document.getElementById('f-only_gpu').focus(); return true})()`)
 	do(t, ctx, "Tab", chromedp.KeyEvent(kb.Tab))
 	if !eval[bool](t, ctx, `document.activeElement && document.activeElement.classList.contains('best')`) {
-		t.Fatalf("Tab from Minimise focused %s, want the recommended point", eval[string](t, ctx, `document.activeElement.outerHTML.slice(0, 120)`))
+		t.Fatalf("Tab from Only my GPU type focused %s, want the recommended point", eval[string](t, ctx, `document.activeElement.outerHTML.slice(0, 120)`))
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll('.cheaper-out [data-pareto][tabindex="0"]').length`); n != 1 {
 		t.Errorf("%d Pareto points in the tab order, want 1", n)
@@ -100,4 +102,60 @@ func TestCheaperPanel(t *testing.T) {
 	if got := pageEnergy(t, ctx2); got != want {
 		t.Errorf("energy from the address %.17g kWh, want %.17g kWh", got, want)
 	}
+}
+
+// TestCheaperOnlyMyGPU: the panel's "Only my GPU type" box limits the
+// search to the form's GPU (every point of the chart on it), is kept in the
+// address (a fresh tab opened from it searches the same), and the panel
+// says what it searched and the form's configuration's memory check, naming
+// the GPU, not its id.
+func TestCheaperOnlyMyGPU(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/index.html")
+	waitFor(t, ctx, "the Pareto points", `document.querySelectorAll('.cheaper-out [data-pareto]').length > 0`)
+	if got := eval[string](t, ctx, `(document.querySelector('.cheaper-searched') || {}).textContent || ''`); !strings.Contains(got, "every GPU type") {
+		t.Errorf("before the box is ticked the panel says %q, want every GPU type searched", got)
+	}
+	gpu := eval[string](t, ctx, `document.getElementById('f-gpu').value`)
+	name := eval[string](t, ctx, `(function(){ var o = document.querySelector('datalist option[value="'+document.getElementById('f-gpu').value+'"]'); return o ? o.textContent : ''; })()`)
+	do(t, ctx, "tick only my GPU type", chromedp.Click(chromedp.ID("f-only_gpu")))
+	waitFor(t, ctx, "the limited search", `/Searched only/.test((document.querySelector('.cheaper-searched') || {}).textContent || '')`)
+	check := func(ctx context.Context, where string) {
+		t.Helper()
+		labels := eval[[]string](t, ctx, `Array.prototype.map.call(document.querySelectorAll('.cheaper-out [data-pareto]'), function (g) { return g.getAttribute('aria-label'); })`)
+		if len(labels) == 0 {
+			t.Fatalf("%s: no Pareto points", where)
+		}
+		for _, l := range labels {
+			if name == "" || !strings.Contains(l, " × "+name+",") {
+				t.Errorf("%s: point %q is not on the form's GPU %q", where, l, name)
+			}
+		}
+		said := eval[string](t, ctx, `document.querySelector('.cheaper-did').textContent`)
+		if !strings.Contains(said, "Searched only "+name) || !strings.Contains(said, "memory check") || strings.Contains(said, " "+gpu) {
+			t.Errorf("%s: the panel says %q; want the search limited to %s and the memory check, by name (not %s)", where, said, name, gpu)
+		}
+	}
+	check(ctx, "ticked")
+	link := eval[string](t, ctx, `location.href`)
+	if u, _ := url.Parse(link); u.Query().Get("only_gpu") != "1" {
+		t.Errorf("address %s lacks only_gpu=1", link)
+	}
+	if dir := os.Getenv("WATTSCALE_SHOTS"); dir != "" {
+		png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(".cheaper")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "cheaper-only-gpu.png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx2 := browser(t)
+	openCalc(t, ctx2, link)
+	if !eval[bool](t, ctx2, `document.getElementById('f-only_gpu').checked`) {
+		t.Error("the box is not ticked in a tab opened from the address")
+	}
+	waitFor(t, ctx2, "the Pareto points", `document.querySelectorAll('.cheaper-out [data-pareto]').length > 0`)
+	check(ctx2, "from the address")
 }

@@ -34,6 +34,8 @@ var recommendFields = []model.Field{
 	{Key: "minimise", Path: "minimise", Kind: model.KindEnum, Group: "recommend", Label: "Minimise", Choices: []string{"energy", "co2e", "cost", "time"}, Form: "energy",
 		Say:  map[string]string{"energy": "Energy", "co2e": "CO₂e (operational + embodied)", "cost": "Electricity cost", "time": "Time"},
 		Help: "what the recommendation makes least: energy, CO2e (operational + embodied), electricity cost or time"},
+	{Key: "only_gpu", Path: "candidates", Kind: model.KindBool, Group: "recommend", Label: "Only my GPU type", Optional: true,
+		Help: "search only the form's GPU type (its counts, layouts and power limits), not every GPU of the table"},
 	{Key: "compare", Kind: model.KindBool, Group: "method", Label: "Compare with full fine-tuning", Optional: true, When: &model.When{Key: "method", In: []string{model.MethodLoRA, model.MethodQLoRA}},
 		Help: "lora and qlora: also estimate full fine-tuning of the same configuration"},
 }

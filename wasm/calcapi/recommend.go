@@ -2,6 +2,8 @@ package calcapi
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
@@ -19,6 +21,20 @@ type RecommendOutput struct {
 	Request json.RawMessage          `json:"request,omitempty"`
 	Result  *model.RecommendResponse `json:"result,omitempty"`
 	Error   *Error                   `json:"error,omitempty"`
+	// Say is what the panel shows besides the figures, in words with GPU
+	// names (the result keeps the ids).
+	Say *RecommendSay `json:"say,omitempty"`
+}
+
+// RecommendSay is the recommender's answer in the calculator's words.
+type RecommendSay struct {
+	// Current is the form's configuration's memory check, or why it was
+	// left out of the comparison.
+	Current string `json:"current"`
+	// Searched says what was searched: every GPU type or only the form's.
+	Searched string `json:"searched"`
+	// Skipped are the GPU counts the search left out, with why.
+	Skipped []string `json:"skipped"`
 }
 
 // RecommendRequest turns the form into a recommend request: its model and
@@ -33,6 +49,11 @@ func (f Form) RecommendRequest(regions []Region) (model.RecommendRequest, *Error
 		Workload: model.Workload{Model: req.Model, Training: req.Training, Calibration: req.Calibration},
 		Current:  &model.Current{Hardware: req.Hardware, Strategy: req.Strategy},
 		Site:     req.Site, Minimise: strings.TrimSpace(f["minimise"]),
+	}
+	if on(f["only_gpu"]) {
+		// Only the form's GPU type, up to its own count if that is more
+		// than the search's usual 64.
+		rr.Candidates = []model.Candidate{{GPU: req.Hardware.GPU, MaxCount: max(model.DefaultMaxCount, req.Hardware.Count)}}
 	}
 	rr.DeadlineS, ferr = f.deadlineS()
 	return rr, ferr
@@ -60,9 +81,11 @@ func (a *API) Recommend(input []byte) (out []byte) {
 	}
 	o := RecommendOutput{Request: mustJSON(rr)}
 	res, err := a.Catalog.Recommend(rr)
+	var curErr *Error
 	if fe := model.AsFieldError(err); fe != nil && strings.HasPrefix(fe.Field, "current.") {
 		// The form's own configuration cannot run (the estimate says why
 		// beside its input); the other configurations still can.
+		curErr = a.errorOf(err, in.Form)
 		rr.Current = nil
 		o.Request = mustJSON(rr)
 		res, err = a.Catalog.Recommend(rr)
@@ -81,5 +104,68 @@ func (a *API) Recommend(input []byte) (out []byte) {
 		return mustJSON(o)
 	}
 	o.Result = &res
+	o.Say = a.recommendSay(rr, res, curErr)
 	return mustJSON(o)
+}
+
+// gpuName is a GPU's display name ("NVIDIA A100 SXM4 80GB"), or the id
+// given when the table has no such GPU.
+func (a *API) gpuName(id string) string {
+	if g, err := a.Catalog.Hardware.Lookup(id); err == nil && g.Name != "" {
+		return g.Name
+	}
+	return id
+}
+
+// recommendSay renders what the search did in words: the form's
+// configuration's memory check (or why it is not compared), which GPU
+// types were searched and the counts left out, naming GPUs by their names.
+func (a *API) recommendSay(rr model.RecommendRequest, res model.RecommendResponse, curErr *Error) *RecommendSay {
+	s := &RecommendSay{Skipped: []string{}}
+	switch c := res.Current; {
+	case c != nil && c.Memory != nil:
+		m := c.Memory
+		need := m.StateGB + m.ActivationGB
+		verdict := "fits"
+		if !m.Fits {
+			verdict = "does not fit"
+		}
+		s.Current = fmt.Sprintf("Your configuration's memory check (%d × %s): %s GB per GPU (%s GB state and %s GB activations) against its %s GB: %s.",
+			c.Hardware.Count, a.gpuName(c.Hardware.GPU), model.ShortNum(need), model.ShortNum(m.StateGB), model.ShortNum(m.ActivationGB), model.ShortNum(m.CapacityGB), verdict)
+	case curErr != nil:
+		say := curErr.Say
+		if l := formLabels()[strings.TrimPrefix(curErr.Field, "current.")]; l != "" && !strings.HasPrefix(say, "“") {
+			say = "“" + l + "” " + say
+		}
+		s.Current = "Your configuration is not compared: " + say
+	}
+	if len(rr.Candidates) > 0 {
+		names := make([]string, len(rr.Candidates))
+		for i, c := range rr.Candidates {
+			names[i] = a.gpuName(c.GPU)
+		}
+		s.Searched = "Searched only " + strings.Join(names, ", ") + ", as asked."
+	} else {
+		s.Searched = "Searched every GPU type of the table."
+	}
+	for _, k := range res.Skipped {
+		s.Skipped = append(s.Skipped, a.skipSay(k))
+	}
+	return s
+}
+
+// skipSay is a skipped GPU count in words, with the GPU's name.
+func (a *API) skipSay(k model.Skipped) string {
+	ranks := make([]string, len(k.DataRanks))
+	for i, d := range k.DataRanks {
+		ranks[i] = strconv.Itoa(d)
+	}
+	at := fmt.Sprintf("%d × %s", k.Count, a.gpuName(k.GPU))
+	switch k.Code {
+	case model.SkipIndivisible:
+		return fmt.Sprintf("%s: no layout's data-parallel degree (%s) divides your %d sequences per optimizer step", at, strings.Join(ranks, ", "), k.SequencesPerStep)
+	case model.SkipMemory:
+		return fmt.Sprintf("%s: your %d sequences per optimizer step need at least %.1f GB per GPU at the smallest micro-batch, more than its %.0f GB", at, k.SequencesPerStep, k.NeedGB, k.CapacityGB)
+	}
+	return fmt.Sprintf("%s: the tokens make less than one optimizer step of %d sequences", at, k.SequencesPerStep)
 }

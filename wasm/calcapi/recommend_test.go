@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/wattscale/wattscale/model"
@@ -112,4 +113,67 @@ func TestDeadlineReadAlike(t *testing.T) {
 			t.Errorf("deadline %q: calculator error %+v, planner error %+v; want the same error on deadline_s", v, calc.Error, plan.Error)
 		}
 	}
+}
+
+// TestRecommendOnlyMyGPU: "only my GPU type" limits the search to the
+// form's GPU (every configuration on it, the count searched up to the
+// form's own), and the panel's words say so, give the form's
+// configuration's memory check and the skipped counts with the GPU's name,
+// never its id. Without it the search finds other GPU types.
+func TestRecommendOnlyMyGPU(t *testing.T) {
+	a := newAPI(t)
+	f := DefaultForm()
+	g, err := a.Catalog.Hardware.Lookup(f["gpu"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := recommendForm(t, a, f)
+	if all.Result == nil || all.Say == nil {
+		t.Fatalf("Recommend(default form) = %+v", all)
+	}
+	types := map[string]bool{}
+	for _, c := range all.Result.Pareto {
+		types[c.Hardware.GPU] = true
+	}
+	if len(types) == 1 && types[g.ID] {
+		t.Errorf("the whole table's search found only GPU type %v: cannot tell it from the limited one", types)
+	}
+	if !strings.Contains(all.Say.Searched, "every GPU type") {
+		t.Errorf("searched: %q", all.Say.Searched)
+	}
+	f["only_gpu"] = "1"
+	out := recommendForm(t, a, f)
+	if out.Error != nil || out.Result == nil || out.Result.Best == nil || out.Say == nil {
+		t.Fatalf("Recommend(only my GPU) = %+v", out)
+	}
+	for _, c := range append([]model.Config{*out.Result.Best}, out.Result.Pareto...) {
+		if c.Hardware.GPU != g.ID {
+			t.Errorf("only %s asked, the search returned %d × %s", g.ID, c.Hardware.Count, c.Hardware.GPU)
+		}
+	}
+	say := out.Say.Current + " " + out.Say.Searched + " " + strings.Join(out.Say.Skipped, " ")
+	if !strings.Contains(out.Say.Searched, g.Name) || !strings.Contains(out.Say.Current, "memory check") || !strings.Contains(out.Say.Current, g.Name) {
+		t.Errorf("the panel's words %q: want the memory check and the search naming %s", say, g.Name)
+	}
+	if strings.Contains(say, g.ID+" ") || strings.Contains(say, g.ID+":") || strings.Contains(say, g.ID+",") {
+		t.Errorf("the panel's words name the GPU by its id %s: %q", g.ID, say)
+	}
+	// A configuration that does not fit says so: Llama-2-70B full
+	// fine-tuning on 8 A100 80GB without FSDP's sharding.
+	h := DefaultForm()
+	h["model"], h["gpu"], h["count"], h["strategy"], h["precision"] = "llama-2-70b", "a100-sxm4-80gb", "8", "ddp", "bf16"
+	h["seq"], h["batch"] = "4096", "1"
+	o2 := recommendForm(t, a, h)
+	if o2.Say == nil || o2.Say.Current == "" {
+		t.Fatalf("Llama-2-70B DDP on 8 A100: %+v", o2)
+	}
+	if !strings.Contains(o2.Say.Current, "does not fit") && !strings.Contains(o2.Say.Current, "not compared") {
+		t.Errorf("Llama-2-70B DDP on 8 A100 80GB: the panel says %q, want that it does not fit", o2.Say.Current)
+	}
+	for _, s := range o2.Say.Skipped {
+		if strings.Contains(s, "× a100") || strings.Contains(s, "× h100") || strings.Contains(s, "× b200") {
+			t.Errorf("skipped count named by id: %q", s)
+		}
+	}
+	t.Logf("%s | %s | %d skipped, e.g. %v", o2.Say.Current, o2.Say.Searched, len(o2.Say.Skipped), o2.Say.Skipped[:min(2, len(o2.Say.Skipped))])
 }
