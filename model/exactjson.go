@@ -156,26 +156,39 @@ func (s *keyScan) array(elem reflect.Type) error {
 		return nil
 	}
 	for n := 0; ; n++ {
-		s.path = append(s.path, pathSeg{index: n, isIndex: true})
-		err := s.value(elem)
-		s.path = s.path[:len(s.path)-1]
-		if err != nil {
+		if err := s.member(pathSeg{index: n, isIndex: true}, elem); err != nil {
 			return err
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return errMalformed
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			return nil
-		default:
-			return errMalformed
+		if done, err := s.next(']'); done || err != nil {
+			return err
 		}
 	}
+}
+
+// member checks the value of an array element or an object member at seg.
+func (s *keyScan) member(seg pathSeg, t reflect.Type) error {
+	s.path = append(s.path, seg)
+	err := s.value(t)
+	s.path = s.path[:len(s.path)-1]
+	return err
+}
+
+// next reads what follows a member: a comma (more to come) or close (the
+// array or object ends, done).
+func (s *keyScan) next(close byte) (done bool, err error) {
+	s.ws()
+	if s.i >= len(s.b) {
+		return false, errMalformed
+	}
+	switch s.b[s.i] {
+	case ',':
+		s.i++
+		return false, nil
+	case close:
+		s.i++
+		return true, nil
+	}
+	return false, errMalformed
 }
 
 // object scans an object; t is a struct (keys must be its fields), a map
@@ -254,24 +267,11 @@ func (s *keyScan) object(t reflect.Type) error {
 			return errMalformed
 		}
 		s.i++
-		s.path = append(s.path, pathSeg{key: key})
-		err := s.value(elem)
-		s.path = s.path[:len(s.path)-1]
-		if err != nil {
+		if err := s.member(pathSeg{key: key}, elem); err != nil {
 			return err
 		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return errMalformed
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return nil
-		default:
-			return errMalformed
+		if done, err := s.next('}'); done || err != nil {
+			return err
 		}
 	}
 }
