@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -883,11 +884,19 @@ func ParetoFront(n int, time, energy func(i int) float64) []int {
 	for i := range keys {
 		keys[i] = key{time(i), energy(i), i}
 	}
-	slices.SortFunc(keys, func(a, b key) int {
+	// sort.Slice, not slices.SortFunc: a generic sort is compiled anew for
+	// each element type (about 17 KB of code in calc.wasm for this one),
+	// and package sort's is already linked. Ties on time and energy keep
+	// the lower index, whatever the algorithm.
+	sort.Slice(keys, func(x, y int) bool {
+		a, b := keys[x], keys[y]
 		if c := cmp.Compare(a.t, b.t); c != 0 {
-			return c
+			return c < 0
 		}
-		return cmp.Compare(a.e, b.e)
+		if c := cmp.Compare(a.e, b.e); c != 0 {
+			return c < 0
+		}
+		return a.i < b.i
 	})
 	var out []int
 	bestE := math.Inf(1)
