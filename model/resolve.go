@@ -3,7 +3,379 @@ package model
 import (
 	"fmt"
 	"math"
+	"strings"
 )
+
+// resolved is a validated request.
+type resolved struct {
+	name     string
+	arch     Arch
+	head     string
+	params   float64
+	tokens   float64
+	seq, bat int
+	accum    int // micro-batches per optimizer step (gradient accumulation)
+	prec     Precision
+	state    float64 // bytes per parameter of weights, gradients and optimizer state
+	gpu      *GPU
+	limitW   float64 // power limit per GPU, W (the board's default when not given)
+	belowMin bool    // limitW is under the board's estimated lowest limit (checkPowerLimit)
+	peak     float64
+	count    int
+	strategy string
+	plan     Plan
+	site     SiteSpec
+	cal      *Calibration
+	timeCal  *Calibration
+	method   method
+	stack    stack
+	eff      efficiency
+	logits   bool // training.teacher_logits
+	assume   []string
+	warn     []string
+	imported []Imported // what the Hugging Face files gave (Inputs.Imported)
+}
+
+func (c *Catalog) resolve(req Request) (*resolved, error) {
+	r := &resolved{}
+	if err := c.resolveInto(r, req); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// resolveInto validates req into r, memory and step checks included.
+func (c *Catalog) resolveInto(r *resolved, req Request) error {
+	if err := c.fillInputs(r, req); err != nil {
+		return err
+	}
+	// Memory feasibility: by default 16 bytes/param for weights, gradients
+	// and Adam state in mixed precision (Rajbhandari et al. 2020, ZeRO,
+	// section 3.1); training.state_bytes_per_param overrides it.
+	if err := r.checkState(); err != nil {
+		return err
+	}
+	return r.checkSteps()
+}
+
+// resolveInputs validates a request without the memory check (the
+// recommender checks memory per layout).
+func (c *Catalog) resolveInputs(req Request) (*resolved, error) {
+	r := &resolved{}
+	if err := c.fillInputs(r, req); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// fillInputs is resolveInputs into a zero resolved that the caller owns.
+func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
+	var hf *HFModel
+	if r.name, r.arch, r.head, hf, err = c.resolveModelHF(req.Model); err != nil {
+		return err
+	}
+	t := req.Training
+	var hft *hfTraining
+	if t.HFArgs != "" || t.PEFT != "" {
+		if c.hf == nil {
+			if t.HFArgs == "" {
+				return c.noHF(PathPEFT)
+			}
+			return c.noHF(PathHFArgs)
+		}
+		var fam *hfFamily
+		if hf != nil {
+			fam = hf.family
+		}
+		if t, hft, err = c.hf.training(t, fam, r.arch); err != nil {
+			return err
+		}
+	}
+	if hf != nil || hft != nil {
+		c.hf.note(r, hf, hft)
+	}
+	r.params = r.arch.Params()
+	if a := r.arch; a.MoE() {
+		r.assume = append(r.assume, fmt.Sprintf("mixture of experts: FLOPs count the %d of %d experts each token is routed to; memory, weight traffic and communication all %d; the experts' matmuls run at %.2f of a dense matmul's rate (%s)",
+			a.ExpertsPerToken, a.Experts, a.Experts, ExpertEfficiency, ExpertSource))
+	}
+
+	maxSteps := 0
+	if hft != nil {
+		maxSteps = hft.maxSteps
+	}
+	switch {
+	case t.Tokens != 0 && (t.DatasetTokens != 0 || t.Epochs != 0):
+		return fieldErr("training.tokens", t.Tokens, "give tokens, or dataset_tokens with epochs, not both")
+	case t.Tokens != 0:
+		if err := fieldTokens.Check(t.Tokens); err != nil {
+			return err
+		}
+		r.tokens = t.Tokens
+	case maxSteps > 0 && t.Epochs == 0: // the tokens follow from the layout, below
+		if t.DatasetTokens != 0 {
+			r.assume = append(r.assume, "training.dataset_tokens is not used: max_steps of "+PathHFArgs+" sets the run, as in the Trainer")
+		}
+	case t.DatasetTokens != 0 || t.Epochs != 0:
+		if err := fieldDatasetTokens.Check(t.DatasetTokens); err != nil {
+			return err
+		}
+		if err := fieldEpochs.Check(t.Epochs); err != nil {
+			return err
+		}
+		r.tokens = t.DatasetTokens * t.Epochs
+	default:
+		return fieldErr("training.tokens", nil, "is required (or dataset_tokens with epochs)")
+	}
+	if err := fieldSeqLen.Check(t.SeqLen); err != nil {
+		return err
+	}
+	if err := fieldBatchPerGPU.Check(t.BatchPerGPU); err != nil {
+		return err
+	}
+	r.seq, r.bat = int(t.SeqLen), int(t.BatchPerGPU)
+	r.accum = 1
+	if t.GradientAccumulation != 0 {
+		if err := fieldAccum.Check(t.GradientAccumulation); err != nil {
+			return err
+		}
+		r.accum = int(t.GradientAccumulation)
+	}
+	if hf != nil && hf.MaxPositions > 0 && r.seq > hf.MaxPositions {
+		if hf.AbsolutePositions {
+			return fieldErr("training.seq_len", r.seq, "exceeds the %d positions of the model (max_position_embeddings of %s; its learned positions go no further)", hf.MaxPositions, PathHFConfig)
+		}
+		r.warn = append(r.warn, fmt.Sprintf("training.seq_len %d exceeds the model's max_position_embeddings %d (%s): it was trained on shorter sequences; its rotary positions need rope_scaling to reach this length", r.seq, hf.MaxPositions, PathHFConfig))
+	}
+	if maxSteps == 0 && r.tokens < float64(r.seq) {
+		return fieldErr("training.tokens", r.tokens, "must cover at least one sequence (%d tokens)", r.seq)
+	}
+	r.state = DefaultStateBytesPerParam
+	if t.StateBytesPerParam != 0 {
+		if err := fieldStateBytes.Check(t.StateBytesPerParam); err != nil {
+			return err
+		}
+		r.state = t.StateBytesPerParam
+	}
+	r.prec = Precision(strings.ToLower(string(t.Precision)))
+
+	if req.Hardware.GPU == "" {
+		return fieldErr("hardware.gpu", nil, "is required, for example \"a100-sxm4-80gb\"")
+	}
+	g, err := c.Hardware.Lookup(req.Hardware.GPU)
+	if err != nil {
+		return err
+	}
+	r.gpu = g
+	if g.PowerScope == SystemPower {
+		r.assume = append(r.assume, fmt.Sprintf("%s power is measured system power per chip (%g W: host, memory and network included, %s), so energy_kwh includes the host's share here", g.ID, g.BoardPowerW, "the only training power Google publishes for its TPUs"))
+	}
+	if r.prec == "" {
+		r.prec = g.DefaultPrecision()
+		r.assume = append(r.assume, fmt.Sprintf("training.precision not given: %s, what a typical mixed-precision recipe uses on a %s (%s)", r.prec, g.ID, DefaultPrecisionRule))
+	}
+	if r.peak, err = g.PeakFLOPS(r.prec); err != nil {
+		return err
+	}
+	if r.limitW, r.belowMin, err = checkPowerLimit("hardware.power_limit_w", req.Hardware.PowerLimitW, g); err != nil {
+		return err
+	}
+	if r.belowMin {
+		r.warn = append(r.warn, belowMinWarning(g, r.limitW))
+	}
+	if err := fieldCount.Check(req.Hardware.Count); err != nil {
+		return err
+	}
+	r.count = int(req.Hardware.Count)
+	if err := r.resolveMethod(t); err != nil {
+		return err
+	}
+
+	if err := r.resolveStrategy(req.Strategy); err != nil {
+		return err
+	}
+	if maxSteps > 0 {
+		// The Trainer's max_steps counts optimizer steps: each takes
+		// gradient_accumulation micro-batches of batch_per_gpu sequences on
+		// every data-parallel rank.
+		r.tokens = float64(maxSteps) * float64(r.accum) * float64(r.bat) * float64(r.seq) * float64(r.plan.Data)
+		if err := fieldTokens.Check(r.tokens); err != nil {
+			return fieldErr(PathHFArgs+".max_steps", maxSteps, "gives %s tokens (steps × accumulation × batch × seq_len × %d data-parallel ranks), beyond the accepted %s", ShortNum(r.tokens), r.plan.Data, ShortNum(fieldTokens.Bounds.Max))
+		}
+		r.assume = append(r.assume, fmt.Sprintf("training.tokens %s from max_steps %d (%s): %d optimizer steps × %d micro-batches × %d sequences × %d tokens × %d data-parallel ranks, every sequence full (packed or padded to seq_len)",
+			ShortNum(r.tokens), maxSteps, PathHFArgs, maxSteps, r.accum, r.bat, r.seq, r.plan.Data))
+	}
+
+	var assume []string
+	if r.site, assume, err = ResolveSite(req.Site); err != nil {
+		return err
+	}
+	r.assume = append(r.assume, assume...)
+
+	if r.cal, err = c.Calibration(req.Calibration); err != nil {
+		return err
+	}
+	r.timeCal = r.cal
+	if r.cal.Kind != KindRoofline {
+		r.timeCal, _ = c.Calibration("")
+	}
+	r.logits = t.TeacherLogits
+	if err := r.resolveStack(t); err != nil {
+		return err
+	}
+	if err := r.resolveEfficiency(t); err != nil {
+		return err
+	}
+
+	return nil
+}
+
+func (r *resolved) resolveStrategy(s Strategy) error {
+	n := r.count
+	switch s.Name {
+	case "":
+		return fieldErr("strategy", nil, "is required: one of single, ddp, fsdp, tp, or {\"tensor\": t, \"data\": d, \"data_mode\": \"fsdp\"}")
+	case Single:
+		if n != 1 {
+			return fieldErr("strategy", Single, "needs hardware.count 1 (got %d); use ddp, fsdp, tp or a hybrid layout", n)
+		}
+		r.plan = Plan{Tensor: 1, Data: 1}
+	case DDP, FSDP:
+		r.plan = Plan{Tensor: 1, Data: n, DataMode: s.Name}
+	case TP:
+		r.plan = Plan{Tensor: n, Data: 1}
+	case Hybrid:
+		if err := checkField("strategy.tensor", s.Tensor); err != nil {
+			return err
+		}
+		if err := checkField("strategy.data", s.Data); err != nil {
+			return err
+		}
+		mode := s.DataMode
+		if mode == "" {
+			mode = DDP
+		}
+		if mode != DDP && mode != FSDP {
+			return fieldErr("strategy.data_mode", s.DataMode, "must be \"ddp\" or \"fsdp\"")
+		}
+		c := 1
+		if s.Context != 0 {
+			if err := checkField("strategy.context", s.Context); err != nil {
+				return err
+			}
+			c = int(s.Context)
+		}
+		t, d := int(s.Tensor), int(s.Data)
+		if c > 1 && t*c*d != n {
+			return fieldErr("strategy", fmt.Sprintf("tensor %d × context %d × data %d = %d", t, c, d, t*c*d), "must multiply to hardware.count (%d)", n)
+		}
+		if t*c*d != n {
+			return fieldErr("strategy", fmt.Sprintf("tensor %d × data %d = %d", t, d, t*d), "must multiply to hardware.count (%d)", n)
+		}
+		r.plan = Plan{Tensor: t, Data: d, DataMode: mode}
+		if c > 1 {
+			r.plan.Context = c
+		}
+	default:
+		return fieldErr("strategy", s.Name, "must be one of single, ddp, fsdp, tp, or a hybrid object")
+	}
+	if r.plan.Replicas() == 1 {
+		r.plan.DataMode = ""
+	}
+	r.strategy = s.Name
+	if t := r.plan.Tensor; t > 1 {
+		field := "strategy.tensor"
+		if s.Name == TP {
+			field = "hardware.count"
+		}
+		if t > r.arch.Heads {
+			return fieldErr(field, t, "exceeds the model's %d attention heads: tensor parallelism splits heads across ranks", r.arch.Heads)
+		}
+		if r.arch.Heads%t != 0 {
+			return fieldErr(field, t, "must divide the model's %d attention heads", r.arch.Heads)
+		}
+	}
+	return nil
+}
+
+// checkState refuses a layout whose weights, gradients and optimizer state
+// (for lora and qlora: the frozen base at its storage format plus the
+// trained adapters' state) do not fit in the memory of one GPU.
+func (r *resolved) checkState() error {
+	g := r.gpu
+	frozen, trained := r.stateParts()
+	if state := frozen + trained; state > g.MemoryGB*1e9 {
+		if r.method.name == MethodFull {
+			lean := "a leaner optimizer (training.state_bytes_per_param)"
+			if fit := math.Floor(r.state*g.MemoryGB*1e9/state*10) / 10; fit >= fieldStateBytes.Bounds.Min {
+				lean = fmt.Sprintf("a leaner optimizer (training.state_bytes_per_param at most %s fits: about 8 for Adafactor with fp32 master weights, 4 on pure bf16 weights)", ShortNum(fit))
+			}
+			return fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, a larger GPU, lora or qlora (training.method), or %s",
+				state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID, lean)
+		}
+		m := &r.method
+		format := map[string]string{MethodLoRA: "16-bit", MethodQLoRA: m.format}[m.name]
+		hint := "use fsdp or tensor parallelism, more GPUs, a larger GPU"
+		if m.name == MethodLoRA {
+			hint += ", or qlora (training.method)"
+		} else if m.format == FormatInt8 {
+			hint += ", or nf4 (training.lora.base_format)"
+		}
+		// The optimizer state that would fit beside the frozen base.
+		if room := g.MemoryGB*1e9 - frozen; trained > 0 && room > 0 {
+			if fit := math.Floor(r.state*room/trained*10) / 10; fit >= fieldStateBytes.Bounds.Min {
+				hint += fmt.Sprintf(", or a leaner optimizer state: training.state_bytes_per_param at most %s fits (12 for bf16 adapters with 32-bit AdamW, about 6 with 8-bit AdamW)", ShortNum(fit))
+			}
+		}
+		return fieldErr("hardware.count", r.count, "is too small for %s: the frozen base weights at %s need %.1f GB per GPU (%.3g parameters, %s) and the trained parameters' weights, gradients and optimizer state %.2f GB (%.3g parameters at %s bytes), %.1f GB in all, more than the %.0f GB of a %s; %s",
+			m.name, format, frozen/1e9, r.params, r.layoutString(), trained/1e9, m.trainable, ShortNum(r.state), state/1e9, g.MemoryGB, g.ID, hint)
+	}
+	return nil
+}
+
+func (r *resolved) layoutString() string {
+	switch {
+	case r.plan.Ctx() > 1:
+		return fmt.Sprintf("sharded over %d tensor ranks (each sequence split over %d context ranks)%s", r.plan.Tensor, r.plan.Ctx(), map[bool]string{true: fmt.Sprintf(" and %d fsdp ranks", r.plan.Replicas()), false: ""}[r.plan.DataMode == FSDP])
+	case r.plan.Tensor > 1 && r.plan.Data > 1:
+		return fmt.Sprintf("sharded over %d tensor ranks%s", r.plan.Tensor, map[bool]string{true: fmt.Sprintf(" and %d fsdp ranks", r.plan.Data), false: ""}[r.plan.DataMode == FSDP])
+	case r.plan.Tensor > 1:
+		return fmt.Sprintf("sharded over %d tensor ranks", r.plan.Tensor)
+	case r.plan.DataMode == FSDP:
+		return fmt.Sprintf("sharded over %d fsdp ranks", r.plan.Data)
+	}
+	return "replicated on every GPU"
+}
+
+// minSteps is the fewest optimizer steps a layout must leave the run: the
+// speedup and communication models describe a steady state of repeated
+// steps, and a run of fewer than one step per data-parallel rank does not
+// use the GPUs at all.
+const minSteps = 1
+
+// checkSteps refuses a GPU count that leaves the run less than one
+// optimizer step (with gradient accumulation, one micro-batch step: the
+// last optimizer step may close a partial accumulation): each step takes
+// seq_len × batch_per_gpu tokens on every data-parallel rank.
+func (r *resolved) checkSteps() error {
+	if steps := r.microSteps(); steps < minSteps {
+		most := math.Floor(r.tokens / (float64(r.seq) * float64(r.bat)) * float64(r.count) / float64(r.plan.Data))
+		what := "optimizer steps"
+		if r.accum > 1 {
+			what = "micro-batch steps" // an optimizer step may end on a partial accumulation
+		}
+		return fieldErr("hardware.count", r.count, "leaves the run %s %s (%s tokens, %d tokens per step on each of %d data-parallel ranks); at least one step needs at most %s GPUs, or fewer tokens per step",
+			ShortNum(steps), what, ShortNum(r.tokens), r.seq*r.bat, r.plan.Data, ShortNum(math.Max(1, most)))
+	}
+	return nil
+}
+
+// microSteps is the run's micro-batch steps: its tokens over seq_len ×
+// batch_per_gpu on each data-parallel rank (the optimizer steps times the
+// gradient accumulation).
+func (r *resolved) microSteps() float64 {
+	return r.tokens / (float64(r.seq) * float64(r.bat) * float64(r.plan.Data))
+}
 
 // The resolution steps that other packages (model/distill, model/validate,
 // the site) share with Catalog.Estimate, so that each rule and each error
