@@ -310,12 +310,12 @@ func (r *resolved) checkState() error {
 			if fit := math.Floor(r.state*g.MemoryGB*1e9/state*10) / 10; fit >= fieldStateBytes.Bounds.Min {
 				lean = fmt.Sprintf("a leaner optimizer (training.state_bytes_per_param at most %s fits: about 8 for Adafactor with fp32 master weights, 4 on pure bf16 weights)", ShortNum(fit))
 			}
-			return fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; use fsdp or tensor parallelism, more GPUs, a larger GPU, lora or qlora (training.method), or %s",
-				state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID, lean)
+			return fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; %s, lora or qlora (training.method), or %s",
+				state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID, r.shardHint(), lean)
 		}
 		m := &r.method
 		format := map[string]string{MethodLoRA: "16-bit", MethodQLoRA: m.format}[m.name]
-		hint := "use fsdp or tensor parallelism, more GPUs, a larger GPU"
+		hint := r.shardHint()
 		if m.name == MethodLoRA {
 			hint += ", or qlora (training.method)"
 		} else if m.format == FormatInt8 {
@@ -331,6 +331,23 @@ func (r *resolved) checkState() error {
 			m.name, format, frozen/1e9, r.params, r.layoutString(), trained/1e9, m.trainable, ShortNum(r.state), state/1e9, g.MemoryGB, g.ID, hint)
 	}
 	return nil
+}
+
+// shardHint is a memory refusal's first advice, against the layout asked
+// for: fsdp only when the data-parallel ranks do not shard already, tensor
+// parallelism or, when it is used already, more tensor ranks; then more
+// GPUs or a larger GPU.
+func (r *resolved) shardHint() string {
+	var ways []string
+	if r.plan.DataMode != FSDP {
+		ways = append(ways, "fsdp")
+	}
+	if r.plan.Tensor > 1 {
+		ways = append(ways, "more tensor ranks")
+	} else {
+		ways = append(ways, "tensor parallelism")
+	}
+	return "use " + strings.Join(ways, " or ") + ", more GPUs, a larger GPU"
 }
 
 func (r *resolved) layoutString() string {

@@ -1224,16 +1224,24 @@
   };
 
   // showErrors marks every wrong input (a link can carry several) and
-  // returns the first one's label.
+  // returns their labels.
   Calculator.prototype.showErrors = function (out) {
-    var self = this, first = null;
+    var self = this, labels = [];
     setText(this.formErr, '');
     (out.errors && out.errors.length ? out.errors : [out.error]).forEach(function (e) {
       var l = self.showError(e);
-      if (first === null) first = l;
+      if (l && labels.indexOf(l) < 0) labels.push(l);
     });
-    return first;
+    return labels;
   };
+
+  // staleText is the banner over figures kept from a previous answer: the
+  // fields to fix, by label, and that what is shown is not the answer.
+  function staleText(labels, what) {
+    var q = labels.map(function (l) { return '“' + l + '”'; });
+    var names = q.length > 1 ? q.slice(0, -1).join(', ') + ' and ' + q[q.length - 1] : q[0];
+    return (names ? 'Fix ' + names + ' to update the ' + what + '. ' : '') + 'The figures below are the previous ' + what + ', dimmed: not an answer for the form as it is now.';
+  }
 
   Calculator.prototype.render = function (out) {
     // The charts' boxes are measured before this render writes anything,
@@ -1245,13 +1253,12 @@
     this.clearErrors();
     var res = this.results, status = res.querySelector('.status');
     if (out.error) {
-      var label = this.showErrors(out);
-      var more = out.errors && out.errors.length > 1 ? ' and ' + (out.errors.length - 1) + ' more field' + (out.errors.length > 2 ? 's' : '') : '';
-      var where = label ? 'Check “' + label + '”' + more + ': ' : '';
+      var labels = this.showErrors(out);
+      var where = labels.length ? 'Check “' + labels[0] + '”' + (labels.length > 1 ? ' and ' + (labels.length - 1) + ' more field' + (labels.length > 2 ? 's' : '') : '') + ': ' : '';
       var say = out.error.say || out.error.message;
       if (this.last) {
         res.classList.add('stale');
-        tell(status, 'error', where + 'showing the last valid estimate until the input is fixed.');
+        tell(status, 'error', staleText(labels, 'estimate'));
       } else {
         res.classList.add('stale', 'empty');
         tell(status, 'error', where + say);
@@ -1891,7 +1898,7 @@
       var where = label ? 'Check “' + label + '”: ' : '';
       res.classList.add('stale');
       if (!this.last) res.classList.add('empty');
-      tell(status, 'error', where + (this.last ? 'showing the last valid plan until the input is fixed.' : (out.error.say || out.error.message)));
+      tell(status, 'error', this.last ? staleText(label ? [label] : [], 'plan') : where + (out.error.say || out.error.message));
       this.root.dataset.state = 'error';
       return;
     }

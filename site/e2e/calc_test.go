@@ -174,8 +174,8 @@ func TestInvalidInputIsShownBesideTheField(t *testing.T) {
 			if got := pageEnergy(t, ctx); got != good {
 				t.Errorf("energy while the input is bad = %v, want the last good %v kept", got, good)
 			}
-			if s := eval[string](t, ctx, `document.querySelector('.results .status').textContent`); !strings.Contains(s, "last valid estimate") {
-				t.Errorf("status %q does not say the estimate shown is the last valid one", s)
+			if s := eval[string](t, ctx, `document.querySelector('.results .status').textContent`); !strings.Contains(s, "previous estimate") || !strings.HasPrefix(s, "Fix “") {
+				t.Errorf("status %q does not name the field to fix and say the figures are the previous estimate", s)
 			}
 			// Putting the good value back clears the message.
 			orig := map[string]string{"tokens": "2e8", "gpu": "a100-sxm4-80gb", "batch": "32"}[c.key]

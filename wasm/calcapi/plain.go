@@ -3,6 +3,7 @@ package calcapi
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -200,6 +201,49 @@ func plain(field, input, msg string, f Form) string {
 		return p
 	})
 	s = strings.ReplaceAll(s, "dataset_tokens with epochs", "tokens per epoch with epochs")
+	return gpuNamesIn(s)
+}
+
+// gpuIDs are the table's GPUs, longest id first, for gpuNamesIn.
+var gpuIDs = sync.OnceValue(func() []model.GPU {
+	g := slices.Clone(model.DefaultGPUs())
+	slices.SortFunc(g, func(a, b model.GPU) int { return len(b.ID) - len(a.ID) })
+	return g
+})
+
+// gpuNamesIn names the GPUs a message gives by id ("the 80 GB of a
+// a100-sxm4-80gb") by their names ("the 80 GB of one NVIDIA A100 SXM4
+// 80 GB"): the page shows names, the API keeps ids.
+func gpuNamesIn(s string) string {
+	idChar := func(c byte) bool { return isLower(c) || isDigit(c) || c == '-' }
+	for _, g := range gpuIDs() {
+		if g.Name == "" || g.Name == g.ID || !strings.Contains(s, g.ID) {
+			continue
+		}
+		var b strings.Builder
+		for i := 0; i < len(s); {
+			j := strings.Index(s[i:], g.ID)
+			if j < 0 {
+				b.WriteString(s[i:])
+				break
+			}
+			j += i
+			end := j + len(g.ID)
+			if (j > 0 && idChar(s[j-1])) || (end < len(s) && idChar(s[end])) {
+				b.WriteString(s[i:end])
+				i = end
+				continue
+			}
+			pre := s[i:j]
+			if strings.HasSuffix(pre, " a ") {
+				pre = strings.TrimSuffix(pre, "a ") + "one "
+			}
+			b.WriteString(pre)
+			b.WriteString(g.Name)
+			i = end
+		}
+		s = b.String()
+	}
 	return s
 }
 

@@ -289,3 +289,94 @@ func TestFormLabelsFromTheFieldTable(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviceNotWhatIsSelected walks memory refusals over methods, base
+// formats, layouts and GPUs and fails when a message's advice suggests
+// what the form already has (fsdp when fsdp shards, "tensor parallelism"
+// when it is used, qlora when it is the method, nf4 when it is the
+// format), or shows a request path (training., hardware.) or a GPU id
+// instead of the form's words and the GPU's name.
+func TestAdviceNotWhatIsSelected(t *testing.T) {
+	a := newAPI(t)
+	type advice struct {
+		text     string
+		selected func(Form) bool
+	}
+	advices := []advice{
+		{"use fsdp", func(f Form) bool {
+			return f["strategy"] == model.FSDP || f["strategy"] == model.Hybrid && f["data_mode"] == model.FSDP
+		}},
+		{"tensor parallelism", func(f Form) bool { return f["strategy"] == model.Hybrid || f["strategy"] == model.TP }},
+		{"qlora (“Method”)", func(f Form) bool { return f["method"] == model.MethodQLoRA }},
+		{"lora or qlora", func(f Form) bool { return f["method"] == model.MethodLoRA || f["method"] == model.MethodQLoRA }},
+		{"or nf4 (", func(f Form) bool { return f["base_format"] == model.FormatNF4 }},
+	}
+	var ids []string
+	for _, g := range a.Catalog.Hardware.GPUs {
+		ids = append(ids, g.ID)
+	}
+	refusals := 0
+	for _, method := range []string{model.MethodFull, model.MethodLoRA, model.MethodQLoRA} {
+		for _, format := range []string{"", model.FormatNF4, model.FormatInt8} {
+			if (format == "") != (method != model.MethodQLoRA) {
+				continue
+			}
+			for _, lay := range [][3]string{{"ddp", "", ""}, {"fsdp", "", ""}, {"tp", "", ""}, {"hybrid", "2", "fsdp"}, {"hybrid", "4", "ddp"}, {"single", "", ""}} {
+				for _, gpu := range []string{"a100-sxm4-80gb", "rtx-a6000", "t4"} {
+					f := DefaultForm()
+					f["model"], f["precision"], f["seq"], f["batch"] = "llama-2-70b", "bf16", "4096", "1"
+					f["gpu"], f["count"], f["strategy"], f["method"] = gpu, "8", lay[0], method
+					if lay[0] == "single" {
+						f["count"] = "1"
+					}
+					if lay[1] != "" {
+						f["tensor"], f["data_mode"] = lay[1], lay[2]
+					}
+					if format != "" {
+						f["base_format"] = format
+					}
+					out := estimate(t, a, EstimateInput{Form: f})
+					for _, e := range append([]*Error{out.Error}, out.Errors...) {
+						if e == nil {
+							continue
+						}
+						if strings.Contains(e.Message, "GB") {
+							refusals++
+						}
+						for _, ad := range advices {
+							if ad.selected(f) && strings.Contains(e.Say, ad.text) {
+								t.Errorf("%s %s %s on %s × %s: advice %q with it already selected: %s", method, format, lay, f["count"], gpu, ad.text, e.Say)
+							}
+						}
+						for _, bad := range append([]string{"training.", "hardware.", "strategy."}, ids...) {
+							if containsWord(e.Say, bad) {
+								t.Errorf("%s %s %s on %s: the message shows %q: %s", method, format, lay, gpu, bad, e.Say)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d memory refusals walked", refusals)
+	if refusals < 10 {
+		t.Errorf("only %d memory refusals walked: the forms no longer reach the advice", refusals)
+	}
+}
+
+// containsWord reports whether s holds w not inside a longer id or word.
+func containsWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		idc := func(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' }
+		if (j == 0 || !idc(s[j-1]) || strings.HasSuffix(w, ".")) && (end >= len(s) || !idc(s[end]) || strings.HasSuffix(w, ".")) {
+			return true
+		}
+		i = j + 1
+	}
+}
