@@ -167,47 +167,157 @@ func (r *resolved) counts() (flopsTok, bytesTok float64) {
 	return
 }
 
+// rooflineCore is the part of a configuration's roofline energy and time
+// that its power limit leaves alone: the counts, the utilisations, the
+// one-GPU times and busy power before the limit, the α_η and, where the
+// speedup curves give it (no communication-aware model for the
+// interconnect, so it does not depend on the step time), the layout's
+// speedup. Catalog.estimate and the recommender's search share it and
+// rooflineRun; the search computes it once per layout and runs each power
+// limit on it.
+type rooflineCore struct {
+	flopsTok, bytesTok float64 // per token
+	C, M               float64 // the run's FLOPs and bytes
+	bw                 float64 // memory bandwidth, B/s
+	uFull              float64 // compute utilisation before a PEFT method's share
+	uComp, uMem        float64
+	tComp, tMem, tStep float64 // one-GPU times without a power limit, s
+	p0                 float64 // busy power per GPU without a power limit, W
+	alpha              float64 // α_η (alphaEta)
+	fellBack           bool    // alpha is AlphaEtaFallback
+	// fixed: sp, eta, factor and err are the layout's from the speedup
+	// curves (rooflineRun computes them per limit otherwise).
+	fixed           bool
+	sp, eta, factor float64
+	err             error
+}
+
+// rooflineCore computes r's rooflineCore with its time calibration.
+func (r *resolved) rooflineCore() rooflineCore {
+	tc := r.timeCal
+	rp := tc.Roofline
+	var k rooflineCore
+	k.flopsTok, k.bytesTok = r.counts()
+	k.C, k.M = k.flopsTok*r.tokens, k.bytesTok*r.tokens
+	k.bw = r.gpu.BandwidthGBs * 1e9
+	uComp, uMem, activity := rp.ForPrecision(r.prec)
+	k.uFull = r.expertShare(r.stack.uCompute(r.prec, uComp), k.flopsTok)
+	k.uComp, k.uMem = r.peftShare(k.uFull, k.flopsTok), uMem
+	k.tComp = k.C / (r.peak * k.uComp) * r.attnTimeFactor(k.flopsTok)
+	k.tMem = r.exposedMem(k.tComp, k.M/(k.bw*uMem))
+	// Per-step latency: one GPU doing the whole run takes tokens/(B·S) steps.
+	k.tStep = rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq))
+	k.p0 = r.gpu.BusyPowerW(activity)
+	k.alpha, k.fellBack = r.alphaEta()
+	if !tc.Comm.Applies(r.gpu.Interconnect) {
+		k.fixed = true
+		k.sp, k.eta, _, k.err = r.parallel(tc, 0)
+		k.factor = r.etaFactor(k.alpha, k.eta)
+	}
+	return k
+}
+
+// alphaEta is the α_η that charges a layout's parallel inefficiency
+// (etaFactor): the time calibration's fitted value for the GPU's
+// interconnect, else AlphaEtaFallback on more than one GPU (fellBack, an
+// assumption of the estimate) and 0 on one; a law's own α_η when the energy
+// calibration is a law.
+func (r *resolved) alphaEta() (alpha float64, fellBack bool) {
+	cal := r.cal
+	alpha, fitted := r.timeCal.AlphaEtaFor(r.gpu.Interconnect)
+	if !fitted {
+		alpha = 0
+		if r.count > 1 && cal.Kind != KindLogLinear {
+			alpha, fellBack = AlphaEtaFallback, true
+		}
+	}
+	if cal.Kind == KindLogLinear && cal.Law != nil {
+		// The law carries its own α_η: the parallel share and the reported
+		// exponent are the calibration's, not the time model's.
+		alpha = cal.Law.AlphaEta.Value
+	}
+	return alpha, fellBack
+}
+
+// rooflineRun is a configuration's roofline energy and time under its power
+// limit (rooflineRun).
+type rooflineRun struct {
+	limTime, limPower, limSigma float64 // the power limit's factors (powerFactors)
+	tComp, tMem, tStep, t1      float64 // one-GPU times under the limit, s
+	pAvg                        float64 // busy power per GPU under the limit, W
+	sp, eta                     float64
+	commModel                   bool // sp and eta from the communication-aware model
+	waiting                     bool // the parallel energy is the waiting GPUs' (parallelJ)
+	factor                      float64
+	compJ, memJ, parJ, e0J      float64
+	totalJ                      float64
+	waitW                       float64
+	tRun, overheadS, timeS      float64
+}
+
+// rooflineRun applies r's power limit to k, then its parallel layout: the
+// energy and time of the roofline time model, before a law's energy and
+// without the response around them.
+func (c *Catalog) rooflineRun(r *resolved, k *rooflineCore) (rooflineRun, error) {
+	tc := r.timeCal
+	g := r.gpu
+	var run rooflineRun
+	var err error
+	// A power limit below the uncapped draw slows the clock (power.go).
+	if run.limTime, run.limPower, run.limSigma, err = c.powerFactors(g, r.limitW, k.p0); err != nil {
+		return rooflineRun{}, err
+	}
+	run.tComp, run.tMem, run.tStep, run.pAvg = k.tComp*run.limTime, k.tMem*run.limTime, k.tStep*run.limTime, k.p0*run.limPower
+	run.t1 = run.tComp + run.tMem + run.tStep
+	if k.fixed {
+		if k.err != nil {
+			return rooflineRun{}, k.err
+		}
+		run.sp, run.eta, run.factor = k.sp, k.eta, k.factor
+	} else {
+		if run.sp, run.eta, run.commModel, err = r.parallel(tc, run.t1); err != nil {
+			return rooflineRun{}, err
+		}
+		run.factor = r.etaFactor(k.alpha, run.eta)
+	}
+	run.tRun = run.t1 / run.sp
+	run.overheadS = tc.Roofline.OverheadS.Value
+	run.e0J = float64(r.count) * g.IdlePowerW * run.overheadS
+	// Step latency is charged to the memory term: it is time the GPU waits
+	// at busy power without doing arithmetic (launches, synchronisation).
+	run.compJ, run.memJ = run.pAvg*run.tComp, run.pAvg*(run.tMem+run.tStep)
+	run.waiting = run.commModel && r.cal.Kind != KindLogLinear
+	run.parJ, run.waitW = r.parallelJ(run.waiting, run.factor, run.compJ+run.memJ, k.p0, run.pAvg, run.t1, run.eta)
+	run.totalJ = run.compJ + run.memJ + run.parJ + run.e0J
+	run.timeS = run.tRun + run.overheadS
+	return run, nil
+}
+
 func (c *Catalog) estimate(r *resolved) (Response, error) {
 	g, cal, tc := r.gpu, r.cal, r.timeCal
-	rp := tc.Roofline
 	warn := append([]string{}, r.warn...)
 	assume := append([]string{}, r.assume...)
 
-	flopsTok, bytesTok := r.counts()
-	C, M := flopsTok*r.tokens, bytesTok*r.tokens
-	bw := g.BandwidthGBs * 1e9
+	// Roofline on one GPU, the power limit, then the parallel layout: the
+	// core the recommender's search shares (rooflineCore, rooflineRun).
+	k := r.rooflineCore()
+	flopsTok, bytesTok, C, M, bw := k.flopsTok, k.bytesTok, k.C, k.M, k.bw
+	uFull, uComp, uMem := k.uFull, k.uComp, k.uMem
 	n := float64(r.count)
-
-	// Roofline on one GPU, then the parallel layout.
 	tIdeal := math.Max(C/r.peak, M/bw)
-	uComp, uMem, activity := rp.ForPrecision(r.prec)
-	uFull := r.expertShare(r.stack.uCompute(r.prec, uComp), flopsTok)
-	uComp = r.peftShare(uFull, flopsTok)
 	if uComp != uFull {
 		assume = append(assume, peftAssumption)
 	}
 	if r.accum > 1 {
 		assume = append(assume, fmt.Sprintf(AccumAssumption, r.accum))
 	}
-	tComp := C / (r.peak * uComp) * r.attnTimeFactor(flopsTok)
-	tMem := r.exposedMem(tComp, M/(bw*uMem))
-	// Per-step latency: one GPU doing the whole run takes tokens/(B·S) steps.
-	tStep := rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq))
-	t1 := tComp + tMem + tStep
-	pAvg := g.BusyPowerW(activity)
-	// A power limit below the uncapped draw slows the clock (power.go).
-	p0 := pAvg
-	limTime, limPower, limSigma, err := c.powerFactors(g, r.limitW, p0)
+	run, err := c.rooflineRun(r, &k)
 	if err != nil {
 		return Response{}, err
 	}
-	tComp, tMem, tStep, pAvg = tComp*limTime, tMem*limTime, tStep*limTime, pAvg*limPower
-	t1 = tComp + tMem + tStep
-
-	sp, eta, commModel, err := r.parallel(tc, t1)
-	if err != nil {
-		return Response{}, err
-	}
+	p0, limTime, limPower, limSigma := k.p0, run.limTime, run.limPower, run.limSigma
+	tStep, t1, pAvg := run.tStep, run.t1, run.pAvg
+	sp, eta, commModel := run.sp, run.eta, run.commModel
 	if commModel && r.plan.Data > 1 && r.plan.DataMode == DDP {
 		assume = append(assume, DDPAssumption)
 	}
@@ -216,31 +326,14 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 			assume = append(assume, curveWorkloadNote(g.Interconnect, w, r.stepWorkload()))
 		}
 	}
-	alpha, fitted := tc.AlphaEtaFor(g.Interconnect)
-	if !fitted {
-		alpha = 0
-		if r.count > 1 && cal.Kind != KindLogLinear {
-			alpha = AlphaEtaFallback
-			assume = append(assume, AlphaEtaFallbackNote)
-		}
+	alpha, factor := k.alpha, run.factor
+	if k.fellBack {
+		assume = append(assume, AlphaEtaFallbackNote)
 	}
-	if cal.Kind == KindLogLinear && cal.Law != nil {
-		// The law carries its own α_η: the parallel share and the reported
-		// exponent are the calibration's, not the time model's.
-		alpha = cal.Law.AlphaEta.Value
-	}
-	factor := r.etaFactor(alpha, eta)
-	tRun := t1 / sp
-	overheadS := rp.OverheadS.Value
-	e0J := n * g.IdlePowerW * overheadS
-
-	// Step latency is charged to the memory term: it is time the GPU waits
-	// at busy power without doing arithmetic (launches, synchronisation).
-	compJ, memJ := pAvg*tComp, pAvg*(tMem+tStep)
-	waiting := commModel && cal.Kind != KindLogLinear
-	parJ, waitW := r.parallelJ(waiting, factor, compJ+memJ, p0, pAvg, t1, eta)
+	tRun, overheadS := run.tRun, run.overheadS
+	compJ, memJ, parJ, e0J, waitW := run.compJ, run.memJ, run.parJ, run.e0J, run.waitW
 	overhead := OverheadAlphaEta
-	if r.count > 1 && waiting {
+	if r.count > 1 && run.waiting {
 		factor = 1 + parJ/(compJ+memJ)
 		alpha = effectiveAlpha(eta, factor)
 		overhead = OverheadWaiting
@@ -248,7 +341,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	} else if r.count <= 1 {
 		overhead = ""
 	}
-	totalJ := compJ + memJ + parJ + e0J
+	totalJ := run.totalJ
 	boundJ := pAvg * tIdeal
 
 	resp := Response{Version: APIVersion, IntervalLevel: cal.Interval.Level}

@@ -94,6 +94,35 @@ func TestRecommendIssueExample(t *testing.T) {
 	}
 }
 
+// TestRecommendMatchesEstimateEfficiency: the recommender's numbers equal
+// Estimate's with the efficiency fields that change the roofline times
+// (eager or FlashAttention-3 attention, torch.compile) and with a LoRA
+// adapter, over a communication-aware interconnect and the speedup curves.
+func TestRecommendMatchesEstimateEfficiency(t *testing.T) {
+	c := catalog(t)
+	for _, training := range []string{
+		`"attention": "eager"`,
+		`"attention": "flash3"`,
+		`"compile": true`,
+		`"method": "lora", "lora": {"rank": 16}, "compile": true`,
+	} {
+		t.Run(training, func(t *testing.T) {
+			req := parseRec(t, `{"workload": {"model": {"preset": "llama-3-8b"}, "training": {"tokens": 2e8, "seq_len": 2048, "batch_per_gpu": 2, "precision": "bf16", `+training+`}},
+			 "candidates": [{"gpu": "h100-sxm5-80gb", "max_count": 8}, {"gpu": "l4", "max_count": 4}]}`)
+			r := recommend(t, c, req)
+			if len(r.Pareto) == 0 {
+				t.Fatal("no configuration on the front")
+			}
+			for _, p := range r.Pareto {
+				e := estimate(t, c, p.Request)
+				if e.EnergyKWh != p.EnergyKWh || e.TimeS != p.TimeS {
+					t.Errorf("pareto %s×%d %v at %g W: recommender %.10g kWh %.10g s, Estimate %.10g kWh %.10g s", p.Hardware.GPU, p.Hardware.Count, p.Strategy, p.Hardware.PowerLimitW, p.EnergyKWh, p.TimeS, e.EnergyKWh, e.TimeS)
+				}
+			}
+		})
+	}
+}
+
 // TestRecommendMatchesEstimate: every configuration of a small search,
 // estimated one by one, never beats the recommendation (it is not
 // dominated and has the least energy), and the recommender's numbers for

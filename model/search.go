@@ -167,7 +167,6 @@ func (c *Catalog) search(base *resolved, gpus []searchGPU, held int) ([]point, i
 	pts := make([]point, 0, capacity)
 	var skipped []Skipped
 	searched := 0
-	tc := base.timeCal
 	lean := base.cal.Kind == KindRoofline
 	for gi := range gpus {
 		sg := &gpus[gi]
@@ -211,16 +210,16 @@ func (c *Catalog) search(base *resolved, gpus []searchGPU, held int) ([]point, i
 					}
 					continue
 				}
-				var pre leanPre
+				var core rooflineCore
 				if lean {
-					pre = r.leanPrepare(tc)
+					core = r.rooflineCore()
 				}
 				for _, w := range sg.limits {
 					r.limitW = w
 					var kwh, timeS float64
 					if lean {
 						var err error
-						if kwh, timeS, err = c.leanEstimate(&r, tc, &pre); err != nil {
+						if kwh, timeS, err = c.leanEstimate(&r, &core); err != nil {
 							continue
 						}
 					} else {
@@ -306,70 +305,15 @@ func (r *resolved) activationsFit() bool {
 	return r.stateBytesPerGPU()+r.actMemPerGPU() <= r.gpu.MemoryGB*1e9
 }
 
-// leanPre holds what does not change with the power limit.
-type leanPre struct {
-	tComp, tMem, tStep, pAvg float64
-	// fixed: the layout's speedup curves do not depend on the step time
-	// (no communication-aware model for this interconnect), so sp, eta and
-	// factor are computed once.
-	fixed           bool
-	sp, eta, factor float64
-	err             error
-}
-
-func (r *resolved) leanPrepare(tc *Calibration) leanPre {
-	rp := tc.Roofline
-	flopsTok, bytesTok := r.counts()
-	C, M := flopsTok*r.tokens, bytesTok*r.tokens
-	bw := r.gpu.BandwidthGBs * 1e9
-	uComp, uMem, activity := rp.ForPrecision(r.prec)
-	uComp = r.peftShare(r.expertShare(r.stack.uCompute(r.prec, uComp), flopsTok), flopsTok)
-	tComp := C / (r.peak * uComp)
-	pre := leanPre{
-		tComp: tComp,
-		tMem:  r.stack.exposedMem(tComp, M/(bw*uMem)),
-		tStep: rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq)),
-		pAvg:  r.gpu.BusyPowerW(activity),
-		// without the speedup curves (not fixed), the factor is 1 on one
-		// GPU and unused on more (parallelJ charges the waiting power)
-		factor: 1,
-	}
-	if !tc.Comm.Applies(r.gpu.Interconnect) {
-		pre.fixed = true
-		pre.sp, pre.eta, _, pre.err = r.parallel(tc, 0)
-		alpha, _ := tc.AlphaEtaFor(r.gpu.Interconnect)
-		pre.factor = r.etaFactor(alpha, pre.eta)
-	}
-	return pre
-}
-
 // leanEstimate is the energy and time of Catalog.estimate for a roofline
-// calibration, without the response around them (same operations in the
-// same order, so the numbers are identical: TestRecommendMatchesEstimate).
-func (c *Catalog) leanEstimate(r *resolved, tc *Calibration, pre *leanPre) (kwh, timeS float64, err error) {
-	g := r.gpu
-	limTime, limPower, _, err := c.powerFactors(g, r.limitW, pre.pAvg)
+// calibration, without the response around them: rooflineRun on the
+// layout's rooflineCore, the estimate's own arithmetic.
+func (c *Catalog) leanEstimate(r *resolved, k *rooflineCore) (kwh, timeS float64, err error) {
+	run, err := c.rooflineRun(r, k)
 	if err != nil {
 		return 0, 0, err
 	}
-	tComp, tMem, tStep, pAvg := pre.tComp*limTime, pre.tMem*limTime, pre.tStep*limTime, pre.pAvg*limPower
-	t1 := tComp + tMem + tStep
-	sp, factor := pre.sp, pre.factor
-	var eta float64
-	if pre.fixed {
-		if pre.err != nil {
-			return 0, 0, pre.err
-		}
-	} else if sp, eta, _, err = r.parallel(tc, t1); err != nil {
-		return 0, 0, err
-	}
-	overheadS := tc.Roofline.OverheadS.Value
-	e0J := float64(r.count) * g.IdlePowerW * overheadS
-	compJ, memJ := pAvg*tComp, pAvg*(tMem+tStep)
-	parJ, _ := r.parallelJ(!pre.fixed, factor, compJ+memJ, pre.pAvg, pAvg, t1, eta)
-	totalJ := compJ + memJ + parJ + e0J
-	timeS = t1/sp + overheadS
-	kwh = totalJ / 3.6e6
+	kwh, timeS = run.totalJ/3.6e6, run.timeS
 	if !finite(kwh, timeS) || kwh <= 0 || timeS <= 0 {
 		return 0, 0, fmt.Errorf("not finite")
 	}
