@@ -255,30 +255,37 @@ type rooflineRun struct {
 	tRun, overheadS, timeS      float64
 }
 
-// rooflineRun applies r's power limit to k, then its parallel layout: the
-// energy and time of the roofline time model, before a law's energy and
-// without the response around them.
-func (c *Catalog) rooflineRun(r *resolved, k *rooflineCore) (rooflineRun, error) {
+// rooflineRun applies r's power limit to k, then its parallel layout, into
+// run: the energy and time of the roofline time model, before a law's
+// energy and without the response around them. run is the caller's (the
+// search reuses one for every power limit); every field is set.
+func (c *Catalog) rooflineRun(r *resolved, k *rooflineCore, run *rooflineRun) error {
 	tc := r.timeCal
 	g := r.gpu
-	var run rooflineRun
 	var err error
 	// A power limit below the uncapped draw slows the clock (power.go).
 	if run.limTime, run.limPower, run.limSigma, err = c.powerFactors(g, r.limitW, k.p0); err != nil {
-		return rooflineRun{}, err
+		return err
 	}
 	run.tComp, run.tMem, run.tStep, run.pAvg = k.tComp*run.limTime, k.tMem*run.limTime, k.tStep*run.limTime, k.p0*run.limPower
 	run.t1 = run.tComp + run.tMem + run.tStep
 	if k.fixed {
 		if k.err != nil {
-			return rooflineRun{}, k.err
+			return k.err
 		}
 		run.sp, run.eta, run.factor = k.sp, k.eta, k.factor
+		run.commModel, run.waiting = false, false
 	} else {
 		if run.sp, run.eta, run.commModel, err = r.parallel(tc, run.t1); err != nil {
-			return rooflineRun{}, err
+			return err
 		}
-		run.factor = r.etaFactor(k.alpha, run.eta)
+		run.waiting = run.commModel && r.cal.Kind != KindLogLinear
+		// With waiting, parallelJ charges the waiting GPUs' energy, not
+		// η^α_η (Catalog.estimate reports the factor that energy implies).
+		run.factor = 1
+		if !run.waiting {
+			run.factor = r.etaFactor(k.alpha, run.eta)
+		}
 	}
 	run.tRun = run.t1 / run.sp
 	run.overheadS = tc.Roofline.OverheadS.Value
@@ -286,11 +293,10 @@ func (c *Catalog) rooflineRun(r *resolved, k *rooflineCore) (rooflineRun, error)
 	// Step latency is charged to the memory term: it is time the GPU waits
 	// at busy power without doing arithmetic (launches, synchronisation).
 	run.compJ, run.memJ = run.pAvg*run.tComp, run.pAvg*(run.tMem+run.tStep)
-	run.waiting = run.commModel && r.cal.Kind != KindLogLinear
 	run.parJ, run.waitW = r.parallelJ(run.waiting, run.factor, run.compJ+run.memJ, k.p0, run.pAvg, run.t1, run.eta)
 	run.totalJ = run.compJ + run.memJ + run.parJ + run.e0J
 	run.timeS = run.tRun + run.overheadS
-	return run, nil
+	return nil
 }
 
 func (c *Catalog) estimate(r *resolved) (Response, error) {
@@ -311,8 +317,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	if r.accum > 1 {
 		assume = append(assume, fmt.Sprintf(AccumAssumption, r.accum))
 	}
-	run, err := c.rooflineRun(r, &k)
-	if err != nil {
+	var run rooflineRun
+	if err := c.rooflineRun(r, &k, &run); err != nil {
 		return Response{}, err
 	}
 	p0, limTime, limPower, limSigma := k.p0, run.limTime, run.limPower, run.limSigma

@@ -211,6 +211,7 @@ func (c *Catalog) search(base *resolved, gpus []searchGPU, held int) ([]point, i
 					continue
 				}
 				var core rooflineCore
+				var run rooflineRun
 				if lean {
 					core = r.rooflineCore()
 				}
@@ -219,7 +220,7 @@ func (c *Catalog) search(base *resolved, gpus []searchGPU, held int) ([]point, i
 					var kwh, timeS float64
 					if lean {
 						var err error
-						if kwh, timeS, err = c.leanEstimate(&r, &core); err != nil {
+						if kwh, timeS, err = c.leanEstimate(&r, &core, &run); err != nil {
 							continue
 						}
 					} else {
@@ -308,9 +309,8 @@ func (r *resolved) activationsFit() bool {
 // leanEstimate is the energy and time of Catalog.estimate for a roofline
 // calibration, without the response around them: rooflineRun on the
 // layout's rooflineCore, the estimate's own arithmetic.
-func (c *Catalog) leanEstimate(r *resolved, k *rooflineCore) (kwh, timeS float64, err error) {
-	run, err := c.rooflineRun(r, k)
-	if err != nil {
+func (c *Catalog) leanEstimate(r *resolved, k *rooflineCore, run *rooflineRun) (kwh, timeS float64, err error) {
+	if err := c.rooflineRun(r, k, run); err != nil {
 		return 0, 0, err
 	}
 	kwh, timeS = run.totalJ/3.6e6, run.timeS
