@@ -579,13 +579,7 @@ func (c *calcView) provenance(r *model.Response) {
 }
 
 func (c *calcView) notes(r *model.Response) {
-	env := c.out.Envelope
-	var warns []string
-	for _, w := range r.Warnings {
-		if !(len(env) > 0 && strings.HasPrefix(w, "outside the envelope of calibration")) {
-			warns = append(warns, w)
-		}
-	}
+	env, warns := c.out.Envelope, c.out.Warnings
 	c.w(noteList(`<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3>`, env, `</div>`),
 		noteList(`<div class="warnings" role="note"><h3>Warnings</h3>`, warns, `</div>`), assumptionsHTML(r.Assumptions))
 }

@@ -1423,7 +1423,8 @@
       '<span class="interval-note">' + esc((out && out.interval_note) || '') + '</span></p>' +
       '<p class="muted small cite">' + esc(c.citation) + '</p>');
     var notes = '', env = (out && out.envelope) || [];
-    var warns = (r.warnings || []).filter(function (w) { return !(env.length && /^outside the envelope of calibration/.test(w)); });
+    // (calcapi.WarningsSay: inputs by label, GPUs by name)
+    var warns = (out && out.warnings_say) || [];
     if (env.length) notes += '<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3><ul>' + env.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>';
     if (warns.length) notes += '<div class="warnings" role="note"><h3>Warnings</h3><ul>' + warns.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>';
     if (r.assumptions && r.assumptions.length) notes += '<details class="assumptions"><summary>Assumptions used (' + r.assumptions.length + ')</summary><ul>' + r.assumptions.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>';

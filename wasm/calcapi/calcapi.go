@@ -71,6 +71,9 @@ type EstimateOutput struct {
 	Envelope []string `json:"envelope,omitempty"`
 	// Interval says in words what set the interval (IntervalNote).
 	Interval string `json:"interval_note,omitempty"`
+	// Warnings are the response's warnings in the form's words (inputs
+	// by label, GPUs by name), less those Envelope explains.
+	Warnings []string `json:"warnings_say,omitempty"`
 	// Full is full fine-tuning of the same configuration (same layout,
 	// checkpointing as chosen), when the form asks to compare a lora or
 	// qlora estimate with it; FullError says why it cannot be estimated
@@ -122,6 +125,7 @@ func (a *API) Estimate(input []byte) (out []byte) {
 	}
 	o.Envelope = EnvelopeNote(o.Response)
 	o.Interval = IntervalNote(o.Response)
+	o.Warnings = WarningsSay(o.Response, o.Envelope)
 	if in.Form != nil && in.Form.peft() && on(in.Form["compare"]) {
 		full := req
 		full.Training.Method, full.Training.LoRA = model.MethodFull, nil

@@ -204,6 +204,31 @@ func plain(field, input, msg string, f Form) string {
 	return gpuNamesIn(s)
 }
 
+// WarningsSay is a response's warnings in the form's words (inputs by
+// label, GPUs by name), less the envelope warning when env (EnvelopeNote)
+// explains it.
+func WarningsSay(r *model.Response, env []string) []string {
+	var out []string
+	for _, w := range r.Warnings {
+		if len(env) > 0 && strings.HasPrefix(w, "outside the envelope of calibration") {
+			continue
+		}
+		out = append(out, bareKeys(plain("", "", w, nil)))
+	}
+	return out
+}
+
+// bareKeys names the request fields a warning gives by their bare JSON
+// name ("a smaller batch_per_gpu") by their form labels.
+func bareKeys(s string) string {
+	for _, k := range []string{"batch_per_gpu", "gradient_accumulation", "gradient_checkpointing", "seq_len", "state_bytes_per_param"} {
+		if l, ok := formLabels()["training."+k]; ok {
+			s = strings.ReplaceAll(s, k, "“"+l+"”")
+		}
+	}
+	return s
+}
+
 // gpuIDs are the table's GPUs, longest id first, for gpuNamesIn.
 var gpuIDs = sync.OnceValue(func() []model.GPU {
 	g := slices.Clone(model.DefaultGPUs())

@@ -380,3 +380,56 @@ func containsWord(s, w string) bool {
 		i = j + 1
 	}
 }
+
+// TestShownMessagesUseNamesNotKeys renders what the calculator shows in
+// words for the default, LoRA, QLoRA, power-limit and checkpointing-off
+// states (warnings, errors and the recommender panel's sentences) and
+// fails on a request path (training., hardware.), a bare JSON name or a
+// GPU id: the page shows labels and names, the API keeps paths and ids.
+func TestShownMessagesUseNamesNotKeys(t *testing.T) {
+	a := newAPI(t)
+	bad := []string{"training.", "hardware.", "batch_per_gpu", "gradient_checkpointing", "seq_len", "state_bytes_per_param"}
+	for _, g := range a.Catalog.Hardware.GPUs {
+		bad = append(bad, g.ID)
+	}
+	states := map[string]Form{}
+	for name, mod := range map[string]map[string]string{
+		"default":     {},
+		"lora":        {"method": "lora"},
+		"qlora":       {"method": "qlora", "model": "llama-2-70b", "gpu": "rtx-a6000", "count": "1", "strategy": "single", "precision": "bf16"},
+		"power limit": {"power": "250"},
+		"7B long":     {"model": "llama-2-7b", "precision": "bf16", "seq": "4096"},
+		"70B fsdp":    {"model": "llama-2-70b", "precision": "bf16", "gpu": "h100-sxm5", "count": "8", "strategy": "fsdp"},
+	} {
+		f := DefaultForm()
+		for k, v := range mod {
+			f[k] = v
+		}
+		states[name] = f
+	}
+	shown := 0
+	for name, f := range states {
+		var said []string
+		o := estimate(t, a, EstimateInput{Form: f})
+		said = append(said, o.Warnings...)
+		for _, e := range append([]*Error{o.Error}, o.Errors...) {
+			if e != nil {
+				said = append(said, e.Say)
+			}
+		}
+		if r := recommendForm(t, a, f); r.Say != nil {
+			said = append(append(said, r.Say.Current, r.Say.Searched), r.Say.Skipped...)
+		}
+		shown += len(said)
+		for _, s := range said {
+			for _, b := range bad {
+				if containsWord(s, b) {
+					t.Errorf("%s: the page would show %q: %s", name, b, s)
+				}
+			}
+		}
+	}
+	if shown < 12 {
+		t.Errorf("only %d messages rendered: the states no longer reach them", shown)
+	}
+}
