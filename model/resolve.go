@@ -6,6 +6,15 @@ import (
 	"strings"
 )
 
+// Resolving a request, in the order it happens: Catalog.resolveInto calls
+// fillInputs, which checks and fills each part of the request in turn (the
+// model, the Hugging Face imports, the training, the hardware and its power
+// limit, the method (resolveMethod, lora.go), the layout
+// (resolveStrategy), the site, the calibration, the software stack
+// (resolveStack, stack.go) and the efficiency fields (resolveEfficiency,
+// efficiency.go)), then checkState (memory) and checkSteps. Catalog.estimate (estimate.go)
+// computes from the result; the response types are in response.go.
+
 // resolved is a validated request.
 type resolved struct {
 	name     string
