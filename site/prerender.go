@@ -581,7 +581,7 @@ func (c *calcView) provenance(r *model.Response) {
 func (c *calcView) notes(r *model.Response) {
 	env, warns := c.out.Envelope, c.out.Warnings
 	c.w(noteList(`<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3>`, env, `</div>`),
-		noteList(`<div class="warnings" role="note"><h3>Warnings</h3>`, warns, `</div>`), assumptionsHTML(r.Assumptions))
+		noteList(`<div class="warnings" role="note"><h3>Warnings</h3>`, warns, `</div>`), assumptionsHTML(c.out.Assumptions))
 }
 
 // noteList is calc.js's list of notes (warnings, assumptions) between

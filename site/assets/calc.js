@@ -1427,7 +1427,8 @@
     var warns = (out && out.warnings_say) || [];
     if (env.length) notes += '<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3><ul>' + env.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>';
     if (warns.length) notes += '<div class="warnings" role="note"><h3>Warnings</h3><ul>' + warns.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>';
-    if (r.assumptions && r.assumptions.length) notes += '<details class="assumptions"><summary>Assumptions used (' + r.assumptions.length + ')</summary><ul>' + r.assumptions.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>';
+    var assumed = (out && out.assumptions_say) || [];
+    if (assumed.length) notes += '<details class="assumptions"><summary>Assumptions used (' + assumed.length + ')</summary><ul>' + assumed.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>';
     setHTML(this.results.querySelector('.notes'), notes);
   };
 

@@ -74,6 +74,8 @@ type EstimateOutput struct {
 	// Warnings are the response's warnings in the form's words (inputs
 	// by label, GPUs by name), less those Envelope explains.
 	Warnings []string `json:"warnings_say,omitempty"`
+	// Assumptions are the response's assumptions in the same words.
+	Assumptions []string `json:"assumptions_say,omitempty"`
 	// Full is full fine-tuning of the same configuration (same layout,
 	// checkpointing as chosen), when the form asks to compare a lora or
 	// qlora estimate with it; FullError says why it cannot be estimated
@@ -126,6 +128,9 @@ func (a *API) Estimate(input []byte) (out []byte) {
 	o.Envelope = EnvelopeNote(o.Response)
 	o.Interval = IntervalNote(o.Response)
 	o.Warnings = WarningsSay(o.Response, o.Envelope)
+	for _, as := range o.Response.Assumptions {
+		o.Assumptions = append(o.Assumptions, bareKeys(plain("", "", as, nil)))
+	}
 	if in.Form != nil && in.Form.peft() && on(in.Form["compare"]) {
 		full := req
 		full.Training.Method, full.Training.LoRA = model.MethodFull, nil

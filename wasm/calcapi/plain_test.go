@@ -382,8 +382,9 @@ func containsWord(s, w string) bool {
 }
 
 // TestShownMessagesUseNamesNotKeys renders what the calculator shows in
-// words for the default, LoRA, QLoRA, power-limit and checkpointing-off
-// states (warnings, errors and the recommender panel's sentences) and
+// words for the default, LoRA, QLoRA, power-limit, long-sequence and 70B
+// states (warnings, assumptions, errors and the recommender panel's
+// sentences) and
 // fails on a request path (training., hardware.), a bare JSON name or a
 // GPU id: the page shows labels and names, the API keeps paths and ids.
 func TestShownMessagesUseNamesNotKeys(t *testing.T) {
@@ -411,7 +412,10 @@ func TestShownMessagesUseNamesNotKeys(t *testing.T) {
 	for name, f := range states {
 		var said []string
 		o := estimate(t, a, EstimateInput{Form: f})
-		said = append(said, o.Warnings...)
+		said = append(append(said, o.Warnings...), o.Assumptions...)
+		if o.Response != nil && len(o.Assumptions) != len(o.Response.Assumptions) {
+			t.Errorf("%s: %d assumptions in words for the response's %d", name, len(o.Assumptions), len(o.Response.Assumptions))
+		}
 		for _, e := range append([]*Error{o.Error}, o.Errors...) {
 			if e != nil {
 				said = append(said, e.Say)
