@@ -43,7 +43,7 @@ func TestStaleEstimateIsDimmed(t *testing.T) {
 			typeInto(t, ctx, "batch", "abc")
 			waitFor(t, ctx, "the stale state", `document.querySelector('.results').classList.contains('stale')`)
 			st := eval[look](t, ctx, probe)
-			if st.Opacity > 0.6 || !strings.Contains(st.Filter, "grayscale") {
+			if st.Opacity > 0.85 || !strings.Contains(st.Filter, "grayscale") {
 				t.Errorf("stale figures at opacity %.2f, filter %q: want dimmed and grey", st.Opacity, st.Filter)
 			}
 			if !strings.Contains(st.After, "previous estimate") {
