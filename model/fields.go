@@ -200,7 +200,7 @@ var RequestFields = []Field{
 	{Key: "batch", Student: true, Example: "a whole number, for example 32", Path: "training.batch_per_gpu", Kind: KindInt, Group: "training", Label: "Batch / GPU", Unit: "sequences", Form: "32", Bounds: intBounds(1, 1<<16),
 		Help: "sequences per GPU per step (micro-batch)"},
 	{Key: "accum", Student: true, Example: "a whole number, for example 8, or empty", Path: "training.gradient_accumulation", Kind: KindInt, Group: "training", Label: "Accumulation steps", Unit: "micro-batches", Bounds: intBounds(1, 1<<16), Optional: true,
-		Default: "1 (an optimizer step after every micro-batch)", Hint: "empty = 1; gradient_accumulation_steps",
+		Default: "1 (an optimizer step after every micro-batch)", Hint: "empty = 1",
 		Help: "micro-batches per GPU per optimizer step (gradient_accumulation_steps): the optimizer's update and ddp's gradient all-reduce run once per optimizer step, so more accumulation means less weight and optimizer traffic per token"},
 	{Key: "precision", Student: true, Path: "training.precision", Kind: KindEnum, Group: "training", Label: "Precision", Form: "fp16", Choices: precisionNames(), Optional: true,
 		Default: "the accelerator's usual mixed-precision format: " + DefaultPrecisionRule,
