@@ -18,7 +18,7 @@ type Catalog struct {
 	// Default is the calibration used when a request names none; it must be
 	// of kind roofline (loglinear calibrations borrow its time model).
 	Default string
-	// Power is the power-limit response (content/calibrations/power); nil
+	// Power is the power-limit response (the shipped power calibration); nil
 	// = power limits below a run's draw are refused.
 	Power *PowerCalibration
 	// WorkBudget is the most work one recommend or plan request may ask

@@ -57,7 +57,7 @@ func (p *PowerParams) Factors(u float64) (timeF, powerF float64) {
 
 // PowerCalibration is the fitted power-limit response with its provenance,
 // cross-validation and how it is carried to GPUs outside its data. It lives
-// in content/calibrations/power/ (ParsePowerCalibration reads it).
+// in the calibrations' power folder (ParsePowerCalibration reads it).
 type PowerCalibration struct {
 	Name        string      `json:"name"`
 	Version     string      `json:"version"`

@@ -34,12 +34,12 @@ type Job struct {
 	// KindRoofline.
 	Kinds []string
 	// Scaling is the published speedup and energy figures
-	// (content/data/published-scaling.csv).
+	// (the project's published-scaling.csv).
 	Scaling []byte
 	// ScalingPoints, when Scaling is nil, are those figures already read.
 	ScalingPoints []ScalingPoint
 	// Runs, when not empty, adds the table stage to the roofline
-	// calibration on these validation runs (content/validation/runs.csv).
+	// calibration on these validation runs (the validation table).
 	Runs     []byte
 	Hardware *model.Hardware
 	Presets  []model.Preset

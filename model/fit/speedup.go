@@ -12,7 +12,7 @@ import (
 	"github.com/wattscale/wattscale/model/fit/stats"
 )
 
-// ScalingPoint is one published matched-scaling figure (content/data/published-scaling.csv).
+// ScalingPoint is one published matched-scaling figure (the project's published-scaling.csv).
 type ScalingPoint struct {
 	GPU          string
 	Interconnect model.Interconnect
@@ -93,7 +93,7 @@ var nvlinkTPPrior = model.SpeedupLaw{Form: model.Saturating, SInf: 9, K: 0.11,
 	Source: "assumed (no published NVLink TP strong-scaling point): S∞ = 9, k = 0.11, η(8) = 0.66, below Megatron-LM's 77 % weak-scaling efficiency at 8-way (Shoeybi et al. 2019)"}
 
 // MeasuredWorkload is the workload of the published scaling points
-// (content/data/published-scaling.csv): the BERT-base sweep at its
+// (the project's published-scaling.csv): the BERT-base sweep at its
 // per-process batch of 32 sequences padded to 66 tokens (the length the
 // study's dynamic padding gave), 2,112 tokens per GPU per step, hidden
 // size 768. The GPT points on A100 do not publish theirs and are taken as

@@ -13,7 +13,7 @@ import (
 )
 
 // The table stage of the roofline calibration fits four constants on the
-// validation table (content/validation/runs.csv) together with the
+// validation table of published runs together with the
 // roofline paper's published NVLink speedup points:
 //
 //   - tensor.u_compute: the achieved fraction of dense peak of tensor-core

@@ -58,18 +58,25 @@ func RunDescription(r *model.Response) string {
 	var parts []string
 	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
 	a := in.Arch
-	model_ := in.Model
-	if model_ == "" || model_ == "custom" {
-		model_ = "a custom model"
+	name, head := in.Model, ""
+	if name == "" || name == "custom" {
+		name = "a custom model"
 	}
-	add("%s (%d layers, hidden %d, %s parameters%s)", model_, a.Layers, a.Hidden, count(r.Proxies.Params), map[bool]string{true: ", classifier head", false: ""}[in.Head == "classifier"])
+	if in.Head == "classifier" {
+		head = ", classifier head"
+	}
+	add("%s (%d layers, hidden %d, %s parameters%s)", name, a.Layers, a.Hidden, count(r.Proxies.Params), head)
 	switch tr.Method {
 	case model.MethodLoRA, model.MethodQLoRA:
 		m := "LoRA"
 		if tr.Method == model.MethodQLoRA {
 			m = fmt.Sprintf("QLoRA on a %s base computing in %s", strings.ToUpper(tr.BaseFormat), tr.ComputeDtype)
 		}
-		add("with %s, rank %d on %s%s", m, tr.Rank, strings.Join(tr.Targets, ", "), map[bool]string{true: ", embeddings and LM head trained in full", false: ""}[tr.TrainEmbeddings])
+		emb := ""
+		if tr.TrainEmbeddings {
+			emb = ", embeddings and LM head trained in full"
+		}
+		add("with %s, rank %d on %s%s", m, tr.Rank, strings.Join(tr.Targets, ", "), emb)
 	default:
 		add("every weight trained")
 	}
