@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/wattscale/wattscale/wasm/calcapi/view"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ import (
 // trimZeros, fmtKWh, fmtCount and fmtDuration of format.go,
 // model.ShortNum, and the units the calculator and the prerendered pages
 // print (energy, mass, dollars, percent, power, parameters:
-// prerenderfmt.go's js* against calc.js's energyText, massText, usd, pct,
+// view/format.go's js* against calc.js's energyText, massText, usd, pct,
 // powerText and paramsText). The table holds rounding ties (0.125, 2.5, 2,500,000),
 // the thresholds (1e-4, 1e6, 100 kWh, 120 s, a thousand), negative numbers,
 // zero and non-finite values.
@@ -67,7 +68,7 @@ func TestNumberFormatsMatchGo(t *testing.T) {
 	}
 	type got struct {
 		Sig, Fixed, Grouped, KWh, Count, Duration, Short, Trim string
-		Energy, Mass, USD, Pct, Power, Params                  string // the calculator's units (prerenderfmt.go)
+		Energy, Mass, USD, Pct, Power, Params                  string // the calculator's units (view/format.go)
 	}
 	js := `(function(rows){var W = window.WattscaleInternals, f = W.fmt; return rows.map(function(r){ return {
   Sig: f.sig(r.x, r.n), Fixed: f.fixed(r.x, r.n), Grouped: f.grouped(r.x), KWh: f.fmtKWh(r.x), Count: f.fmtCount(r.x),
@@ -82,9 +83,9 @@ func TestNumberFormatsMatchGo(t *testing.T) {
 	}
 	for i, r := range rows {
 		want := got{sig(r.X, r.Digits), fixed(r.X, r.Digits), grouped(r.X), fmtKWh(r.X), fmtCount(r.X), fmtDuration(r.X), model.ShortNum(r.X), trimZeros(fixed(r.X, r.Digits)),
-			jsEnergyText(r.X), jsMassText(r.X), jsUSD(r.X), "", jsPowerText(r.X), jsParamsText(r.X)}
+			view.EnergyText(r.X), view.MassText(r.X), view.USD(r.X), "", view.PowerText(r.X), view.ParamsText(r.X)}
 		if math.Abs(r.X) < 1e6 {
-			want.Pct = jsPct(r.X)
+			want.Pct = view.Pct(r.X)
 		}
 		if res[i] != want {
 			t.Errorf("%g with %d digits: calc.js %+v, Go %+v", r.X, r.Digits, res[i], want)

@@ -1,55 +1,25 @@
 package main
 
-// The prerendered calculator.
+// The prerendered calculator and planner.
 //
-// The generator computes the calculator's default estimate at build time
-// with the same Go code as the browser's WebAssembly (wasm/calcapi, which
-// is native Go) and writes the whole calculator into the page: the form
-// with its values and hints, the numbers, the breakdown, the charts and
-// the snippets. The page thus shows a complete estimate before any script
-// runs, and without JavaScript at all. The markup is the markup
-// site/assets/calc.js builds (Calculator.build, fill and render), so that
-// when the WebAssembly has started and the script redraws the calculator
-// in place, nothing moves; the browser tests compare the two.
+// The generator computes the calculator's default estimate and the
+// planner's default plan at build time with the same Go code as the
+// browser's WebAssembly (wasm/calcapi) and writes them into the pages with
+// the one view (wasm/calcapi/view), which calc.wasm and planner.wasm call
+// at run time too. The page thus shows a complete estimate before any
+// script runs, and without JavaScript at all.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"net/url"
-	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/wasm/calcapi"
+	"github.com/wattscale/wattscale/wasm/calcapi/view"
 )
-
-// prerenderUID stands for the random id prefix calc.js gives the form's
-// datalists.
-const prerenderUID = "crpre"
-
-var sweepStrategies = []string{"single", "ddp", "fsdp", "tp"}
-
-// sweepCounts is calc.js's sweepCounts: the GPU counts the charts show.
-func sweepCounts(count int) []int {
-	top := 64
-	for top < 4*count && top < 4096 {
-		top *= 2
-	}
-	var out []int
-	for n := 1; n <= min(16, top); n++ {
-		out = append(out, n)
-	}
-	for p := 16; p < top; p *= 2 {
-		for _, m := range []float64{1.25, 1.5, 1.75, 2} {
-			out = append(out, int(float64(p)*m+0.5))
-		}
-	}
-	return out
-}
 
 // prerendered is the calculator's markup for the calculator page and for
 // embed.html.
@@ -79,7 +49,7 @@ func prerenderCalculator(cat *model.Catalog) (*prerendered, error) {
 	if n <= 0 {
 		n = 4
 	}
-	in, _ := json.Marshal(calcapi.EstimateInput{Form: form, Sweep: &calcapi.SweepSpec{Counts: sweepCounts(n), Strategies: sweepStrategies}})
+	in, _ := json.Marshal(calcapi.EstimateInput{Form: form, Sweep: &calcapi.SweepSpec{Counts: view.SweepCounts(n), Strategies: view.SweepStrategies}})
 	var out calcapi.EstimateOutput
 	if err := json.Unmarshal(api.Estimate(in), &out); err != nil {
 		return nil, fmt.Errorf("prerender: estimate: %w", err)
@@ -91,8 +61,7 @@ func prerenderCalculator(cat *model.Catalog) (*prerendered, error) {
 	// the script element that holds it.
 	p := &prerendered{FormKeys: meta.FormKeys, Meta: template.JS(rawMeta)}
 	for _, embed := range []bool{false, true} {
-		c := calcView{meta: &meta, state: form, out: &out, embed: embed}
-		s, err := c.markup()
+		s, err := view.Calculator(&meta, form, &out, embed)
 		if err != nil {
 			return nil, err
 		}
@@ -103,616 +72,6 @@ func prerenderCalculator(cat *model.Catalog) (*prerendered, error) {
 		}
 	}
 	return p, nil
-}
-
-// calcView writes what calc.js's Calculator shows for one output.
-type calcView struct {
-	meta  *calcapi.Meta
-	state calcapi.Form
-	out   *calcapi.EstimateOutput
-	embed bool
-	b     bytes.Buffer
-	// rows are the field table's rows by key: the calculator's
-	// (meta.Fields), or the planner's (planView.markup).
-	rows map[string]model.Field
-	// toggle: a field whose row's "when" does not hold is hidden, as
-	// calc.js's Calculator.toggle hides it (the planner hides its own).
-	toggle bool
-	// placed holds the form keys the layout writes; every other row of the
-	// field table gets an input at the end of its group's fieldset
-	// (extras), as calc.js's build does.
-	placed map[string]bool
-	shown  int // fields written that apply (group)
-	// controls draw the layout's keys whose Item.Control names them.
-	controls map[string]func(key string) string
-	// blankSelects: an empty value that no option has selects nothing
-	// (calc.js's planner fills a select so; the calculator adds an
-	// option for it).
-	blankSelects bool
-}
-
-// item writes one item of the form's layout (calcapi.Layout), as calc.js's
-// item builds it.
-func (c *calcView) item(it calcapi.Item) {
-	if it.Key != "" {
-		if draw := c.controls[it.Control]; draw != nil {
-			c.w(draw(it.Key))
-		} else {
-			c.w(c.input(it.Key, ""))
-		}
-		return
-	}
-	body := func() {
-		for _, sub := range it.Items {
-			c.item(sub)
-		}
-	}
-	switch {
-	case it.Toggle:
-		c.group(it.Grid, body)
-	case it.Grid != "":
-		c.w(`<div class="`, it.Grid, `">`)
-		body()
-		c.w(`</div>`)
-	default:
-		body()
-	}
-}
-
-// fieldset writes one fieldset of a form's layout as calc.js's fieldset
-// builds it: legend, items and note, then, with extras (the calculator),
-// the rows of the section's group that the layout did not place.
-func (c *calcView) fieldset(sec calcapi.Section, extras bool) {
-	c.w(`<fieldset><legend>`, esc(sec.Legend), `</legend>`)
-	for _, it := range sec.Items {
-		c.item(it)
-	}
-	if sec.Note != "" {
-		c.w(`<p class="hint">`, esc(sec.Note), `</p>`)
-	}
-	if extras {
-		c.w(c.extras(sec.Group))
-	}
-	c.w(`</fieldset>`)
-}
-
-// extras returns the inputs of the field table's rows in group that the
-// layout did not place, in table order, each with its help as a tooltip
-// (calc.js: "Every other row of the field table gets a plain input in its
-// group's fieldset").
-func (c *calcView) extras(group string) string {
-	var b strings.Builder
-	for _, f := range c.meta.Fields {
-		if f.Group == group && !c.placed[f.Key] {
-			b.WriteString(c.input(f.Key, f.Help))
-		}
-	}
-	return b.String()
-}
-
-func (c *calcView) w(s ...string) {
-	for _, x := range s {
-		c.b.WriteString(x)
-	}
-}
-
-// query is the share link's query: the active keys in form order.
-func (c *calcView) query() string {
-	var parts []string
-	for _, k := range c.state.Active() {
-		parts = append(parts, url.QueryEscape(k)+"="+url.QueryEscape(c.state[k]))
-	}
-	return strings.Join(parts, "&")
-}
-
-// hides reports whether the field of key is hidden (toggle).
-func (c *calcView) hides(key string) bool {
-	f, ok := c.rows[key]
-	return c.toggle && ok && !f.When.Holds(func(k string) string { return c.state[k] })
-}
-
-// place records that the layout wrote key's field.
-func (c *calcView) place(key string) {
-	if c.placed == nil {
-		c.placed = map[string]bool{}
-	}
-	c.placed[key] = true
-	if !c.hides(key) {
-		c.shown++
-	}
-}
-
-// field is calc.js's labelled; hint nil = no hint paragraph.
-func (c *calcView) field(key, label, control string, hint *string) string {
-	c.place(key)
-	id := "f-" + key
-	desc := id + "-err"
-	if hint != nil {
-		desc = id + "-hint " + desc
-	}
-	control = strings.Replace(control, "<CTL", ` id="`+id+`" name="`+key+`" aria-describedby="`+desc+`"`, 1)
-	s := `<div class="field" data-key="` + key + `"` + hiddenIf(c.hides(key)) + `><label for="` + id + `">` + esc(label) + `</label>` + control
-	if hint != nil {
-		s += `<p class="hint" id="` + id + `-hint">` + esc(*hint) + `</p>`
-	}
-	return s + `<p class="err" id="` + id + `-err" aria-live="polite"></p></div>`
-}
-
-// checkbox is calc.js's checkbox: a bool row's check box with its label
-// after it.
-func (c *calcView) checkbox(key, label, title string) string {
-	c.place(key)
-	chk := ""
-	if v := c.state[key]; v == "1" || v == "true" || v == "on" {
-		chk = " checked"
-	}
-	if title != "" {
-		title = ` title="` + esc(title) + `"`
-	}
-	return `<div class="field check" data-key="` + key + `"` + hiddenIf(c.hides(key)) + `><input type="checkbox" value="1" id="f-` + key + `" name="` + key + `" aria-describedby="f-` + key + `-err"` + title + chk +
-		`><label for="f-` + key + `">` + esc(label) + `</label><p class="err" id="f-` + key + `-err"></p></div>`
-}
-
-// input is calc.js's input: the field of the table row of key (rows) with
-// its label and hint: a check box for a bool, a select of the row's
-// options in the table's words, or a text field with its kind's keyboard.
-// title, when not "", is the control's tooltip.
-func (c *calcView) input(key, title string) string {
-	f := c.rows[key]
-	if f.Kind == model.KindBool && f.Options() == nil {
-		return c.checkbox(key, f.Label, title)
-	}
-	ctl := c.control(key)
-	if title != "" {
-		ctl = strings.Replace(ctl, "<CTL", ` title="`+esc(title)+`"<CTL`, 1)
-	}
-	return c.field(key, f.Label, ctl, fieldHint(f))
-}
-
-// control is calc.js's control: the select or text field of the table
-// row of key.
-func (c *calcView) control(key string) string {
-	f := c.rows[key]
-	if vs := f.Options(); vs != nil {
-		opts := make([]option, len(vs))
-		for i, v := range vs {
-			opts[i] = option{v, f.Text(v)}
-		}
-		return c.sel(key, opts)
-	}
-	return c.textInput(key, inputMode(f.Kind), "")
-}
-
-// inputs writes the fields of keys.
-func (c *calcView) inputs(keys ...string) string {
-	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(c.input(k, ""))
-	}
-	return b.String()
-}
-
-// group writes what body writes inside a div of class cls, hidden (as
-// calc.js's toggle hides a data-group) when no field in it applies.
-func (c *calcView) group(cls string, body func()) {
-	start, shown := c.b.Len(), c.shown
-	body()
-	inner := string(c.b.Bytes()[start:])
-	c.b.Truncate(start)
-	if cls != "" {
-		cls = ` class="` + cls + `"`
-	}
-	c.w(`<div`, cls, ` data-group=""`, hiddenIf(c.shown == shown), `>`, inner, `</div>`)
-}
-
-func str(s string) *string { return &s }
-
-// textInput is an input with the state's value; "<CTL" marks where field
-// puts the id, name and description.
-func (c *calcView) textInput(key, mode, list string) string {
-	s := `<input type="text" inputmode="` + mode + `" autocomplete="off" spellcheck="false"`
-	if list != "" {
-		s += ` list="` + list + `"`
-	}
-	return s + `<CTL value="` + esc(c.state[key]) + `">`
-}
-
-type option struct{ value, text string }
-
-func (c *calcView) sel(key string, opts []option) string {
-	v := c.state[key]
-	var b strings.Builder
-	b.WriteString(`<select<CTL>`)
-	known := false
-	for _, o := range opts {
-		selected := ""
-		if o.value == v && !known {
-			selected, known = " selected", true
-		}
-		b.WriteString(`<option value="` + esc(o.value) + `"` + selected + `>` + esc(o.text) + `</option>`)
-	}
-	if !known && !(v == "" && c.blankSelects) {
-		b.WriteString(`<option value="` + esc(v) + `" selected>` + esc(v+" (not a known choice)") + `</option>`)
-	}
-	b.WriteString(`</select>`)
-	return b.String()
-}
-
-// regionOptions are the grid regions' select: each region with its
-// intensity, then a custom intensity.
-func regionOptions(m *calcapi.Meta) []option {
-	var regs []option
-	for _, reg := range m.Regions {
-		regs = append(regs, option{reg.ID, reg.Name + " — " + sig(reg.CarbonGPerKWh, 3) + " g/kWh"})
-	}
-	return append(regs, option{"custom", "Custom intensity"})
-}
-
-// radios is calc.js's radios: an enum row's choices as radio buttons in
-// the table's words.
-func (c *calcView) radios(key string) string {
-	c.place(key)
-	f := c.rows[key]
-	s := `<div class="radios" role="radiogroup" aria-label="` + esc(f.Label) + `">`
-	for i, v := range f.Choices {
-		chk := ""
-		if c.state[key] == v || i == 0 && !slices.Contains(f.Choices, c.state[key]) {
-			chk = " checked"
-		}
-		id := "f-" + key + "-" + v
-		s += `<span class="radio"><input type="radio" name="` + key + `" value="` + esc(v) + `" id="` + id + `"` + chk + `><label for="` + id + `">` + esc(f.Text(v)) + `</label></span>`
-	}
-	return s + `</div>`
-}
-
-func (c *calcView) markup() (string, error) {
-	m, s, r := c.meta, c.state, c.out.Response
-	if r == nil {
-		return "", fmt.Errorf("prerender: no response")
-	}
-	var pres *calcapi.PresetInfo
-	for i := range m.Presets {
-		if m.Presets[i].Name == r.Inputs.Model {
-			pres = &m.Presets[i]
-		}
-	}
-	// The hints calc.js's hints() fills in.
-	modelHint, gpuHint, regionHint, calHint := "", "", "your own figure, g CO₂e per kWh", ""
-	if pres != nil {
-		modelHint = pres.Family + ", " + jsParamsText(pres.ParamsPublished) + " parameters (" + strings.Split(pres.Source, ";")[0] + ")"
-	} else {
-		modelHint = "custom shape: " + jsParamsText(r.Proxies.Params) + " parameters counted"
-	}
-	for _, g := range m.GPUs {
-		if g.ID == r.Inputs.GPU {
-			gpuHint = g.Name + " · " + jsNum(g.MemoryGB) + " GB · " + jsNum(g.BoardPowerW) + " W · " + g.Interconnect + " · " + strings.Join(g.Precisions, ", ")
-		}
-	}
-	for _, reg := range m.Regions {
-		if reg.ID == s["region"] {
-			regionHint = reg.Source
-		}
-	}
-	for _, cal := range m.Calibrations {
-		if cal.Name == r.Calibration.Name {
-			calHint = cal.Title
-		}
-	}
-
-	c.rows, c.toggle = map[string]model.Field{}, true
-	for _, f := range m.Fields {
-		c.rows[f.Key] = f
-	}
-	c.w(`<div class="calc-layout">`)
-	if !c.embed {
-		c.summary(r)
-	}
-	// The results come before the form in the document (calc.css places
-	// the form in the left column on a wide screen and above the results
-	// on a narrow one): the first paint waits for the headline to be
-	// parsed (the head's <link rel=expect href=#energy>), and it need not
-	// wait for the form's 60 fields to be parsed, styled and laid out.
-	c.w(`<section class="results" aria-label="Estimate" id="` + prerenderUID + `-res" tabindex="-1"><div class="status" role="status" aria-live="polite"></div>`)
-	c.results(r)
-	c.w(`</section>`)
-	c.w(`<form class="calc-form" novalidate="" aria-label="Training configuration">`)
-	def := ""
-	for _, cal := range m.Calibrations {
-		if cal.Default && def == "" {
-			def = cal.Name
-		}
-	}
-	cals := []option{{"", "Default (" + def + ")"}}
-	for _, cal := range m.Calibrations {
-		cals = append(cals, option{cal.Name, cal.Name + " " + cal.Version + " (" + cal.Kind + ")"})
-	}
-	c.controls = map[string]func(key string) string{
-		calcapi.ControlPresets: func(k string) string {
-			return c.field(k, c.rows[k].Label, c.textInput(k, "text", prerenderUID+"-presets"), &modelHint)
-		},
-		calcapi.ControlGPUs: func(k string) string {
-			return c.field(k, c.rows[k].Label, c.textInput(k, "text", prerenderUID+"-gpus"), &gpuHint)
-		},
-		calcapi.ControlRegions: func(k string) string {
-			return c.field(k, c.rows[k].Label, c.sel(k, regionOptions(m)), &regionHint)
-		},
-		calcapi.ControlCalibrations: func(k string) string { return c.field(k, c.rows[k].Label, c.sel(k, cals), &calHint) },
-		calcapi.ControlRadios:       c.radios,
-	}
-	for _, sec := range m.Layout {
-		c.fieldset(sec, true)
-	}
-	c.w(`<p class="err form-err" id="` + prerenderUID + `-formerr" aria-live="polite"></p>`)
-	c.w(`<datalist id="` + prerenderUID + `-presets">`)
-	for _, p := range m.Presets {
-		c.w(`<option value="`, esc(p.Name), `">`, esc(p.Family+" · "+jsParamsText(p.ParamsPublished)), `</option>`)
-	}
-	for _, p := range m.Presets { // the hub ids, whose config.json the preset is
-		if p.Hub != "" {
-			c.w(`<option value="`, esc(p.Hub), `">`, esc(p.Name+" · Hugging Face config.json"), `</option>`)
-		}
-	}
-	c.w(`<option value="custom">custom shape</option></datalist>`)
-	c.w(`<datalist id="` + prerenderUID + `-gpus">`)
-	for _, g := range m.GPUs {
-		c.w(`<option value="`, esc(g.ID), `">`, esc(g.Name), `</option>`)
-	}
-	c.w(`</datalist></form></div>`)
-	if c.embed {
-		c.w(`<p class="embed-foot"><a href="index.html?`, esc(c.query()), `" class="open-full" target="_blank" rel="noopener">Open in the full wattscale calculator</a></p>`)
-	}
-	return c.b.String(), nil
-}
-
-// results is the results section after calc.js's render.
-func (c *calcView) results(r *model.Response) {
-	p := r.Inputs
-	ev, eu := jsEnergyParts(r.EnergyKWh)
-	kwh := jsNum
-	c.w(`<div class="headline"><p class="kicker">Accelerator energy</p>`,
-		`<p class="big"><output id="energy" data-kwh="`, kwh(r.EnergyKWh), `" elementtiming="estimate">`, esc(ev), ` <span class="unit">`, esc(eu), `</span></output></p>`,
-		`<p class="interval">`, esc(jsPct(r.IntervalLevel)), ` interval `,
-		`<span class="num" data-kwh="`, kwh(r.EnergyIntervalKWh[0]), `">`, esc(jsEnergyText(r.EnergyIntervalKWh[0])), `</span> – `,
-		`<span class="num" data-kwh="`, kwh(r.EnergyIntervalKWh[1]), `">`, esc(jsEnergyText(r.EnergyIntervalKWh[1])), `</span>`,
-		` · `, esc(jsEnergyText(r.FacilityEnergyKWh)), ` at the wall with PUE `, esc(sig(p.PUE, 3)), `</p>`)
-	cu := r.Calibration
-	env := ", outside its fitted range: interval widened (see below)"
-	if cu.InEnvelope {
-		env = ", inside its fitted range"
-	}
-	c.w(`<p class="calline muted small">`, esc("Calibration "+cu.Name+" "+cu.Version+" ("+cu.Kind+")"+env+" · accelerator energy only; the wall figure adds PUE"), `</p></div>`)
-
-	plural := ""
-	if p.Count > 1 {
-		plural = "s"
-	}
-	region := ""
-	if p.Region != "" {
-		region = " (" + p.Region + ")"
-	}
-	eta, etaSub := "1", "one GPU: no parallel overhead"
-	if r.Parallel.GPUs > 1 {
-		eta = sig(r.Parallel.Efficiency, 2)
-		etaSub = "speedup " + sig(r.Parallel.Speedup, 3) + "× on " + strconv.Itoa(r.Parallel.GPUs) + " GPUs (" + r.Parallel.Law + ")"
-	}
-	lvl := jsPct(r.IntervalLevel)
-	pl := r.PowerLimit
-	powerSub := "the default: the run draws about " + sig(pl.UncappedDrawW, 3) + " W per GPU"
-	if pl.TimeFactor != 1 {
-		powerSub = "per GPU: time ×" + sig(pl.TimeFactor, 3) + ", energy ×" + sig(pl.EnergyFactor, 3) + " (fitted on the Zeus power-capped runs)"
-	}
-	cards := [][4]string{
-		{"Time", fmtDuration(r.TimeS), lvl + " interval " + fmtDuration(r.TimeIntervalS[0]) + " – " + fmtDuration(r.TimeIntervalS[1]), "time"},
-		{"Average power", jsPowerText(r.AvgPowerW), "all " + strconv.Itoa(p.Count) + " GPU" + plural + " together", "power"},
-		{"GPU-hours", sig(r.GPUHours, 3), strconv.Itoa(p.Count) + " × " + p.GPUName, "gpuh"},
-		{"CO₂e", jsMassText(r.CO2eKg), lvl + " interval " + jsMassText(r.CO2eIntervalKg[0]) + " – " + jsMassText(r.CO2eIntervalKg[1]) + "; " + sig(p.CarbonGPerKWh, 3) + " g/kWh" + region +
-			"; plus " + jsMassText(r.EmbodiedCO2eKg) + " embodied (manufacturing, " + sig(r.Embodied.KgPerGPUHour*1000, 3) + " g per GPU-hour, Luccioni et al. 2023), not in energy", "co2"},
-		{"Power limit", jsNum(r.PowerLimit.LimitW) + " W", powerSub, "power-limit"},
-		{"Cost of electricity", jsUSD(r.CostUSD), "at $" + sig(p.USDPerKWh, 3) + " per kWh, PUE " + sig(p.PUE, 3), "cost"},
-		{"Parallel efficiency η", eta, etaSub, "eta"},
-	}
-	c.w(`<dl class="cards">`)
-	for _, k := range cards {
-		c.w(`<div class="card" data-card="`, k[3], `"><dt>`, esc(k[0]), `</dt><dd><span class="v">`, esc(k[1]), `</span><span class="sub">`, esc(k[2]), `</span></dd></div>`)
-	}
-	c.w(`</dl>`)
-	c.w(`<h2 class="h">Where the energy goes</h2><div class="breakdown">`)
-	c.breakdown(r)
-	c.w(`</div><div class="prov">`)
-	c.provenance(r)
-	c.w(`</div><div class="notes">`)
-	c.notes(r)
-	c.w(`</div>`)
-	c.w(`<h2 class="h">Energy and time against GPU count</h2>`,
-		`<p class="muted small chart-note">Same model, tokens and batch per GPU; each line is a strategy, the ring is your configuration. More GPUs finish sooner but parallel overhead costs energy.</p>`)
-	c.charts(r)
-	if !c.embed {
-		c.w(`<section class="cheaper" aria-labelledby="cheaper-h"><h2 class="h" id="cheaper-h">Cheaper ways to run this</h2>`,
-			`<p class="muted small">The same model, tokens and global batch (your sequences per optimizer step: each configuration’s micro-batch and gradient accumulation are chosen to reproduce it and fit in memory) on every GPU type of the table (up to 64 each), every layout and eight power limits: `,
-			`each marker is a configuration no other beats on both energy and time. Select one (click, or Tab then Enter) to load it into the form.</p>`,
-			`<div class="cheaper-ctl grid2">`, c.inputs("deadline", "minimise", "only_gpu"),
-			`</div><div class="cheaper-out"></div></section>`)
-		c.w(`<h2 class="h">Share and cite</h2><div class="share">`)
-		c.share()
-		c.w(`</div>`)
-	}
-}
-
-func (c *calcView) breakdown(r *model.Response) {
-	b, total := r.Breakdown, r.EnergyKWh
-	parts := []struct {
-		key, name string
-		kwh       float64
-	}{{"compute", "Compute", b.ComputeKWh}, {"memory", "Memory traffic and step latency", b.MemoryKWh}, {"parallel", "Parallel overhead", b.ParallelKWh}, {"fixed", "Start-up (fixed)", b.FixedKWh}}
-	const W, H = 560.0, 28
-	x := 0.0
-	var rects, desc, rows []string
-	for _, p := range parts {
-		w := max(0, p.kwh/total*W)
-		rects = append(rects, `<rect class="b-`+p.key+`" x="`+jsToFixed(x, 2)+`" y="0" width="`+jsToFixed(w, 2)+`" height="28"/>`)
-		x += w
-		desc = append(desc, p.name+" "+jsEnergyText(p.kwh)+" ("+jsPct(p.kwh/total)+")")
-		rows = append(rows, `<tr><th scope="row"><span class="swatch b-`+p.key+`" aria-hidden="true"></span>`+esc(p.name)+`</th><td>`+esc(jsEnergyText(p.kwh))+`</td><td>`+esc(jsPct(p.kwh/total))+`</td></tr>`)
-	}
-	bound := "Memory-bound"
-	if r.Roofline.Bound == "compute" {
-		bound = "Compute-bound"
-	}
-	rf := r.Roofline
-	c.w(`<svg class="bar" viewBox="0 0 560 28" preserveAspectRatio="none" role="img" aria-label="`, esc("Energy breakdown: "+strings.Join(desc, "; ")), `">`, strings.Join(rects, ""), `</svg>`,
-		`<table class="bd"><caption class="offscreen">Energy breakdown</caption><tbody>`, strings.Join(rows, ""), `</tbody></table>`,
-		`<p class="muted small">`, esc(bound), `: arithmetic intensity `, esc(sig(rf.ArithmeticIntensity, 3)),
-		` FLOP/byte against a machine balance of `, esc(sig(rf.MachineBalance, 3)), ` (`, esc(sig(rf.PeakTFLOPS, 3)), ` TFLOP/s peak at `, esc(string(r.Inputs.Precision)), `). `,
-		`Roofline floor `, esc(jsEnergyText(rf.EnergyLowerBoundKWh)), `; `, esc(sig(rf.FLOPs, 3)), ` FLOPs in all.</p>`)
-}
-
-func (c *calcView) provenance(r *model.Response) {
-	cu := r.Calibration
-	env := `<span class="ok">inside the range it was fitted on</span>`
-	if !cu.InEnvelope {
-		env = `<span class="warn-t">outside the range it was fitted on</span> (` + esc(strings.Join(cu.Outside, "; ")) + `), so the interval is widened`
-	}
-	c.w(`<h2 class="h">Where these numbers come from</h2>`,
-		`<p>Calibration <strong class="cal-name">`, esc(cu.Name), `</strong> version <span class="cal-version">`, esc(cu.Version), `</span> (`, esc(cu.Kind), `): `, env, `. `,
-		`<span class="interval-note">`, esc(c.out.Interval), `</span></p>`,
-		`<p class="muted small cite">`, esc(cu.Citation), `</p>`)
-}
-
-func (c *calcView) notes(r *model.Response) {
-	env, warns := c.out.Envelope, c.out.Warnings
-	c.w(noteList(`<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3>`, env, `</div>`),
-		noteList(`<div class="warnings" role="note"><h3>Warnings</h3>`, warns, `</div>`), assumptionsHTML(c.out.Assumptions))
-}
-
-// noteList is calc.js's list of notes (warnings, assumptions) between
-// open and close; "" when there are none.
-func noteList(open string, items []string, close string) string {
-	if len(items) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString(open + `<ul>`)
-	for _, x := range items {
-		b.WriteString(`<li>` + esc(x) + `</li>`)
-	}
-	return b.String() + `</ul>` + close
-}
-
-// assumptionsHTML is the folded list of an answer's assumptions.
-func assumptionsHTML(as []string) string {
-	return noteList(`<details class="assumptions"><summary>Assumptions used (`+strconv.Itoa(len(as))+`)</summary>`, as, `</details>`)
-}
-
-func (c *calcView) charts(r *model.Response) {
-	type ser struct {
-		key, name string
-		e, t      [][2]float64
-		bad       []model.SweepPoint
-	}
-	series := make([]*ser, len(sweepStrategies))
-	idx := map[string]int{}
-	for i, s := range sweepStrategies {
-		series[i] = &ser{key: s, name: model.RequestField("strategy").Text(s)}
-		idx[s] = i
-	}
-	for _, p := range c.out.Sweep {
-		i, ok := idx[p.Strategy]
-		if !ok {
-			continue
-		}
-		if p.Error != "" {
-			series[i].bad = append(series[i].bad, p)
-			continue
-		}
-		series[i].e = append(series[i].e, [2]float64{float64(p.GPUs), p.EnergyKWh})
-		series[i].t = append(series[i].t, [2]float64{float64(p.GPUs), p.TimeS / 3600})
-	}
-	memGB := ""
-	for _, g := range c.meta.GPUs {
-		if g.ID == r.Inputs.GPU {
-			memGB = jsNum(g.MemoryGB)
-		}
-	}
-	n, strat := r.Parallel.GPUs, r.Parallel.Strategy
-	label := strconv.Itoa(n) + " × " + strings.ToUpper(strat)
-	if strat == model.Hybrid {
-		label = strconv.Itoa(n) + " × hybrid"
-	}
-	_, eUnit := jsEnergyParts(r.EnergyKWh)
-	eScale := map[string]float64{"Wh": 1000, "kWh": 1, "MWh": 1e-3, "GWh": 1e-6}[eUnit]
-	var es, ts, shown []chartSeries
-	for _, s := range series {
-		var pe [][2]float64
-		for _, p := range s.e {
-			pe = append(pe, [2]float64{p[0], p[1] * eScale})
-		}
-		es = append(es, chartSeries{name: s.name, key: s.key, pts: pe})
-		ts = append(ts, chartSeries{name: s.name, key: s.key, pts: s.t})
-		if len(s.e) == 0 {
-			shown = append(shown, chartSeries{name: s.name, key: s.key, note: "— " + absentReason(firstErr(s.bad, "no point"), memGB)})
-			continue
-		}
-		name := s.name
-		if len(s.bad) > 0 {
-			fits, bad := make([]float64, len(s.e)), make([]float64, len(s.bad))
-			for i, p := range s.e {
-				fits[i] = p[0]
-			}
-			for i, p := range s.bad {
-				bad[i] = float64(p.GPUs)
-			}
-			if minOf(fits) > maxOfF(bad) {
-				why := strings.Split(strings.Replace(absentReason(s.bad[0].Error, memGB), "does not fit", "do not fit", 1), ":")[0]
-				name += " (from " + jsNum(minOf(fits)) + " GPUs; fewer " + why + ")"
-			} else {
-				name += " (not possible at " + strconv.Itoa(len(bad)) + " of " + strconv.Itoa(len(bad)+len(fits)) + " GPU counts: " + strings.TrimPrefix(absentReason(s.bad[0].Error, memGB), "not possible here: ") + ")"
-			}
-		}
-		shown = append(shown, chartSeries{name: name, key: s.key})
-	}
-	desc := func(energy bool) string {
-		var parts []string
-		for _, s := range series {
-			if len(s.e) == 0 {
-				parts = append(parts, s.name+": "+absentReason(firstErr(s.bad, ""), memGB))
-				continue
-			}
-			a := s.t
-			if energy {
-				a = s.e
-			}
-			last := a[len(a)-1]
-			var mid string
-			if energy {
-				mid = jsEnergyText(a[0][1]) + " at " + jsNum(a[0][0]) + " GPU to " + jsEnergyText(last[1])
-			} else {
-				mid = fmtDuration(a[0][1]*3600) + " at " + jsNum(a[0][0]) + " GPU to " + fmtDuration(last[1]*3600)
-			}
-			parts = append(parts, s.name+": "+strconv.Itoa(len(a))+" points, "+mid+" at "+jsNum(last[0])+" GPUs")
-		}
-		return strings.Join(parts, ". ")
-	}
-	fmtN := func(v float64) string { return sig(v, 2) }
-	c.w(`<div class="charts"><figure class="chart-e">`, lineChart(lineChartSpec{id: "chart-energy", title: "Energy against GPU count by strategy", desc: desc(true), series: es, xBase2: true,
-		xLabel: "GPUs", yLabel: "Energy (" + eUnit + ")", fmtY: fmtN, mark: &chartMark{float64(n), r.EnergyKWh * eScale, label}}), `<figcaption>Accelerator energy</figcaption></figure>`)
-	c.w(`<figure class="chart-t">`, lineChart(lineChartSpec{id: "chart-time", title: "Training time against GPU count by strategy", desc: desc(false), series: ts, xBase2: true,
-		xLabel: "GPUs", yLabel: "Time (hours)", fmtY: fmtN, mark: &chartMark{float64(n), r.TimeS / 3600, label}}), `<figcaption>Wall-clock time</figcaption></figure></div>`)
-	c.w(`<div class="legend-wrap">`, legendHTML(shown), `</div>`)
-}
-
-func (c *calcView) share() {
-	var req bytes.Buffer
-	enc := json.NewEncoder(&req)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	var v any
-	json.Unmarshal(c.out.Request, &v)
-	enc.Encode(v)
-	sn := c.out.Snippets
-	c.w(`<div class="share-row"><label for="share-url">Link to this estimate</label><div class="row"><input id="share-url" type="text" readonly="" value="?`, esc(c.query()), `"><button type="button" class="btn" data-copy="url">Copy link</button></div></div>`,
-		`<div class="snip"><div class="snip-h"><h3 id="card-h">Hugging Face model card (<code>co2_eq_emissions</code>)</h3><button type="button" class="btn" data-copy="card" aria-describedby="card-h">Copy</button></div><pre id="snip-card" tabindex="0" aria-labelledby="card-h">`, esc(sn.ModelCard), `</pre></div>`,
-		`<div class="snip"><div class="snip-h"><h3 id="cite-h">Sentence for a paper</h3><button type="button" class="btn" data-copy="cite" aria-describedby="cite-h">Copy</button></div><p id="snip-cite" class="cite-text">`, esc(sn.Citation), `</p></div>`,
-		`<details class="snip"><summary>Request JSON for the command line</summary><div class="snip-h"><p class="muted small"><code>go run ./site estimate &lt; request.json</code> gives the same answer.</p><button type="button" class="btn" data-copy="req">Copy</button></div><pre id="snip-req" tabindex="0" aria-label="Request JSON">`, esc(strings.TrimSuffix(req.String(), "\n")), `</pre></details>`)
 }
 
 // with adds the prerendered markup that fits the shell's mode.
@@ -735,60 +94,48 @@ func (s calcShell) with(p *prerendered) calcShell {
 	return s
 }
 
-// summary is the estimate's summary that calc.js puts above the form (on a
-// phone the form comes first).
-func (c *calcView) summary(r *model.Response) {
-	c.w(`<a class="summary" href="#`+prerenderUID+`-res" aria-label="Estimate summary: jump to the full estimate">`,
-		`<span class="s-e"><span class="s-k">Energy</span> <output id="sum-energy" data-kwh="`, jsNum(r.EnergyKWh), `">`, esc(jsEnergyText(r.EnergyKWh)), `</output></span>`,
-		`<span class="s-i">`, esc(jsPct(r.IntervalLevel)+" "+jsEnergyText(r.EnergyIntervalKWh[0])+" – "+jsEnergyText(r.EnergyIntervalKWh[1])), `</span>`,
-		`<span class="s-t">`, esc(fmtDuration(r.TimeS)), `</span><span class="s-c">`, esc(jsMassText(r.CO2eKg)), `</span>`,
-		`<span class="s-go" aria-hidden="true">Details ↓</span></a>`)
+// plannerPrerendered is the planner's markup with the default plan and
+// the URL keys that carry a planner state.
+type plannerPrerendered struct {
+	Markup template.HTML
+	Keys   []string
 }
 
-var (
-	fieldPrefix = regexp.MustCompile(`^[a-z_.]+: `)
-	gotSuffix   = regexp.MustCompile(`, got \S+$`)
-	needGB      = regexp.MustCompile(`need ([\d.]+ GB per GPU)`)
-	parens      = regexp.MustCompile(` \([^)]*\)`)
-)
-
-// absentReason is calc.js's: why a strategy has no point at some GPU
-// counts of the sweep.
-func absentReason(err, memGB string) string {
-	if strings.HasPrefix(err, "hardware.count: must") {
-		err = "the GPU count must" + strings.TrimPrefix(err, "hardware.count: must")
+// prerenderPlanner evaluates the planner's default plan with cat (the
+// catalog planner.wasm then uses) and writes the planner's markup.
+func prerenderPlanner(cat *model.Catalog) (*plannerPrerendered, error) {
+	api := calcapi.New(cat)
+	var meta calcapi.Meta
+	if err := json.Unmarshal(api.Meta(), &meta); err != nil {
+		return nil, fmt.Errorf("prerender planner: meta: %w", err)
 	}
-	m := parens.ReplaceAllString(gotSuffix.ReplaceAllString(fieldPrefix.ReplaceAllString(err, ""), ""), "")
-	if needGB.MatchString(m) {
-		return "does not fit in " + memGB + " GB: " + strings.Split(strings.TrimPrefix(m, "is too small: "), ";")[0]
+	var pm calcapi.PlannerMeta
+	if err := json.Unmarshal(api.PlannerMeta(), &pm); err != nil {
+		return nil, fmt.Errorf("prerender planner: planner meta: %w", err)
 	}
-	return "not possible here: " + m
-}
-
-func firstErr(pts []model.SweepPoint, otherwise string) string {
-	if len(pts) > 0 {
-		return pts[0].Error
+	in, _ := json.Marshal(calcapi.PlanInput{Form: pm.Default})
+	var out calcapi.PlanOutput
+	if err := json.Unmarshal(api.Distill(in), &out); err != nil {
+		return nil, fmt.Errorf("prerender planner: distill: %w", err)
 	}
-	return otherwise
-}
-
-// inputMode is the inputmode of a text field of kind k: the keyboard a
-// phone shows for it.
-func inputMode(k model.FieldKind) string {
-	switch k {
-	case model.KindInt:
-		return "numeric"
-	case model.KindNumber:
-		return "decimal"
+	if out.Error != nil {
+		return nil, fmt.Errorf("prerender planner: the default plan does not evaluate: %s", out.Error.Text)
 	}
-	return "text"
-}
-
-// fieldHint is the hint paragraph of field f's row: the table's hint, or
-// none.
-func fieldHint(f model.Field) *string {
-	if f.Hint == "" {
-		return nil
+	s, err := view.Planner(&meta, &pm, pm.Default, &out)
+	if err != nil {
+		return nil, err
 	}
-	return str(f.Hint)
+	p := &plannerPrerendered{Markup: template.HTML(s)}
+	// The keys calc.js's Planner reads from a link: the plan's, and each
+	// row's for every row the form can have.
+	for _, f := range pm.Fields {
+		if rest, ok := strings.CutPrefix(f.Key, "oK."); ok {
+			for i := 1; i <= pm.MaxRows; i++ {
+				p.Keys = append(p.Keys, "o"+strconv.Itoa(i)+"."+rest)
+			}
+			continue
+		}
+		p.Keys = append(p.Keys, f.Key)
+	}
+	return p, nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/wattscale/wattscale/wasm/calcapi/view"
+	"html"
 	"regexp"
 	"slices"
 	"strconv"
@@ -27,8 +29,8 @@ func TestJSFormatting(t *testing.T) {
 		want string
 	}{{0.25, 1, "0.3"}, {1.005, 2, "1.00"}, {254.25, 1, "254.3"}, {-0.25, 1, "-0.3"}, {12.345, 2, "12.35"}, {0.05, 1, "0.1"}, {99.95, 1, "100.0"}}
 	for _, c := range fixed {
-		if got := jsToFixed(c.x, c.d); got != c.want {
-			t.Errorf("jsToFixed(%v, %d) = %q, want %q", c.x, c.d, got, c.want)
+		if got := view.ToFixed(c.x, c.d); got != c.want {
+			t.Errorf("view.ToFixed(%v, %d) = %q, want %q", c.x, c.d, got, c.want)
 		}
 	}
 	nums := []struct {
@@ -36,8 +38,8 @@ func TestJSFormatting(t *testing.T) {
 		want string
 	}{{1e-7, "1e-7"}, {1e21, "1e+21"}, {0.17416046984734132, "0.17416046984734132"}, {1.5e-6, "0.0000015"}, {123, "123"}, {0, "0"}}
 	for _, c := range nums {
-		if got := jsNum(c.x); got != c.want {
-			t.Errorf("jsNum(%v) = %q, want %q", c.x, got, c.want)
+		if got := view.Num(c.x); got != c.want {
+			t.Errorf("view.Num(%v) = %q, want %q", c.x, got, c.want)
 		}
 	}
 }
@@ -45,13 +47,13 @@ func TestJSFormatting(t *testing.T) {
 // TestSweepCounts checks calc.js's chart counts: every count to 16, then
 // four per doubling up to at least four times the chosen count.
 func TestSweepCounts(t *testing.T) {
-	got := sweepCounts(4)
+	got := view.SweepCounts(4)
 	want := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 20, 24, 28, 32, 40, 48, 56, 64}
 	if !slicesEqual(got, want) {
-		t.Errorf("sweepCounts(4) = %v, want %v", got, want)
+		t.Errorf("view.SweepCounts(4) = %v, want %v", got, want)
 	}
-	if c := sweepCounts(100); c[len(c)-1] != 512 {
-		t.Errorf("sweepCounts(100) ends at %d, want 512 (the first power of two ≥ 400)", c[len(c)-1])
+	if c := view.SweepCounts(100); c[len(c)-1] != 512 {
+		t.Errorf("view.SweepCounts(100) ends at %d, want 512 (the first power of two ≥ 400)", c[len(c)-1])
 	}
 }
 
@@ -95,8 +97,8 @@ func TestPrerenderedCalculator(t *testing.T) {
 		if err != nil || got != resp.EnergyKWh {
 			t.Errorf("%s: data-kwh = %s, want %v (the model's estimate of the default form)", name, m[1], resp.EnergyKWh)
 		}
-		v, u := jsEnergyParts(resp.EnergyKWh)
-		if !strings.Contains(h, esc(v)+` <span class="unit">`+u+`</span>`) {
+		v, u := view.EnergyParts(resp.EnergyKWh)
+		if !strings.Contains(h, html.EscapeString(v)+` <span class="unit">`+u+`</span>`) {
 			t.Errorf("%s: headline lacks %s %s", name, v, u)
 		}
 		if n := strings.Count(h, `<div class="card" data-card=`); n != 7 {
@@ -153,7 +155,7 @@ func TestPrerenderedPlanner(t *testing.T) {
 	}
 	for i, c := range cards {
 		o := res.Options[i]
-		if c[1] != esc(o.Name) {
+		if c[1] != html.EscapeString(o.Name) {
 			t.Errorf("card %d is %q, want %q", i, c[1], o.Name)
 		}
 		if got := num(c[3]); got != o.OneOffKWh {
@@ -167,11 +169,11 @@ func TestPrerenderedPlanner(t *testing.T) {
 			t.Errorf("%s: data-nstar = %s, want none", o.Name, c[2])
 		case o.NStar != nil && (c[2] == "" || num(c[2]) != *o.NStar):
 			t.Errorf("%s: data-nstar = %q, want %v", o.Name, c[2], *o.NStar)
-		case o.NStar != nil && !strings.Contains(h, "N* = "+sig(*o.NStar, 3)+" ("+esc(o.Name)+")"):
+		case o.NStar != nil && !strings.Contains(h, "N* = "+sig(*o.NStar, 3)+" ("+html.EscapeString(o.Name)+")"):
 			t.Errorf("%s: the curve does not mark N* = %s", o.Name, sig(*o.NStar, 3))
 		}
 	}
-	if total := "Whole plan: " + jsEnergyText(res.PlanTotalKWh) + ", "; !strings.Contains(h, total) {
+	if total := "Whole plan: " + view.EnergyText(res.PlanTotalKWh) + ", "; !strings.Contains(h, total) {
 		t.Errorf("markup lacks the plan's total %q", total)
 	}
 	if n := strings.Count(h, `<fieldset class="row-opt" data-row=`); n != len(res.Options) {
@@ -227,7 +229,7 @@ func TestPrerenderedFormsFromTheFieldTable(t *testing.T) {
 				t.Errorf("%s: hidden = %v, but its row's when %+v holds = %v", key, hidden, f.When, applies)
 			}
 		}
-		if !strings.Contains(m[3], `<label for="f-`+key+`">`+esc(f.Label)+`</label>`) {
+		if !strings.Contains(m[3], `<label for="f-`+key+`">`+html.EscapeString(f.Label)+`</label>`) {
 			t.Errorf("%s: not labelled %q: %s", key, f.Label, m[3])
 		}
 		opts := regexp.MustCompile(`<option value="([^"]*)"[^>]*>([^<]*)</option>`).FindAllStringSubmatch(m[3], -1)
@@ -240,7 +242,7 @@ func TestPrerenderedFormsFromTheFieldTable(t *testing.T) {
 			return
 		}
 		for i, v := range want {
-			if opts[i][1] != esc(v) || opts[i][2] != esc(f.Text(v)) {
+			if opts[i][1] != html.EscapeString(v) || opts[i][2] != html.EscapeString(f.Text(v)) {
 				t.Errorf("%s: option %d is %q %q, want %q %q", key, i, opts[i][1], opts[i][2], v, f.Text(v))
 			}
 		}
@@ -252,11 +254,11 @@ func TestPrerenderedFormsFromTheFieldTable(t *testing.T) {
 		t.Run("calculator/"+f.Key, func(t *testing.T) { check(t, string(p.Calculator), f, f.Key, meta.DefaultForm) })
 	}
 	length := formField(meta.Fields, "length")
-	if !strings.Contains(string(p.Calculator), `role="radiogroup" aria-label="`+esc(length.Label)+`"`) {
+	if !strings.Contains(string(p.Calculator), `role="radiogroup" aria-label="`+html.EscapeString(length.Label)+`"`) {
 		t.Errorf("no radio group labelled %q", length.Label)
 	}
 	for _, v := range length.Choices {
-		if !strings.Contains(string(p.Calculator), `value="`+v+`" id="f-length-`+v+`"`) || !strings.Contains(string(p.Calculator), `<label for="f-length-`+v+`">`+esc(length.Text(v))+`</label>`) {
+		if !strings.Contains(string(p.Calculator), `value="`+v+`" id="f-length-`+v+`"`) || !strings.Contains(string(p.Calculator), `<label for="f-length-`+v+`">`+html.EscapeString(length.Text(v))+`</label>`) {
 			t.Errorf("length: no radio %q labelled %q", v, length.Text(v))
 		}
 	}

@@ -30,7 +30,7 @@ type Computed struct {
 	Validation ValidationTable
 	Assets     map[string][]byte // assets/…: the calculator's files and WebAssembly, under their written names
 	AssetNames map[string]string // plain asset name (assets/calc.js) → the name it is written under (fingerprint)
-	Prerender  *prerendered      // the calculator's default estimate as markup (site/prerender.go)
+	Prerender  *prerendered      // the calculator's default estimate as markup (wasm/calcapi/view)
 	// Calibrations is the content tree's calibrations for the calculator's
 	// WebAssembly (content.EncodeCalibrations), when they are not the ones
 	// compiled into it; "" otherwise. The calculator, planner and embed

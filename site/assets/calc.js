@@ -830,7 +830,7 @@
   }
 
   // fieldset builds one fieldset of a form's layout (Meta.layout,
-  // PlannerMeta.layout: wasm/calcapi's layout.go, which site/prerender.go
+  // PlannerMeta.layout: wasm/calcapi's layout.go, which wasm/calcapi/view
   // draws too): its legend, its items (a field by draw[item.control] or
   // input(key); a block of items as a grid row, hidden with data-group
   // while none of its fields applies) and its note.
@@ -855,7 +855,7 @@
   }
 
   // build makes the calculator's form and result panel. Over a prerendered
-  // calculator (site/prerender.go writes the same markup, with the id
+  // calculator (wasm/calcapi/view writes the same markup, with the id
   // prefix crpre) it builds them aside and adopts the page's own nodes in
   // their place (morphChildren): only attributes and text that differ
   // change, so the takeover restyles almost nothing and nothing moves.
@@ -881,7 +881,7 @@
     wires.push([form, 'submit', function (e) { e.preventDefault(); }]);
 
     // The fieldsets, as the layout Go ships (Meta.Layout; wasm/calcapi's
-    // layout.go, which site/prerender.go draws too). Every row of the
+    // layout.go, which wasm/calcapi/view draws too). Every row of the
     // field table the layout does not place gets a plain input at the end
     // of its group's fieldset, so a field added to model.RequestFields
     // appears here without a change to this file.
@@ -1506,7 +1506,7 @@
 
   Calculator.prototype.renderShare = function (out) {
     var box = this.results.querySelector('.share');
-    // The prerendered page has the box already (site/prerender.go).
+    // The prerendered page has the box already (wasm/calcapi/view).
     if (!box.querySelector('#share-url')) box.innerHTML =
         '<div class="share-row"><label for="share-url">Link to this estimate</label><div class="row"><input id="share-url" type="text" readonly><button type="button" class="btn" data-copy="url">Copy link</button></div></div>' +
         '<div class="snip"><div class="snip-h"><h3 id="card-h">Hugging Face model card (<code>co2_eq_emissions</code>)</h3><button type="button" class="btn" data-copy="card" aria-describedby="card-h">Copy</button></div><pre id="snip-card" tabindex="0" aria-labelledby="card-h"></pre></div>' +
@@ -2387,7 +2387,7 @@
 
   // typedValues returns the form values the visitor changed in the
   // prerendered calculator (the generator writes the default estimate into
-  // the page; site/prerender.go) before the WebAssembly took over.
+  // the page; wasm/calcapi/view) before the WebAssembly took over.
   function typedValues(root) {
     var out = {};
     Array.prototype.forEach.call(root.querySelectorAll('.calc-form input[name], .calc-form select[name]'), function (c) {

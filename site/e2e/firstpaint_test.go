@@ -22,7 +22,7 @@ import (
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
-// The prerendered calculator (site/prerender.go), its takeover by the
+// The prerendered calculator (wasm/calcapi/view), its takeover by the
 // WebAssembly (site/assets/calc.js start) and the service worker
 // (site/sw.go) in a real browser.
 

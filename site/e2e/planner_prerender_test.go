@@ -18,7 +18,7 @@ import (
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
-// The prerendered planner (site/prerenderplan.go) and its takeover by
+// The prerendered planner (wasm/calcapi/view/planner.go) and its takeover by
 // planner.wasm (site/assets/calc.js Planner, adopt) in a real browser.
 
 // serveHeld serves dir as serve does, but holds every request whose path

@@ -2,7 +2,7 @@ package calcapi
 
 // The calculator form's layout: its fieldsets, which form keys each
 // places where, and which are drawn in a grid row or hidden together.
-// The page's generator (site/prerender.go) and calc.js both draw the form
+// The page's generator (wasm/calcapi/view) and calc.js both draw the form
 // from it (Meta.Layout), so the two cannot place a field differently. A
 // row of the field table that the layout does not place gets a plain
 // input at the end of its group's fieldset (Section.Group), so a field

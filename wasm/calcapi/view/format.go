@@ -1,4 +1,4 @@
-package main
+package view
 
 // Number formatting and SVG charts for the prerendered calculator, written
 // to print exactly what site/assets/calc.js prints for the same numbers
@@ -15,9 +15,9 @@ import (
 	"strings"
 )
 
-// jsToFixed is Number.prototype.toFixed: the exact value of x rounded to
+// ToFixed is Number.prototype.toFixed: the exact value of x rounded to
 // d decimals, a tie going away from zero.
-func jsToFixed(x float64, d int) string {
+func ToFixed(x float64, d int) string {
 	s := roundHalfUp(exactDecimal(math.Abs(x)), d)
 	if x < 0 && strings.Trim(s, "0.") != "" {
 		return "-" + s
@@ -64,11 +64,11 @@ func roundHalfUp(s string, d int) string {
 	return out
 }
 
-// jsNum is JavaScript's String(x) for the numbers the script prints
+// Num is JavaScript's String(x) for the numbers the script prints
 // unformatted (GPU memory, board power, tick values of a base-2 axis,
 // data-kwh attributes): the shortest decimal that reads back as x, with an
 // exponent ("1e-7", "1e+21") outside 1e-6 to 1e21.
-func jsNum(x float64) string {
+func Num(x float64) string {
 	if a := math.Abs(x); x == 0 || a >= 1e-6 && a < 1e21 {
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
@@ -81,45 +81,45 @@ func jsNum(x float64) string {
 	return mant + "e" + strconv.Itoa(e)
 }
 
-func jsEnergyParts(kwh float64) (string, string) {
+func EnergyParts(kwh float64) (string, string) {
 	a := math.Abs(kwh)
 	switch {
 	case a < 1:
-		return sig(kwh*1000, 3), "Wh"
+		return Sig(kwh*1000, 3), "Wh"
 	case a < 1e4:
-		return sig(kwh, 3), "kWh"
+		return Sig(kwh, 3), "kWh"
 	case a < 1e7:
-		return sig(kwh/1000, 3), "MWh"
+		return Sig(kwh/1000, 3), "MWh"
 	}
-	return sig(kwh/1e6, 3), "GWh"
+	return Sig(kwh/1e6, 3), "GWh"
 }
 
-func jsEnergyText(kwh float64) string { v, u := jsEnergyParts(kwh); return v + " " + u }
+func EnergyText(kwh float64) string { v, u := EnergyParts(kwh); return v + " " + u }
 
-func jsMassText(kg float64) string {
+func MassText(kg float64) string {
 	a := math.Abs(kg)
 	switch {
 	case a < 1:
-		return sig(kg*1000, 3) + " g CO₂e"
+		return Sig(kg*1000, 3) + " g CO₂e"
 	case a < 1000:
-		return sig(kg, 3) + " kg CO₂e"
+		return Sig(kg, 3) + " kg CO₂e"
 	}
-	return sig(kg/1000, 3) + " t CO₂e"
+	return Sig(kg/1000, 3) + " t CO₂e"
 }
 
-func jsPowerText(w float64) string {
+func PowerText(w float64) string {
 	if w < 1e4 {
-		return sig(w, 3) + " W"
+		return Sig(w, 3) + " W"
 	}
-	return sig(w/1000, 3) + " kW"
+	return Sig(w/1000, 3) + " kW"
 }
 
-func jsUSD(x float64) string {
+func USD(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "—"
 	}
 	if a := math.Abs(x); a < 1 || a >= 1e6 {
-		return "$" + sig(x, 3)
+		return "$" + Sig(x, 3)
 	}
 	whole, frac, _ := strings.Cut(strconv.FormatFloat(math.Abs(x), 'f', 2, 64), ".")
 	var b strings.Builder
@@ -140,20 +140,20 @@ func minusIf(x float64, s string) string {
 	return s
 }
 
-// jsPct is Math.round(x*100) + " %".
-func jsPct(x float64) string { return strconv.Itoa(int(math.Floor(x*100+0.5))) + " %" }
+// Pct is Math.round(x*100) + " %".
+func Pct(x float64) string { return strconv.Itoa(int(math.Floor(x*100+0.5))) + " %" }
 
-func jsParamsText(n float64) string {
+func ParamsText(n float64) string {
 	if n >= 1e9 {
-		return sig(n/1e9, 3) + " B"
+		return Sig(n/1e9, 3) + " B"
 	}
-	return sig(n/1e6, 3) + " M"
+	return Sig(n/1e6, 3) + " M"
 }
 
 // esc escapes text for HTML as calc.js's esc does.
 func esc(s string) string { return html.EscapeString(s) }
 
-func fx1(x float64) string { return jsToFixed(x, 1) }
+func fx1(x float64) string { return ToFixed(x, 1) }
 
 // svgPath is an SVG path's d attribute through n points, each in the
 // chart's pixels to one decimal, as calc.js writes it.
@@ -328,7 +328,7 @@ func chartFrame(b *strings.Builder, o frameSpec) frame {
 	if o.y.ticks != nil {
 		ya.ticks = o.y.ticks
 	}
-	two := func(v float64) string { return sig(v, 2) }
+	two := func(v float64) string { return Sig(v, 2) }
 	fx, fy := o.x.fmt, o.y.fmt
 	if fx == nil {
 		fx = two
@@ -336,7 +336,7 @@ func chartFrame(b *strings.Builder, o frameSpec) frame {
 	if fy == nil {
 		fy = two
 	}
-	n := jsNum
+	n := Num
 	labelledBy := o.id + "-t"
 	if o.desc != "" {
 		labelledBy += " " + o.id + "-d"
@@ -398,7 +398,7 @@ func lineChart(o lineChartSpec) string {
 	}
 	var b strings.Builder
 	f := chartFrame(&b, frameSpec{id: o.id, title: o.title, desc: o.desc, width: prerenderChartW, style: "height:302px",
-		x: axisSpec{min: xmin, max: xmax, log: true, base2: o.xBase2, fmt: jsNum, label: o.xLabel}, y: y})
+		x: axisSpec{min: xmin, max: xmax, log: true, base2: o.xBase2, fmt: Num, label: o.xLabel}, y: y})
 	xa, ya := f.xa, f.ya
 	for _, s := range o.series {
 		if len(s.pts) == 0 {

@@ -1,4 +1,4 @@
-package main
+package view
 
 // The prerendered distillation planner.
 //
@@ -13,9 +13,7 @@ package main
 // the browser tests compare the two.
 
 import (
-	"encoding/json"
 	"fmt"
-	"html/template"
 	"math"
 	"sort"
 	"strconv"
@@ -46,53 +44,6 @@ const (
 	prerenderPlanChartW       = 720.0
 	prerenderPlanChartNarrowW = 358.0
 )
-
-// plannerPrerendered is the planner's markup with the default plan and
-// the URL keys that carry a planner state.
-type plannerPrerendered struct {
-	Markup template.HTML
-	Keys   []string
-}
-
-// prerenderPlanner evaluates the planner's default plan with cat (the
-// catalog planner.wasm then uses) and writes the planner's markup.
-func prerenderPlanner(cat *model.Catalog) (*plannerPrerendered, error) {
-	api := calcapi.New(cat)
-	var meta calcapi.Meta
-	if err := json.Unmarshal(api.Meta(), &meta); err != nil {
-		return nil, fmt.Errorf("prerender planner: meta: %w", err)
-	}
-	var pm calcapi.PlannerMeta
-	if err := json.Unmarshal(api.PlannerMeta(), &pm); err != nil {
-		return nil, fmt.Errorf("prerender planner: planner meta: %w", err)
-	}
-	in, _ := json.Marshal(calcapi.PlanInput{Form: pm.Default})
-	var out calcapi.PlanOutput
-	if err := json.Unmarshal(api.Distill(in), &out); err != nil {
-		return nil, fmt.Errorf("prerender planner: distill: %w", err)
-	}
-	if out.Error != nil {
-		return nil, fmt.Errorf("prerender planner: the default plan does not evaluate: %s", out.Error.Text)
-	}
-	v := planView{meta: &meta, pm: &pm, state: pm.Default, out: &out}
-	s, err := v.markup()
-	if err != nil {
-		return nil, err
-	}
-	p := &plannerPrerendered{Markup: template.HTML(s)}
-	// The keys calc.js's Planner reads from a link: the plan's, and each
-	// row's for every row the form can have.
-	for _, f := range pm.Fields {
-		if rest, ok := strings.CutPrefix(f.Key, "oK."); ok {
-			for i := 1; i <= pm.MaxRows; i++ {
-				p.Keys = append(p.Keys, "o"+strconv.Itoa(i)+"."+rest)
-			}
-			continue
-		}
-		p.Keys = append(p.Keys, f.Key)
-	}
-	return p, nil
-}
 
 // planView writes what calc.js's Planner shows for one output; c holds
 // the form's display values (what fill puts in each control) and writes
@@ -144,12 +95,12 @@ func (v *planView) display() calcapi.Form {
 		}
 		out[o+"name"], out[o+"regime"], out[o+"q"] = p.Name, p.Regime, ""
 		if p.Quality != nil {
-			out[o+"q"] = jsNum(*p.Quality)
+			out[o+"q"] = Num(*p.Quality)
 		}
 		for _, s := range planStages {
 			out[o+s[1]] = ""
 			if x := p.StagesKWh.Get(s[0]); x != nil {
-				out[o+s[1]] = jsNum(*x)
+				out[o+s[1]] = Num(*x)
 			}
 		}
 	}
@@ -256,7 +207,7 @@ func (v *planView) row(i int) {
 		if pr.TeacherWork != "" {
 			hint = "teacher: " + pr.TeacherWork + "; "
 		}
-		hint += "published total " + jsNum(pr.TotalKWh) + " kWh"
+		hint += "published total " + Num(pr.TotalKWh) + " kWh"
 		if pr.StagesKWh.Student == nil {
 			hint += " (no stage split published)"
 		}
@@ -334,21 +285,21 @@ func (v *planView) options(r *distill.Result, bestName string) {
 		}
 		v.w(`<div class="`, cls, `" data-option="`, esc(o.Name), `"`)
 		if o.NStar != nil {
-			v.w(` data-nstar="`, jsNum(*o.NStar), `"`)
+			v.w(` data-nstar="`, Num(*o.NStar), `"`)
 		}
 		rn := regimeName(o.Regime)
-		v.w(` data-oneoff="`, jsNum(o.OneOffKWh), `" data-student="`, jsNum(o.StudentKWh), `">`,
+		v.w(` data-oneoff="`, Num(o.OneOffKWh), `" data-student="`, Num(o.StudentKWh), `">`,
 			`<h3>`, esc(o.Name), `</h3><span class="sub">`, esc(rn), ` · `, esc(o.Source), `</span>`,
-			`<span class="v">`, esc(jsEnergyText(o.OneOffKWh)), `</span><span class="sub">one-off pipeline`)
+			`<span class="v">`, esc(EnergyText(o.OneOffKWh)), `</span><span class="sub">one-off pipeline`)
 		if o.Regime != distill.RegimeSFT {
-			v.w(`; `, esc(jsEnergyText(o.KWhPerStudent)), ` per student at N = `, strconv.Itoa(o.Students))
+			v.w(`; `, esc(EnergyText(o.KWhPerStudent)), ` per student at N = `, strconv.Itoa(o.Students))
 		}
-		v.w(`</span><span class="sub">`, esc(jsMassText(o.CO2eKg)), ` · `, esc(jsUSD(o.CostUSD)))
+		v.w(`</span><span class="sub">`, esc(MassText(o.CO2eKg)), ` · `, esc(USD(o.CostUSD)))
 		if o.Quality != nil {
-			v.w(` · Q `, esc(sig(*o.Quality, 2)))
+			v.w(` · Q `, esc(Sig(*o.Quality, 2)))
 		}
 		if o.JPerToken != 0 {
-			v.w(` · `, esc(sig(o.JPerToken, 3)), ` J/token`)
+			v.w(` · `, esc(Sig(o.JPerToken, 3)), ` J/token`)
 		}
 		v.w(`</span>`)
 		if o.Regime != distill.RegimeSFT {
@@ -374,7 +325,7 @@ func (v *planView) options(r *distill.Result, bestName string) {
 // aspect ratio), held as the prerendered chart's style.
 func chartHeight(w, h float64) string {
 	const pad, padV = 2*12 + 2, 12 + 8 + 2
-	return "height:" + jsToFixed((w-pad)*h/w+padV, 2) + "px"
+	return "height:" + ToFixed((w-pad)*h/w+padV, 2) + "px"
 }
 
 // stages is calc.js's renderStages at width W, marked data-pre=cls (wide
@@ -394,9 +345,9 @@ func (v *planView) stages(r *distill.Result, W float64, cls string, legend bool)
 	maxChars := int(math.Floor((L - 8) / 7.2))
 	var names []string
 	for _, o := range r.Options {
-		names = append(names, o.Name+" "+jsEnergyText(o.OneOffKWh))
+		names = append(names, o.Name+" "+EnergyText(o.OneOffKWh))
 	}
-	n := jsNum
+	n := Num
 	v.w(`<svg class="chart" data-pre="`, cls, `" viewBox="0 0 `, n(W), ` `, n(H), `" width="`, n(W), `" height="`, n(H), `" style="`, chartHeight(W, H), `" role="img" aria-label="`, esc("Energy by stage of each option: "+strings.Join(names, "; ")), `">`)
 	present := map[string]bool{}
 	for i, o := range r.Options {
@@ -423,10 +374,10 @@ func (v *planView) stages(r *distill.Result, W float64, cls string, legend bool)
 			if s.Stage == distill.StageUnsplit {
 				what = "total, no stage split published"
 			}
-			v.w(`<rect class="st-`, esc(s.Stage), `" x="`, fx1(x), `" y="`, n(y), `" width="`, fx1(w), `" height="`, n(rowH-10), `"><title>`, esc(what+": "+jsEnergyText(e)), `</title></rect>`)
+			v.w(`<rect class="st-`, esc(s.Stage), `" x="`, fx1(x), `" y="`, n(y), `" width="`, fx1(w), `" height="`, n(rowH-10), `"><title>`, esc(what+": "+EnergyText(e)), `</title></rect>`)
 			x += w
 		}
-		v.w(`<text class="bar-label" x="`, fx1(x+6), `" y="`, n(y+16), `">`, esc(jsEnergyText(o.OneOffKWh)), `</text>`)
+		v.w(`<text class="bar-label" x="`, fx1(x+6), `" y="`, n(y+16), `">`, esc(EnergyText(o.OneOffKWh)), `</text>`)
 	}
 	v.w(`</svg>`)
 	if !legend {
@@ -481,14 +432,14 @@ func (v *planView) curve(r *distill.Result, W float64, id, cls string, legend bo
 		}
 		t := o.Name + " does not break even"
 		if o.NStar != nil {
-			t = o.Name + " breaks even at N* = " + sig(*o.NStar, 3)
+			t = o.Name + " breaks even at N* = " + Sig(*o.NStar, 3)
 		}
 		titles = append(titles, t)
 	}
 	var b strings.Builder
 	f := chartFrame(&b, frameSpec{id: "curve" + id, attrs: ` data-pre="` + cls + `"`, width: W, left: 60, style: chartHeight(W, 300),
 		title: "Energy per student against the number of students: " + strings.Join(titles, "; "),
-		x:     axisSpec{min: 1, max: 50, log: true, ticks: []float64{1, 2, 5, 10, 20, 50}, fmt: jsNum, label: "Students sharing the teacher stage (N)"},
+		x:     axisSpec{min: 1, max: 50, log: true, ticks: []float64{1, 2, 5, 10, 20, 50}, fmt: Num, label: "Students sharing the teacher stage (N)"},
 		y:     axisSpec{min: 0, max: top * 1.05, label: "kWh per student"}})
 	xa, ya, L, R, T, B := f.xa, f.ya, f.L, f.R, f.T, f.B
 	W, H := f.W, f.H
@@ -502,19 +453,19 @@ func (v *planView) curve(r *distill.Result, W float64, id, cls string, legend bo
 		b.WriteString(`<path class="line s-` + key + `" d="` + d + `"/>`)
 		if o.BaselineStudentKWh != nil {
 			by := fx1(ya.mapv(*o.BaselineStudentKWh))
-			b.WriteString(`<line class="line s-` + key + `" stroke-dasharray="6 4" x1="` + jsNum(L) + `" x2="` + jsNum(W-R) + `" y1="` + by + `" y2="` + by + `"/>`)
+			b.WriteString(`<line class="line s-` + key + `" stroke-dasharray="6 4" x1="` + Num(L) + `" x2="` + Num(W-R) + `" y1="` + by + `" y2="` + by + `"/>`)
 		}
 		if o.NStar != nil && *o.NStar >= 1 && *o.NStar <= 50 && o.BaselineStudentKWh != nil {
 			nx := fx1(xa.mapv(*o.NStar))
 			ny := fx1(ya.mapv(*o.BaselineStudentKWh))
-			b.WriteString(`<line class="nstar" x1="` + nx + `" x2="` + nx + `" y1="` + jsNum(T) + `" y2="` + jsNum(H-B) + `"/><circle class="mark" r="5" cx="` + nx + `" cy="` + ny + `"/>`)
+			b.WriteString(`<line class="nstar" x1="` + nx + `" x2="` + nx + `" y1="` + Num(T) + `" y2="` + Num(H-B) + `"/><circle class="mark" r="5" cx="` + nx + `" cy="` + ny + `"/>`)
 			x, _ := strconv.ParseFloat(nx, 64)
 			right := x > (L+W-R)/2
 			tx, anchor := x+6, "start"
 			if right {
 				tx, anchor = x-6, "end"
 			}
-			b.WriteString(`<text class="mark-label" x="` + jsNum(tx) + `" y="` + jsNum(T+14+float64(i)*18) + `" text-anchor="` + anchor + `">N* = ` + esc(sig(*o.NStar, 3)) + ` (` + esc(o.Name) + `)</text>`)
+			b.WriteString(`<text class="mark-label" x="` + Num(tx) + `" y="` + Num(T+14+float64(i)*18) + `" text-anchor="` + anchor + `">N* = ` + esc(Sig(*o.NStar, 3)) + ` (` + esc(o.Name) + `)</text>`)
 		}
 		name := o.Name
 		if o.Baseline != "" {
@@ -621,7 +572,7 @@ func (v *planView) tstar(r *distill.Result) {
 	}
 	v.w(`<h2 class="h">Serving threshold T*</h2><ul>`)
 	for _, o := range ts {
-		v.w(`<li data-tstar="`, jsNum(*o.TStarTokens), `"><strong>`, esc(o.Name), `</strong>: `, esc(sig(*o.TStarTokens, 3)), ` served tokens repay its `, esc(jsEnergyText(o.ExtraTrainKWh)), ` of extra training energy.</li>`)
+		v.w(`<li data-tstar="`, Num(*o.TStarTokens), `"><strong>`, esc(o.Name), `</strong>: `, esc(Sig(*o.TStarTokens, 3)), ` served tokens repay its `, esc(EnergyText(o.ExtraTrainKWh)), ` of extra training energy.</li>`)
 	}
 	v.w(`</ul>`)
 }
@@ -635,7 +586,7 @@ func (v *planView) notes(r *distill.Result) {
 	if s.Region != "" {
 		region = " (" + esc(s.Region) + ")"
 	}
-	v.w(`<p class="muted small">Whole plan: `, esc(jsEnergyText(r.PlanTotalKWh)), `, `, esc(jsMassText(r.PlanCO2eKg)), ` and `, esc(jsUSD(r.PlanCostUSD)),
-		` at PUE `, esc(sig(s.PUE, 3)), `, `, esc(sig(s.CarbonGPerKWh, 3)), ` g CO₂e/kWh`, region, ` and $`, esc(sig(s.USDPerKWh, 3)), `/kWh. `,
+	v.w(`<p class="muted small">Whole plan: `, esc(EnergyText(r.PlanTotalKWh)), `, `, esc(MassText(r.PlanCO2eKg)), ` and `, esc(USD(r.PlanCostUSD)),
+		` at PUE `, esc(Sig(s.PUE, 3)), `, `, esc(Sig(s.CarbonGPerKWh, 3)), ` g CO₂e/kWh`, region, ` and $`, esc(Sig(s.USDPerKWh, 3)), `/kWh. `,
 		`Preset stage energies: `, esc(v.pm.Citation), `.</p>`, assumptionsHTML(r.Assumptions))
 }
