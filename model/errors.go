@@ -14,6 +14,25 @@ type FieldError struct {
 	Field   string // dotted JSON path of the offending field
 	Value   string // the value as given, formatted for people; "" when absent
 	Message string // what is accepted, lowercase, no final punctuation
+	// Code and Args are Message as data (model.Message): Message is their
+	// technical text. Code is "" for an error whose words are not yet in
+	// Texts.
+	Code string
+	Args Args
+}
+
+// Say is what e says is accepted, as n names things: Message, or its
+// code's text when e has one.
+func (e *FieldError) Say(n Namer) string {
+	if e.Code == "" {
+		return e.Message
+	}
+	return e.Msg().Text(n)
+}
+
+// Msg is e as a Message.
+func (e *FieldError) Msg() Message {
+	return Message{Code: e.Code, Field: e.Field, Args: e.Args}
 }
 
 func (e *FieldError) Error() string {
@@ -25,6 +44,23 @@ func (e *FieldError) Error() string {
 
 // fieldErr builds a *FieldError with the value formatted with %v.
 func fieldErr(field string, value any, format string, args ...any) error {
+	return &FieldError{Field: field, Value: valueText(value), Message: fmt.Sprintf(format, args...)}
+}
+
+// codeErr builds a *FieldError whose words are code's (Texts), about the
+// values args, with the value given formatted as fieldErr does.
+func codeErr(code, field string, value any, args Args) *FieldError {
+	return &FieldError{Field: field, Value: valueText(value), Code: code, Args: args,
+		Message: Message{Code: code, Field: field, Args: args}.Text(Technical)}
+}
+
+// CodeErr is codeErr for the packages above model.
+func CodeErr(code, field string, value any, args Args) *FieldError {
+	return codeErr(code, field, value, args)
+}
+
+// valueText is a value as an error repeats it.
+func valueText(value any) string {
 	v := ""
 	if value != nil {
 		switch x := value.(type) {
@@ -36,7 +72,7 @@ func fieldErr(field string, value any, format string, args ...any) error {
 			v = fmt.Sprint(x)
 		}
 	}
-	return &FieldError{Field: field, Value: v, Message: fmt.Sprintf(format, args...)}
+	return v
 }
 
 // formatFloat prints x exactly (shortest round-trip form), non-finite

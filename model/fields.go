@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"strconv"
 	"strings"
 )
 
@@ -43,7 +42,7 @@ func (b Bounds) Check(field string, x float64) error {
 	if !bad {
 		return nil
 	}
-	return fieldErr(field, x, "%s", b.Rule())
+	return codeErr(b.code(), field, x, Args{"min": b.Min, "max": b.Max})
 }
 
 // withMin is b with the lower end min, excluded.
@@ -52,15 +51,33 @@ func (b Bounds) withMin(min float64) Bounds {
 	return b
 }
 
-// Rule is the range in words, as an error message says it.
-func (b Bounds) Rule() string {
+// Codes of a range error (Bounds.Check).
+const (
+	CodeRangeWhole  = "range.whole"
+	CodeRangeOpen   = "range.open"
+	CodeRangeClosed = "range.closed"
+)
+
+var _ = AddTexts(map[string]MessageText{
+	CodeRangeWhole: {Tech: "must be a whole number from {min:.-1f} to {max:.-1f}"},
+	CodeRangeOpen:  {Tech: "must be a finite number greater than {min} and at most {max}"},
+	CodeRangeClosed: {Tech: "must be a finite number in [{min}, {max}]",
+		Plain: "must be a finite number from {min} to {max}"},
+})
+
+func (b Bounds) code() string {
 	switch {
 	case b.Whole:
-		return fmt.Sprintf("must be a whole number from %s to %s", strconv.FormatFloat(b.Min, 'f', -1, 64), strconv.FormatFloat(b.Max, 'f', -1, 64))
+		return CodeRangeWhole
 	case b.MinOpen:
-		return fmt.Sprintf("must be a finite number greater than %s and at most %s", formatFloat(b.Min), formatFloat(b.Max))
+		return CodeRangeOpen
 	}
-	return fmt.Sprintf("must be a finite number in [%s, %s]", formatFloat(b.Min), formatFloat(b.Max))
+	return CodeRangeClosed
+}
+
+// Rule is the range in words, as an error message says it.
+func (b Bounds) Rule() string {
+	return Message{Code: b.code(), Args: Args{"min": b.Min, "max": b.Max}}.Text(Technical)
 }
 
 // When says when a form field applies: while the form key Key holds Value

@@ -201,11 +201,11 @@ func (a *API) errorOf(err error, f Form) *Error {
 	if fe == nil {
 		return &Error{Message: err.Error(), Text: err.Error(), Say: plain("", "", err.Error(), f)}
 	}
-	e := &Error{Field: fe.Field, Value: fe.Value, Message: fe.Message, Text: fe.Error()}
+	e := &Error{Field: fe.Field, Value: fe.Value, Message: fe.Message, Text: fe.Error(), Code: fe.Code, Args: fe.Args}
 	if f != nil {
 		e.Input = f.InputFor(fe.Field)
 	}
-	e.Say = plain(fe.Field, e.Input, fe.Message, f)
+	e.Say = sayError(fe, e.Input, f)
 	return e
 }
 

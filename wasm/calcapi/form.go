@@ -117,6 +117,11 @@ type Error struct {
 	// Say is Message in the form's words, for the page: inputs by their
 	// labels, no request paths or API routes.
 	Say string `json:"say"`
+	// Code and Args are the error as data (model.Message): the view
+	// branches on Code ("" for an error not yet coded) and reads the
+	// numbers from Args.
+	Code string     `json:"code,omitempty"`
+	Args model.Args `json:"args,omitempty"`
 }
 
 // decodeInput decodes a call's JSON argument into v (a pointer) with the

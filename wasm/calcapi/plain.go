@@ -182,26 +182,58 @@ func plain(field, input, msg string, f Form) string {
 	}
 	s = replaceRanges(s)
 	s = replacePaths(s, func(p string) string {
-		if l, ok := formLabels()[p]; ok {
-			return "“" + l + "”"
-		}
-		if i := strings.Index(p, "]."); i > 0 {
-			if l, ok := formLabels()[strings.TrimPrefix(p[i+2:], "student.")]; ok && strings.HasPrefix(p[i+2:], "student.") {
-				n, _ := strconv.Atoi(p[len("options["):i])
-				return fmt.Sprintf("“%s” of option %d's student", l, n+1)
-			}
-			if l, ok := planLabels()[p[i+2:]]; ok {
-				n, _ := strconv.Atoi(p[len("options["):i])
-				return fmt.Sprintf("“%s” of option %d", l, n+1)
-			}
-		}
-		if l, ok := planLabels()[p]; ok {
-			return "“" + l + "”"
+		if l := pathLabel(p); l != "" {
+			return l
 		}
 		return p
 	})
 	s = strings.ReplaceAll(s, "dataset_tokens with epochs", "tokens per epoch with epochs")
 	return gpuNamesIn(s)
+}
+
+// pageNamer names things as the page does (model.Namer): inputs by
+// their labels in quotes, GPUs by name.
+var pageNamer = model.Namer{Plain: true, Field: pathLabel, GPU: gpuName}
+
+// pathLabel is how the page names a request path (training.seq_len,
+// options[2].stages_kwh.teacher): its label in quotes, "" when it has none.
+func pathLabel(p string) string {
+	if l, ok := formLabels()[p]; ok {
+		return "“" + l + "”"
+	}
+	if i := strings.Index(p, "]."); i > 0 && strings.HasPrefix(p, "options[") {
+		if l, ok := formLabels()[strings.TrimPrefix(p[i+2:], "student.")]; ok && strings.HasPrefix(p[i+2:], "student.") {
+			n, _ := strconv.Atoi(p[len("options["):i])
+			return fmt.Sprintf("“%s” of option %d's student", l, n+1)
+		}
+		if l, ok := planLabels()[p[i+2:]]; ok {
+			n, _ := strconv.Atoi(p[len("options["):i])
+			return fmt.Sprintf("“%s” of option %d", l, n+1)
+		}
+	}
+	if l, ok := planLabels()[p]; ok {
+		return "“" + l + "”"
+	}
+	return ""
+}
+
+// gpuName is the name of the table's GPU id, or "".
+func gpuName(id string) string {
+	for _, g := range gpuIDs() {
+		if g.ID == id {
+			return g.Name
+		}
+	}
+	return ""
+}
+
+// sayError is a model error's message in the page's words: its code's
+// text when it has one, else plain's rewriting of its words.
+func sayError(fe *model.FieldError, input string, f Form) string {
+	if fe.Code != "" {
+		return fe.Say(pageNamer)
+	}
+	return plain(fe.Field, input, fe.Message, f)
 }
 
 // WarningsSay is a response's warnings in the form's words (inputs by

@@ -162,7 +162,9 @@ func (f PlanForm) studentRequest(row, path string) (*model.Request, *Error) {
 		e.Input = row + "s." + err.Input
 		fe := &model.FieldError{Field: e.Field, Value: e.Value, Message: e.Message}
 		e.Text = fe.Error()
-		e.Say = plain(e.Field, e.Input, e.Message, nil)
+		if e.Code == "" {
+			e.Say = plain(e.Field, e.Input, e.Message, nil)
+		}
 		return nil, &e
 	}
 	return &req, nil
@@ -493,7 +495,9 @@ func (a *API) Distill(input []byte) (out []byte) {
 		e := a.errorOf(err, nil)
 		if in.Form != nil {
 			e.Input = in.Form.InputFor(e.Field)
-			e.Say = plain(e.Field, e.Input, e.Message, nil)
+			if e.Code == "" {
+				e.Say = plain(e.Field, e.Input, e.Message, nil)
+			}
 		}
 		o.Error = e
 	}

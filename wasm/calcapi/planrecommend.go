@@ -58,7 +58,9 @@ func (a *API) DistillRecommend(input []byte) (out []byte) {
 			e.Input = "minimise"
 		}
 		e.Field = strings.TrimPrefix(e.Field, "plan.") // the form's plan, as Distill names its fields
-		e.Say = plain(e.Field, e.Input, e.Message, nil)
+		if e.Code == "" {
+			e.Say = plain(e.Field, e.Input, e.Message, nil)
+		}
 		o.Error = e
 		return mustJSON(o)
 	}

@@ -3,6 +3,7 @@ package calcapi
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,7 +110,7 @@ func TestDeadlineReadAlike(t *testing.T) {
 			}
 			continue
 		}
-		if calc.Error == nil || plan.Error == nil || calc.Error.Field != "deadline_s" || *calc.Error != *plan.Error {
+		if calc.Error == nil || plan.Error == nil || calc.Error.Field != "deadline_s" || !reflect.DeepEqual(calc.Error, plan.Error) {
 			t.Errorf("deadline %q: calculator error %+v, planner error %+v; want the same error on deadline_s", v, calc.Error, plan.Error)
 		}
 	}
