@@ -30,6 +30,13 @@ func (e *FieldError) Say(n Namer) string {
 	return e.Msg().Text(n)
 }
 
+// At is e about another field: a copy with Field field.
+func (e *FieldError) At(field string) *FieldError {
+	c := *e
+	c.Field = field
+	return &c
+}
+
 // Msg is e as a Message.
 func (e *FieldError) Msg() Message {
 	return Message{Code: e.Code, Field: e.Field, Args: e.Args}

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -301,7 +302,7 @@ func (c *Catalog) rooflineRun(r *resolved, k *rooflineCore, run *rooflineRun) er
 
 func (c *Catalog) estimate(r *resolved) (Response, error) {
 	g, cal, tc := r.gpu, r.cal, r.timeCal
-	warn := append([]string{}, r.warn...)
+	warn := append([]Message{}, r.warn...)
 	assume := append([]string{}, r.assume...)
 
 	// Roofline on one GPU, the power limit, then the parallel layout: the
@@ -378,7 +379,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 			assume = append(assume, fmt.Sprintf("the %s law is fitted to full fine-tuning; its energy is scaled by the roofline time of %s over that of full fine-tuning (%.3g)", cal.Name, r.methodLabel(), t1/tFull))
 		}
 		if lawJ < boundJ {
-			warn = append(warn, fmt.Sprintf("the %s law gives %.3g kWh, below the roofline energy bound of %.3g kWh for this configuration; the bound is reported", cal.Name, lawJ/3.6e6, boundJ/3.6e6))
+			warn = append(warn, Message{Code: CodeLawBelowBound, Args: Args{"calibration": cal.Name, "law_kwh": lawJ / 3.6e6, "bound_kwh": boundJ / 3.6e6}})
 			lawJ = boundJ
 		}
 		// Scale the decomposition to the law's total, keeping its shares.
@@ -394,9 +395,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		// The law gives energy, the roofline model time: say so when the two
 		// disagree so much that the implied power is impossible.
 		if p := totalJ / timeS; p < n*g.IdlePowerW {
-			warn = append(warn, fmt.Sprintf("the %s law's energy over the roofline time implies %.0f W, below the %.0f W the GPUs draw idle: the law and the time model disagree for this configuration", cal.Name, p, n*g.IdlePowerW))
+			warn = append(warn, Message{Code: CodeLawBelowIdle, Args: Args{"calibration": cal.Name, "w": p, "idle_w": n * g.IdlePowerW}})
 		} else if p > n*g.BoardPowerW {
-			warn = append(warn, fmt.Sprintf("the %s law's energy over the roofline time implies %.0f W, above the %.0f W board power of the GPUs: the law and the time model disagree for this configuration", cal.Name, p, n*g.BoardPowerW))
+			warn = append(warn, Message{Code: CodeLawAboveBoard, Args: Args{"calibration": cal.Name, "w": p, "board_w": n * g.BoardPowerW}})
 		}
 	}
 
@@ -404,7 +405,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	// calibration carries them, else its σ; both widened for distance
 	// beyond the envelope, the power limit's spread and a limit below an
 	// estimated minimum.
-	outside, envWarn, sigma0, extra, hwWiden := r.envelope(cal, c.calConsts[cal])
+	outside, envWarn, sigma0, extra, hwWiden := r.envelope(cal)
 	extra = math.Hypot(extra, limSigma)
 	if r.belowMin {
 		extra = math.Hypot(extra, belowMinSigma(c.Power, g, r.limitW))
@@ -413,11 +414,12 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	steps := r.microSteps()
 	perStep := t1 / steps
 	short := r.count == 1 && perStep < ShortStepS
-	var inputBound string
+	var inputBound Message
+	var isInputBound bool
 	if r.logits {
-		inputBound = InputBoundWarning("a student reading cached teacher log-probs", r.tokens, tRun, r.count)
+		inputBound, isInputBound = InputBoundMessage("a student reading cached teacher log-probs", r.tokens, tRun, r.count)
 	}
-	class := classOf(inputBound != "", short, len(outside) > 0, M/bw > C/r.peak)
+	class := classOf(isInputBound, short, len(outside) > 0, M/bw > C/r.peak)
 	iv := IntervalUsed{Class: class, From: IntervalFromSigma}
 	var lo, hi float64
 	if q, ok := cal.classQuantiles(class); ok {
@@ -444,29 +446,29 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	state := frozen + trained
 	if state+act > g.MemoryGB*1e9 {
 		if r.method.ckpt {
-			warn = append(warn, fmt.Sprintf("activations (%.1f GB, with checkpointing) plus state (%.1f GB) exceed the %.0f GB of a %s; a smaller batch_per_gpu, packing or fused kernels may still make it fit", act/1e9, state/1e9, g.MemoryGB, g.ID))
+			warn = append(warn, Message{Code: CodeMemoryCheckpointed, Args: Args{"act_gb": act / 1e9, "state_gb": state / 1e9, "capacity_gb": g.MemoryGB, "gpu": g.ID, "batch": "training.batch_per_gpu"}})
 		} else {
-			warn = append(warn, fmt.Sprintf("activations (%.1f GB) plus state (%.1f GB) exceed the %.0f GB of a %s without activation checkpointing; checkpointing (training.gradient_checkpointing), packing or fused kernels may still make it fit, and recomputation adds about a third to compute", act/1e9, state/1e9, g.MemoryGB, g.ID))
+			warn = append(warn, Message{Code: CodeMemoryNoCheckpoint, Args: Args{"act_gb": act / 1e9, "state_gb": state / 1e9, "capacity_gb": g.MemoryGB, "gpu": g.ID, "checkpointing": "training.gradient_checkpointing"}})
 		}
 	}
 	if r.count > 1 && eta < 0.5 {
-		warn = append(warn, fmt.Sprintf("parallel efficiency η = %.2f: more GPUs make this run faster but raise its energy by %.0f%%", eta, (factor-1)*100))
+		warn = append(warn, Message{Code: CodeLowEfficiency, Args: Args{"eta": eta, "extra_pct": (factor - 1) * 100}})
 	}
 	if r.count > GPUsPerNode && !commModel {
-		warn = append(warn, "more than 8 GPUs: the speedup curves were fitted within one node (N ≤ 8); inter-node links are not modelled")
+		warn = append(warn, Message{Code: CodeInterNode, Args: Args{"per_node": GPUsPerNode}})
 	}
 	if short {
 		warn = append(warn, shortStepWarning(perStep))
 	}
-	if inputBound != "" {
+	if isInputBound {
 		warn = append(warn, inputBound)
 	}
 	if optSteps := steps / float64(r.accum); optSteps < 100 {
-		fewer := "fewer GPUs or a smaller batch_per_gpu"
 		if r.accum > 1 {
-			fewer = "fewer GPUs, a smaller batch_per_gpu or less gradient_accumulation"
+			warn = append(warn, Message{Code: CodeFewStepsAccum, Args: Args{"steps": optSteps, "batch": "training.batch_per_gpu", "accumulation": "training.gradient_accumulation"}})
+		} else {
+			warn = append(warn, Message{Code: CodeFewSteps, Args: Args{"steps": optSteps, "batch": "training.batch_per_gpu"}})
 		}
-		warn = append(warn, fmt.Sprintf("only %s optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use %s)", ShortNum(optSteps), fewer))
 	}
 
 	pue := r.site.PUE
@@ -516,12 +518,13 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		Overhead: overhead, WaitingShare: 1 - eta, WaitingPowerW: waitW, BusyPowerW: pAvg}
 	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB, FrozenGBPerGPU: frozen / 1e9, TrainedGBPerGPU: trained / 1e9}
 	resp.Training = r.methodUse(flopsTok)
-	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: outside, SigmaLn: math.Log(hi/lo) / (2 * z), Interval: iv}
+	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: MessageTexts(outside), OutsideMessages: outside, SigmaLn: math.Log(hi/lo) / (2 * z), Interval: iv}
 	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, GradientAccumulation: r.accum, Precision: r.prec, StateBytesPerParam: r.state,
 		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PowerLimitW: r.limitW, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region,
 		Imported: r.imported}
 	resp.Assumptions = assume
-	resp.Warnings = warn
+	resp.Warnings = MessageTexts(warn)
+	resp.WarningMessages = warn
 	if !finiteResponse(&resp) {
 		return Response{}, fieldErr("(request)", nil, "gives a result that is not a finite number; check that the values are within physical ranges")
 	}
@@ -604,25 +607,19 @@ func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, 
 	return speedup, eta, false, err
 }
 
-// envelope lists the dimensions outside the calibration's envelope, the
-// warning that names them ("" when none), the calibration's σ and the
-// widening for distance beyond the envelope: extra, an ln-space SD, to
-// which each numeric dimension outside its range adds
-// (WidenPerEFold·|ln(x/edge)|)² in variance, and hw, WidenHardware when the
-// calibration was not fitted on the hardware (0 otherwise). Class
-// quantiles already hold unfitted hardware (ClassOutside) and take extra
-// alone; a σ takes both. Model size is judged by the parameter count alone
-// (layers and hidden are reported in the envelope but not counted twice).
-//
-// Estimates far outside the envelope are common, so the warning is built
-// in one allocation and each listed dimension is a substring of it.
-func (r *resolved) envelope(cal *Calibration, k *calConsts) (outside []string, warning string, sigma, extra, hw float64) {
+// envelope lists the dimensions outside the calibration's envelope (as
+// CodeEnvelopeRange and CodeEnvelopeGPU messages), the warning that names
+// them (Code "" when none), the calibration's σ and the widening for
+// distance beyond the envelope: extra, an ln-space SD, to which each
+// numeric dimension outside its range adds (WidenPerEFold·|ln(x/edge)|)²
+// in variance, and hw, WidenHardware when the calibration was not fitted
+// on the hardware (0 otherwise). Class quantiles already hold unfitted
+// hardware (ClassOutside) and take extra alone; a σ takes both. Model size
+// is judged by the parameter count alone (layers and hidden are reported
+// in the envelope but not counted twice).
+func (r *resolved) envelope(cal *Calibration) (outside []Message, warning Message, sigma, extra, hw float64) {
 	e, sigma := cal.Envelope, cal.Interval.SigmaLn
 	v := 0.0
-	var buf [256]byte
-	items := buf[:0] // the dimensions, "; "-separated
-	var spans [5][2]int
-	n := 0
 	dims := [4]struct {
 		name string
 		x    float64
@@ -646,56 +643,16 @@ func (r *resolved) envelope(cal *Calibration, k *calConsts) (outside []string, w
 		default:
 			continue
 		}
-		if n > 0 {
-			items = append(items, "; "...)
-		}
-		spans[n][0] = len(items)
-		items = append(items, d.name...)
-		items = append(items, ' ')
-		items = appendShortNum(items, d.x)
-		items = append(items, " not in ["...)
-		items = k.appendRange(items, d.rng)
-		items = append(items, ']')
-		spans[n][1] = len(items)
-		n++
+		outside = append(outside, Message{Code: CodeEnvelopeRange, Args: Args{"dim": d.name, "x": d.x, "low": d.rng[0], "high": d.rng[1]}})
 		k := e.WidenPerEFold * math.Abs(math.Log(d.x/edge))
 		v += k * k
 	}
-	if len(e.Hardware) > 0 {
-		found := false
-		for _, h := range e.Hardware {
-			if h == r.gpu.ID {
-				found = true
-			}
-		}
-		if !found {
-			if n > 0 {
-				items = append(items, "; "...)
-			}
-			spans[n][0] = len(items)
-			items = append(items, "gpu "...)
-			items = append(items, r.gpu.ID...)
-			items = append(items, " not among "...)
-			for i, h := range e.Hardware {
-				if i > 0 {
-					items = append(items, ", "...)
-				}
-				items = append(items, h...)
-			}
-			spans[n][1] = len(items)
-			n++
-			hw = e.WidenHardware
-		}
+	if len(e.Hardware) > 0 && !slices.Contains(e.Hardware, r.gpu.ID) {
+		outside = append(outside, Message{Code: CodeEnvelopeGPU, Field: "hardware.gpu", Args: Args{"gpu": r.gpu.ID, "among": e.Hardware}})
+		hw = e.WidenHardware
 	}
-	if n == 0 {
-		return nil, "", sigma, math.Sqrt(v), hw
-	}
-	const pre, post = "outside the envelope of calibration ", "); the interval is widened"
-	warning = pre + cal.Name + " (" + string(items) + post
-	head := len(pre) + len(cal.Name) + len(" (")
-	outside = make([]string, n)
-	for i, sp := range spans[:n] {
-		outside[i] = warning[head+sp[0] : head+sp[1]]
+	if len(outside) > 0 {
+		warning = Message{Code: CodeOutsideEnvelope, Args: Args{"calibration": cal.Name, "dims": outside}}
 	}
 	return outside, warning, sigma, math.Sqrt(v), hw
 }

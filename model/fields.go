@@ -51,20 +51,6 @@ func (b Bounds) withMin(min float64) Bounds {
 	return b
 }
 
-// Codes of a range error (Bounds.Check).
-const (
-	CodeRangeWhole  = "range.whole"
-	CodeRangeOpen   = "range.open"
-	CodeRangeClosed = "range.closed"
-)
-
-var _ = AddTexts(map[string]MessageText{
-	CodeRangeWhole: {Tech: "must be a whole number from {min:.-1f} to {max:.-1f}"},
-	CodeRangeOpen:  {Tech: "must be a finite number greater than {min} and at most {max}"},
-	CodeRangeClosed: {Tech: "must be a finite number in [{min}, {max}]",
-		Plain: "must be a finite number from {min} to {max}"},
-})
-
 func (b Bounds) code() string {
 	switch {
 	case b.Whole:

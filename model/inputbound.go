@@ -1,9 +1,6 @@
 package model
 
-import (
-	"fmt"
-	"math"
-)
+import "math"
 
 // CachedLogitTokensPerS is the fastest rate, in tokens per second per GPU,
 // at which a published distillation harness moved cached teacher
@@ -39,13 +36,22 @@ func inputBoundFactor(tokens, timeS float64, gpus int) float64 {
 // GPU to run as fast as estimated, or "" when it would not: tokens over
 // timeS seconds on gpus GPUs.
 func InputBoundWarning(what string, tokens, timeS float64, gpus int) string {
-	if timeS <= 0 || gpus < 1 {
+	m, ok := InputBoundMessage(what, tokens, timeS, gpus)
+	if !ok {
 		return ""
+	}
+	return m.String()
+}
+
+// InputBoundMessage is InputBoundWarning as a Message, and whether there
+// is one.
+func InputBoundMessage(what string, tokens, timeS float64, gpus int) (Message, bool) {
+	if timeS <= 0 || gpus < 1 {
+		return Message{}, false
 	}
 	perGPU := tokens / timeS / float64(gpus)
 	if perGPU <= CachedLogitTokensPerS {
-		return ""
+		return Message{}, false
 	}
-	return fmt.Sprintf("%s at %s tokens/s per GPU, as estimated, needs cached teacher log-probs moved that fast; the distillation study's harness moved them at 370–870 tokens/s per GPU (Lambert & Luccioni 2026, harness logs), host-bound, so a pipeline like it can take up to %.0f× the estimated time and energy: read this estimate as the GPU-bound lower bound",
-		what, ShortNum(perGPU), perGPU/CachedLogitTokensPerS)
+	return Message{Code: CodeInputBound, Args: Args{"what": what, "rate": perGPU, "factor": perGPU / CachedLogitTokensPerS}}, true
 }

@@ -331,7 +331,7 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 	switch cd {
 	case FP16, BF16:
 	case FP32, TF32:
-		r.warn = append(r.warn, fmt.Sprintf("QLoRA with compute dtype %s: bitsandbytes supports it but dequantises to fp32, which doubles the dequantised traffic and forgoes the 16-bit tensor-core rate; the QLoRA recipe computes in bf16", cd))
+		r.warn = append(r.warn, Message{Code: CodeQLoRAFP32, Field: cdField, Args: Args{"dtype": string(cd)}})
 	case FP8:
 		return fieldErr(cdField, string(cd), "cannot be the QLoRA compute dtype: bitsandbytes dequantises the base weights to fp16, bf16 or fp32")
 	default:
@@ -352,10 +352,10 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 		cb = 4
 	}
 	if g.Vendor == "AMD" {
-		r.warn = append(r.warn, fmt.Sprintf("QLoRA on %s: bitsandbytes' ROCm backend is younger than its CUDA kernels; its speed on AMD GPUs is less well documented", g.ID))
+		r.warn = append(r.warn, Message{Code: CodeQLoRAROCm, Field: "hardware.gpu", Args: Args{"gpu": g.ID}})
 	}
 	if strings.HasPrefix(g.ID, "p100") || strings.HasPrefix(g.ID, "v100") {
-		r.warn = append(r.warn, fmt.Sprintf("QLoRA on %s: bitsandbytes' fast 8-bit and 4-bit paths target Turing and newer GPUs (compute capability 7.5+); on older GPUs expect slower dequantisation than modelled", g.ID))
+		r.warn = append(r.warn, Message{Code: CodeQLoRAOldGPU, Field: "hardware.gpu", Args: Args{"gpu": g.ID}})
 	}
 	m.storeBytes = nf4Bytes
 	if m.format == FormatInt8 {

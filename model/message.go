@@ -41,6 +41,8 @@ type Args map[string]any
 //	{x:gpu}    a GPU id: the id, or the GPU's name on the page
 //	{x:agpu}   "a <id>", or "one <name>" on the page
 //	{x:list}   a []Message or []string joined with ", "
+//	{x:semilist} a []Message joined with "; "
+//	{x:gpulist}  a []string of GPU ids, as {x:gpu} writes each, joined with ", "
 type MessageText struct {
 	Tech, Plain string
 }
@@ -104,6 +106,19 @@ func (n Namer) gpu(id string) (string, bool) {
 	return id, false
 }
 
+// MessageTexts are ms in the technical form, one string each (nil for
+// nil, empty for empty).
+func MessageTexts(ms []Message) []string {
+	if ms == nil {
+		return nil
+	}
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Text(Technical)
+	}
+	return out
+}
+
 // String is m in the technical form.
 func (m Message) String() string { return m.Text(Technical) }
 
@@ -149,14 +164,29 @@ func writeArg(b *strings.Builder, v any, spec string, n Namer) {
 	case Message:
 		b.WriteString(x.Text(n))
 	case []Message:
+		sep := ", "
+		if spec == "semilist" {
+			sep = "; "
+		}
 		for i, m := range x {
 			if i > 0 {
-				b.WriteString(", ")
+				b.WriteString(sep)
 			}
 			b.WriteString(m.Text(n))
 		}
+	case []any, map[string]any:
+		// a Message's values as encoding/json decodes them
+		writeArg(b, decodedArg(x), spec, n)
 	case []string:
-		b.WriteString(strings.Join(x, ", "))
+		for i, s := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if spec == "gpulist" {
+				s, _ = n.gpu(s)
+			}
+			b.WriteString(s)
+		}
 	case string:
 		switch spec {
 		case "q":
@@ -192,6 +222,37 @@ func writeArg(b *strings.Builder, v any, spec string, n Namer) {
 	default:
 		b.WriteString("{?}")
 	}
+}
+
+// decodedArg turns a value encoding/json decoded into a Message's value
+// (objects with a code into Messages, lists into []Message or []string).
+func decodedArg(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := Message{}
+		m.Code, _ = x["code"].(string)
+		m.Field, _ = x["field"].(string)
+		if a, ok := x["args"].(map[string]any); ok {
+			m.Args = Args(a)
+		}
+		return m
+	case []any:
+		var ms []Message
+		var ss []string
+		for _, e := range x {
+			switch y := e.(type) {
+			case string:
+				ss = append(ss, y)
+			case map[string]any:
+				ms = append(ms, decodedArg(y).(Message))
+			}
+		}
+		if ms != nil {
+			return ms
+		}
+		return ss
+	}
+	return v
 }
 
 func writeNum(b *strings.Builder, x float64, spec string) {

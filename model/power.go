@@ -242,9 +242,9 @@ func checkPowerLimit(field string, w float64, g *GPU) (limit float64, below bool
 }
 
 // belowMinWarning is the warning of a limit under an estimated minimum.
-func belowMinWarning(g *GPU, w float64) string {
+func belowMinWarning(g *GPU, w float64) Message {
 	pr := PowerLimits(g)
-	return fmt.Sprintf("power limit %s W is below the %s W estimated as a %s's lowest limit (%s): the board may refuse it, and the interval is widened", ShortNum(w), ShortNum(pr.MinW), g.ID, pr.Source)
+	return Message{Code: CodePowerBelowMin, Field: "hardware.power_limit_w", Args: Args{"w": w, "min_w": pr.MinW, "gpu": g.ID, "source": pr.Source}}
 }
 
 // belowMinSigma is the ln SD a limit w under an estimated minimum adds to

@@ -3,9 +3,8 @@ package model
 import "fmt"
 
 // What every estimate derives from a calibration alone (the interval's
-// normal quantile, the names of its parallel laws, the texts of its
-// envelope's ranges) is worked out once when
-// the catalog is built, and the field-table rows it checks are looked up
+// normal quantile, the names of its parallel laws) is worked out once
+// when the catalog is built, and the field-table rows it checks are looked up
 // once, so that one estimate does little more than its arithmetic and
 // allocates little more than its response.
 
@@ -13,30 +12,10 @@ import "fmt"
 // ranges are the values they were derived from: a calibration changed
 // after NewCatalog falls back to computing them afresh.
 type calConsts struct {
-	level  float64
-	z      float64 // NormalQuantile(0.5 + level/2)
-	name   string
-	laws   []parallelLawName
-	ranges map[[2]float64]string // an envelope range [lo, hi] -> "ShortNum(lo), ShortNum(hi)"
-}
-
-// appendRange appends "ShortNum(lo), ShortNum(hi)" for an envelope range
-// (k may be nil: formatted afresh).
-func (k *calConsts) appendRange(b []byte, rng [2]float64) []byte {
-	if k != nil {
-		if s, ok := k.ranges[rng]; ok {
-			return append(b, s...)
-		}
-	}
-	b = appendShortNum(b, rng[0])
-	b = append(b, ", "...)
-	return appendShortNum(b, rng[1])
-}
-
-// envelopeRanges are the numeric ranges of an envelope that
-// resolved.envelope reports.
-func envelopeRanges(e *Envelope) [][2]float64 {
-	return [][2]float64{e.SeqLen, e.Batch, e.GPUs, e.Params}
+	level float64
+	z     float64 // NormalQuantile(0.5 + level/2)
+	name  string
+	laws  []parallelLawName
 }
 
 // parallelLawName is how Parallel.Law names a calibration's parallel model
@@ -69,37 +48,17 @@ func interconnects(hw *Hardware) []Interconnect {
 }
 
 func newCalConst(c *Calibration, ics []Interconnect) *calConsts {
-	k := &calConsts{level: c.Interval.Level, z: intervalQuantile(c.Interval.Level), name: c.Name, ranges: map[[2]float64]string{}}
-	for _, e := range calEnvelopes(c) {
-		for _, rng := range envelopeRanges(e) {
-			k.ranges[rng] = string((*calConsts)(nil).appendRange(nil, rng))
-		}
-	}
+	k := &calConsts{level: c.Interval.Level, z: intervalQuantile(c.Interval.Level), name: c.Name}
 	for _, ic := range ics {
 		k.laws = append(k.laws, parallelLawName{ic: ic, comm: commLawName(c.Name, ic), curves: curvesLawName(c.Name, ic)})
 	}
 	return k
 }
 
-// calEnvelopes are the envelopes whose ranges an estimate with c reports.
-func calEnvelopes(c *Calibration) []*Envelope {
-	return []*Envelope{&c.Envelope}
-}
-
 // holds reports whether k has every constant of c (the same name and
-// level, each envelope range formatted).
+// level).
 func (k *calConsts) holds(c *Calibration) bool {
-	if k == nil || k.name != c.Name || k.level != c.Interval.Level {
-		return false
-	}
-	for _, e := range calEnvelopes(c) {
-		for _, rng := range envelopeRanges(e) {
-			if _, ok := k.ranges[rng]; !ok {
-				return false
-			}
-		}
-	}
-	return true
+	return k != nil && k.name == c.Name && k.level == c.Interval.Level
 }
 
 // WithDefault is the catalog with its default calibration replaced by cal

@@ -13,7 +13,7 @@ import (
 // meets the deadline. Bad input is a *FieldError; a deadline nothing meets
 // is an answer that says so.
 func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
-	resp := RecommendResponse{Version: APIVersion, Warnings: []string{}, Assumptions: []string{}}
+	resp := RecommendResponse{Version: APIVersion, Warnings: []string{}, WarningMessages: []Message{}, Assumptions: []string{}}
 	obj := strings.ToLower(strings.TrimSpace(req.Minimise))
 	switch obj {
 	case "":
@@ -80,7 +80,9 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 	if err := c.checkSearchBudget(req.Candidates, base.prec); err != nil {
 		return resp, err
 	}
-	resp.Warnings = append(resp.Warnings, warns...)
+	for _, w := range warns {
+		resp.warn(w)
+	}
 	if len(gpus) == 0 {
 		return resp, fieldErr("candidates", nil, "has no GPU that supports %s training; choose another precision or other GPUs", base.prec)
 	}
@@ -94,7 +96,7 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		fmt.Sprintf("searched %d configurations: GPU type × count (up to each candidate's max_count) × layout (single, ddp, fsdp, tp, tensor 2/4/8 × fsdp) × power limit; %d fit in memory (weights, gradients, optimizer state and activations without checkpointing)", searched, len(pts)),
 		"embodied CO2e: "+EmbodiedSource)
 	if len(pts) == 0 {
-		resp.Warnings = append(resp.Warnings, "no searched configuration fits in memory: allow more GPUs (max_count), larger GPUs, a smaller batch_per_gpu, a global batch the data-parallel degrees divide, or a leaner optimizer (state_bytes_per_param)")
+		resp.warn(Message{Code: CodeNoneFits, Args: Args{"batch": "training.batch_per_gpu", "state_bytes": "training.state_bytes_per_param"}})
 		resp.Pareto = []Config{}
 		return resp, c.addCurrent(&resp, req, base)
 	}
@@ -113,13 +115,13 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 	}
 	bi, fi, warn := PickBest(len(pts), req.DeadlineS, func(i int) float64 { return score(&pts[i]) },
 		func(i int) float64 { return pts[i].kwh }, func(i int) float64 { return pts[i].timeS },
-		func(i int) string {
-			return fmt.Sprintf("%s × %s, %s", ShortNum(float64(pts[i].count)), pts[i].g.gpu.ID, strategyName(pts[i].strategy()))
+		func(i int) Message {
+			return ConfigName(int(pts[i].count), pts[i].g.gpu.ID, strategyName(pts[i].strategy()))
 		})
 	best, fastest := &pts[bi], &pts[fi]
-	resp.MeetsDeadline = warn == ""
-	if warn != "" {
-		resp.Warnings = append(resp.Warnings, warn)
+	resp.MeetsDeadline = warn.Code == ""
+	if warn.Code != "" {
+		resp.warn(warn)
 	}
 	bc := c.config(wreq, sc, best, req.DeadlineS)
 	resp.Best = &bc
@@ -158,7 +160,8 @@ func (c *Catalog) addCurrent(resp *RecommendResponse, req RecommendRequest, base
 		// every configuration whose global batch differs says so
 		for _, cf := range append([]*Config{resp.Best, resp.Fastest}, pointers(resp.Pareto)...) {
 			if cf != nil && cf.SequencesPerStep != cur.SequencesPerStep && len(cf.Warnings) == 0 {
-				cf.Warnings = append(cf.Warnings, fmt.Sprintf("%d sequences per optimizer step, not the current configuration's %d: a different optimisation run (learning rate and convergence may differ), so its energy is not like for like", cf.SequencesPerStep, cur.SequencesPerStep))
+				m := Message{Code: CodeOtherGlobalBatch, Args: Args{"sequences": cf.SequencesPerStep, "current": cur.SequencesPerStep}}
+				cf.Warnings, cf.WarningMessages = append(cf.Warnings, m.String()), append(cf.WarningMessages, m)
 			}
 		}
 	}
@@ -263,10 +266,11 @@ func ParetoFront(n int, time, energy func(i int) float64) []int {
 // index: the fastest (least time, then least energy) and the best, which
 // has the least score among those that meet the deadline (deadline ≤ 0:
 // all do), ties broken by energy and then time. When none meets the
-// deadline, best is the fastest and warning says so, naming it by
-// describe(fastest) ("4 × h100-sxm5-80gb, FSDP"); warning is "" otherwise.
-// The recommender and the planner's per-stage search both choose with it.
-func PickBest(n int, deadline float64, score, energy, time func(i int) float64, describe func(i int) string) (best, fastest int, warning string) {
+// deadline, best is the fastest and warning says so (CodeMissesDeadline),
+// naming it by describe(fastest) (ConfigName: "4 × h100-sxm5-80gb,
+// FSDP"); warning's Code is "" otherwise. The recommender and the
+// planner's per-stage search both choose with it.
+func PickBest(n int, deadline float64, score, energy, time func(i int) float64, describe func(i int) Message) (best, fastest int, warning Message) {
 	best, fastest = -1, -1
 	for i := 0; i < n; i++ {
 		if fastest < 0 || time(i) < time(fastest) || (time(i) == time(fastest) && energy(i) < energy(fastest)) {
@@ -280,10 +284,21 @@ func PickBest(n int, deadline float64, score, energy, time func(i int) float64, 
 		}
 	}
 	if best < 0 {
-		return fastest, fastest, fmt.Sprintf("no searched configuration meets the deadline of %s s; the fastest takes %s s (%s): best is the fastest option",
-			ShortNum(deadline), ShortNum(math.Round(time(fastest))), describe(fastest))
+		return fastest, fastest, Message{Code: CodeMissesDeadline, Field: "deadline_s", Args: Args{"deadline_s": deadline, "fastest_s": math.Round(time(fastest)), "fastest": describe(fastest)}}
 	}
-	return best, fastest, ""
+	return best, fastest, Message{}
+}
+
+// ConfigName names a searched configuration in a message: count × GPU,
+// layout.
+func ConfigName(count int, gpu, layout string) Message {
+	return Message{Code: CodeConfigName, Args: Args{"count": count, "gpu": gpu, "layout": layout}}
+}
+
+// warn adds a warning to the answer, as words and as data.
+func (r *RecommendResponse) warn(m Message) {
+	r.Warnings = append(r.Warnings, m.String())
+	r.WarningMessages = append(r.WarningMessages, m)
 }
 
 func betterThan(sa, ea, ta, sb, eb, tb float64) bool {

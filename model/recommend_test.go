@@ -407,9 +407,13 @@ func TestPickBest(t *testing.T) {
 	// time s, energy kWh, score
 	pts := [][3]float64{{100, 5, 3}, {50, 8, 2}, {50, 7, 9}, {200, 1, 2}}
 	pick := func(deadline float64) (int, int, string) {
-		return model.PickBest(len(pts), deadline, func(i int) float64 { return pts[i][2] },
+		b, f, w := model.PickBest(len(pts), deadline, func(i int) float64 { return pts[i][2] },
 			func(i int) float64 { return pts[i][1] }, func(i int) float64 { return pts[i][0] },
-			func(i int) string { return fmt.Sprintf("point %d", i) })
+			func(i int) model.Message { return model.ConfigName(i, fmt.Sprintf("gpu-%d", i), "ddp") })
+		if w.Code == "" {
+			return b, f, ""
+		}
+		return b, f, w.String()
 	}
 	for _, c := range []struct {
 		deadline      float64
@@ -419,7 +423,7 @@ func TestPickBest(t *testing.T) {
 		{0, 3, 2, ""},   // score 2 twice: the one with less energy
 		{150, 1, 2, ""}, // point 3 misses it
 		{60, 1, 2, ""},
-		{40, 2, 2, "no searched configuration meets the deadline of 40 s; the fastest takes 50 s (point 2): best is the fastest option"},
+		{40, 2, 2, "no searched configuration meets the deadline of 40 s; the fastest takes 50 s (2 × gpu-2, ddp): best is the fastest option"},
 	} {
 		best, fastest, warning := pick(c.deadline)
 		if best != c.best || fastest != c.fastest || warning != c.warning {

@@ -96,6 +96,8 @@ type Config struct {
 	// Warnings are this configuration's own: a global batch other than
 	// the current configuration's (global_batch free).
 	Warnings []string `json:"warnings,omitempty"`
+	// WarningMessages are Warnings as data (Message), in the same order.
+	WarningMessages []Message `json:"warning_messages,omitempty"`
 	// Memory is the per-GPU memory check (current configuration only).
 	Memory *MemoryCheck `json:"memory,omitempty"`
 	// Request is the estimate request of this configuration: send it to
@@ -204,7 +206,9 @@ type RecommendResponse struct {
 	Held        *HeldFixed `json:"held,omitempty"`
 	Skipped     []Skipped  `json:"skipped"`
 	Warnings    []string   `json:"warnings"`
-	Assumptions []string   `json:"assumptions"`
+	// WarningMessages are Warnings as data (Message), in the same order.
+	WarningMessages []Message `json:"warning_messages"`
+	Assumptions     []string  `json:"assumptions"`
 }
 
 // ParseRecommendRequest decodes a recommend request strictly; errors name

@@ -41,7 +41,7 @@ type resolved struct {
 	eff      efficiency
 	logits   bool // training.teacher_logits
 	assume   []string
-	warn     []string
+	warn     []Message
 	imported []Imported // what the Hugging Face files gave (Inputs.Imported)
 }
 
@@ -154,7 +154,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 		if hf.AbsolutePositions {
 			return fieldErr("training.seq_len", r.seq, "exceeds the %d positions of the model (max_position_embeddings of %s; its learned positions go no further)", hf.MaxPositions, PathHFConfig)
 		}
-		r.warn = append(r.warn, fmt.Sprintf("training.seq_len %d exceeds the model's max_position_embeddings %d (%s): it was trained on shorter sequences; its rotary positions need rope_scaling to reach this length", r.seq, hf.MaxPositions, PathHFConfig))
+		r.warn = append(r.warn, Message{Code: CodeSeqBeyondPositions, Field: "training.seq_len", Args: Args{"field": "training.seq_len", "seq": r.seq, "max": hf.MaxPositions, "file": PathHFConfig}})
 	}
 	if maxSteps == 0 && r.tokens < float64(r.seq) {
 		return fieldErr("training.tokens", r.tokens, "must cover at least one sequence (%d tokens)", r.seq)

@@ -36,6 +36,9 @@ type Response struct {
 	Inputs            Inputs     `json:"inputs"`
 	Assumptions       []string   `json:"assumptions"`
 	Warnings          []string   `json:"warnings"`
+	// WarningMessages are Warnings as data, in the same order: each one's
+	// code, field and values (Message).
+	WarningMessages []Message `json:"warning_messages"`
 
 	// EmbodiedCO2eKg is the manufacturing emissions of the hardware charged
 	// to the run's GPU-hours (Embodied says how); beside CO2eKg, not in it.
@@ -136,6 +139,9 @@ type CalUsed struct {
 	Citation   string   `json:"citation"`
 	InEnvelope bool     `json:"in_envelope"`
 	Outside    []string `json:"outside,omitempty"` // envelope dimensions the request lies outside
+	// OutsideMessages are Outside as data (CodeEnvelopeRange: dim, x,
+	// low, high; CodeEnvelopeGPU: gpu, among).
+	OutsideMessages []Message `json:"outside_messages,omitempty"`
 	// SigmaLn is the interval's ln-space half-width over z: its SD where
 	// the interval comes from a σ, the equivalent SD where it comes from
 	// class quantiles.

@@ -51,8 +51,8 @@ func (sc siteCosts) cost(p *point) float64 { return p.kwh * sc.pue * sc.usd }
 func (p *point) strategy() Strategy { return layouts(int(p.count))[p.layout] }
 
 // searchGPUs resolves the candidates (nil = every GPU in the table).
-func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []string, error) {
-	var warns []string
+func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []Message, error) {
+	var warns []Message
 	if cands == nil {
 		for i := range c.Hardware.GPUs {
 			cands = append(cands, Candidate{GPU: c.Hardware.GPUs[i].ID})
@@ -74,7 +74,7 @@ func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []
 		g, err := c.Hardware.Lookup(cd.GPU)
 		if err != nil {
 			fe := AsFieldError(err)
-			return nil, nil, &FieldError{Field: f + ".gpu", Value: fe.Value, Message: fe.Message}
+			return nil, nil, fe.At(f + ".gpu")
 		}
 		if prev, dup := seen[g.ID]; dup {
 			return nil, nil, fieldErr(f+".gpu", cd.GPU, "names %s again (already %s)", g.ID, prev)
@@ -119,7 +119,7 @@ func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []
 		out = append(out, searchGPU{gpu: g, peak: peak, counts: counts, limits: limits, field: f})
 	}
 	if len(unsupported) > 0 {
-		warns = append(warns, fmt.Sprintf("left out, without %s in hardware: %s", prec, strings.Join(unsupported, ", ")))
+		warns = append(warns, Message{Code: CodeLeftOutPrecision, Args: Args{"precision": string(prec), "gpus": unsupported}})
 	}
 	return out, warns, nil
 }

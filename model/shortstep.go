@@ -1,7 +1,5 @@
 package model
 
-import "fmt"
-
 // ShortStepS is the modelled GPU time per step, in seconds, below which a
 // one-GPU estimate warns that the run may be bound by the host rather than
 // the GPU. The estimate assumes the GPU is kept busy; every step also
@@ -23,6 +21,6 @@ const ShortStepSource = "TeenyTinyLlama 160M and 460M on one A100 (Corrêa et al
 
 // shortStepWarning is the warning of a one-GPU estimate whose modelled GPU
 // time per step, perStep seconds, is below ShortStepS.
-func shortStepWarning(perStep float64) string {
-	return fmt.Sprintf("one GPU at %.3g s of modelled GPU work per step: the estimate assumes the GPU is kept busy, but at steps this short the host's work per step (the training loop, data loading, optimizer launches, logging), which it does not model, can dominate; %s, so read the time and energy as a lower bound (a larger batch_per_gpu lengthens the step)", perStep, ShortStepSource)
+func shortStepWarning(perStep float64) Message {
+	return Message{Code: CodeShortStep, Args: Args{"step_s": perStep, "source": ShortStepSource, "batch": "training.batch_per_gpu"}}
 }

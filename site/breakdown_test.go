@@ -150,7 +150,7 @@ func TestMLPerfLoRALeastEnergyIsEightGPUs(t *testing.T) {
 	if len(kwh) != 3 {
 		t.Fatalf("found %d of the 3 runs", len(kwh))
 	}
-	best, _, _ := model.PickBest(3, 0, func(i int) float64 { return kwh[i] }, func(i int) float64 { return kwh[i] }, func(i int) float64 { return float64(i) }, func(i int) string { return fmt.Sprint(counts[i]) })
+	best, _, _ := model.PickBest(3, 0, func(i int) float64 { return kwh[i] }, func(i int) float64 { return kwh[i] }, func(i int) float64 { return float64(i) }, func(i int) model.Message { return model.ConfigName(counts[i], "gpu", "layout") })
 	if counts[best] != 8 {
 		t.Errorf("least energy on %d GPUs (%.4g kWh against %v), want the 8-GPU layout", counts[best], kwh[best], kwh)
 	}

@@ -559,13 +559,13 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 	}
 	bi, fi, warn := model.PickBest(len(pts), st.deadline, func(i int) float64 { return score(obj, &pts[i]) },
 		func(i int) float64 { return pts[i].EnergyKWh }, func(i int) float64 { return pts[i].TimeS },
-		func(i int) string {
-			return fmt.Sprintf("%d × %s, %s", pts[i].Hardware.Count, pts[i].Hardware.GPU, pts[i].Strategy.Name)
+		func(i int) model.Message {
+			return model.ConfigName(pts[i].Hardware.Count, pts[i].Hardware.GPU, pts[i].Strategy.Name)
 		})
 	best, fastest := &pts[bi], &pts[fi]
-	rec.MeetsDeadline = warn == ""
-	if warn != "" {
-		rec.Warnings = append(rec.Warnings, warn)
+	rec.MeetsDeadline = warn.Code == ""
+	if warn.Code != "" {
+		rec.Warnings = append(rec.Warnings, warn.String())
 	}
 	b, f := *best, *fastest
 	rec.Best, rec.Fastest = &b, &f

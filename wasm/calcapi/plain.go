@@ -241,16 +241,20 @@ func sayError(fe *model.FieldError, input string, f Form) string {
 // explains it.
 func WarningsSay(r *model.Response, env []string) []string {
 	var out []string
-	for _, w := range r.Warnings {
-		if len(env) > 0 && strings.HasPrefix(w, "outside the envelope of calibration") {
+	for _, w := range r.WarningMessages {
+		if len(env) > 0 && w.Code == model.CodeOutsideEnvelope {
 			continue
 		}
-		out = append(out, bareKeys(plain("", "", w, nil)))
+		out = append(out, Say(w))
 	}
 	return out
 }
 
-// bareKeys names the request fields a warning gives by their bare JSON
+// Say is a message in the page's words (pageNamer): inputs by their
+// labels, GPUs by name.
+func Say(m model.Message) string { return m.Text(pageNamer) }
+
+// bareKeys names the request fields an assumption gives by their bare JSON
 // name ("a smaller batch_per_gpu") by their form labels.
 func bareKeys(s string) string {
 	for _, k := range []string{"batch_per_gpu", "gradient_accumulation", "gradient_checkpointing", "seq_len", "state_bytes_per_param"} {
@@ -321,8 +325,7 @@ func numberProblem(ex, raw, fallback string) string {
 
 // EnvelopeNote explains in plain words why an estimate lies outside its
 // calibration's fitted range and what to change: one sentence per
-// dimension, from the response's Calibration.Outside entries
-// ("seq_len 128 not in [512, 8192]", "gpu a100 not among a40, v100").
+// dimension, from the response's Calibration.OutsideMessages.
 func EnvelopeNote(r *model.Response) []string {
 	if r == nil || r.Calibration.InEnvelope {
 		return nil
@@ -333,41 +336,38 @@ func EnvelopeNote(r *model.Response) []string {
 		"gpus":          {"The GPU count", "a GPU count"},
 		"params":        {"The model size", "a model"},
 	}
+	cal := r.Calibration.Name
 	var out []string
-	for _, o := range r.Calibration.Outside {
-		name, rest, _ := strings.Cut(o, " ")
-		if name == "gpu" {
-			id, among, ok := strings.Cut(rest, " not among ")
-			if ok {
-				out = append(out, fmt.Sprintf("%s is not one of the GPUs calibration %s was fitted on (%s): choose one of those, or a calibration fitted on your GPU (refit one from your own measurements below).", id, r.Calibration.Name, among))
+	for _, o := range r.Calibration.OutsideMessages {
+		switch o.Code {
+		case model.CodeEnvelopeGPU:
+			id, _ := o.Args["gpu"].(string)
+			among, _ := o.Args["among"].([]string)
+			out = append(out, fmt.Sprintf("%s is not one of the GPUs calibration %s was fitted on (%s): choose one of those, or a calibration fitted on your GPU (refit one from your own measurements below).", id, cal, strings.Join(among, ", ")))
+		case model.CodeEnvelopeRange:
+			name, _ := o.Args["dim"].(string)
+			x, _ := o.Args["x"].(float64)
+			l, _ := o.Args["low"].(float64)
+			h, _ := o.Args["high"].(float64)
+			n := names[name]
+			if n[0] == "" {
+				n = [2]string{name, name}
 			}
-			continue
+			val, lo, hi, unit := model.ShortNum(x), model.ShortNum(l), model.ShortNum(h), ""
+			if name == "params" {
+				val, lo, hi = humanCount(x), humanCount(l), humanCount(h)
+				unit = " parameters"
+			}
+			side := "above"
+			if x < l {
+				side = "below"
+			}
+			what := fmt.Sprintf("%s %s%s is %s the range calibration %s was fitted on (%s to %s%s)", n[0], val, unit, side, cal, lo, hi, unit)
+			if lo == hi {
+				what = fmt.Sprintf("%s %s%s differs from the only one calibration %s was fitted on (%s%s)", n[0], val, unit, cal, lo, unit)
+			}
+			out = append(out, what+": choose "+n[1]+" inside that range to stay where the calibration was measured, or read this estimate as a rough guide.")
 		}
-		val, rng, ok := strings.Cut(rest, " not in [")
-		if !ok {
-			continue
-		}
-		lo, hi, _ := strings.Cut(strings.TrimSuffix(rng, "]"), ", ")
-		x, _ := strconv.ParseFloat(val, 64)
-		l, _ := strconv.ParseFloat(lo, 64)
-		n := names[name]
-		if n[0] == "" {
-			n = [2]string{name, name}
-		}
-		unit := ""
-		if name == "params" {
-			val, lo, hi = humanCount(val), humanCount(lo), humanCount(hi)
-			unit = " parameters"
-		}
-		side := "above"
-		if x < l {
-			side = "below"
-		}
-		what := fmt.Sprintf("%s %s%s is %s the range calibration %s was fitted on (%s to %s%s)", n[0], val, unit, side, r.Calibration.Name, lo, hi, unit)
-		if lo == hi {
-			what = fmt.Sprintf("%s %s%s differs from the only one calibration %s was fitted on (%s%s)", n[0], val, unit, r.Calibration.Name, lo, unit)
-		}
-		out = append(out, what+": choose "+n[1]+" inside that range to stay where the calibration was measured, or read this estimate as a rough guide.")
 	}
 	if len(out) > 0 {
 		out = append(out, "Outside its fitted range the calibration is extrapolating, so the interval above is widened; it is an assumption there, not a measured error.")
@@ -375,12 +375,8 @@ func EnvelopeNote(r *model.Response) []string {
 	return out
 }
 
-// humanCount writes "108375552" as "108 M".
-func humanCount(s string) string {
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return s
-	}
+// humanCount writes 108375552 as "108 M".
+func humanCount(x float64) string {
 	switch {
 	case x >= 1e9:
 		return model.ShortNum(x/1e9) + " B"

@@ -1,0 +1,78 @@
+package model
+
+// The words of model's messages, by code: the one table Message.Text
+// renders (MessageText says how a text names its values). A code's words
+// may change; its values keep their names and units.
+
+// Codes of range errors (Bounds.Check): min and max.
+const (
+	CodeRangeWhole  = "range.whole"
+	CodeRangeOpen   = "range.open"
+	CodeRangeClosed = "range.closed"
+)
+
+// Codes of an estimate's warnings.
+const (
+	CodeSeqBeyondPositions = "warn.seq_beyond_positions" // seq, max (tokens), file (path)
+	CodePowerBelowMin      = "warn.power_below_min"      // w, min_w (W), gpu, source
+	CodeLawBelowBound      = "warn.law_below_bound"      // calibration, law_kwh, bound_kwh
+	CodeLawBelowIdle       = "warn.law_below_idle"       // calibration, w, idle_w
+	CodeLawAboveBoard      = "warn.law_above_board"      // calibration, w, board_w
+	CodeOutsideEnvelope    = "warn.outside_envelope"     // calibration, dims ([]Message: CodeEnvelopeRange, CodeEnvelopeGPU)
+	CodeEnvelopeRange      = "envelope.range"            // dim, x, low, high
+	CodeEnvelopeGPU        = "envelope.gpu"              // gpu, among ([]string)
+	CodeMemoryCheckpointed = "warn.memory_checkpointed"  // act_gb, state_gb, capacity_gb, gpu, batch (path)
+	CodeMemoryNoCheckpoint = "warn.memory_no_checkpoint" // act_gb, state_gb, capacity_gb, gpu, checkpointing (path)
+	CodeLowEfficiency      = "warn.low_efficiency"       // eta, extra_pct
+	CodeInterNode          = "warn.inter_node"           // per_node
+	CodeShortStep          = "warn.short_step"           // step_s, source, batch (path)
+	CodeInputBound         = "warn.input_bound"          // what, rate, factor
+	CodeFewSteps           = "warn.few_steps"            // steps, batch (path)
+	CodeFewStepsAccum      = "warn.few_steps_accum"      // steps, batch, accumulation (paths)
+	CodeQLoRAFP32          = "warn.qlora_fp32"           // dtype
+	CodeQLoRAROCm          = "warn.qlora_rocm"           // gpu
+	CodeQLoRAOldGPU        = "warn.qlora_old_gpu"        // gpu
+)
+
+// Codes of the recommender's warnings.
+const (
+	CodeLeftOutPrecision = "warn.left_out_precision" // precision, gpus ([]string of ids)
+	CodeNoneFits         = "warn.none_fits"          // batch, state_bytes (paths)
+	CodeMissesDeadline   = "warn.misses_deadline"    // deadline_s, fastest (Message: CodeConfigName)
+	CodeConfigName       = "config.name"             // count, gpu, layout
+	CodeOtherGlobalBatch = "warn.other_global_batch" // sequences, current
+)
+
+var _ = AddTexts(map[string]MessageText{
+	CodeRangeWhole: {Tech: "must be a whole number from {min:.-1f} to {max:.-1f}"},
+	CodeRangeOpen:  {Tech: "must be a finite number greater than {min} and at most {max}"},
+	CodeRangeClosed: {Tech: "must be a finite number in [{min}, {max}]",
+		Plain: "must be a finite number from {min} to {max}"},
+
+	CodeSeqBeyondPositions: {Tech: "{field:path} {seq} exceeds the model's max_position_embeddings {max} ({file:path}): it was trained on shorter sequences; its rotary positions need rope_scaling to reach this length"},
+	CodePowerBelowMin:      {Tech: "power limit {w:short} W is below the {min_w:short} W estimated as {gpu:agpu}'s lowest limit ({source}): the board may refuse it, and the interval is widened"},
+	CodeLawBelowBound:      {Tech: "the {calibration} law gives {law_kwh:.3g} kWh, below the roofline energy bound of {bound_kwh:.3g} kWh for this configuration; the bound is reported"},
+	CodeLawBelowIdle:       {Tech: "the {calibration} law's energy over the roofline time implies {w:.0f} W, below the {idle_w:.0f} W the GPUs draw idle: the law and the time model disagree for this configuration"},
+	CodeLawAboveBoard:      {Tech: "the {calibration} law's energy over the roofline time implies {w:.0f} W, above the {board_w:.0f} W board power of the GPUs: the law and the time model disagree for this configuration"},
+	CodeOutsideEnvelope:    {Tech: "outside the envelope of calibration {calibration} ({dims:semilist}); the interval is widened"},
+	CodeEnvelopeRange: {Tech: "{dim} {x:short} not in [{low:short}, {high:short}]",
+		Plain: "{dim} {x:short} outside {low:short} to {high:short}"},
+	CodeEnvelopeGPU:        {Tech: "gpu {gpu:gpu} not among {among:list}"},
+	CodeMemoryCheckpointed: {Tech: "activations ({act_gb:.1f} GB, with checkpointing) plus state ({state_gb:.1f} GB) exceed the {capacity_gb:.0f} GB of {gpu:agpu}; a smaller {batch:key}, packing or fused kernels may still make it fit"},
+	CodeMemoryNoCheckpoint: {Tech: "activations ({act_gb:.1f} GB) plus state ({state_gb:.1f} GB) exceed the {capacity_gb:.0f} GB of {gpu:agpu} without activation checkpointing; checkpointing ({checkpointing:path}), packing or fused kernels may still make it fit, and recomputation adds about a third to compute"},
+	CodeLowEfficiency:      {Tech: "parallel efficiency η = {eta:.2f}: more GPUs make this run faster but raise its energy by {extra_pct:.0f}%"},
+	CodeInterNode:          {Tech: "more than {per_node} GPUs: the speedup curves were fitted within one node (N ≤ {per_node}); inter-node links are not modelled"},
+	CodeShortStep:          {Tech: "one GPU at {step_s:.3g} s of modelled GPU work per step: the estimate assumes the GPU is kept busy, but at steps this short the host's work per step (the training loop, data loading, optimizer launches, logging), which it does not model, can dominate; {source}, so read the time and energy as a lower bound (a larger {batch:key} lengthens the step)"},
+	CodeInputBound:         {Tech: "{what} at {rate:short} tokens/s per GPU, as estimated, needs cached teacher log-probs moved that fast; the distillation study's harness moved them at 370–870 tokens/s per GPU (Lambert & Luccioni 2026, harness logs), host-bound, so a pipeline like it can take up to {factor:.0f}× the estimated time and energy: read this estimate as the GPU-bound lower bound"},
+	CodeFewSteps:           {Tech: "only {steps:short} optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use fewer GPUs or a smaller {batch:key})"},
+	CodeFewStepsAccum:      {Tech: "only {steps:short} optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use fewer GPUs, a smaller {batch:key} or less {accumulation:key})"},
+	CodeQLoRAFP32:          {Tech: "QLoRA with compute dtype {dtype}: bitsandbytes supports it but dequantises to fp32, which doubles the dequantised traffic and forgoes the 16-bit tensor-core rate; the QLoRA recipe computes in bf16"},
+	CodeQLoRAROCm:          {Tech: "QLoRA on {gpu:gpu}: bitsandbytes' ROCm backend is younger than its CUDA kernels; its speed on AMD GPUs is less well documented"},
+	CodeQLoRAOldGPU:        {Tech: "QLoRA on {gpu:gpu}: bitsandbytes' fast 8-bit and 4-bit paths target Turing and newer GPUs (compute capability 7.5+); on older GPUs expect slower dequantisation than modelled"},
+
+	CodeLeftOutPrecision: {Tech: "left out, without {precision} in hardware: {gpus:gpulist}"},
+	CodeNoneFits:         {Tech: "no searched configuration fits in memory: allow more GPUs (max_count), larger GPUs, a smaller {batch:key}, a global batch the data-parallel degrees divide, or a leaner optimizer ({state_bytes:key})"},
+	CodeMissesDeadline:   {Tech: "no searched configuration meets the deadline of {deadline_s:short} s; the fastest takes {fastest_s:short} s ({fastest}): best is the fastest option"},
+	CodeConfigName:       {Tech: "{count:short} × {gpu:gpu}, {layout}"},
+	CodeOtherGlobalBatch: {Tech: "{sequences} sequences per optimizer step, not the current configuration's {current}: a different optimisation run (learning rate and convergence may differ), so its energy is not like for like"},
+})
