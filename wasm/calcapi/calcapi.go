@@ -93,7 +93,13 @@ func (a *API) Estimate(input []byte) (out []byte) {
 	if e := decodeInput(input, &in); e != nil {
 		return mustJSON(EstimateOutput{Error: e})
 	}
-	var o EstimateOutput
+	o := a.EstimateOf(in)
+	return mustJSON(o)
+}
+
+// EstimateOf is Estimate for a decoded input: the output as a value (the
+// calculator's view renders it without a JSON round trip).
+func (a *API) EstimateOf(in EstimateInput) (o EstimateOutput) {
 	var req model.Request
 	var err error
 	if in.Form != nil {
@@ -103,7 +109,7 @@ func (a *API) Estimate(input []byte) (out []byte) {
 		if req, ferr = in.Form.Request(a.Regions); ferr != nil {
 			o.Error = ferr
 			o.Errors = a.allErrors(in.Form, ferr)
-			return mustJSON(o)
+			return o
 		}
 		if b, merr := json.Marshal(req); merr == nil {
 			o.Request = b
@@ -123,7 +129,7 @@ func (a *API) Estimate(input []byte) (out []byte) {
 		if in.Form != nil {
 			o.Errors = a.allErrors(in.Form, o.Error)
 		}
-		return mustJSON(o)
+		return o
 	}
 	o.Envelope = EnvelopeNote(o.Response)
 	o.Interval = IntervalNote(o.Response)
@@ -148,7 +154,7 @@ func (a *API) Estimate(input []byte) (out []byte) {
 		o.Sweep = pts
 	}
 	o.Snippets = NewSnippets(o.Response)
-	return mustJSON(o)
+	return o
 }
 
 // formError is the first problem of a form, or nil when it estimates.
@@ -279,6 +285,11 @@ type SiteDefaults struct {
 // Meta returns the form's catalogue as JSON.
 func (a *API) Meta() (out []byte) {
 	defer recoverInto(&out)
+	return mustJSON(a.MetaOf())
+}
+
+// MetaOf is the form's catalogue as a value.
+func (a *API) MetaOf() Meta {
 	m := Meta{APIVersion: model.APIVersion, Strategies: model.Strategies, Regions: a.Regions, DefaultForm: DefaultForm(), FormKeys: FormKeys,
 		SiteDefaults: SiteDefaults{model.DefaultPUE, model.DefaultCarbonGPerKWh, model.DefaultUSDPerKWh}, Layout: Layout()}
 	for _, k := range FormKeys {
@@ -298,7 +309,7 @@ func (a *API) Meta() (out []byte) {
 	for _, p := range model.Precisions {
 		m.Precisions = append(m.Precisions, string(p))
 	}
-	return mustJSON(m)
+	return m
 }
 
 // mustJSON marshals v; the types here always marshal (no NaN reaches them:

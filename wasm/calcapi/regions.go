@@ -1,6 +1,11 @@
 package calcapi
 
-import "github.com/wattscale/wattscale/model"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/wattscale/wattscale/model"
+)
 
 // Region is a grid carbon-intensity preset the calculator offers. Figures
 // are annual averages of the electricity mix, g CO2e per kWh.
@@ -52,5 +57,22 @@ func (r *Region) Apply(s *model.SiteSpec) {
 	if s.CarbonGPerKWh == 0 || s.CarbonGPerKWh == r.CarbonGPerKWh {
 		s.Region = r.Name
 		s.CarbonGPerKWh = r.CarbonGPerKWh
+	}
+}
+
+// Follow keeps a form's grid region and carbon intensity in step after the
+// user changed the input changed, by Apply's rule: choosing a region fills
+// in its intensity; typing another intensity than the region's makes the
+// region "custom". The calculator and the planner both call it.
+func (f Form) Follow(changed string, regions []Region) {
+	switch changed {
+	case "region":
+		if r := findRegion(regions, f["region"]); r != nil {
+			f["carbon"] = strconv.FormatFloat(r.CarbonGPerKWh, 'f', -1, 64)
+		}
+	case "carbon":
+		if r := findRegion(regions, f["region"]); r != nil && strconv.FormatFloat(r.CarbonGPerKWh, 'f', -1, 64) != strings.TrimSpace(f["carbon"]) {
+			f["region"] = "custom"
+		}
 	}
 }

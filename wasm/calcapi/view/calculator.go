@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,6 +73,23 @@ type calcView struct {
 	// (calc.js's planner fills a select so; the calculator adds an
 	// option for it).
 	blankSelects bool
+
+	// At run time (Calc): errs are the form's errors, marked beside their
+	// inputs; out is then the previous estimate, shown dimmed (stale), or,
+	// with none, the default's, hidden (empty). modelHint, when set,
+	// replaces the model field's hint. widths are the charts' boxes'
+	// widths (0: the prerender's).
+	errs         []*calcapi.Error
+	stale, empty bool
+	modelHint    string
+	widths       Widths
+}
+
+// Widths are the widths, in CSS pixels, of the boxes the calculator's
+// charts are drawn in (0: unknown, the prerendered page's).
+type Widths struct {
+	E float64 `json:"e,omitempty"`
+	T float64 `json:"t,omitempty"`
 }
 
 // item writes one item of the form's layout (calcapi.Layout), as calc.js's
@@ -175,12 +191,16 @@ func (c *calcView) field(key, label, control string, hint *string) string {
 	if hint != nil {
 		desc = id + "-hint " + desc
 	}
-	control = strings.Replace(control, "<CTL", ` id="`+id+`" name="`+key+`" aria-describedby="`+desc+`"`, 1)
-	s := `<div class="field" data-key="` + key + `"` + hiddenIf(c.hides(key)) + `><label for="` + id + `">` + esc(label) + `</label>` + control
+	msg, cls, inv := c.fieldErr(key), "field", ""
+	if msg != "" {
+		cls, inv = "field invalid", ` aria-invalid="true"`
+	}
+	control = strings.Replace(control, "<CTL", ` id="`+id+`" name="`+key+`" aria-describedby="`+desc+`"`+inv, 1)
+	s := `<div class="` + cls + `" data-key="` + key + `"` + hiddenIf(c.hides(key)) + `><label for="` + id + `">` + esc(label) + `</label>` + control
 	if hint != nil {
 		s += `<p class="hint" id="` + id + `-hint">` + esc(*hint) + `</p>`
 	}
-	return s + `<p class="err" id="` + id + `-err" aria-live="polite"></p></div>`
+	return s + `<p class="err" id="` + id + `-err" aria-live="polite">` + esc(msg) + `</p></div>`
 }
 
 // checkbox is calc.js's checkbox: a bool row's check box with its label
@@ -194,8 +214,12 @@ func (c *calcView) checkbox(key, label, title string) string {
 	if title != "" {
 		title = ` title="` + esc(title) + `"`
 	}
-	return `<div class="field check" data-key="` + key + `"` + hiddenIf(c.hides(key)) + `><input type="checkbox" value="1" id="f-` + key + `" name="` + key + `" aria-describedby="f-` + key + `-err"` + title + chk +
-		`><label for="f-` + key + `">` + esc(label) + `</label><p class="err" id="f-` + key + `-err"></p></div>`
+	msg, cls, inv := c.fieldErr(key), "field check", ""
+	if msg != "" {
+		cls, inv = "field check invalid", ` aria-invalid="true"`
+	}
+	return `<div class="` + cls + `" data-key="` + key + `"` + hiddenIf(c.hides(key)) + `><input type="checkbox" value="1" id="f-` + key + `" name="` + key + `" aria-describedby="f-` + key + `-err"` + title + chk + inv +
+		`><label for="f-` + key + `">` + esc(label) + `</label><p class="err" id="f-` + key + `-err">` + esc(msg) + `</p></div>`
 }
 
 // input is calc.js's input: the field of the table row of key (rows) with
@@ -341,7 +365,13 @@ func (c *calcView) markup() (string, error) {
 	for _, cal := range m.Calibrations {
 		if cal.Name == r.Calibration.Name {
 			calHint = cal.Title
+			if cal.Own {
+				calHint = "Yours: fitted on this page and kept in this browser. " + calHint
+			}
 		}
+	}
+	if c.modelHint != "" {
+		modelHint = c.modelHint
 	}
 
 	c.rows, c.toggle = map[string]model.Field{}, true
@@ -357,7 +387,15 @@ func (c *calcView) markup() (string, error) {
 	// on a narrow one): the first paint waits for the headline to be
 	// parsed (the head's <link rel=expect href=#energy>), and it need not
 	// wait for the form's 60 fields to be parsed, styled and laid out.
-	c.w(`<section class="results" aria-label="Estimate" id="` + prerenderUID + `-res" tabindex="-1"><div class="status" role="status" aria-live="polite"></div>`)
+	cls, status := "results", `<div class="status" role="status" aria-live="polite"></div>`
+	if len(c.errs) > 0 {
+		cls += " stale"
+		if c.empty {
+			cls += " empty"
+		}
+		status = `<div class="status" role="alert" aria-live="polite" data-kind="error">` + esc(c.errorBanner()) + `</div>`
+	}
+	c.w(`<section class="`, cls, `" aria-label="Estimate" id="`+prerenderUID+`-res" tabindex="-1">`, status)
 	c.results(r)
 	c.w(`</section>`)
 	c.w(`<form class="calc-form" novalidate="" aria-label="Training configuration">`)
@@ -369,7 +407,11 @@ func (c *calcView) markup() (string, error) {
 	}
 	cals := []option{{"", "Default (" + def + ")"}}
 	for _, cal := range m.Calibrations {
-		cals = append(cals, option{cal.Name, cal.Name + " " + cal.Version + " (" + cal.Kind + ")"})
+		yours := ""
+		if cal.Own {
+			yours = "; yours, fitted in this browser"
+		}
+		cals = append(cals, option{cal.Name, cal.Name + " " + cal.Version + " (" + cal.Kind + yours + ")"})
 	}
 	c.controls = map[string]func(key string) string{
 		calcapi.ControlPresets: func(k string) string {
@@ -387,7 +429,7 @@ func (c *calcView) markup() (string, error) {
 	for _, sec := range m.Layout {
 		c.fieldset(sec, true)
 	}
-	c.w(`<p class="err form-err" id="` + prerenderUID + `-formerr" aria-live="polite"></p>`)
+	c.w(`<p class="err form-err" id="`+prerenderUID+`-formerr" aria-live="polite">`, esc(c.formErr()), `</p>`)
 	c.w(`<datalist id="` + prerenderUID + `-presets">`)
 	for _, p := range m.Presets {
 		c.w(`<option value="`, esc(p.Name), `">`, esc(p.Family+" · "+ParamsText(p.ParamsPublished)), `</option>`)
@@ -415,7 +457,7 @@ func (c *calcView) results(r *model.Response) {
 	ev, eu := EnergyParts(r.EnergyKWh)
 	kwh := Num
 	c.w(`<div class="headline"><p class="kicker">Accelerator energy</p>`,
-		`<p class="big"><output id="energy" data-kwh="`, kwh(r.EnergyKWh), `" elementtiming="estimate">`, esc(ev), ` <span class="unit">`, esc(eu), `</span></output></p>`,
+		`<p class="big">`, c.energyOutput(ev, eu, kwh(r.EnergyKWh)), `</p>`,
 		`<p class="interval">`, esc(Pct(r.IntervalLevel)), ` interval `,
 		`<span class="num" data-kwh="`, kwh(r.EnergyIntervalKWh[0]), `">`, esc(EnergyText(r.EnergyIntervalKWh[0])), `</span> – `,
 		`<span class="num" data-kwh="`, kwh(r.EnergyIntervalKWh[1]), `">`, esc(EnergyText(r.EnergyIntervalKWh[1])), `</span>`,
@@ -425,7 +467,7 @@ func (c *calcView) results(r *model.Response) {
 	if cu.InEnvelope {
 		env = ", inside its fitted range"
 	}
-	c.w(`<p class="calline muted small">`, esc("Calibration "+cu.Name+" "+cu.Version+" ("+cu.Kind+")"+env+" · accelerator energy only; the wall figure adds PUE"), `</p></div>`)
+	c.w(`<p class="calline muted small">`, esc("Calibration "+cu.Name+" "+cu.Version+" ("+cu.Kind+c.yours(cu.Name)+")"+env+" · accelerator energy only; the wall figure adds PUE"), `</p></div>`)
 
 	plural := ""
 	if p.Count > 1 {
@@ -456,6 +498,7 @@ func (c *calcView) results(r *model.Response) {
 		{"Cost of electricity", USD(r.CostUSD), "at $" + Sig(p.USDPerKWh, 3) + " per kWh, PUE " + Sig(p.PUE, 3), "cost"},
 		{"Parallel efficiency η", eta, etaSub, "eta"},
 	}
+	cards = append(cards, c.methodCards(r)...)
 	c.w(`<dl class="cards">`)
 	for _, k := range cards {
 		c.w(`<div class="card" data-card="`, k[3], `"><dt>`, esc(k[0]), `</dt><dd><span class="v">`, esc(k[1]), `</span><span class="sub">`, esc(k[2]), `</span></dd></div>`)
@@ -639,9 +682,9 @@ func (c *calcView) charts(r *model.Response) {
 	}
 	fmtN := func(v float64) string { return Sig(v, 2) }
 	c.w(`<div class="charts"><figure class="chart-e">`, lineChart(lineChartSpec{id: "chart-energy", title: "Energy against GPU count by strategy", desc: desc(true), series: es, xBase2: true,
-		xLabel: "GPUs", yLabel: "Energy (" + eUnit + ")", fmtY: fmtN, mark: &chartMark{float64(n), r.EnergyKWh * eScale, label}}), `<figcaption>Accelerator energy</figcaption></figure>`)
+		xLabel: "GPUs", yLabel: "Energy (" + eUnit + ")", fmtY: fmtN, mark: &chartMark{float64(n), r.EnergyKWh * eScale, label}, width: c.widths.E}), `<figcaption>Accelerator energy</figcaption></figure>`)
 	c.w(`<figure class="chart-t">`, lineChart(lineChartSpec{id: "chart-time", title: "Training time against GPU count by strategy", desc: desc(false), series: ts, xBase2: true,
-		xLabel: "GPUs", yLabel: "Time (hours)", fmtY: fmtN, mark: &chartMark{float64(n), r.TimeS / 3600, label}}), `<figcaption>Wall-clock time</figcaption></figure></div>`)
+		xLabel: "GPUs", yLabel: "Time (hours)", fmtY: fmtN, mark: &chartMark{float64(n), r.TimeS / 3600, label}, width: c.widths.T}), `<figcaption>Wall-clock time</figcaption></figure></div>`)
 	c.w(`<div class="legend-wrap">`, legendHTML(shown), `</div>`)
 }
 
@@ -663,6 +706,14 @@ func (c *calcView) share() {
 // summary is the estimate's summary that calc.js puts above the form (on a
 // phone the form comes first).
 func (c *calcView) summary(r *model.Response) {
+	if c.empty {
+		// No estimate yet for this form: the numbers go, the summary
+		// stays in view.
+		c.w(`<a class="summary" href="#`+prerenderUID+`-res" aria-label="Estimate summary: jump to the full estimate">`,
+			`<span class="s-e"><span class="s-k">Energy</span> <output id="sum-energy" data-kwh=""></output></span>`,
+			`<span class="s-i"></span><span class="s-t"></span><span class="s-c"></span><span class="s-go" aria-hidden="true">Details ↓</span></a>`)
+		return
+	}
 	c.w(`<a class="summary" href="#`+prerenderUID+`-res" aria-label="Estimate summary: jump to the full estimate">`,
 		`<span class="s-e"><span class="s-k">Energy</span> <output id="sum-energy" data-kwh="`, Num(r.EnergyKWh), `">`, esc(EnergyText(r.EnergyKWh)), `</output></span>`,
 		`<span class="s-i">`, esc(Pct(r.IntervalLevel)+" "+EnergyText(r.EnergyIntervalKWh[0])+" – "+EnergyText(r.EnergyIntervalKWh[1])), `</span>`,
@@ -670,24 +721,32 @@ func (c *calcView) summary(r *model.Response) {
 		`<span class="s-go" aria-hidden="true">Details ↓</span></a>`)
 }
 
-var (
-	fieldPrefix = regexp.MustCompile(`^[a-z_.]+: `)
-	gotSuffix   = regexp.MustCompile(`, got \S+$`)
-	needGB      = regexp.MustCompile(`need ([\d.]+ GB per GPU)`)
-	parens      = regexp.MustCompile(` \([^)]*\)`)
-)
-
-// absentReason is calc.js's: why a strategy has no point at some GPU
-// counts of the sweep.
+// absentReason is why a strategy has no point at some GPU counts of the
+// sweep: the memory check's words ("does not fit in 80 GB: …"), or the
+// model's message without its field path, value and asides.
 func absentReason(err, memGB string) string {
-	if strings.HasPrefix(err, "hardware.count: must") {
-		err = "the GPU count must" + strings.TrimPrefix(err, "hardware.count: must")
+	if rest, ok := strings.CutPrefix(err, "hardware.count: must"); ok {
+		err = "the GPU count must" + rest
 	}
-	m := parens.ReplaceAllString(gotSuffix.ReplaceAllString(fieldPrefix.ReplaceAllString(err, ""), ""), "")
-	if needGB.MatchString(m) {
-		return "does not fit in " + memGB + " GB: " + strings.Split(strings.TrimPrefix(m, "is too small: "), ";")[0]
+	if i := strings.Index(err, ": "); i > 0 && strings.Trim(err[:i], "abcdefghijklmnopqrstuvwxyz_.") == "" {
+		err = err[i+2:]
 	}
-	return "not possible here: " + m
+	if i := strings.LastIndex(err, ", got "); i >= 0 && !strings.Contains(err[i+6:], " ") {
+		err = err[:i]
+	}
+	for {
+		i := strings.Index(err, " (")
+		j := strings.Index(err[max(i, 0):], ")")
+		if i < 0 || j < 0 {
+			break
+		}
+		err = err[:i] + err[i+j+1:]
+	}
+	if strings.Contains(err, " GB per GPU") && strings.Contains(err, "need ") {
+		m, _, _ := strings.Cut(strings.TrimPrefix(err, "is too small: "), ";")
+		return "does not fit in " + memGB + " GB: " + m
+	}
+	return "not possible here: " + err
 }
 
 func firstErr(pts []model.SweepPoint, otherwise string) string {

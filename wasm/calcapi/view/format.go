@@ -10,24 +10,26 @@ package view
 import (
 	"html"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 )
 
 // ToFixed is Number.prototype.toFixed: the exact value of x rounded to
-// d decimals, a tie going away from zero.
+// d decimals, a tie going away from zero. (strconv rounds a tie to even;
+// an exact tie at d decimals is a value whose 2^(d+1) multiple is an odd
+// whole number, and its shortest form is then its exact decimal.)
 func ToFixed(x float64, d int) string {
-	s := roundHalfUp(exactDecimal(math.Abs(x)), d)
+	a := math.Abs(x)
+	var s string
+	if y := math.Ldexp(a, d+1); y == math.Trunc(y) && math.Mod(y, 2) == 1 {
+		s = roundHalfUp(strconv.FormatFloat(a, 'f', -1, 64), d)
+	} else {
+		s = strconv.FormatFloat(a, 'f', d, 64)
+	}
 	if x < 0 && strings.Trim(s, "0.") != "" {
 		return "-" + s
 	}
 	return s
-}
-
-// exactDecimal is the exact decimal value of a non-negative float64.
-func exactDecimal(x float64) string {
-	return new(big.Float).SetFloat64(x).Text('f', 1080)
 }
 
 // roundHalfUp rounds a non-negative decimal string to d decimals, a tie
@@ -268,6 +270,14 @@ type lineChartSpec struct {
 	fmtY                            func(float64) string
 	mark                            *chartMark
 	xBase2                          bool
+	// width is the chart's box's width in CSS pixels (clamped to
+	// 280–760); 0 = the prerendered page's, held at its height.
+	width float64
+}
+
+// clampChart is a chart's width for a box w pixels wide.
+func clampChart(w float64) float64 {
+	return math.Round(max(280, min(760, w)))
 }
 
 // prerenderChartW is the width the prerendered charts are drawn at: a
@@ -397,7 +407,11 @@ func lineChart(o lineChartSpec) string {
 		y = axisSpec{min: ymin, max: ymax, log: true, fmt: o.fmtY, label: o.yLabel + " (log scale)"}
 	}
 	var b strings.Builder
-	f := chartFrame(&b, frameSpec{id: o.id, title: o.title, desc: o.desc, width: prerenderChartW, style: "height:302px",
+	width, style := prerenderChartW, "height:302px"
+	if o.width > 0 {
+		width, style = clampChart(o.width), ""
+	}
+	f := chartFrame(&b, frameSpec{id: o.id, title: o.title, desc: o.desc, width: width, style: style,
 		x: axisSpec{min: xmin, max: xmax, log: true, base2: o.xBase2, fmt: Num, label: o.xLabel}, y: y})
 	xa, ya := f.xa, f.ya
 	for _, s := range o.series {

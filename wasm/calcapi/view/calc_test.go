@@ -1,0 +1,160 @@
+package view
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/wasm/calcapi"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden HTML files in testdata")
+
+func newCalc(t *testing.T) (*Calc, *calcapi.API) {
+	t.Helper()
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := calcapi.New(cat)
+	return NewCalc(api), api
+}
+
+// with is the default form with the given keys changed.
+func with(kv ...string) calcapi.Form {
+	f := calcapi.DefaultForm()
+	for i := 0; i+1 < len(kv); i += 2 {
+		f[kv[i]] = kv[i+1]
+	}
+	return f
+}
+
+// golden compares html with testdata/NAME.html (rewritten with -update).
+func golden(t *testing.T, name, html string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".html")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(html), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./wasm/calcapi/view -update)", err)
+	}
+	if string(want) != html {
+		t.Errorf("%s differs from %s (go test -update rewrites it; inspect the diff)", name, path)
+	}
+}
+
+// TestRenderDefaultIsThePrerender holds the run-time view of the default
+// form equal to the markup the generator writes into the page, so the
+// takeover of the prerendered calculator changes nothing.
+func TestRenderDefaultIsThePrerender(t *testing.T) {
+	c, api := newCalc(t)
+	m := api.MetaOf()
+	form := calcapi.DefaultForm()
+	out := api.EstimateOf(calcapi.EstimateInput{Form: form, Sweep: &calcapi.SweepSpec{Counts: SweepCounts(4), Strategies: SweepStrategies}})
+	pre, err := Calculator(&m, form, &out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.RenderOf(RenderInput{Form: form})
+	if got.State != "ok" || got.HTML != pre {
+		t.Errorf("state %q; run-time markup equals the prerender: %v", got.State, got.HTML == pre)
+	}
+	if got.Post == nil || got.Post.EnergyKWh != out.Response.EnergyKWh {
+		t.Errorf("post = %+v, want the estimate's %v kWh", got.Post, out.Response.EnergyKWh)
+	}
+	golden(t, "default", got.HTML)
+}
+
+// TestRenderStates renders the states a user meets and checks what each
+// must show, and holds each one's markup as a golden file.
+func TestRenderStates(t *testing.T) {
+	c, _ := newCalc(t)
+	w := Widths{E: 520, T: 520}
+
+	lora := c.RenderOf(RenderInput{Form: with("method", "lora", "rank", "16", "compare", "1"), Changed: "method", Widths: w})
+	for _, s := range []string{`data-card="method"`, `<span class="v">LoRA</span>`, `data-card="full"`, `rank 16 on`, `(Hu et al. 2021)`} {
+		if !strings.Contains(lora.HTML, s) {
+			t.Errorf("lora: no %q", s)
+		}
+	}
+	if strings.Contains(lora.HTML, `style="height:302px"`) || !strings.Contains(lora.HTML, `viewBox="0 0 520 `) {
+		t.Error("lora: the charts are not drawn at their boxes' width")
+	}
+	golden(t, "lora", lora.HTML)
+
+	// A wrong GPU count after a good estimate: the figures stay, dimmed,
+	// under a banner naming the field; the field says what was typed.
+	bad := c.RenderOf(RenderInput{Form: with("method", "lora", "rank", "16", "compare", "1", "count", "0"), Changed: "count", Widths: w})
+	if bad.State != "error" || bad.Post != nil {
+		t.Errorf("bad count: state %q, post %v; want error and none", bad.State, bad.Post)
+	}
+	for _, s := range []string{`class="results stale"`, `role="alert"`, `data-kind="error"`, `Fix “GPUs” to update the estimate.`, `class="field invalid" data-key="count"`, `aria-invalid="true"`, `(you entered “0”)`, `<span class="v">LoRA</span>`} {
+		if !strings.Contains(bad.HTML, s) {
+			t.Errorf("bad count: no %q", s)
+		}
+	}
+	golden(t, "stale", bad.HTML)
+
+	// An error before any estimate: nothing to dim, the figures hidden.
+	fresh, _ := newCalc(t)
+	empty := fresh.RenderOf(RenderInput{Form: with("count", "0")})
+	for _, s := range []string{`class="results stale empty"`, `<output id="energy" data-kwh="" elementtiming="estimate"></output>`, `<output id="sum-energy" data-kwh=""></output>`, `Check “GPUs”: `} {
+		if !strings.Contains(empty.HTML, s) {
+			t.Errorf("empty: no %q", s)
+		}
+	}
+	golden(t, "empty", empty.HTML)
+
+	// Clearing the model to browse the presets keeps the estimate.
+	cleared := c.RenderOf(RenderInput{Form: with("model", ""), Changed: "model"})
+	if cleared.State != "ok" || strings.Contains(cleared.HTML, "stale") || !strings.Contains(cleared.HTML, "Pick a model from the list, or type custom to give its shape.") {
+		t.Errorf("cleared model: state %q, stale %v, hint %v", cleared.State, strings.Contains(cleared.HTML, "stale"),
+			strings.Contains(cleared.HTML, "Pick a model from the list"))
+	}
+}
+
+// TestRenderFollowsTheForm checks the view's rules on the form: a region
+// fills its intensity, another intensity makes the region custom, and a
+// custom shape starts from the preset the user had.
+func TestRenderFollowsTheForm(t *testing.T) {
+	c, _ := newCalc(t)
+	fr := c.RenderOf(RenderInput{Form: with("region", "fr"), Changed: "region"})
+	if fr.Form["carbon"] != "56" || !strings.Contains(fr.Query, "carbon=56") {
+		t.Errorf("region fr: carbon %q, query %q; want 56", fr.Form["carbon"], fr.Query)
+	}
+	own := c.RenderOf(RenderInput{Form: with("region", "fr", "carbon", "99"), Changed: "carbon"})
+	if own.Form["region"] != "custom" {
+		t.Errorf("carbon 99 in France: region %q, want custom", own.Form["region"])
+	}
+	base := calcapi.DefaultForm()
+	custom := c.RenderOf(RenderInput{Form: with("model", "custom"), Changed: "model"})
+	if custom.State != "ok" || custom.Form["layers"] == "" || custom.Form["hidden"] == "" {
+		t.Fatalf("custom after %s: state %q, layers %q, hidden %q", base["model"], custom.State, custom.Form["layers"], custom.Form["hidden"])
+	}
+	if !strings.Contains(custom.HTML, `value="`+custom.Form["layers"]+`"`) {
+		t.Error("custom: the layers field does not show the preset's layers")
+	}
+}
+
+// TestRenderJSON checks the page's call: JSON in, JSON out, and a body
+// that is not JSON answered with the default form, never a panic.
+func TestRenderJSON(t *testing.T) {
+	c, _ := newCalc(t)
+	for _, in := range []string{`{"form":{"count":"2"}}`, `not json`, ``, `{"form":null}`} {
+		out := string(c.Render([]byte(in)))
+		if !strings.HasPrefix(out, `{"html":"`) || !strings.Contains(out, `"state":`) {
+			t.Errorf("Render(%q) = %.80s…", in, out)
+		}
+	}
+}
