@@ -1601,6 +1601,13 @@
     this.pm.student_keys.forEach(function (k) { sub[k] = st[o + 's.' + k] == null ? '' : st[o + 's.' + k]; });
     return sub;
   };
+  // studentForm is row o's student request as estimating it starts from:
+  // its own inputs once it has a model, else the paper's setup for its
+  // preset or regime (call it before the row stops being a preset row).
+  Planner.prototype.studentForm = function (o) {
+    var st = this.state, sub = this.studentState(o);
+    return sub.model ? sub : Object.assign({}, this.pm.student_forms[st[o + 'preset'] || ''] || this.pm.student_forms[(st[o + 'regime'] || 'sft') + '-1b'] || this.pm.student_forms['']);
+  };
   // estimated reports whether row o's student stage is estimated.
   Planner.prototype.estimated = function (o) { return !this.state[o + 'preset'] && this.state[o + 'smode'] === 'estimate'; };
   // ownRow makes a preset row the user's own, keeping the preset's numbers.
@@ -1697,6 +1704,45 @@
     }
     this.wire(layout.querySelector('form'), layout.querySelector('#plan-results'));
     this.fill();
+    this.buildHF();
+  };
+
+  // buildHF adds the "Paste from Hugging Face" box (hfBox, as the
+  // calculator's) once, after the plan, with a choice of the option whose
+  // student stage the files describe; that stage is then estimated.
+  Planner.prototype.buildHF = function () {
+    var self = this, pick = this.hfPick;
+    if (!pick) {
+      pick = this.hfPick = el('div', { class: 'field' }, [el('label', { for: 'hf-row', text: 'Option to fill' }), select([])]);
+      pick.querySelector('select').id = 'hf-row';
+      this.hfSec = hfBox({ where: 'the chosen option\'s estimated student stage', pick: pick, form: function () { return self.studentForm('o' + self.hfRow() + '.'); }, take: function (vals) { return self.takeHF(vals); } });
+    }
+    var c = pick.querySelector('select'), was = c.value;
+    c.innerHTML = '';
+    for (var i = 1; i <= this.rows(); i++) {
+      var o = 'o' + i + '.';
+      c.appendChild(el('option', { value: String(i), text: 'Option ' + i + ': ' + (this.state[o + 'preset'] || this.state[o + 'name'] || '') }));
+    }
+    c.value = was && +was <= this.rows() ? was : '1';
+    this.root.appendChild(this.hfSec);
+  };
+  Planner.prototype.hfRow = function () { return +this.hfPick.querySelector('select').value || 1; };
+
+  // takeHF puts the files' calculator form values into the chosen option's
+  // estimated student stage (a preset row becomes the user's own) and
+  // returns the keys the stage does not take.
+  Planner.prototype.takeHF = function (vals) {
+    var st = this.state, o = 'o' + this.hfRow() + '.', sub = this.studentForm(o), PF = this.PF, left = [];
+    if (st[o + 'preset']) this.ownRow(o, this.preset(st[o + 'preset']));
+    st[o + 'smode'] = 'estimate';
+    for (var k in sub) st[o + 's.' + k] = sub[k];
+    for (k in vals) {
+      var f = PF['oK.s.' + k];
+      if (!f) { left.push(k); continue; }
+      st[o + 's.' + k] = vals[k] === '1' && f.offer ? 'on' : vals[k]; // a checkbox's value as the row's select of default, on, off
+    }
+    this.rebuild();
+    return left;
   };
 
   // wire listens to the form and the results the page shows.
@@ -1743,7 +1789,7 @@
     // The estimated student's inputs: rows of the calculator's field table
     // (the student's model and GPU: a select of the catalogue's).
     fs.appendChild(el('div', { class: 'grid2 student-est', 'data-student-est': '1' }, this.pm.student_keys.map(function (k) {
-      var c = k === 'model' ? select(m.presets.map(function (p) { return { value: p.name, text: p.name }; })) :
+      var c = k === 'model' ? select(m.presets.map(function (p) { return { value: p.name, text: p.name }; }).concat([{ value: 'custom', text: 'custom shape' }])) :
         k === 'gpu' ? select(m.gpus.map(function (g) { return { value: g.id, text: g.name }; })) : null;
       var node = self.tfield(o + 's.' + k, c);
       node.setAttribute('data-skey', k);
@@ -1850,13 +1896,10 @@
       if (mm[2] === 'smode') {
         // Estimating the student: a preset row becomes the user's own, and
         // the estimate opens on the paper's setup for that pipeline.
-        var from = st[o + 'preset'] || '';
+        var from = st[o + 'preset'] || '', sf = this.studentForm(o);
         if (from) this.ownRow(o, this.preset(from));
         st[k] = v;
-        if (v === 'estimate' && !st[o + 's.model']) {
-          var sf = this.pm.student_forms[from] || this.pm.student_forms[(st[o + 'regime'] || 'sft') + '-1b'] || this.pm.student_forms[''];
-          for (var sk in sf) st[o + 's.' + sk] = sf[sk];
-        }
+        if (v === 'estimate') for (var sk in sf) st[o + 's.' + sk] = sf[sk];
         this.rebuild(k);
         return;
       }
@@ -2145,66 +2188,76 @@
 
   /* ---------- Paste from Hugging Face (fit.wasm's hf, loaded on demand) ---------- */
 
-  // buildHF adds the box that takes a run's Hugging Face files (the
-  // model's config.json, the trainer's arguments, PEFT's
-  // adapter_config.json), pasted or dropped, and fills the form from them
-  // with wasm/hfapi (in fit.wasm: the readers are too large for
-  // calc.wasm), listing what it took from which file.
-  Calculator.prototype.buildHF = function () {
-    var self = this;
+  // hfBox is the box that takes a run's Hugging Face files (the model's
+  // config.json, the trainer's arguments, PEFT's adapter_config.json),
+  // pasted or dropped, reads them with wasm/hfapi (in fit.wasm: the readers
+  // are too large for calc.wasm) and lists what it took from which file.
+  // The calculator and the planner share it: host.where says in words what
+  // the files fill, host.pick is a control put before the text (the
+  // planner's option) or null, host.form() is the calculator form the
+  // files are read against (its GPU count, layout and model), and
+  // host.take(values) puts the values into the page and returns the keys
+  // it could not take.
+  function hfBox(host) {
     var sec = el('section', { class: 'hf-import', 'aria-labelledby': 'hf-h' });
     if (!BASE && !window.WATTSCALE_FIT_WASM_GZ_B64) {
       sec.innerHTML = '<h2 id="hf-h">Paste from Hugging Face</h2><p>Reading Hugging Face files is not part of this single-file copy. Use it on the full site, or run <code>go run ./site estimate -hf-config config.json -hf-args training_args.json -peft adapter_config.json</code>.</p>';
-      this.root.appendChild(sec);
-      return;
+      return sec;
     }
     sec.innerHTML =
       '<h2 id="hf-h">Paste from Hugging Face</h2>' +
-      '<p>Paste or drop the files your run is described by: the model\'s <code>config.json</code>, the trainer\'s arguments as JSON (<code>TrainingArguments</code> or TRL names) and PEFT\'s <code>adapter_config.json</code> (with a QLoRA run\'s <code>BitsAndBytesConfig</code> keys). They fill the form above; a field you type afterwards wins. Nothing leaves this page.</p>' +
+      '<p>Paste or drop the files your run is described by: the model\'s <code>config.json</code>, the trainer\'s arguments as JSON (<code>TrainingArguments</code> or TRL names) and PEFT\'s <code>adapter_config.json</code> (with a QLoRA run\'s <code>BitsAndBytesConfig</code> keys). They fill ' + esc(host.where) + '; a field you type afterwards wins. Nothing leaves this page.</p>' +
       '<div class="field"><label for="hf-text">Files (one or more JSON objects)</label><textarea id="hf-text" rows="5" spellcheck="false"></textarea></div>' +
       '<div class="hf-btns"><button type="button" class="btn primary" id="hf-go">Fill the form</button></div>' +
       '<div class="hf-status" role="status" aria-live="polite"></div><div class="hf-out"></div>';
-    var text = sec.querySelector('#hf-text');
+    var text = sec.querySelector('#hf-text'), go = function () { hfImport(sec, host); };
+    if (host.pick) sec.insertBefore(host.pick, text.parentNode);
     text.addEventListener('dragover', function (e) { e.preventDefault(); });
     text.addEventListener('drop', function (e) {
       var files = Array.prototype.slice.call((e.dataTransfer && e.dataTransfer.files) || []);
       if (!files.length) return;
       e.preventDefault();
-      Promise.all(files.map(function (f) { return f.text(); })).then(function (ts) { text.value = ts.join('\n'); self.importHF(); });
+      Promise.all(files.map(function (f) { return f.text(); })).then(function (ts) { text.value = ts.join('\n'); go(); });
     });
-    text.addEventListener('paste', function () { setTimeout(function () { self.importHF(); }, 0); });
-    sec.querySelector('#hf-go').addEventListener('click', function () { self.importHF(); });
-    this.root.appendChild(sec);
-  };
+    text.addEventListener('paste', function () { setTimeout(go, 0); });
+    sec.querySelector('#hf-go').addEventListener('click', go);
+    return sec;
+  }
 
-  // importHF reads the box's files into the form (wasm/hfapi.Import),
-  // estimates and records the result in the address.
-  Calculator.prototype.importHF = function () {
-    var self = this, sec = this.root.querySelector('.hf-import');
+  // hfImport reads the box's files (wasm/hfapi.Import) into host's form
+  // and lists what each key gave.
+  function hfImport(sec, host) {
     var text = sec.querySelector('#hf-text').value, st = sec.querySelector('.hf-status'), out = sec.querySelector('.hf-out');
     if (!text.trim()) return Promise.resolve();
-    st.textContent = 'Reading the files…';
+    tell(st, 'info', 'Reading the files…');
     return loadFit().then(function () {
-      var res = call(window.wattscale_fit.hf, { files: [text], form: self.state });
+      var res = call(window.wattscale_fit.hf, { files: [text], form: host.form() });
       if (res.error) {
-        st.textContent = res.error.text || res.error.message;
+        tell(st, 'error', res.error.text || res.error.message);
         out.innerHTML = '';
         return;
       }
-      var keys = Object.keys(res.form || {});
-      keys.forEach(function (k) { self.state[k] = res.form[k]; });
-      self.fill();
-      self.update();
-      history.replaceState(null, '', '?' + self.query() + location.hash);
-      var took = res.took || [];
-      st.textContent = 'Filled ' + keys.length + ' fields from ' + took.length + ' keys.';
+      var keys = Object.keys(res.form || {}), left = host.take(res.form || {}), took = res.took || [];
+      tell(st, left.length ? 'warning' : 'success', 'Filled ' + (keys.length - left.length) + ' fields from ' + took.length + ' keys.' + (left.length ? ' Not taken here: ' + left.join(', ') + '.' : ''));
       var rows = took.map(function (t) {
         return '<tr><td><code>' + esc(t.file) + '</code></td><td><code>' + esc(t.key) + '</code></td><td><code>' + esc(t.value) + '</code></td><td>' +
           (t.field ? '<code>' + esc(t.field) + '</code>' : '') + '</td><td>' + esc(t.use) + (t.note ? ' (' + esc(t.note) + ')' : '') + '</td></tr>';
       });
       out.innerHTML = '<table class="hf-took small"><caption>What each key gave</caption><thead><tr><th scope="col">File</th><th scope="col">Key</th><th scope="col">Value</th><th scope="col">Field</th><th scope="col">Use</th></tr></thead><tbody>' +
         rows.join('') + '</tbody></table>' + (res.notes || []).map(function (n) { return '<p class="small">' + esc(n) + '</p>'; }).join('');
-    }).catch(function (e) { st.textContent = 'Could not start the importer: ' + (e && e.message || e); });
+    }).catch(function (e) { tell(st, 'error', 'Could not start the importer: ' + (e && e.message || e)); });
+  }
+
+  // buildHF adds the box; the files fill the whole form.
+  Calculator.prototype.buildHF = function () {
+    var self = this;
+    this.root.appendChild(hfBox({ where: 'the form above', pick: null, form: function () { return self.state; }, take: function (vals) {
+      for (var k in vals) self.state[k] = vals[k];
+      self.fill();
+      self.update();
+      history.replaceState(null, '', '?' + self.query() + location.hash);
+      return [];
+    } }));
   };
 
   Calculator.prototype.buildRefit = function () {

@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -99,5 +101,105 @@ func TestPasteFromHuggingFace(t *testing.T) {
 	openCalc(t, ctx2, link)
 	if got2 := pageEnergy(t, ctx2); got2 != got {
 		t.Errorf("the share link %s gives %.17g kWh, the pasted form %.17g kWh", link, got2, got)
+	}
+}
+
+// TestPlannerPasteFromHuggingFace pastes the same three files into the
+// planner's "Paste from Hugging Face" box for option 1 (the paper's
+// sft-1b), which makes that option's student stage an estimate of the
+// files' run; with run.json's GPU, layout and tokens per epoch typed into
+// the row, the stage costs what the command line's planner gives for a
+// student described by the three objects (go run ./site distill), the
+// link carries the imported model as its shape, and a fresh tab opened on
+// it gives the same stage.
+func TestPlannerPasteFromHuggingFace(t *testing.T) {
+	dir := filepath.Join(repoRoot(t), "content", "examples", "hf-llama-3-8b-qlora")
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/planner/index.html")
+	waitFor(t, ctx, "the paste box", `!!document.getElementById('hf-text') && document.getElementById('hf-row').options.length === 3`)
+	files, _ := json.Marshal(read("config.json") + "\n" + read("training_args.json") + "\n" + read("adapter_config.json"))
+	eval[bool](t, ctx, `(function(){document.getElementById('hf-row').value = '1'; document.getElementById('hf-text').value = `+string(files)+`; document.getElementById('hf-go').click(); return true})()`)
+	waitFor(t, ctx, "the files read", `/^Filled/.test(document.querySelector('.hf-status').textContent)`)
+	if s := eval[string](t, ctx, `document.querySelector('.hf-status').textContent`); strings.Contains(s, "Not taken") {
+		t.Errorf("the box says %q: the estimated student stage should take every value the files give", s)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('.hf-took tbody tr').length`); n < 30 {
+		t.Errorf("the box lists %d keys, want every key of the three files", n)
+	}
+	for k, want := range map[string]string{"o1.smode": "estimate", "o1.s.model": "custom", "o1.s.layers": "32", "o1.s.hidden": "4096", "o1.s.kv_heads": "8", "o1.s.ffn": "14336", "o1.s.vocab": "128256", "o1.s.glu": "on",
+		"o1.s.method": "qlora", "o1.s.rank": "64", "o1.s.length": "epochs", "o1.s.epochs": "1", "o1.s.state_bytes": "16", "o1.s.seq": "2048", "o1.s.precision": "bf16", "o1.s.ckpt": "on"} {
+		if got := eval[string](t, ctx, `document.getElementById('f-`+k+`').value`); got != want {
+			t.Errorf("after the paste %s = %q, want %q", k, got, want)
+		}
+	}
+	choose(t, ctx, "o1.s.strategy", "single")
+	for _, kv := range [][2]string{{"o1.s.gpu", "a100-sxm4-80gb"}, {"o1.s.count", "1"}, {"o1.s.dataset_tokens", "5e7"}} {
+		if kv[0] == "o1.s.gpu" {
+			choose(t, ctx, kv[0], kv[1])
+			continue
+		}
+		typeInto(t, ctx, kv[0], kv[1])
+	}
+	if st := eval[string](t, ctx, `document.getElementById('calc-root').dataset.state`); st != "ok" {
+		t.Fatalf("page state %q: %s", st, eval[string](t, ctx, `document.querySelector('.results .status').textContent`))
+	}
+	student := func(ctx context.Context) float64 {
+		return eval[float64](t, ctx, `parseFloat(document.querySelector('[data-option="sft-1b (mine)"]').dataset.student)`)
+	}
+	got := student(ctx)
+
+	var run map[string]any
+	if err := json.Unmarshal([]byte(read("run.json")), &run); err != nil {
+		t.Fatal(err)
+	}
+	var cfg, args, peft any
+	for _, f := range []struct {
+		name string
+		dst  *any
+	}{{"config.json", &cfg}, {"training_args.json", &args}, {"adapter_config.json", &peft}} {
+		if err := json.Unmarshal([]byte(read(f.name)), f.dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run["model"] = map[string]any{"hf_config": cfg}
+	run["training"].(map[string]any)["hf_args"] = args
+	run["training"].(map[string]any)["peft"] = peft
+	plan, _ := json.Marshal(map[string]any{"options": []any{map[string]any{"name": "llama", "regime": "sft", "stages_kwh": map[string]any{"preprocess": 0, "eval": 0}, "student": run}}})
+	var cli struct {
+		Options []struct {
+			StudentKWh float64 `json:"student_kwh"`
+		} `json:"options"`
+	}
+	if err := json.Unmarshal(runCLI(t, plan, "distill"), &cli); err != nil || len(cli.Options) != 1 {
+		t.Fatalf("distill: %v %+v", err, cli)
+	}
+	if d := relDiff(got, cli.Options[0].StudentKWh); !(d < 1e-9) || !(got > 0) {
+		t.Errorf("the planner's student stage after the paste %.17g kWh, go run ./site distill on the three objects %.17g kWh", got, cli.Options[0].StudentKWh)
+	}
+	eval[bool](t, ctx, `(document.querySelector('.hf-import').scrollIntoView(), true)`)
+	shot(t, ctx, "planner-hf-paste")
+
+	link := eval[string](t, ctx, `location.href`)
+	u, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"o1.s.model": "custom", "o1.s.layers": "32", "o1.s.kv_heads": "8", "o1.s.glu": "on", "o1.s.method": "qlora", "o1.s.length": "epochs", "o1.s.dataset_tokens": "5e7"} {
+		if g := u.Query().Get(k); g != want {
+			t.Errorf("link %s: %s = %q, want %q", link, k, g, want)
+		}
+	}
+	ctx2 := browser(t)
+	openCalc(t, ctx2, link)
+	if got2 := student(ctx2); got2 != got {
+		t.Errorf("the link %s gives a student stage of %.17g kWh, the pasted form %.17g kWh", link, got2, got)
 	}
 }

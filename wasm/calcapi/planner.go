@@ -148,12 +148,16 @@ func DefaultStudentForm(preset string) map[string]string {
 // through Form.Request, so that the calculator's parsing, defaults and
 // messages apply; errors are placed on the row's inputs and paths.
 func (f PlanForm) studentRequest(row, path string) (*model.Request, *Error) {
-	sub := Form{"length": "tokens"}
+	sub := Form{}
 	for _, k := range StudentKeys {
 		sub[k] = f[row+"s."+k]
 	}
-	if m := strings.TrimSpace(sub["model"]); m == "custom" {
-		return nil, formErr(path+".student.model.preset", row+"s.model", m, "must be a model preset here (the planner takes no custom shape)")
+	switch l := strings.TrimSpace(sub["length"]); l {
+	case "":
+		sub["length"] = "tokens" // a link from before the row took epochs
+	case "tokens", "epochs":
+	default:
+		return nil, formErr(path+".student.training", row+"s.length", l, "must be tokens (total tokens) or epochs (tokens per epoch × epochs)")
 	}
 	req, err := sub.Request(nil)
 	if err != nil {
@@ -545,6 +549,9 @@ var PlanFormFields = sync.OnceValue(func() []model.Field {
 		r.Key, r.Path, r.Group = "oK.s."+k, "options[].student."+r.Path, "student"
 		if l := studentLabels[k]; l != "" {
 			r.Label = l
+		}
+		if k == "length" { // left out (a link from before the row took epochs): total tokens
+			r.Optional, r.Default = true, "tokens"
 		}
 		if r.Kind == model.KindBool && r.Offer == nil { // a select: the row's default is the student's preset's
 			r.Offer, r.Say = []string{"", "on", "off"}, model.BoolSay

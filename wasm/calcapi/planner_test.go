@@ -219,7 +219,8 @@ func TestPlannerLoRAStudent(t *testing.T) {
 		{map[string]string{"method": "lora", "targets": "q,zz"}, "o1.s.targets", "options[0].student.training.lora.targets"},
 		{map[string]string{"method": "sgd"}, "o1.s.method", "options[0].student.training.method"},
 		{map[string]string{"tokens": "lots"}, "o1.s.tokens", "options[0].student.training.tokens"},
-		{map[string]string{"model": "custom"}, "o1.s.model", "options[0].student.model.preset"},
+		{map[string]string{"model": "custom", "layers": "0"}, "o1.s.layers", "options[0].student.model.layers"},
+		{map[string]string{"model": "custom", "heads": "7"}, "o1.s.heads", "options[0].student.model.heads"},
 		{map[string]string{"gpu": "h100-sxm5-8gb"}, "o1.s.gpu", "options[0].student.hardware.gpu"},
 	} {
 		out := plan(t, a, PlanInput{Form: estimatedStudentForm(c.over)})
@@ -319,6 +320,14 @@ func TestPlanFieldTableDrivesTheForm(t *testing.T) {
 		f["o1.regime"], f["o1.teacher"], f["jref"], f["jstu"] = "kd", "1", "1", "1"
 		if fd.Key == "oK.student" {
 			f["o1.smode"] = "" // a measured student
+		}
+		if w := fd.When; w != nil && strings.HasPrefix(w.Key, distill.OptionKeyPrefix) {
+			switch { // the row's inputs that make the field apply (a custom shape, epochs)
+			case len(w.In) > 0:
+				f[distill.RowKey(w.Key, 1)] = w.In[0]
+			case !w.Not:
+				f[distill.RowKey(w.Key, 1)] = w.Value
+			}
 		}
 		key := distill.RowKey(fd.Key, 1)
 		f[key] = v

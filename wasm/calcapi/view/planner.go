@@ -236,6 +236,9 @@ func (v *planView) row(i int) {
 			for _, p := range v.meta.Presets {
 				opts = append(opts, option{p.Name, p.Name})
 			}
+			if k == "model" {
+				opts = append(opts, option{"custom", "custom shape"})
+			}
 			if k == "gpu" {
 				opts = nil
 				for _, g := range v.meta.GPUs {
