@@ -159,7 +159,7 @@ func TestPlannerURLRestoresEveryPlanField(t *testing.T) {
 	srv := serve(t, builtSite(t))
 	ctx := browser(t)
 	state := map[string]string{
-		"set": "custom", "n": "3", "rows": "3", "region": "custom", "carbon": "300", "pue": "1.3", "price": "0.2", "jref": "2", "jstu": "0.5",
+		"set": "custom", "n": "3", "rows": "4", "region": "custom", "carbon": "300", "pue": "1.3", "price": "0.2", "jref": "2", "jstu": "0.5",
 		"minimise": "time", "deadline": "5",
 		"o1.name": "mine-sft", "o1.regime": "sft", "o1.pre": "0.4", "o1.eval": "0.3", "o1.smode": "estimate", "o1.q": "0.7",
 		"o1.s.model": "olmo-2-1b", "o1.s.tokens": "1e8", "o1.s.seq": "1024", "o1.s.batch": "8", "o1.s.accum": "4", "o1.s.precision": "bf16", "o1.s.method": "qlora",
@@ -167,6 +167,13 @@ func TestPlannerURLRestoresEveryPlanField(t *testing.T) {
 		"o1.s.gpu": "h100-sxm5", "o1.s.count": "2", "o1.s.power": "500", "o1.s.strategy": "hybrid", "o1.s.tensor": "2", "o1.s.data_mode": "ddp",
 		"o2.name": "mine-kd", "o2.regime": "kd", "o2.pre": "0.4", "o2.teacher": "11", "o2.student": "5", "o2.eval": "0.3", "o2.q": "0.72", "o2.baseline": "mine-sft",
 		"o3.preset": "synthetic-1b", "o3.baseline": "mine-sft",
+		// An estimated student of a custom shape (what a pasted config.json
+		// gives), trained by epochs with the trainer arguments' keys.
+		"o4.name": "mine-moe", "o4.regime": "sft", "o4.pre": "0.1", "o4.eval": "0.1", "o4.smode": "estimate",
+		"o4.s.model": "custom", "o4.s.layers": "16", "o4.s.hidden": "2048", "o4.s.heads": "16", "o4.s.kv_heads": "4", "o4.s.ffn": "1024", "o4.s.vocab": "50304",
+		"o4.s.glu": "on", "o4.s.experts": "8", "o4.s.experts_per_token": "2", "o4.s.head_dim": "128", "o4.s.tied": "on", "o4.s.head": "lm",
+		"o4.s.length": "epochs", "o4.s.dataset_tokens": "5e7", "o4.s.epochs": "2", "o4.s.seq": "1024", "o4.s.batch": "4", "o4.s.precision": "bf16",
+		"o4.s.state_bytes": "12", "o4.s.attention": "flash2", "o4.s.compile": "on", "o4.s.gpu": "h100-sxm5", "o4.s.count": "1", "o4.s.strategy": "single",
 	}
 	q := url.Values{}
 	for k, v := range state {
@@ -183,7 +190,7 @@ func TestPlannerURLRestoresEveryPlanField(t *testing.T) {
 	}
 	for _, k := range keys {
 		found := false
-		for _, r := range []string{"o1.", "o2.", "o3."} {
+		for _, r := range []string{"o1.", "o2.", "o3.", "o4."} {
 			if _, ok := state[strings.Replace(k, "oK.", r, 1)]; ok {
 				found = true
 			}
@@ -192,8 +199,8 @@ func TestPlannerURLRestoresEveryPlanField(t *testing.T) {
 			t.Errorf("table key %s is not in the test's link: add it", k)
 		}
 	}
-	if n := eval[int](t, ctx, `document.querySelectorAll('[data-row]').length`); n != 3 {
-		t.Errorf("rows=3 shows %d option rows", n)
+	if n := eval[int](t, ctx, `document.querySelectorAll('[data-row]').length`); n != 4 {
+		t.Errorf("rows=4 shows %d option rows", n)
 	}
 	for k, v := range state {
 		if k == "rows" {
