@@ -251,6 +251,7 @@ type rooflineRun struct {
 	waiting                     bool // the parallel energy is the waiting GPUs' (parallelJ)
 	factor                      float64
 	compJ, memJ, parJ, e0J      float64
+	warmJ                       float64 // the first steps' warm-up (warmup.go)
 	totalJ                      float64
 	waitW                       float64
 	tRun, overheadS, timeS      float64
@@ -288,14 +289,15 @@ func (c *Catalog) rooflineRun(r *resolved, k *rooflineCore, run *rooflineRun) er
 			run.factor = r.etaFactor(k.alpha, run.eta)
 		}
 	}
-	run.tRun = run.t1 / run.sp
+	run.tRun = run.t1/run.sp + WarmupS
 	run.overheadS = tc.Roofline.OverheadS.Value
 	run.e0J = float64(r.count) * g.IdlePowerW * run.overheadS
 	// Step latency is charged to the memory term: it is time the GPU waits
 	// at busy power without doing arithmetic (launches, synchronisation).
 	run.compJ, run.memJ = run.pAvg*run.tComp, run.pAvg*(run.tMem+run.tStep)
 	run.parJ, run.waitW = r.parallelJ(run.waiting, run.factor, run.compJ+run.memJ, k.p0, run.pAvg, run.t1, run.eta)
-	run.totalJ = run.compJ + run.memJ + run.parJ + run.e0J
+	run.warmJ = warmupEnergy(g, float64(r.count), k.p0, run.pAvg)
+	run.totalJ = run.compJ + run.memJ + run.parJ + run.warmJ + run.e0J
 	run.timeS = run.tRun + run.overheadS
 	return nil
 }
@@ -338,7 +340,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		assume = append(assume, AlphaEtaFallbackNote)
 	}
 	tRun, overheadS := run.tRun, run.overheadS
-	compJ, memJ, parJ, e0J, waitW := run.compJ, run.memJ, run.parJ, run.e0J, run.waitW
+	compJ, memJ, parJ, warmJ, e0J, waitW := run.compJ, run.memJ, run.parJ, run.warmJ, run.e0J, run.waitW
+	assume = append(assume, WarmupAssumption)
 	overhead := OverheadAlphaEta
 	if r.count > 1 && run.waiting {
 		factor = 1 + parJ/(compJ+memJ)
@@ -384,7 +387,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		}
 		// Scale the decomposition to the law's total, keeping its shares.
 		s := lawJ / totalJ
-		compJ, memJ, parJ, e0J = compJ*s, memJ*s, parJ*s, e0J*s
+		compJ, memJ, parJ, warmJ, e0J = compJ*s, memJ*s, parJ*s, warmJ*s, e0J*s
 		totalJ = lawJ
 		assume = append(assume, fmt.Sprintf("energy from the %s law applied per token (reference %.3g tokens: %s); time from the %s roofline model; breakdown shares from the roofline model", cal.Name, l.RefTokens, l.RefNote, tc.Name))
 	}
@@ -487,7 +490,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	resp.Embodied = embodiedFor(resp.GPUHours)
 	resp.EmbodiedCO2eKg = resp.Embodied.CO2eKg
 	resp.PowerLimit = r.powerInfo(c.Power, p0, limTime, limPower, limSigma)
-	resp.Breakdown = Breakdown{ComputeKWh: compJ / 3.6e6, MemoryKWh: memJ / 3.6e6, ParallelKWh: parJ / 3.6e6, FixedKWh: e0J / 3.6e6}
+	resp.Breakdown = Breakdown{ComputeKWh: compJ / 3.6e6, MemoryKWh: memJ / 3.6e6, ParallelKWh: parJ / 3.6e6, WarmupKWh: warmJ / 3.6e6, FixedKWh: e0J / 3.6e6}
 	bound := "compute"
 	if M/bw > C/r.peak {
 		bound = "memory"

@@ -85,7 +85,7 @@ func TestEstimateInvariants(t *testing.T) {
 		}
 		// Breakdown sums to the total.
 		b := r.Breakdown
-		if sum := b.ComputeKWh + b.MemoryKWh + b.ParallelKWh + b.FixedKWh; math.Abs(sum-r.EnergyKWh) > 1e-9*r.EnergyKWh {
+		if sum := b.ComputeKWh + b.MemoryKWh + b.ParallelKWh + b.WarmupKWh + b.FixedKWh; math.Abs(sum-r.EnergyKWh) > 1e-9*r.EnergyKWh {
 			t.Errorf("case %d: breakdown sums to %.9g, energy %.9g", i, sum, r.EnergyKWh)
 		}
 		// Interval brackets the estimate.
@@ -99,13 +99,14 @@ func TestEstimateInvariants(t *testing.T) {
 		if !(r.Parallel.Efficiency > 0 && r.Parallel.Efficiency <= 1) {
 			t.Errorf("case %d: η = %g outside (0, 1]", i, r.Parallel.Efficiency)
 		}
-		// Linear in tokens apart from E₀; monotone.
+		// Linear in tokens apart from E₀ and the first steps' warm-up;
+		// monotone.
 		req2 := req
 		req2.Training.Tokens *= 2
 		r2 := estimate(t, c, req2)
 		var e0 float64
 		if req.Calibration == "" {
-			e0 = b.FixedKWh
+			e0 = b.FixedKWh + b.WarmupKWh
 		}
 		if got, want := r2.EnergyKWh-e0, 2*(r.EnergyKWh-e0); math.Abs(got-want) > 1e-9*want {
 			t.Errorf("case %d: doubling tokens gives %.9g kWh above E₀, want %.9g (%+v)", i, got, want, req)

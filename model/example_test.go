@@ -26,7 +26,7 @@ func ExampleCatalog_Estimate() {
 		panic(err)
 	}
 	fmt.Printf("calibration %s, η = %.2f, below roofline bound: %v\n", r.Calibration.Name, r.Parallel.Efficiency, r.EnergyKWh < r.Roofline.EnergyLowerBoundKWh)
-	// Output: calibration wattscale-roofline, η = 0.60, below roofline bound: false
+	// Output: calibration wattscale-roofline, η = 0.63, below roofline bound: false
 }
 
 // ExampleCatalog_Estimate_error shows the one-line error for a bad field.

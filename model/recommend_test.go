@@ -123,6 +123,32 @@ func TestRecommendMatchesEstimateEfficiency(t *testing.T) {
 	}
 }
 
+// TestRecommendMatchesEstimateMultiNode: across nodes (up to 64 H100s,
+// where the first steps' warm-up and the waiting weigh most), every
+// configuration the recommender reports has Estimate's energy and time
+// exactly, so the search prices scale-out as the estimate does.
+func TestRecommendMatchesEstimateMultiNode(t *testing.T) {
+	c := catalog(t)
+	req := parseRec(t, `{"workload": {"model": {"preset": "llama-3-8b"}, "training": {"tokens": 5e8, "seq_len": 2048, "batch_per_gpu": 2, "precision": "bf16"}},
+	 "candidates": [{"gpu": "h100-sxm5", "max_count": 64}], "minimise": "time", "global_batch": "free"}`)
+	r := recommend(t, c, req)
+	confs := append([]model.Config{*r.Best, *r.Fastest}, r.Pareto...)
+	big := false
+	for _, p := range confs {
+		e := estimate(t, c, p.Request)
+		if e.EnergyKWh != p.EnergyKWh || e.TimeS != p.TimeS {
+			t.Errorf("%s×%d %v at %g W: recommender %.10g kWh %.10g s, Estimate %.10g kWh %.10g s", p.Hardware.GPU, p.Hardware.Count, p.Strategy, p.Hardware.PowerLimitW, p.EnergyKWh, p.TimeS, e.EnergyKWh, e.TimeS)
+		}
+		if !(e.Breakdown.WarmupKWh > 0) {
+			t.Errorf("%s×%d: no warm-up energy", p.Hardware.GPU, p.Hardware.Count)
+		}
+		big = big || p.Hardware.Count > 8
+	}
+	if !big {
+		t.Logf("no configuration beyond one node reported (best %d GPUs); the equality above covers the reported ones", r.Best.Hardware.Count)
+	}
+}
+
 // TestRecommendMatchesEstimate: every configuration of a small search,
 // estimated one by one, never beats the recommendation (it is not
 // dominated and has the least energy), and the recommender's numbers for

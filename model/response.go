@@ -14,7 +14,8 @@ type Response struct {
 	// FacilityEnergyKWh is EnergyKWh × PUE.
 	FacilityEnergyKWh float64 `json:"facility_energy_kwh"`
 	// TrainingEnergyKWh and TrainingTimeS are the run without its fixed
-	// start-up (breakdown_kwh.fixed and roofline.overhead_s): what a meter
+	// start-up (breakdown_kwh.fixed), with the first steps' warm-up
+	// (breakdown_kwh.warmup, inside the training window): what a meter
 	// whose window opens when training starts reads (MLPerf Training's
 	// run_start to run_stop leaves initialisation out).
 	TrainingEnergyKWh float64    `json:"training_energy_kwh"`
@@ -49,11 +50,14 @@ type Response struct {
 
 // Breakdown splits EnergyKWh: compute and memory terms of the single-GPU
 // roofline decomposition, parallel overhead (energy above one GPU doing the
-// same work) and the fixed start-up energy E₀. They sum to EnergyKWh.
+// same work), the first steps' warm-up inside the training window
+// (warmup.go) and the fixed start-up energy E₀ before it. They sum to
+// EnergyKWh.
 type Breakdown struct {
 	ComputeKWh  float64 `json:"compute"`
 	MemoryKWh   float64 `json:"memory"`
 	ParallelKWh float64 `json:"parallel_overhead"`
+	WarmupKWh   float64 `json:"warmup"`
 	FixedKWh    float64 `json:"fixed"`
 }
 
@@ -202,7 +206,7 @@ type Inputs struct {
 
 func finiteResponse(r *Response) bool {
 	return finite(r.EnergyKWh, r.EnergyIntervalKWh[0], r.EnergyIntervalKWh[1], r.TimeS, r.AvgPowerW, r.GPUHours,
-		r.CO2eKg, r.CostUSD, r.Breakdown.ComputeKWh, r.Breakdown.MemoryKWh, r.Breakdown.ParallelKWh, r.Breakdown.FixedKWh,
+		r.CO2eKg, r.CostUSD, r.Breakdown.ComputeKWh, r.Breakdown.MemoryKWh, r.Breakdown.ParallelKWh, r.Breakdown.WarmupKWh, r.Breakdown.FixedKWh,
 		r.Roofline.ArithmeticIntensity, r.Roofline.EnergyLowerBoundKWh, r.Parallel.Speedup, r.Parallel.Efficiency) &&
 		r.EnergyKWh > 0 && r.TimeS > 0 && finite(r.TrainingEnergyKWh, r.TrainingTimeS)
 }

@@ -99,7 +99,8 @@ func TestWaitingEnergy(t *testing.T) {
 }
 
 // TestWaitingOneGPU: one GPU never waits: no overhead, no waiting power,
-// and the energy is the busy energy plus the start-up.
+// and the energy is the busy energy plus the first steps' warm-up and the
+// start-up.
 func TestWaitingOneGPU(t *testing.T) {
 	c := catalog(t)
 	for _, gpu := range []string{"h100-sxm5", "a100-sxm4-80gb", "rtx-4090"} {
@@ -112,8 +113,8 @@ func TestWaitingOneGPU(t *testing.T) {
 			t.Errorf("%s × 1: overhead %q, waiting %g W, share %g, parallel %g kWh, η %g: want none and η 1", gpu, p.Overhead, p.WaitingPowerW, p.WaitingShare, r.Breakdown.ParallelKWh, p.Efficiency)
 		}
 		b := r.Breakdown
-		if sum := b.ComputeKWh + b.MemoryKWh + b.FixedKWh; math.Abs(sum-r.EnergyKWh) > 1e-12*r.EnergyKWh {
-			t.Errorf("%s × 1: compute + memory + fixed = %.12g kWh, energy %.12g", gpu, sum, r.EnergyKWh)
+		if sum := b.ComputeKWh + b.MemoryKWh + b.WarmupKWh + b.FixedKWh; math.Abs(sum-r.EnergyKWh) > 1e-12*r.EnergyKWh {
+			t.Errorf("%s × 1: compute + memory + warm-up + fixed = %.12g kWh, energy %.12g", gpu, sum, r.EnergyKWh)
 		}
 	}
 }

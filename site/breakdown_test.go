@@ -23,7 +23,7 @@ var mlperfSeries = []string{
 }
 
 // breakdownHeader opens the generated table in the methodology page.
-const breakdownHeader = "| MLPerf Llama-2-70B LoRA, H100 | tokens | time, measured | time, model | η, model | busy GPUs | waiting GPUs | host | node, model | node, measured | energy per token vs 8 GPUs, measured | model |\n"
+const breakdownHeader = "| MLPerf Llama-2-70B LoRA, H100 | tokens | time, measured | time, model | η, model | busy GPUs | waiting GPUs | first-step warm-up | host | node, model | node, measured | energy per token vs 8 GPUs, measured | model |\n"
 
 // mlperfBreakdown is the table: each run estimated as the validation
 // scores it (its training window, the host as validate.HostFactor), split
@@ -44,7 +44,7 @@ func mlperfBreakdown(t *testing.T) string {
 	}
 	var b strings.Builder
 	b.WriteString(breakdownHeader)
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var base, baseModel float64
 	for i, id := range mlperfSeries {
 		r, ok := byID[id]
@@ -57,17 +57,17 @@ func mlperfBreakdown(t *testing.T) string {
 			t.Fatalf("%s: %v", id, err)
 		}
 		busy := e.Breakdown.ComputeKWh + e.Breakdown.MemoryKWh
-		wait := e.Breakdown.ParallelKWh
-		gpu := e.TrainingEnergyKWh // busy + waiting, without the start-up outside MLPerf's window
-		host := (validate.HostFactor - 1) * gpu
-		node := gpu + host
+		wait, warm := e.Breakdown.ParallelKWh, e.Breakdown.WarmupKWh
+		gpu := e.TrainingEnergyKWh // busy + waiting + warm-up, without the start-up outside MLPerf's window
+		node := validate.Predict(r, in, cat, "", validate.HostFactor).KWh
+		host := node - gpu // the host's share of the GPUs' power at load over the wall time (validate.CompareHost)
 		perTok, perTokModel := r.EnergyKWh/r.Tokens, node/r.Tokens
 		if i == 0 {
 			base, baseModel = perTok, perTokModel
 		}
-		fmt.Fprintf(&b, "| %d GPUs (%s) | %.3g | %.0f s | %.0f s | %.2f | %.2f kWh | %.2f kWh | %.2f kWh | %.2f kWh | %.2f kWh | %.3f | %.3f |\n",
+		fmt.Fprintf(&b, "| %d GPUs (%s) | %.3g | %.0f s | %.0f s | %.2f | %.2f kWh | %.2f kWh | %.2f kWh | %.2f kWh | %.2f kWh | %.2f kWh | %.3f | %.3f |\n",
 			r.Count, strategyText(in.Request.Strategy.Tensor, in.Request.Strategy.Context, in.Request.Strategy.Data, in.Request.Training.BatchPerGPU), r.Tokens, r.TimeS, e.TrainingTimeS, e.Parallel.Efficiency,
-			busy, wait, host, node, r.EnergyKWh, perTok/base, perTokModel/baseModel)
+			busy, wait, warm, host, node, r.EnergyKWh, perTok/base, perTokModel/baseModel)
 	}
 	return b.String()
 }
@@ -113,10 +113,11 @@ func TestMethodologyMLPerfBreakdown(t *testing.T) {
 // layouts (8, 64 and 512 H100, each with its own micro-batch: the
 // submissions' global batch grows with scale) at the 8-GPU run's token
 // count, the recommender's chooser (model.PickBest, minimising energy)
-// picks the 8-GPU layout, as measured, and the energy does not fall as the
-// count grows (the model gives 64 and 512 GPUs the same η, hence the same
-// energy at equal tokens). (The measured ratios, 1.27 and 1.45 per token against 8 GPUs,
-// are not reproduced: see the methodology's breakdown.)
+// picks the 8-GPU layout, as measured; the energy does not fall as the
+// count grows, and the predicted ratios (the GPUs' training energy, what
+// the recommender minimises) are within 15 % of the measured ratios of
+// node energy per token, 1.265 and 1.447 against 8 GPUs (MLCommons
+// training_results v4.0, Sustainable Metal Cloud, AC power).
 func TestMLPerfLoRALeastEnergyIsEightGPUs(t *testing.T) {
 	cat, err := content.Catalog()
 	if err != nil {
@@ -157,15 +158,24 @@ func TestMLPerfLoRALeastEnergyIsEightGPUs(t *testing.T) {
 	if !(kwh[1] > kwh[0]) || kwh[2] < kwh[1]*(1-1e-9) {
 		t.Errorf("energies %v kWh on %v GPUs: want more on 64 than on 8, and no less on 512 than on 64", kwh, counts)
 	}
+	// The predicted ratios between them, within 15 % of the measured
+	// ratios of energy per token (1.265 and 1.447 against 8 GPUs).
+	for i, meas := range map[int]float64{1: 1.265, 2: 1.447} {
+		if d := kwh[i]/kwh[0]/meas - 1; d < -0.15 || d > 0.15 {
+			t.Errorf("%d against 8 H100 at equal tokens: energy ×%.3f predicted, ×%.3f per token measured (%+.1f %%), want within 15 %%", counts[i], kwh[i]/kwh[0], meas, 100*d)
+		}
+		t.Logf("%d against 8 H100 at equal tokens: ×%.3f predicted, ×%.3f measured", counts[i], kwh[i]/kwh[0], meas)
+	}
 }
 
-// TestMLPerfLoRA64WithinTenPercent: the MLPerf Llama-2-70B LoRA series'
-// energy per token on 64 H100s (context parallelism 2) against 8 is
-// predicted within 10 % of the measured 1.265 (MLCommons training_results
-// v4.0, Sustainable Metal Cloud, AC power; the validation table's rows),
-// with the host as the validation compares it. The 512-GPU run (measured
-// 1.447) is not reproduced (see the methodology's breakdown).
-func TestMLPerfLoRA64WithinTenPercent(t *testing.T) {
+// TestMLPerfLoRAScaleOutWithinTenPercent: the MLPerf Llama-2-70B LoRA
+// series' node energy per token on 64 and on 512 H100s against 8 is
+// predicted within 10 % of the measured 1.265 and 1.447 (MLCommons
+// training_results_v4.0, Sustainable Metal Cloud, AC power; the validation
+// table's rows), each run compared as the validation compares it (its
+// training window with the first steps' warm-up, the host over the wall
+// time: validate.Predict).
+func TestMLPerfLoRAScaleOutWithinTenPercent(t *testing.T) {
 	cat, err := content.Catalog()
 	if err != nil {
 		t.Fatal(err)
@@ -176,20 +186,24 @@ func TestMLPerfLoRA64WithinTenPercent(t *testing.T) {
 	}
 	perTok := map[int][2]float64{} // count: measured, model
 	for _, r := range runs {
-		if r.ID != mlperfSeries[0] && r.ID != mlperfSeries[1] {
-			continue
+		for _, id := range mlperfSeries {
+			if r.ID != id {
+				continue
+			}
+			p := validate.Predict(r, r.Inputs(cat.Presets, cat.Hardware), cat, "", validate.HostFactor)
+			if !p.Available {
+				t.Fatalf("%s: %s", id, p.Reason)
+			}
+			perTok[r.Count] = [2]float64{r.EnergyKWh / r.Tokens, p.KWh / r.Tokens}
 		}
-		e, err := cat.Estimate(r.Inputs(cat.Presets, cat.Hardware).Request)
-		if err != nil {
-			t.Fatal(err)
+	}
+	if len(perTok) != 3 {
+		t.Fatalf("found %d of the 3 runs", len(perTok))
+	}
+	for _, n := range []int{64, 512} {
+		meas, pred := perTok[n][0]/perTok[8][0], perTok[n][1]/perTok[8][1]
+		if d := pred/meas - 1; d < -0.10 || d > 0.10 {
+			t.Errorf("%d against 8 H100: energy per token ×%.3f predicted, ×%.3f measured (%+.1f %%), want within 10 %%", n, pred, meas, 100*d)
 		}
-		perTok[r.Count] = [2]float64{r.EnergyKWh / r.Tokens, e.TrainingEnergyKWh / r.Tokens}
-	}
-	if len(perTok) != 2 {
-		t.Fatalf("found %d of the 2 runs", len(perTok))
-	}
-	meas, pred := perTok[64][0]/perTok[8][0], perTok[64][1]/perTok[8][1]
-	if d := pred/meas - 1; d < -0.10 || d > 0.10 {
-		t.Errorf("64 against 8 H100: energy per token ×%.3f predicted, ×%.3f measured (%+.1f %%), want within 10 %%", pred, meas, 100*d)
 	}
 }

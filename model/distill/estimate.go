@@ -75,7 +75,7 @@ func (e *estimator) inferenceAssumptions() []string {
 	rp := e.rp
 	return []string{
 		fmt.Sprintf("estimated teacher and evaluation stages: time = FLOPs/(peak·u_compute) + bytes/(bandwidth·u_memory), with u_compute %.3f and u_memory %.3f from calibration %s (fitted on fine-tuning runs, not on inference; set u_compute and u_memory per stage to override); busy power P_idle + %.3f·(P_board − P_idle) per GPU; %.0f s start-up per stage at idle power",
-			rp.UCompute.Value, rp.UMemory.Value, e.cal.Name, rp.Activity.Value, rp.OverheadS.Value),
+			rp.UCompute.Value, rp.UMemory.Value, e.cal.Name, rp.Activity.Value, rp.OverheadS.Value+model.WarmupS),
 		"inference counts: forward FLOPs per token 2·N_non-embedding + 2·d·V (LM head) + 4·L·c·d (attention at context c; c = S/2 on average in a causal prefill); the weights are read once per forward pass or decode step; the KV cache holds 2·L·kv_heads·head_dim values per token; activations 34·d bytes per token per layer at 16 bit (Korthikanti et al. 2022)",
 		fmt.Sprintf("inference batch, when not given: the largest that fits in %.0f %% of device memory after the weights (KV cache for generation, fp32 logits and their log-softmax for prefill)", usableMemory*100),
 		"tensor-parallel inference (strategy tp) uses the calibration's tensor-parallel speedup curve and energy exponent α_η (fitted on training); dp runs one replica per GPU with no communication",
@@ -190,7 +190,7 @@ func (e *estimator) resolveDevice(s *InferenceSpec, a model.Arch, path string) (
 		d.uM = s.UMemory
 	}
 	d.pBusy = g.BusyPowerW(rp.Activity.Value)
-	d.overheadS = rp.OverheadS.Value
+	d.overheadS = rp.OverheadS.Value + model.WarmupS // the stage's whole start-up, the first steps' warm-up included
 	d.sp, d.eta, d.alpha = float64(n), 1, 0
 	if d.strategy == InferTP {
 		sp, eta, err := e.cal.Speedup.Efficiency(g.Interconnect, model.Plan{Tensor: n, Data: 1}, model.StepWorkload{Hidden: float64(a.Hidden)})
@@ -530,9 +530,9 @@ func (e *estimator) preprocess(s *PreprocessSpec, path string) (stageEst, []stri
 		idleW = float64(n) * g.IdlePowerW
 		gpus = fmt.Sprintf("%d × %s idle at %s W", n, g.ID, model.ShortNum(g.IdlePowerW))
 	}
-	t := s.Tokens/tps + e.rp.OverheadS.Value
+	t := s.Tokens/tps + e.rp.OverheadS.Value + model.WarmupS
 	kwh := t * (cpu + idleW) / 3.6e6
-	detail := fmt.Sprintf("tokenise, pack and shard %s tokens at %s tokens/s on a %s W CPU, %s, plus %.0f s start-up", model.ShortNum(s.Tokens), model.ShortNum(tps), model.ShortNum(cpu), gpus, e.rp.OverheadS.Value)
+	detail := fmt.Sprintf("tokenise, pack and shard %s tokens at %s tokens/s on a %s W CPU, %s, plus %.0f s start-up", model.ShortNum(s.Tokens), model.ShortNum(tps), model.ShortNum(cpu), gpus, e.rp.OverheadS.Value+model.WarmupS)
 	return stageEst{kwh: kwh, timeS: t, tokens: s.Tokens, detail: detail}, assume, nil
 }
 

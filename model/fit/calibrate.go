@@ -152,7 +152,7 @@ func rooflineFit(in Inputs, name, version string) (rooflineResult, error) {
 	cal := model.Calibration{
 		Name: name, Version: version, Kind: model.KindRoofline,
 		Title:       "wattscale roofline calibration",
-		Description: "Roofline time-and-power model: t₁ = C/(peak·u_compute) + M/(bandwidth·u_memory), P = P_idle + activity·(P_board − P_idle), E_N = E₁ + P_wait·t₁·(1/η − 1) + N·P_idle·overhead_s where η comes from the communication model (P_wait: the waiting power, model.WaitPowerShare of the busy power), E_N = E₁·η^α_η + N·P_idle·overhead_s where it comes from the speedup curves fitted to the roofline paper's published scaling points.",
+		Description: "Roofline time-and-power model: t₁ = C/(peak·u_compute) + M/(bandwidth·u_memory), P = P_idle + activity·(P_board − P_idle), E_N = E₁ + P_wait·t₁·(1/η − 1) + N·P_wait·warm-up + N·P_idle·overhead_s where η comes from the communication model (P_wait: the waiting power, model.WaitPowerShare of the busy power; warm-up: the first steps' extra time, model.WarmupS, inside the training window), E_N = E₁·η^α_η + N·P_wait·warm-up + N·P_idle·overhead_s where it comes from the speedup curves fitted to the roofline paper's published scaling points.",
 		Citation:    "wattscale; speedup and α_η from Zoubeirou a Mayaki 2026 (arXiv 2606.23546) published scaling tables; waiting power of parallel GPUs from execution-idle cluster telemetry (arXiv 2604.04745); time and power from " + in.DataName,
 		Provenance: model.Provenance{
 			Data:      in.DataName + "; the published matched-scaling figures of Zoubeirou a Mayaki 2026 (arXiv 2606.23546)",

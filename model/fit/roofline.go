@@ -180,9 +180,11 @@ func ciHighText(x float64) string {
 }
 
 // startupPriorS is the fixed start-up time charged once per run at idle
-// power (CUDA context, model load, data loader warm-up): an assumption, not a
-// fit; it makes E₀ = N·P_idle·startupPriorS.
-const startupPriorS = 120
+// power (CUDA context, model load, data loader start): an assumption, not a
+// fit; it makes E₀ = N·P_idle·startupPriorS. With the first steps'
+// warm-up inside the training window (model.WarmupS) a run's start-up
+// totals 120 s.
+const startupPriorS = 120 - model.WarmupS
 
 // ratioCoef turns a fitted slope a = 1/u into u with a delta-method SE and a
 // 95 % interval from the slope's interval.
@@ -197,7 +199,7 @@ func ratioCoef(a, seA float64) model.Coefficient {
 
 // rowTime is the model's single-GPU time for a row under params p.
 func rowTime(p *model.RooflineParams, r rooflineRow) float64 {
-	return p.OverheadS.Value + r.xComp/p.UCompute.Value + r.xMem/p.UMemory.Value + r.steps*p.StepS.Value
+	return p.OverheadS.Value + model.WarmupS + r.xComp/p.UCompute.Value + r.xMem/p.UMemory.Value + r.steps*p.StepS.Value
 }
 
 func meanSD(xs []float64) (mean, sd float64) {

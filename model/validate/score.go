@@ -209,6 +209,19 @@ func Compare(r Run, acceleratorKWh, gpuHours, hostFactor float64) float64 {
 	return e
 }
 
+// CompareHost is Compare for an estimate whose GPUs draw busyW each while
+// they compute: the host's share, hostFactor − 1, is of the GPUs' power at
+// load (HostFactor's sources measured servers with their GPUs near full
+// load), drawn over the whole wall time (gpuHours) whether the GPUs compute
+// or wait, so a run whose GPUs wait longer costs its host more: host
+// power per node over the wall time, not a share of the GPUs' energy.
+func CompareHost(r Run, acceleratorKWh, gpuHours, busyW, hostFactor float64) float64 {
+	if r.SourceKind == TDPEstimate || r.Host != "yes" {
+		return Compare(r, acceleratorKWh, gpuHours, hostFactor)
+	}
+	return (acceleratorKWh + (hostFactor-1)*gpuHours*busyW/1000) * r.PUE
+}
+
 // Score predicts every run with wattscale and the two baselines and
 // summarises the errors. A run counts in the headline when it is a
 // training run, not a duplicate measurement of another row, and wattscale
@@ -387,7 +400,7 @@ func Predict(r Run, in Inputs, cat *model.Catalog, calName string, hostFactor fl
 		// the meter's window leaves out the start-up: compare the training alone
 		w.AcceleratorKWh, w.GPUHours = resp.TrainingEnergyKWh, float64(resp.Inputs.Count)*resp.TrainingTimeS/3600
 	}
-	w.KWh = Compare(r, w.AcceleratorKWh, w.GPUHours, hostFactor)
+	w.KWh = CompareHost(r, w.AcceleratorKWh, w.GPUHours, resp.Parallel.BusyPowerW, hostFactor)
 	lo, hi := resp.EnergyIntervalKWh[0]/resp.EnergyKWh, resp.EnergyIntervalKWh[1]/resp.EnergyKWh
 	w.Interval = &[2]float64{w.KWh * lo, w.KWh * hi}
 	c := r.EnergyKWh >= w.Interval[0] && r.EnergyKWh <= w.Interval[1]

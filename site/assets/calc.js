@@ -1394,7 +1394,7 @@
 
   Calculator.prototype.renderBreakdown = function (r) {
     var b = r.breakdown_kwh, total = r.energy_kwh;
-    var parts = [['compute', 'Compute', b.compute], ['memory', 'Memory traffic and step latency', b.memory], ['parallel', 'Parallel overhead', b.parallel_overhead], ['fixed', 'Start-up (fixed)', b.fixed]];
+    var parts = [['compute', 'Compute', b.compute], ['memory', 'Memory traffic and step latency', b.memory], ['parallel', 'Parallel overhead', b.parallel_overhead], ['fixed', 'Start-up and first-step warm-up (fixed)', b.fixed + (b.warmup || 0)]];
     var W = 560, H = 28, x = 0;
     var rects = parts.map(function (p) {
       var w = Math.max(0, p[2] / total * W);
