@@ -43,6 +43,8 @@ type Args map[string]any
 //	{x:list}   a []Message or []string joined with ", "
 //	{x:semilist} a []Message joined with "; "
 //	{x:gpulist}  a []string of GPU ids, as {x:gpu} writes each, joined with ", "
+//	{x:orlist} a []Message joined with ", ", the last with ", or "
+//	{x:or}     a []string joined with " or "
 type MessageText struct {
 	Tech, Plain string
 }
@@ -169,7 +171,10 @@ func writeArg(b *strings.Builder, v any, spec string, n Namer) {
 			sep = "; "
 		}
 		for i, m := range x {
-			if i > 0 {
+			switch {
+			case i > 0 && spec == "orlist" && i == len(x)-1:
+				b.WriteString(", or ")
+			case i > 0:
 				b.WriteString(sep)
 			}
 			b.WriteString(m.Text(n))
@@ -179,7 +184,10 @@ func writeArg(b *strings.Builder, v any, spec string, n Namer) {
 		writeArg(b, decodedArg(x), spec, n)
 	case []string:
 		for i, s := range x {
-			if i > 0 {
+			switch {
+			case i > 0 && spec == "or":
+				b.WriteString(" or ")
+			case i > 0:
 				b.WriteString(", ")
 			}
 			if spec == "gpulist" {

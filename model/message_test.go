@@ -26,7 +26,9 @@ func sampleArgs(text string) Args {
 			a[m[1]] = "h100-sxm5"
 		case "q":
 			a[m[1]] = "given"
-		case "list", "semilist":
+		case "or":
+			a[m[1]] = []string{"fsdp", "tensor parallelism"}
+		case "list", "semilist", "orlist":
 			a[m[1]] = []Message{{Code: CodeRangeWhole, Args: Args{"min": 1.0, "max": 8.0}}, {Code: CodeRangeWhole, Args: Args{"min": 2.0, "max": 4.0}}}
 		case "gpulist":
 			a[m[1]] = []string{"h100-sxm5", "a100-sxm4-80gb"}

@@ -298,10 +298,10 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 			field = "hardware.count"
 		}
 		if t > r.arch.Heads {
-			return fieldErr(field, t, "exceeds the model's %d attention heads: tensor parallelism splits heads across ranks", r.arch.Heads)
+			return codeErr(CodeTensorOverHeads, field, t, Args{"tensor": t, "heads": r.arch.Heads})
 		}
 		if r.arch.Heads%t != 0 {
-			return fieldErr(field, t, "must divide the model's %d attention heads", r.arch.Heads)
+			return codeErr(CodeTensorHeads, field, t, Args{"tensor": t, "heads": r.arch.Heads})
 		}
 	}
 	return nil
@@ -309,44 +309,52 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 
 // checkState refuses a layout whose weights, gradients and optimizer state
 // (for lora and qlora: the frozen base at its storage format plus the
-// trained adapters' state) do not fit in the memory of one GPU.
+// trained adapters' state) do not fit in the memory of one GPU: a
+// CodeMemoryState or CodeMemoryStatePEFT error whose need_gb and
+// capacity_gb are the state per GPU and the GPU's memory, with advice
+// against the layout asked for.
 func (r *resolved) checkState() error {
 	g := r.gpu
 	frozen, trained := r.stateParts()
-	if state := frozen + trained; state > g.MemoryGB*1e9 {
-		if r.method.name == MethodFull {
-			lean := "a leaner optimizer (training.state_bytes_per_param)"
-			if fit := math.Floor(r.state*g.MemoryGB*1e9/state*10) / 10; fit >= fieldStateBytes.Bounds.Min {
-				lean = fmt.Sprintf("a leaner optimizer (training.state_bytes_per_param at most %s fits: about 8 for Adafactor with fp32 master weights, 4 on pure bf16 weights)", ShortNum(fit))
-			}
-			return fieldErr("hardware.count", r.count, "is too small: weights, gradients and optimizer state need %.1f GB per GPU (%s bytes per parameter, %.3g parameters, %s), more than the %.0f GB of a %s; %s, lora or qlora (training.method), or %s",
-				state/1e9, ShortNum(r.state), r.params, r.layoutString(), g.MemoryGB, g.ID, r.shardHint(), lean)
-		}
-		m := &r.method
-		format := map[string]string{MethodLoRA: "16-bit", MethodQLoRA: m.format}[m.name]
-		hint := r.shardHint()
-		if m.name == MethodLoRA {
-			hint += ", or qlora (training.method)"
-		} else if m.format == FormatInt8 {
-			hint += ", or nf4 (training.lora.base_format)"
-		}
-		// The optimizer state that would fit beside the frozen base.
-		if room := g.MemoryGB*1e9 - frozen; trained > 0 && room > 0 {
-			if fit := math.Floor(r.state*room/trained*10) / 10; fit >= fieldStateBytes.Bounds.Min {
-				hint += fmt.Sprintf(", or a leaner optimizer state: training.state_bytes_per_param at most %s fits (12 for bf16 adapters with 32-bit AdamW, about 6 with 8-bit AdamW)", ShortNum(fit))
-			}
-		}
-		return fieldErr("hardware.count", r.count, "is too small for %s: the frozen base weights at %s need %.1f GB per GPU (%.3g parameters, %s) and the trained parameters' weights, gradients and optimizer state %.2f GB (%.3g parameters at %s bytes), %.1f GB in all, more than the %.0f GB of a %s; %s",
-			m.name, format, frozen/1e9, r.params, r.layoutString(), trained/1e9, m.trainable, ShortNum(r.state), state/1e9, g.MemoryGB, g.ID, hint)
+	state := frozen + trained
+	if state <= g.MemoryGB*1e9 {
+		return nil
 	}
-	return nil
+	args := Args{"need_gb": state / 1e9, "capacity_gb": g.MemoryGB, "gpu": g.ID, "params": r.params, "layout": r.layoutString(), "bytes_per_param": r.state}
+	advice := []Message{r.shardHint()}
+	if r.method.name == MethodFull {
+		advice = append(advice, Message{Code: CodeAdvicePEFT, Args: Args{"method": "training.method"}})
+		lean := Message{Code: CodeAdviceLeanOptimizer, Args: Args{"state_bytes": "training.state_bytes_per_param"}}
+		if fit := math.Floor(r.state*g.MemoryGB*1e9/state*10) / 10; fit >= fieldStateBytes.Bounds.Min {
+			lean = Message{Code: CodeAdviceLeanOptimizerFits, Args: Args{"state_bytes": "training.state_bytes_per_param", "fit": fit}}
+		}
+		args["advice"] = append(advice, lean)
+		return codeErr(CodeMemoryState, "hardware.count", r.count, args)
+	}
+	m := &r.method
+	if m.name == MethodLoRA {
+		advice = append(advice, Message{Code: CodeAdviceQLoRA, Args: Args{"method": "training.method"}})
+	} else if m.format == FormatInt8 {
+		advice = append(advice, Message{Code: CodeAdviceNF4, Args: Args{"base_format": "training.lora.base_format"}})
+	}
+	// The optimizer state that would fit beside the frozen base.
+	if room := g.MemoryGB*1e9 - frozen; trained > 0 && room > 0 {
+		if fit := math.Floor(r.state*room/trained*10) / 10; fit >= fieldStateBytes.Bounds.Min {
+			advice = append(advice, Message{Code: CodeAdviceLeanStateFits, Args: Args{"state_bytes": "training.state_bytes_per_param", "fit": fit}})
+		}
+	}
+	args["method"] = m.name
+	args["format"] = map[string]string{MethodLoRA: "16-bit", MethodQLoRA: m.format}[m.name]
+	args["frozen_gb"], args["trained_gb"], args["trainable"] = frozen/1e9, trained/1e9, m.trainable
+	args["advice"] = advice
+	return codeErr(CodeMemoryStatePEFT, "hardware.count", r.count, args)
 }
 
 // shardHint is a memory refusal's first advice, against the layout asked
 // for: fsdp only when the data-parallel ranks do not shard already, tensor
 // parallelism or, when it is used already, more tensor ranks; then more
 // GPUs or a larger GPU.
-func (r *resolved) shardHint() string {
+func (r *resolved) shardHint() Message {
 	var ways []string
 	if r.plan.DataMode != FSDP {
 		ways = append(ways, "fsdp")
@@ -356,7 +364,7 @@ func (r *resolved) shardHint() string {
 	} else {
 		ways = append(ways, "tensor parallelism")
 	}
-	return "use " + strings.Join(ways, " or ") + ", more GPUs, a larger GPU"
+	return Message{Code: CodeAdviceShard, Args: Args{"ways": ways}}
 }
 
 func (r *resolved) layoutString() string {
@@ -390,8 +398,7 @@ func (r *resolved) checkSteps() error {
 		if r.accum > 1 {
 			what = "micro-batch steps" // an optimizer step may end on a partial accumulation
 		}
-		return fieldErr("hardware.count", r.count, "leaves the run %s %s (%s tokens, %d tokens per step on each of %d data-parallel ranks); at least one step needs at most %s GPUs, or fewer tokens per step",
-			ShortNum(steps), what, ShortNum(r.tokens), r.seq*r.bat, r.plan.Data, ShortNum(math.Max(1, most)))
+		return codeErr(CodeTooFewSteps, "hardware.count", r.count, Args{"steps": steps, "what": what, "tokens": r.tokens, "tokens_per_step": r.seq * r.bat, "data": r.plan.Data, "most_gpus": math.Max(1, most)})
 	}
 	return nil
 }

@@ -23,6 +23,20 @@ type SweepPoint struct {
 	Efficiency     float64    `json:"efficiency"`
 	CO2eKg         float64    `json:"co2e_kg"`
 	Error          string     `json:"error,omitempty"`
+	// ErrorCode and ErrorArgs are Error as data (FieldError's Code and
+	// Args; "" for an error not yet coded): CodeMemoryState and
+	// CodeMemoryStatePEFT are memory refusals, with need_gb and
+	// capacity_gb.
+	ErrorCode string `json:"error_code,omitempty"`
+	ErrorArgs Args   `json:"error_args,omitempty"`
+}
+
+// fail sets p's error from err.
+func (p *SweepPoint) fail(err error) {
+	p.Error = errText(err)
+	if fe := AsFieldError(err); fe != nil {
+		p.ErrorCode, p.ErrorArgs = fe.Code, fe.Args
+	}
 }
 
 // MaxSweepPoints bounds a sweep.
@@ -70,18 +84,18 @@ func (c *Catalog) Sweep(s SweepRequest) ([]SweepPoint, error) {
 				r.assume = nil
 				r.count, r.bat = n, b
 				if err := r.resolveStrategy(Strategy{Name: st}); err != nil {
-					p.Error = errText(err)
+					p.fail(err)
 					out = append(out, p)
 					continue
 				}
 				if err := r.checkState(); err != nil {
-					p.Error = errText(err)
+					p.fail(err)
 					out = append(out, p)
 					continue
 				}
 				e, err := c.core(&r)
 				if err != nil {
-					p.Error = errText(err)
+					p.fail(err)
 				} else {
 					p.EnergyKWh, p.EnergyInterval, p.TimeS, p.Efficiency = e.kwh, e.interval, e.timeS, e.eta
 					p.CO2eKg = e.kwh * r.site.PUE * r.site.CarbonGPerKWh / 1000

@@ -34,6 +34,34 @@ const (
 	CodeQLoRAOldGPU        = "warn.qlora_old_gpu"        // gpu
 )
 
+// Codes of a memory refusal (the layout's weights, gradients and optimizer
+// state do not fit one GPU), on hardware.count: need_gb, capacity_gb, gpu,
+// params, layout (in words), bytes_per_param, advice ([]Message of the
+// CodeAdvice codes); for lora and qlora also method, format, frozen_gb,
+// trained_gb, trainable.
+const (
+	CodeMemoryState     = "memory.state"
+	CodeMemoryStatePEFT = "memory.state_peft"
+)
+
+// Codes of a layout the model or the run does not allow.
+const (
+	CodeTensorOverHeads = "layout.tensor_over_heads" // tensor, heads
+	CodeTensorHeads     = "layout.tensor_heads"      // tensor, heads: the ranks must divide the heads
+	CodeTooFewSteps     = "layout.too_few_steps"     // steps, what, tokens, tokens_per_step, data, most_gpus
+)
+
+// Codes of advice in a memory refusal.
+const (
+	CodeAdviceShard             = "advice.shard"               // ways ([]string: fsdp, tensor parallelism, more tensor ranks)
+	CodeAdvicePEFT              = "advice.peft"                // method (path)
+	CodeAdviceLeanOptimizer     = "advice.lean_optimizer"      // state_bytes (path)
+	CodeAdviceLeanOptimizerFits = "advice.lean_optimizer_fits" // state_bytes (path), fit (bytes per parameter)
+	CodeAdviceQLoRA             = "advice.qlora"               // method (path)
+	CodeAdviceNF4               = "advice.nf4"                 // base_format (path)
+	CodeAdviceLeanStateFits     = "advice.lean_state_fits"     // state_bytes (path), fit
+)
+
 // Codes of the recommender's warnings.
 const (
 	CodeLeftOutPrecision = "warn.left_out_precision" // precision, gpus ([]string of ids)
@@ -69,6 +97,20 @@ var _ = AddTexts(map[string]MessageText{
 	CodeQLoRAFP32:          {Tech: "QLoRA with compute dtype {dtype}: bitsandbytes supports it but dequantises to fp32, which doubles the dequantised traffic and forgoes the 16-bit tensor-core rate; the QLoRA recipe computes in bf16"},
 	CodeQLoRAROCm:          {Tech: "QLoRA on {gpu:gpu}: bitsandbytes' ROCm backend is younger than its CUDA kernels; its speed on AMD GPUs is less well documented"},
 	CodeQLoRAOldGPU:        {Tech: "QLoRA on {gpu:gpu}: bitsandbytes' fast 8-bit and 4-bit paths target Turing and newer GPUs (compute capability 7.5+); on older GPUs expect slower dequantisation than modelled"},
+
+	CodeMemoryState:             {Tech: "is too small: weights, gradients and optimizer state need {need_gb:.1f} GB per GPU ({bytes_per_param:short} bytes per parameter, {params:.3g} parameters, {layout}), more than the {capacity_gb:.0f} GB of {gpu:agpu}; {advice:orlist}"},
+	CodeMemoryStatePEFT:         {Tech: "is too small for {method}: the frozen base weights at {format} need {frozen_gb:.1f} GB per GPU ({params:.3g} parameters, {layout}) and the trained parameters' weights, gradients and optimizer state {trained_gb:.2f} GB ({trainable:.3g} parameters at {bytes_per_param:short} bytes), {need_gb:.1f} GB in all, more than the {capacity_gb:.0f} GB of {gpu:agpu}; {advice:list}"},
+	CodeAdviceShard:             {Tech: "use {ways:or}, more GPUs, a larger GPU"},
+	CodeAdvicePEFT:              {Tech: "lora or qlora ({method:path})"},
+	CodeAdviceLeanOptimizer:     {Tech: "a leaner optimizer ({state_bytes:path})"},
+	CodeAdviceLeanOptimizerFits: {Tech: "a leaner optimizer ({state_bytes:path} at most {fit:short} fits: about 8 for Adafactor with fp32 master weights, 4 on pure bf16 weights)"},
+	CodeAdviceQLoRA:             {Tech: "or qlora ({method:path})"},
+	CodeAdviceNF4:               {Tech: "or nf4 ({base_format:path})"},
+	CodeAdviceLeanStateFits:     {Tech: "or a leaner optimizer state: {state_bytes:path} at most {fit:short} fits (12 for bf16 adapters with 32-bit AdamW, about 6 with 8-bit AdamW)"},
+
+	CodeTensorOverHeads: {Tech: "exceeds the model's {heads} attention heads: tensor parallelism splits heads across ranks"},
+	CodeTensorHeads:     {Tech: "must divide the model's {heads} attention heads"},
+	CodeTooFewSteps:     {Tech: "leaves the run {steps:short} {what} ({tokens:short} tokens, {tokens_per_step} tokens per step on each of {data} data-parallel ranks); at least one step needs at most {most_gpus:short} GPUs, or fewer tokens per step"},
 
 	CodeLeftOutPrecision: {Tech: "left out, without {precision} in hardware: {gpus:gpulist}"},
 	CodeNoneFits:         {Tech: "no searched configuration fits in memory: allow more GPUs (max_count), larger GPUs, a smaller {batch:key}, a global batch the data-parallel degrees divide, or a leaner optimizer ({state_bytes:key})"},
