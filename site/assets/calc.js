@@ -2243,8 +2243,8 @@
         return '<tr><td><code>' + esc(t.file) + '</code></td><td><code>' + esc(t.key) + '</code></td><td><code>' + esc(t.value) + '</code></td><td>' +
           (t.field ? '<code>' + esc(t.field) + '</code>' : '') + '</td><td>' + esc(t.use) + (t.note ? ' (' + esc(t.note) + ')' : '') + '</td></tr>';
       });
-      out.innerHTML = '<table class="hf-took small"><caption>What each key gave</caption><thead><tr><th scope="col">File</th><th scope="col">Key</th><th scope="col">Value</th><th scope="col">Field</th><th scope="col">Use</th></tr></thead><tbody>' +
-        rows.join('') + '</tbody></table>' + (res.notes || []).map(function (n) { return '<p class="small">' + esc(n) + '</p>'; }).join('');
+      out.innerHTML = '<div class="hf-scroll" tabindex="0" role="region" aria-label="What each key gave"><table class="hf-took small"><caption>What each key gave</caption><thead><tr><th scope="col">File</th><th scope="col">Key</th><th scope="col">Value</th><th scope="col">Field</th><th scope="col">Use</th></tr></thead><tbody>' +
+        rows.join('') + '</tbody></table></div>' + (res.notes || []).map(function (n) { return '<p class="small">' + esc(n) + '</p>'; }).join('');
     }).catch(function (e) { tell(st, 'error', 'Could not start the importer: ' + (e && e.message || e)); });
   }
 

@@ -184,8 +184,14 @@ func TestPlannerPasteFromHuggingFace(t *testing.T) {
 	if d := relDiff(got, cli.Options[0].StudentKWh); !(d < 1e-9) || !(got > 0) {
 		t.Errorf("the planner's student stage after the paste %.17g kWh, go run ./site distill on the three objects %.17g kWh", got, cli.Options[0].StudentKWh)
 	}
-	eval[bool](t, ctx, `(document.querySelector('.hf-import').scrollIntoView(), true)`)
 	shot(t, ctx, "planner-hf-paste")
+	// On a phone the list of keys wraps: the page does not scroll sideways.
+	do(t, ctx, "phone width", chromedp.EmulateViewport(390, 844))
+	waitFor(t, ctx, "the phone layout", `document.documentElement.clientWidth === 390`)
+	if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("at 390 px after the paste the page is %d px wide", w)
+	}
+	shot(t, ctx, "planner-hf-paste-390")
 
 	link := eval[string](t, ctx, `location.href`)
 	u, err := url.Parse(link)
