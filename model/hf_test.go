@@ -381,7 +381,7 @@ func TestHFEncoderHead(t *testing.T) {
 // FuzzParseHFConfig checks that no config.json makes the reader panic or
 // give a shape that fails validation.
 func FuzzParseHFConfig(f *testing.F) {
-	for _, s := range []string{"llama-3.1-8b.json", "gpt2.json", "qwen3-30b-a3b.json", "deberta-v3-base.json", "gemma-2-9b-it.json"} {
+	for _, s := range []string{"llama-3.1-8b.json", "gpt2.json", "qwen3-30b-a3b.json", "deberta-v3-base.json", "gemma-2-9b-it.json", "phi-3-medium-4k-instruct.json"} {
 		raw, err := os.ReadFile(filepath.Join("testdata/hf", s))
 		if err != nil {
 			f.Fatal(err)
@@ -440,9 +440,6 @@ func TestHFFamiliesFromPublishedShapes(t *testing.T) {
 		{"mixtral-8x7b", `{"model_type": "mixtral", "architectures": ["MixtralForCausalLM"], "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
 			"num_key_value_heads": 8, "num_local_experts": 8, "num_experts_per_tok": 2, "vocab_size": 32000, "max_position_embeddings": 32768, "tie_word_embeddings": false}`,
 			46.7e9, 12.9e9, "Jiang et al. 2024 (Mixtral of Experts, arXiv:2401.04088): 47B parameters, 13B active; 46.7B on its Hugging Face page"},
-		{"phi-3-mini", `{"model_type": "phi3", "architectures": ["Phi3ForCausalLM"], "hidden_size": 3072, "intermediate_size": 8192, "num_hidden_layers": 32, "num_attention_heads": 32,
-			"num_key_value_heads": 32, "vocab_size": 32064, "max_position_embeddings": 4096, "tie_word_embeddings": false}`,
-			3.8e9, 0, "Abdin et al. 2024 (Phi-3 technical report, arXiv:2404.14219): phi-3-mini, 3.8B parameters"},
 		{"pythia-160m", `{"model_type": "gpt_neox", "architectures": ["GPTNeoXForCausalLM"], "hidden_size": 768, "intermediate_size": 3072, "num_hidden_layers": 12, "num_attention_heads": 12,
 			"vocab_size": 50304, "max_position_embeddings": 2048, "tie_word_embeddings": false, "rotary_pct": 0.25}`,
 			162322944, 0, "Biderman et al. 2023 (Pythia, arXiv:2304.01373), Table 1: 162,322,944 parameters"},
