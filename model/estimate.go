@@ -382,7 +382,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 			assume = append(assume, fmt.Sprintf("the %s law is fitted to full fine-tuning; its energy is scaled by the roofline time of %s over that of full fine-tuning (%.3g)", cal.Name, r.methodLabel(), t1/tFull))
 		}
 		if lawJ < boundJ {
-			warn = append(warn, Message{Code: CodeLawBelowBound, Args: Args{"calibration": cal.Name, "law_kwh": lawJ / 3.6e6, "bound_kwh": boundJ / 3.6e6}})
+			warn = append(warn, Message{Code: CodeLawBelowBound, Args: Args{{Name: "calibration", Str: cal.Name}, {Name: "law_kwh", Num: lawJ / 3.6e6}, {Name: "bound_kwh", Num: boundJ / 3.6e6}}})
 			lawJ = boundJ
 		}
 		// Scale the decomposition to the law's total, keeping its shares.
@@ -398,9 +398,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		// The law gives energy, the roofline model time: say so when the two
 		// disagree so much that the implied power is impossible.
 		if p := totalJ / timeS; p < n*g.IdlePowerW {
-			warn = append(warn, Message{Code: CodeLawBelowIdle, Args: Args{"calibration": cal.Name, "w": p, "idle_w": n * g.IdlePowerW}})
+			warn = append(warn, Message{Code: CodeLawBelowIdle, Args: Args{{Name: "calibration", Str: cal.Name}, {Name: "w", Num: p}, {Name: "idle_w", Num: n * g.IdlePowerW}}})
 		} else if p > n*g.BoardPowerW {
-			warn = append(warn, Message{Code: CodeLawAboveBoard, Args: Args{"calibration": cal.Name, "w": p, "board_w": n * g.BoardPowerW}})
+			warn = append(warn, Message{Code: CodeLawAboveBoard, Args: Args{{Name: "calibration", Str: cal.Name}, {Name: "w", Num: p}, {Name: "board_w", Num: n * g.BoardPowerW}}})
 		}
 	}
 
@@ -449,16 +449,16 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	state := frozen + trained
 	if state+act > g.MemoryGB*1e9 {
 		if r.method.ckpt {
-			warn = append(warn, Message{Code: CodeMemoryCheckpointed, Args: Args{"act_gb": act / 1e9, "state_gb": state / 1e9, "capacity_gb": g.MemoryGB, "gpu": g.ID, "batch": "training.batch_per_gpu"}})
+			warn = append(warn, Message{Code: CodeMemoryCheckpointed, Args: Args{{Name: "act_gb", Num: act / 1e9}, {Name: "state_gb", Num: state / 1e9}, {Name: "capacity_gb", Num: g.MemoryGB}, {Name: "gpu", Str: g.ID}, {Name: "batch", Str: "training.batch_per_gpu"}}})
 		} else {
-			warn = append(warn, Message{Code: CodeMemoryNoCheckpoint, Args: Args{"act_gb": act / 1e9, "state_gb": state / 1e9, "capacity_gb": g.MemoryGB, "gpu": g.ID, "checkpointing": "training.gradient_checkpointing"}})
+			warn = append(warn, Message{Code: CodeMemoryNoCheckpoint, Args: Args{{Name: "act_gb", Num: act / 1e9}, {Name: "state_gb", Num: state / 1e9}, {Name: "capacity_gb", Num: g.MemoryGB}, {Name: "gpu", Str: g.ID}, {Name: "checkpointing", Str: "training.gradient_checkpointing"}}})
 		}
 	}
 	if r.count > 1 && eta < 0.5 {
-		warn = append(warn, Message{Code: CodeLowEfficiency, Args: Args{"eta": eta, "extra_pct": (factor - 1) * 100}})
+		warn = append(warn, Message{Code: CodeLowEfficiency, Args: Args{{Name: "eta", Num: eta}, {Name: "extra_pct", Num: (factor - 1) * 100}}})
 	}
 	if r.count > GPUsPerNode && !commModel {
-		warn = append(warn, Message{Code: CodeInterNode, Args: Args{"per_node": GPUsPerNode}})
+		warn = append(warn, Message{Code: CodeInterNode, Args: Args{{Name: "per_node", Num: GPUsPerNode}}})
 	}
 	if short {
 		warn = append(warn, shortStepWarning(perStep))
@@ -468,9 +468,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	}
 	if optSteps := steps / float64(r.accum); optSteps < 100 {
 		if r.accum > 1 {
-			warn = append(warn, Message{Code: CodeFewStepsAccum, Args: Args{"steps": optSteps, "batch": "training.batch_per_gpu", "accumulation": "training.gradient_accumulation"}})
+			warn = append(warn, Message{Code: CodeFewStepsAccum, Args: Args{{Name: "steps", Num: optSteps}, {Name: "batch", Str: "training.batch_per_gpu"}, {Name: "accumulation", Str: "training.gradient_accumulation"}}})
 		} else {
-			warn = append(warn, Message{Code: CodeFewSteps, Args: Args{"steps": optSteps, "batch": "training.batch_per_gpu"}})
+			warn = append(warn, Message{Code: CodeFewSteps, Args: Args{{Name: "steps", Num: optSteps}, {Name: "batch", Str: "training.batch_per_gpu"}}})
 		}
 	}
 
@@ -646,16 +646,16 @@ func (r *resolved) envelope(cal *Calibration) (outside []Message, warning Messag
 		default:
 			continue
 		}
-		outside = append(outside, Message{Code: CodeEnvelopeRange, Args: Args{"dim": d.name, "x": d.x, "low": d.rng[0], "high": d.rng[1]}})
+		outside = append(outside, Message{Code: CodeEnvelopeRange, Args: Args{{Name: "dim", Str: d.name}, {Name: "x", Num: d.x}, {Name: "low", Num: d.rng[0]}, {Name: "high", Num: d.rng[1]}}})
 		k := e.WidenPerEFold * math.Abs(math.Log(d.x/edge))
 		v += k * k
 	}
 	if len(e.Hardware) > 0 && !slices.Contains(e.Hardware, r.gpu.ID) {
-		outside = append(outside, Message{Code: CodeEnvelopeGPU, Field: "hardware.gpu", Args: Args{"gpu": r.gpu.ID, "among": e.Hardware}})
+		outside = append(outside, Message{Code: CodeEnvelopeGPU, Field: "hardware.gpu", Args: Args{{Name: "gpu", Str: r.gpu.ID}, {Name: "among", List: e.Hardware}}})
 		hw = e.WidenHardware
 	}
 	if len(outside) > 0 {
-		warning = Message{Code: CodeOutsideEnvelope, Args: Args{"calibration": cal.Name, "dims": outside}}
+		warning = Message{Code: CodeOutsideEnvelope, Args: Args{{Name: "calibration", Str: cal.Name}, {Name: "dims", Msgs: outside}}}
 	}
 	return outside, warning, sigma, math.Sqrt(v), hw
 }

@@ -42,7 +42,7 @@ func (b Bounds) Check(field string, x float64) error {
 	if !bad {
 		return nil
 	}
-	return codeErr(b.code(), field, x, Args{"min": b.Min, "max": b.Max})
+	return codeErr(b.code(), field, x, Args{{Name: "min", Num: b.Min}, {Name: "max", Num: b.Max}})
 }
 
 // withMin is b with the lower end min, excluded.
@@ -63,7 +63,7 @@ func (b Bounds) code() string {
 
 // Rule is the range in words, as an error message says it.
 func (b Bounds) Rule() string {
-	return Message{Code: b.code(), Args: Args{"min": b.Min, "max": b.Max}}.Text(Technical)
+	return Message{Code: b.code(), Args: Args{{Name: "min", Num: b.Min}, {Name: "max", Num: b.Max}}}.Text(Technical)
 }
 
 // When says when a form field applies: while the form key Key holds Value

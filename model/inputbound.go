@@ -53,5 +53,5 @@ func InputBoundMessage(what string, tokens, timeS float64, gpus int) (Message, b
 	if perGPU <= CachedLogitTokensPerS {
 		return Message{}, false
 	}
-	return Message{Code: CodeInputBound, Args: Args{"what": what, "rate": perGPU, "factor": perGPU / CachedLogitTokensPerS}}, true
+	return Message{Code: CodeInputBound, Args: Args{{Name: "what", Str: what}, {Name: "rate", Num: perGPU}, {Name: "factor", Num: perGPU / CachedLogitTokensPerS}}}, true
 }

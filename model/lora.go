@@ -331,7 +331,7 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 	switch cd {
 	case FP16, BF16:
 	case FP32, TF32:
-		r.warn = append(r.warn, Message{Code: CodeQLoRAFP32, Field: cdField, Args: Args{"dtype": string(cd)}})
+		r.warn = append(r.warn, Message{Code: CodeQLoRAFP32, Field: cdField, Args: Args{{Name: "dtype", Str: string(cd)}}})
 	case FP8:
 		return fieldErr(cdField, string(cd), "cannot be the QLoRA compute dtype: bitsandbytes dequantises the base weights to fp16, bf16 or fp32")
 	default:
@@ -352,10 +352,10 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 		cb = 4
 	}
 	if g.Vendor == "AMD" {
-		r.warn = append(r.warn, Message{Code: CodeQLoRAROCm, Field: "hardware.gpu", Args: Args{"gpu": g.ID}})
+		r.warn = append(r.warn, Message{Code: CodeQLoRAROCm, Field: "hardware.gpu", Args: Args{{Name: "gpu", Str: g.ID}}})
 	}
 	if strings.HasPrefix(g.ID, "p100") || strings.HasPrefix(g.ID, "v100") {
-		r.warn = append(r.warn, Message{Code: CodeQLoRAOldGPU, Field: "hardware.gpu", Args: Args{"gpu": g.ID}})
+		r.warn = append(r.warn, Message{Code: CodeQLoRAOldGPU, Field: "hardware.gpu", Args: Args{{Name: "gpu", Str: g.ID}}})
 	}
 	m.storeBytes = nf4Bytes
 	if m.format == FormatInt8 {

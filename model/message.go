@@ -1,6 +1,9 @@
 package model
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,14 +20,107 @@ type Message struct {
 	Code  string `json:"code"`
 	Field string `json:"field,omitempty"`
 	// Args are the values the sentence speaks of, by the names its text
-	// gives them: numbers (float64 or int, in the units their names say),
-	// strings (field paths, GPU ids, names), a nested Message or a
-	// []Message (advice).
+	// gives them.
 	Args Args `json:"args,omitempty"`
 }
 
-// Args are a Message's values by name.
-type Args map[string]any
+// Arg is one value of a Message: a number (in the unit its name says), a
+// string (a field path, a GPU id, a name, words; never empty), a list of
+// strings or nested messages (advice, an envelope's dimensions), the first
+// of Msgs, List, Str that is set, else Num. Typed fields rather than an
+// interface keep the calculator's WebAssembly small: a literal is stores,
+// not calls.
+type Arg struct {
+	Name string
+	Num  float64
+	Str  string
+	List []string
+	Msgs []Message
+}
+
+// Args are a Message's values; in JSON an object by name.
+type Args []Arg
+
+// Get is the value named name, and whether there is one.
+func (a Args) Get(name string) (Arg, bool) {
+	for _, x := range a {
+		if x.Name == name {
+			return x, true
+		}
+	}
+	return Arg{}, false
+}
+
+// Num is the number named name (0 when none).
+func (a Args) Num(name string) float64 {
+	x, _ := a.Get(name)
+	return x.Num
+}
+
+// Str is the string named name ("" when none).
+func (a Args) Str(name string) string {
+	x, _ := a.Get(name)
+	return x.Str
+}
+
+// MarshalJSON writes the values as one object by name, names in order:
+// numbers, strings, lists of strings, lists of messages.
+func (a Args) MarshalJSON() ([]byte, error) {
+	// by name, as encoding/json writes a map: the same values give the
+	// same bytes after a round trip (UnmarshalJSON sorts too)
+	sorted := make(Args, len(a))
+	copy(sorted, a)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	b := []byte{'{'}
+	for i, x := range sorted {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(b, x.Name)
+		b = append(b, ':')
+		var v any = x.Num
+		switch {
+		case x.Msgs != nil:
+			v = x.Msgs
+		case x.List != nil:
+			v = x.List
+		case x.Str != "":
+			v = x.Str
+		case math.IsNaN(x.Num) || math.IsInf(x.Num, 0):
+			v = nil
+		}
+		j, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, j...)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, names in order.
+func (a *Args) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	*a = (*a)[:0]
+	for _, k := range names {
+		x := Arg{Name: k}
+		raw := m[k]
+		if json.Unmarshal(raw, &x.Num) != nil && json.Unmarshal(raw, &x.Str) != nil &&
+			json.Unmarshal(raw, &x.List) != nil && json.Unmarshal(raw, &x.Msgs) != nil {
+			return fmt.Errorf("message value %s: not a number, string or list", k)
+		}
+		*a = append(*a, x)
+	}
+	return nil
+}
 
 // MessageText is the wording of one code: Tech for the API and the command
 // line, Plain for the calculator's page ("" when Tech, rendered with the
@@ -32,7 +128,8 @@ type Args map[string]any
 //
 // A text names its values in braces, with how to write each after a colon:
 //
-//	{x}        a number as given (shortest exact form), or a string as is
+//	{x}        a number in its shortest exact form ('g'), or a string as is
+//	{x:int}    a whole number in full
 //	{x:.1f}    a number with 1 decimal ('f'), {x:.3g} with 3 digits ('g')
 //	{x:short}  a number as ShortNum writes it
 //	{x:q}      a string quoted
@@ -150,40 +247,34 @@ func (m Message) Text(n Namer) string {
 		}
 		b.WriteString(s[:i])
 		name, spec, _ := strings.Cut(s[i+1:i+j], ":")
-		v, ok := m.Args[name]
-		if !ok {
-			b.WriteString(s[i : i+j+1])
-		} else {
+		if v, ok := m.Args.Get(name); ok {
 			writeArg(&b, v, spec, n)
+		} else {
+			b.WriteString(s[i : i+j+1])
 		}
 		s = s[i+j+1:]
 	}
 }
 
 // writeArg writes one value of a message as spec says (MessageText).
-func writeArg(b *strings.Builder, v any, spec string, n Namer) {
-	switch x := v.(type) {
-	case Message:
-		b.WriteString(x.Text(n))
-	case []Message:
+func writeArg(b *strings.Builder, v Arg, spec string, n Namer) {
+	switch {
+	case v.Msgs != nil:
 		sep := ", "
 		if spec == "semilist" {
 			sep = "; "
 		}
-		for i, m := range x {
+		for i, m := range v.Msgs {
 			switch {
-			case i > 0 && spec == "orlist" && i == len(x)-1:
+			case i > 0 && spec == "orlist" && i == len(v.Msgs)-1:
 				b.WriteString(", or ")
 			case i > 0:
 				b.WriteString(sep)
 			}
 			b.WriteString(m.Text(n))
 		}
-	case []any, map[string]any:
-		// a Message's values as encoding/json decodes them
-		writeArg(b, decodedArg(x), spec, n)
-	case []string:
-		for i, s := range x {
+	case v.List != nil:
+		for i, s := range v.List {
 			switch {
 			case i > 0 && spec == "or":
 				b.WriteString(" or ")
@@ -195,7 +286,8 @@ func writeArg(b *strings.Builder, v any, spec string, n Namer) {
 			}
 			b.WriteString(s)
 		}
-	case string:
+	case v.Str != "":
+		x := v.Str
 		switch spec {
 		case "q":
 			b.WriteString(strconv.Quote(x))
@@ -219,48 +311,9 @@ func writeArg(b *strings.Builder, v any, spec string, n Namer) {
 		default:
 			b.WriteString(x)
 		}
-	case int:
-		if spec == "" {
-			b.WriteString(strconv.Itoa(x))
-		} else {
-			writeNum(b, float64(x), spec)
-		}
-	case float64:
-		writeNum(b, x, spec)
 	default:
-		b.WriteString("{?}")
+		writeNum(b, v.Num, spec)
 	}
-}
-
-// decodedArg turns a value encoding/json decoded into a Message's value
-// (objects with a code into Messages, lists into []Message or []string).
-func decodedArg(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := Message{}
-		m.Code, _ = x["code"].(string)
-		m.Field, _ = x["field"].(string)
-		if a, ok := x["args"].(map[string]any); ok {
-			m.Args = Args(a)
-		}
-		return m
-	case []any:
-		var ms []Message
-		var ss []string
-		for _, e := range x {
-			switch y := e.(type) {
-			case string:
-				ss = append(ss, y)
-			case map[string]any:
-				ms = append(ms, decodedArg(y).(Message))
-			}
-		}
-		if ms != nil {
-			return ms
-		}
-		return ss
-	}
-	return v
 }
 
 func writeNum(b *strings.Builder, x float64, spec string) {
@@ -277,6 +330,10 @@ func writeNum(b *strings.Builder, x float64, spec string) {
 			b.WriteString(strconv.FormatFloat(x, spec[len(spec)-1], p, 64))
 			return
 		}
+	}
+	if spec == "int" {
+		b.WriteString(strconv.FormatFloat(x, 'f', 0, 64))
+		return
 	}
 	b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
 }

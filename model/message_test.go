@@ -17,24 +17,29 @@ var requestPathRE = regexp.MustCompile(`\b(?:model|training|hardware|strategy|si
 // sampleArgs gives every value text names a value of the kind its spec
 // asks for.
 func sampleArgs(text string) Args {
-	a := Args{}
+	var a Args
 	for _, m := range placeholderRE.FindAllStringSubmatch(text, -1) {
+		if _, ok := a.Get(m[1]); ok {
+			continue
+		}
+		x := Arg{Name: m[1]}
 		switch m[2] {
 		case "path", "key":
-			a[m[1]] = "training.seq_len"
+			x.Str = "training.seq_len"
 		case "gpu", "agpu":
-			a[m[1]] = "h100-sxm5"
+			x.Str = "h100-sxm5"
 		case "q":
-			a[m[1]] = "given"
+			x.Str = "given"
 		case "or":
-			a[m[1]] = []string{"fsdp", "tensor parallelism"}
+			x.List = []string{"fsdp", "tensor parallelism"}
 		case "list", "semilist", "orlist":
-			a[m[1]] = []Message{{Code: CodeRangeWhole, Args: Args{"min": 1.0, "max": 8.0}}, {Code: CodeRangeWhole, Args: Args{"min": 2.0, "max": 4.0}}}
+			x.Msgs = []Message{{Code: CodeRangeWhole, Args: Args{{Name: "min", Num: 1}, {Name: "max", Num: 8}}}, {Code: CodeRangeWhole, Args: Args{{Name: "min", Num: 2}, {Name: "max", Num: 4}}}}
 		case "gpulist":
-			a[m[1]] = []string{"h100-sxm5", "a100-sxm4-80gb"}
+			x.List = []string{"h100-sxm5", "a100-sxm4-80gb"}
 		default:
-			a[m[1]] = 2.5
+			x.Num = 2.5
 		}
+		a = append(a, x)
 	}
 	return a
 }
@@ -95,9 +100,9 @@ func TestMessageText(t *testing.T) {
 		m          Message
 		tech, page string
 	}{
-		{Message{Code: CodeRangeClosed, Args: Args{"min": 0.0, "max": 1.5}}, "must be a finite number in [0, 1.5]", "must be a finite number from 0 to 1.5"},
-		{Message{Code: CodeRangeWhole, Args: Args{"min": 1.0, "max": 65536.0}}, "must be a whole number from 1 to 65536", "must be a whole number from 1 to 65536"},
-		{Message{Code: CodeRangeOpen, Args: Args{"min": 0.0, "max": 1e30}}, "must be a finite number greater than 0 and at most 1e+30", "must be a finite number greater than 0 and at most 1e+30"},
+		{Message{Code: CodeRangeClosed, Args: Args{{Name: "min", Num: 0.0}, {Name: "max", Num: 1.5}}}, "must be a finite number in [0, 1.5]", "must be a finite number from 0 to 1.5"},
+		{Message{Code: CodeRangeWhole, Args: Args{{Name: "min", Num: 1.0}, {Name: "max", Num: 65536.0}}}, "must be a whole number from 1 to 65536", "must be a whole number from 1 to 65536"},
+		{Message{Code: CodeRangeOpen, Args: Args{{Name: "min", Num: 0.0}, {Name: "max", Num: 1e30}}}, "must be a finite number greater than 0 and at most 1e+30", "must be a finite number greater than 0 and at most 1e+30"},
 		{Message{Code: "no.such.code"}, "no.such.code", "no.such.code"},
 	} {
 		if got := c.m.Text(Technical); got != c.tech {
@@ -114,7 +119,7 @@ func TestMessageText(t *testing.T) {
 func TestRangeErrorIsCoded(t *testing.T) {
 	err := Bounds{Min: 1, Max: 65536, Whole: true}.Check("training.batch_per_gpu", 0)
 	fe := AsFieldError(err)
-	if fe == nil || fe.Code != CodeRangeWhole || fe.Args["min"] != 1.0 || fe.Args["max"] != 65536.0 {
+	if fe == nil || fe.Code != CodeRangeWhole || fe.Args.Num("min") != 1 || fe.Args.Num("max") != 65536 {
 		t.Fatalf("Check = %#v, want code %s with min 1 and max 65536", fe, CodeRangeWhole)
 	}
 	if got, want := err.Error(), "training.batch_per_gpu: must be a whole number from 1 to 65536, got 0"; got != want {

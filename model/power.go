@@ -244,7 +244,7 @@ func checkPowerLimit(field string, w float64, g *GPU) (limit float64, below bool
 // belowMinWarning is the warning of a limit under an estimated minimum.
 func belowMinWarning(g *GPU, w float64) Message {
 	pr := PowerLimits(g)
-	return Message{Code: CodePowerBelowMin, Field: "hardware.power_limit_w", Args: Args{"w": w, "min_w": pr.MinW, "gpu": g.ID, "source": pr.Source}}
+	return Message{Code: CodePowerBelowMin, Field: "hardware.power_limit_w", Args: Args{{Name: "w", Num: w}, {Name: "min_w", Num: pr.MinW}, {Name: "gpu", Str: g.ID}, {Name: "source", Str: pr.Source}}}
 }
 
 // belowMinSigma is the ln SD a limit w under an estimated minimum adds to

@@ -13,7 +13,8 @@ import (
 // meets the deadline. Bad input is a *FieldError; a deadline nothing meets
 // is an answer that says so.
 func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
-	resp := RecommendResponse{Version: APIVersion, Warnings: []string{}, WarningMessages: []Message{}, Assumptions: []string{}}
+	resp := RecommendResponse{Version: APIVersion, Search: NewSearch[Config]()}
+	resp.Pareto = nil
 	obj := strings.ToLower(strings.TrimSpace(req.Minimise))
 	switch obj {
 	case "":
@@ -24,7 +25,7 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 	}
 	resp.Minimise = obj
 	if req.DeadlineS != 0 {
-		if err := checkPositive("deadline_s", req.DeadlineS, 1e10); err != nil {
+		if err := checkPositive("deadline_s", req.DeadlineS, MaxDeadlineS); err != nil {
 			return resp, err
 		}
 	}
@@ -81,7 +82,7 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		return resp, err
 	}
 	for _, w := range warns {
-		resp.warn(w)
+		resp.Warn(w)
 	}
 	if len(gpus) == 0 {
 		return resp, fieldErr("candidates", nil, "has no GPU that supports %s training; choose another precision or other GPUs", base.prec)
@@ -96,7 +97,7 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		fmt.Sprintf("searched %d configurations: GPU type × count (up to each candidate's max_count) × layout (single, ddp, fsdp, tp, tensor 2/4/8 × fsdp) × power limit; %d fit in memory (weights, gradients, optimizer state and activations without checkpointing)", searched, len(pts)),
 		"embodied CO2e: "+EmbodiedSource)
 	if len(pts) == 0 {
-		resp.warn(Message{Code: CodeNoneFits, Args: Args{"batch": "training.batch_per_gpu", "state_bytes": "training.state_bytes_per_param"}})
+		resp.Warn(Message{Code: CodeNoneFits, Args: Args{{Name: "batch", Str: "training.batch_per_gpu"}, {Name: "state_bytes", Str: "training.state_bytes_per_param"}}})
 		resp.Pareto = []Config{}
 		return resp, c.addCurrent(&resp, req, base)
 	}
@@ -121,7 +122,7 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 	best, fastest := &pts[bi], &pts[fi]
 	resp.MeetsDeadline = warn.Code == ""
 	if warn.Code != "" {
-		resp.warn(warn)
+		resp.Warn(warn)
 	}
 	bc := c.config(wreq, sc, best, req.DeadlineS)
 	resp.Best = &bc
@@ -160,7 +161,7 @@ func (c *Catalog) addCurrent(resp *RecommendResponse, req RecommendRequest, base
 		// every configuration whose global batch differs says so
 		for _, cf := range append([]*Config{resp.Best, resp.Fastest}, pointers(resp.Pareto)...) {
 			if cf != nil && cf.SequencesPerStep != cur.SequencesPerStep && len(cf.Warnings) == 0 {
-				m := Message{Code: CodeOtherGlobalBatch, Args: Args{"sequences": cf.SequencesPerStep, "current": cur.SequencesPerStep}}
+				m := Message{Code: CodeOtherGlobalBatch, Args: Args{{Name: "sequences", Num: float64(cf.SequencesPerStep)}, {Name: "current", Num: float64(cur.SequencesPerStep)}}}
 				cf.Warnings, cf.WarningMessages = append(cf.Warnings, m.String()), append(cf.WarningMessages, m)
 			}
 		}
@@ -284,7 +285,7 @@ func PickBest(n int, deadline float64, score, energy, time func(i int) float64, 
 		}
 	}
 	if best < 0 {
-		return fastest, fastest, Message{Code: CodeMissesDeadline, Field: "deadline_s", Args: Args{"deadline_s": deadline, "fastest_s": math.Round(time(fastest)), "fastest": describe(fastest)}}
+		return fastest, fastest, Message{Code: CodeMissesDeadline, Field: "deadline_s", Args: Args{{Name: "deadline_s", Num: deadline}, {Name: "fastest_s", Num: math.Round(time(fastest))}, {Name: "fastest", Msgs: []Message{describe(fastest)}}}}
 	}
 	return best, fastest, Message{}
 }
@@ -292,13 +293,7 @@ func PickBest(n int, deadline float64, score, energy, time func(i int) float64, 
 // ConfigName names a searched configuration in a message: count × GPU,
 // layout.
 func ConfigName(count int, gpu, layout string) Message {
-	return Message{Code: CodeConfigName, Args: Args{"count": count, "gpu": gpu, "layout": layout}}
-}
-
-// warn adds a warning to the answer, as words and as data.
-func (r *RecommendResponse) warn(m Message) {
-	r.Warnings = append(r.Warnings, m.String())
-	r.WarningMessages = append(r.WarningMessages, m)
+	return Message{Code: CodeConfigName, Args: Args{{Name: "count", Num: float64(count)}, {Name: "gpu", Str: gpu}, {Name: "layout", Str: layout}}}
 }
 
 func betterThan(sa, ea, ta, sb, eb, tb float64) bool {

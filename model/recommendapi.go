@@ -180,35 +180,57 @@ type Saving struct {
 	CostUSD        float64 `json:"cost_usd"`
 }
 
+// MaxDeadlineS bounds a search's deadline_s, seconds (about 317 years):
+// the recommender's and the planner's per-stage search alike.
+const MaxDeadlineS = 1e10
+
 // RecommendResponse is the recommender's answer.
 type RecommendResponse struct {
-	Version   string  `json:"version"`
-	Minimise  string  `json:"minimise"`
+	Version string `json:"version"`
+	Search[Config]
+}
+
+// Search is a search's answer over configurations of type C: the
+// recommender's (Config) and each stage's of the planner's per-stage
+// search (distill.StageConfig), one type for both.
+type Search[C any] struct {
+	Minimise  string  `json:"minimise,omitempty"`
 	DeadlineS float64 `json:"deadline_s,omitempty"`
 	// Best is the configuration with the least of Minimise among those
 	// that fit and meet the deadline; when none meets it, the fastest that
 	// fits (MeetsDeadline false, and a warning says so). Null only when no
 	// searched configuration fits in memory.
-	Best          *Config `json:"best"`
-	MeetsDeadline bool    `json:"meets_deadline"`
-	Fastest       *Config `json:"fastest"`
+	Best          *C   `json:"best"`
+	MeetsDeadline bool `json:"meets_deadline"`
+	Fastest       *C   `json:"fastest"`
 	// Pareto is the time–energy front of every configuration that fits,
 	// sorted by time_s.
-	Pareto   []Config `json:"pareto"`
-	Current  *Config  `json:"current,omitempty"`
-	Saving   *Saving  `json:"saving,omitempty"`
-	Searched int      `json:"searched"`
-	Feasible int      `json:"feasible"`
+	Pareto   []C     `json:"pareto"`
+	Current  *C      `json:"current,omitempty"`
+	Saving   *Saving `json:"saving,omitempty"`
+	Searched int     `json:"searched"`
+	Feasible int     `json:"feasible"`
 	// GlobalBatch is the mode searched (GlobalBatchHeld or
-	// GlobalBatchFree); Held what it kept fixed (held, with a current
-	// configuration); Skipped the counts left out.
-	GlobalBatch string     `json:"global_batch"`
+	// GlobalBatchFree; "" for an inference stage); Held what it kept fixed
+	// (held, with a current configuration); Skipped the counts left out.
+	GlobalBatch string     `json:"global_batch,omitempty"`
 	Held        *HeldFixed `json:"held,omitempty"`
 	Skipped     []Skipped  `json:"skipped"`
 	Warnings    []string   `json:"warnings"`
 	// WarningMessages are Warnings as data (Message), in the same order.
 	WarningMessages []Message `json:"warning_messages"`
 	Assumptions     []string  `json:"assumptions"`
+}
+
+// NewSearch is an empty answer: its lists empty, not null.
+func NewSearch[C any]() Search[C] {
+	return Search[C]{Pareto: []C{}, Skipped: []Skipped{}, Warnings: []string{}, WarningMessages: []Message{}, Assumptions: []string{}}
+}
+
+// Warn adds a warning to the answer, as words and as data.
+func (s *Search[C]) Warn(m Message) {
+	s.Warnings = append(s.Warnings, m.String())
+	s.WarningMessages = append(s.WarningMessages, m)
 }
 
 // ParseRecommendRequest decodes a recommend request strictly; errors name

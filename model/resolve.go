@@ -154,7 +154,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 		if hf.AbsolutePositions {
 			return fieldErr("training.seq_len", r.seq, "exceeds the %d positions of the model (max_position_embeddings of %s; its learned positions go no further)", hf.MaxPositions, PathHFConfig)
 		}
-		r.warn = append(r.warn, Message{Code: CodeSeqBeyondPositions, Field: "training.seq_len", Args: Args{"field": "training.seq_len", "seq": r.seq, "max": hf.MaxPositions, "file": PathHFConfig}})
+		r.warn = append(r.warn, Message{Code: CodeSeqBeyondPositions, Field: "training.seq_len", Args: Args{{Name: "field", Str: "training.seq_len"}, {Name: "seq", Num: float64(r.seq)}, {Name: "max", Num: float64(hf.MaxPositions)}, {Name: "file", Str: PathHFConfig}}})
 	}
 	if maxSteps == 0 && r.tokens < float64(r.seq) {
 		return fieldErr("training.tokens", r.tokens, "must cover at least one sequence (%d tokens)", r.seq)
@@ -298,10 +298,10 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 			field = "hardware.count"
 		}
 		if t > r.arch.Heads {
-			return codeErr(CodeTensorOverHeads, field, t, Args{"tensor": t, "heads": r.arch.Heads})
+			return codeErr(CodeTensorOverHeads, field, t, Args{{Name: "tensor", Num: float64(t)}, {Name: "heads", Num: float64(r.arch.Heads)}})
 		}
 		if r.arch.Heads%t != 0 {
-			return codeErr(CodeTensorHeads, field, t, Args{"tensor": t, "heads": r.arch.Heads})
+			return codeErr(CodeTensorHeads, field, t, Args{{Name: "tensor", Num: float64(t)}, {Name: "heads", Num: float64(r.arch.Heads)}})
 		}
 	}
 	return nil
@@ -320,33 +320,35 @@ func (r *resolved) checkState() error {
 	if state <= g.MemoryGB*1e9 {
 		return nil
 	}
-	args := Args{"need_gb": state / 1e9, "capacity_gb": g.MemoryGB, "gpu": g.ID, "params": r.params, "layout": r.layoutString(), "bytes_per_param": r.state}
+	args := Args{{Name: "need_gb", Num: state / 1e9}, {Name: "capacity_gb", Num: g.MemoryGB}, {Name: "gpu", Str: g.ID}, {Name: "params", Num: r.params}, {Name: "layout", Str: r.layoutString()}, {Name: "bytes_per_param", Num: r.state}}
 	advice := []Message{r.shardHint()}
 	if r.method.name == MethodFull {
-		advice = append(advice, Message{Code: CodeAdvicePEFT, Args: Args{"method": "training.method"}})
-		lean := Message{Code: CodeAdviceLeanOptimizer, Args: Args{"state_bytes": "training.state_bytes_per_param"}}
+		advice = append(advice, Message{Code: CodeAdvicePEFT, Args: Args{{Name: "method", Str: "training.method"}}})
+		lean := Message{Code: CodeAdviceLeanOptimizer, Args: Args{{Name: "state_bytes", Str: "training.state_bytes_per_param"}}}
 		if fit := math.Floor(r.state*g.MemoryGB*1e9/state*10) / 10; fit >= fieldStateBytes.Bounds.Min {
-			lean = Message{Code: CodeAdviceLeanOptimizerFits, Args: Args{"state_bytes": "training.state_bytes_per_param", "fit": fit}}
+			lean = Message{Code: CodeAdviceLeanOptimizerFits, Args: Args{{Name: "state_bytes", Str: "training.state_bytes_per_param"}, {Name: "fit", Num: fit}}}
 		}
-		args["advice"] = append(advice, lean)
+		args = append(args, Arg{Name: "advice", Msgs: append(advice, lean)})
 		return codeErr(CodeMemoryState, "hardware.count", r.count, args)
 	}
 	m := &r.method
 	if m.name == MethodLoRA {
-		advice = append(advice, Message{Code: CodeAdviceQLoRA, Args: Args{"method": "training.method"}})
+		advice = append(advice, Message{Code: CodeAdviceQLoRA, Args: Args{{Name: "method", Str: "training.method"}}})
 	} else if m.format == FormatInt8 {
-		advice = append(advice, Message{Code: CodeAdviceNF4, Args: Args{"base_format": "training.lora.base_format"}})
+		advice = append(advice, Message{Code: CodeAdviceNF4, Args: Args{{Name: "base_format", Str: "training.lora.base_format"}}})
 	}
 	// The optimizer state that would fit beside the frozen base.
 	if room := g.MemoryGB*1e9 - frozen; trained > 0 && room > 0 {
 		if fit := math.Floor(r.state*room/trained*10) / 10; fit >= fieldStateBytes.Bounds.Min {
-			advice = append(advice, Message{Code: CodeAdviceLeanStateFits, Args: Args{"state_bytes": "training.state_bytes_per_param", "fit": fit}})
+			advice = append(advice, Message{Code: CodeAdviceLeanStateFits, Args: Args{{Name: "state_bytes", Str: "training.state_bytes_per_param"}, {Name: "fit", Num: fit}}})
 		}
 	}
-	args["method"] = m.name
-	args["format"] = map[string]string{MethodLoRA: "16-bit", MethodQLoRA: m.format}[m.name]
-	args["frozen_gb"], args["trained_gb"], args["trainable"] = frozen/1e9, trained/1e9, m.trainable
-	args["advice"] = advice
+	format := "16-bit"
+	if m.name == MethodQLoRA {
+		format = m.format
+	}
+	args = append(args, Arg{Name: "method", Str: m.name}, Arg{Name: "format", Str: format},
+		Arg{Name: "frozen_gb", Num: frozen / 1e9}, Arg{Name: "trained_gb", Num: trained / 1e9}, Arg{Name: "trainable", Num: m.trainable}, Arg{Name: "advice", Msgs: advice})
 	return codeErr(CodeMemoryStatePEFT, "hardware.count", r.count, args)
 }
 
@@ -364,7 +366,7 @@ func (r *resolved) shardHint() Message {
 	} else {
 		ways = append(ways, "tensor parallelism")
 	}
-	return Message{Code: CodeAdviceShard, Args: Args{"ways": ways}}
+	return Message{Code: CodeAdviceShard, Args: Args{{Name: "ways", List: ways}}}
 }
 
 func (r *resolved) layoutString() string {
@@ -398,7 +400,7 @@ func (r *resolved) checkSteps() error {
 		if r.accum > 1 {
 			what = "micro-batch steps" // an optimizer step may end on a partial accumulation
 		}
-		return codeErr(CodeTooFewSteps, "hardware.count", r.count, Args{"steps": steps, "what": what, "tokens": r.tokens, "tokens_per_step": r.seq * r.bat, "data": r.plan.Data, "most_gpus": math.Max(1, most)})
+		return codeErr(CodeTooFewSteps, "hardware.count", r.count, Args{{Name: "steps", Num: steps}, {Name: "what", Str: what}, {Name: "tokens", Num: r.tokens}, {Name: "tokens_per_step", Num: float64(r.seq * r.bat)}, {Name: "data", Num: float64(r.plan.Data)}, {Name: "most_gpus", Num: math.Max(1, most)}})
 	}
 	return nil
 }

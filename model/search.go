@@ -119,7 +119,7 @@ func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []
 		out = append(out, searchGPU{gpu: g, peak: peak, counts: counts, limits: limits, field: f})
 	}
 	if len(unsupported) > 0 {
-		warns = append(warns, Message{Code: CodeLeftOutPrecision, Args: Args{"precision": string(prec), "gpus": unsupported}})
+		warns = append(warns, Message{Code: CodeLeftOutPrecision, Args: Args{{Name: "precision", Str: string(prec)}, {Name: "gpus", List: unsupported}}})
 	}
 	return out, warns, nil
 }

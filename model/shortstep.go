@@ -22,5 +22,5 @@ const ShortStepSource = "TeenyTinyLlama 160M and 460M on one A100 (Corrêa et al
 // shortStepWarning is the warning of a one-GPU estimate whose modelled GPU
 // time per step, perStep seconds, is below ShortStepS.
 func shortStepWarning(perStep float64) Message {
-	return Message{Code: CodeShortStep, Args: Args{"step_s": perStep, "source": ShortStepSource, "batch": "training.batch_per_gpu"}}
+	return Message{Code: CodeShortStep, Args: Args{{Name: "step_s", Num: perStep}, {Name: "source", Str: ShortStepSource}, {Name: "batch", Str: "training.batch_per_gpu"}}}
 }

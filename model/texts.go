@@ -77,7 +77,7 @@ var _ = AddTexts(map[string]MessageText{
 	CodeRangeClosed: {Tech: "must be a finite number in [{min}, {max}]",
 		Plain: "must be a finite number from {min} to {max}"},
 
-	CodeSeqBeyondPositions: {Tech: "{field:path} {seq} exceeds the model's max_position_embeddings {max} ({file:path}): it was trained on shorter sequences; its rotary positions need rope_scaling to reach this length"},
+	CodeSeqBeyondPositions: {Tech: "{field:path} {seq:int} exceeds the model's max_position_embeddings {max:int} ({file:path}): it was trained on shorter sequences; its rotary positions need rope_scaling to reach this length"},
 	CodePowerBelowMin:      {Tech: "power limit {w:short} W is below the {min_w:short} W estimated as {gpu:agpu}'s lowest limit ({source}): the board may refuse it, and the interval is widened"},
 	CodeLawBelowBound:      {Tech: "the {calibration} law gives {law_kwh:.3g} kWh, below the roofline energy bound of {bound_kwh:.3g} kWh for this configuration; the bound is reported"},
 	CodeLawBelowIdle:       {Tech: "the {calibration} law's energy over the roofline time implies {w:.0f} W, below the {idle_w:.0f} W the GPUs draw idle: the law and the time model disagree for this configuration"},
@@ -89,7 +89,7 @@ var _ = AddTexts(map[string]MessageText{
 	CodeMemoryCheckpointed: {Tech: "activations ({act_gb:.1f} GB, with checkpointing) plus state ({state_gb:.1f} GB) exceed the {capacity_gb:.0f} GB of {gpu:agpu}; a smaller {batch:key}, packing or fused kernels may still make it fit"},
 	CodeMemoryNoCheckpoint: {Tech: "activations ({act_gb:.1f} GB) plus state ({state_gb:.1f} GB) exceed the {capacity_gb:.0f} GB of {gpu:agpu} without activation checkpointing; checkpointing ({checkpointing:path}), packing or fused kernels may still make it fit, and recomputation adds about a third to compute"},
 	CodeLowEfficiency:      {Tech: "parallel efficiency η = {eta:.2f}: more GPUs make this run faster but raise its energy by {extra_pct:.0f}%"},
-	CodeInterNode:          {Tech: "more than {per_node} GPUs: the speedup curves were fitted within one node (N ≤ {per_node}); inter-node links are not modelled"},
+	CodeInterNode:          {Tech: "more than {per_node:int} GPUs: the speedup curves were fitted within one node (N ≤ {per_node:int}); inter-node links are not modelled"},
 	CodeShortStep:          {Tech: "one GPU at {step_s:.3g} s of modelled GPU work per step: the estimate assumes the GPU is kept busy, but at steps this short the host's work per step (the training loop, data loading, optimizer launches, logging), which it does not model, can dominate; {source}, so read the time and energy as a lower bound (a larger {batch:key} lengthens the step)"},
 	CodeInputBound:         {Tech: "{what} at {rate:short} tokens/s per GPU, as estimated, needs cached teacher log-probs moved that fast; the distillation study's harness moved them at 370–870 tokens/s per GPU (Lambert & Luccioni 2026, harness logs), host-bound, so a pipeline like it can take up to {factor:.0f}× the estimated time and energy: read this estimate as the GPU-bound lower bound"},
 	CodeFewSteps:           {Tech: "only {steps:short} optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use fewer GPUs or a smaller {batch:key})"},
@@ -108,13 +108,13 @@ var _ = AddTexts(map[string]MessageText{
 	CodeAdviceNF4:               {Tech: "or nf4 ({base_format:path})"},
 	CodeAdviceLeanStateFits:     {Tech: "or a leaner optimizer state: {state_bytes:path} at most {fit:short} fits (12 for bf16 adapters with 32-bit AdamW, about 6 with 8-bit AdamW)"},
 
-	CodeTensorOverHeads: {Tech: "exceeds the model's {heads} attention heads: tensor parallelism splits heads across ranks"},
-	CodeTensorHeads:     {Tech: "must divide the model's {heads} attention heads"},
-	CodeTooFewSteps:     {Tech: "leaves the run {steps:short} {what} ({tokens:short} tokens, {tokens_per_step} tokens per step on each of {data} data-parallel ranks); at least one step needs at most {most_gpus:short} GPUs, or fewer tokens per step"},
+	CodeTensorOverHeads: {Tech: "exceeds the model's {heads:int} attention heads: tensor parallelism splits heads across ranks"},
+	CodeTensorHeads:     {Tech: "must divide the model's {heads:int} attention heads"},
+	CodeTooFewSteps:     {Tech: "leaves the run {steps:short} {what} ({tokens:short} tokens, {tokens_per_step:int} tokens per step on each of {data:int} data-parallel ranks); at least one step needs at most {most_gpus:short} GPUs, or fewer tokens per step"},
 
 	CodeLeftOutPrecision: {Tech: "left out, without {precision} in hardware: {gpus:gpulist}"},
 	CodeNoneFits:         {Tech: "no searched configuration fits in memory: allow more GPUs (max_count), larger GPUs, a smaller {batch:key}, a global batch the data-parallel degrees divide, or a leaner optimizer ({state_bytes:key})"},
 	CodeMissesDeadline:   {Tech: "no searched configuration meets the deadline of {deadline_s:short} s; the fastest takes {fastest_s:short} s ({fastest}): best is the fastest option"},
 	CodeConfigName:       {Tech: "{count:short} × {gpu:gpu}, {layout}"},
-	CodeOtherGlobalBatch: {Tech: "{sequences} sequences per optimizer step, not the current configuration's {current}: a different optimisation run (learning rate and convergence may differ), so its energy is not like for like"},
+	CodeOtherGlobalBatch: {Tech: "{sequences:int} sequences per optimizer step, not the current configuration's {current:int}: a different optimisation run (learning rate and convergence may differ), so its energy is not like for like"},
 })

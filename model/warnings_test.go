@@ -78,8 +78,7 @@ func TestSweepErrorsAreCoded(t *testing.T) {
 			t.Errorf("%s on %d GPUs: error %q does not hold its code's text %q", p.Strategy, p.GPUs, p.Error, got)
 		}
 		if p.ErrorCode == model.CodeMemoryState {
-			need, _ := p.ErrorArgs["need_gb"].(float64)
-			capGB, _ := p.ErrorArgs["capacity_gb"].(float64)
+			need, capGB := p.ErrorArgs.Num("need_gb"), p.ErrorArgs.Num("capacity_gb")
 			if !(need > capGB && capGB == 80) {
 				t.Errorf("%s on %d GPUs: memory refusal needs %v GB of %v GB; want more than the A100's 80", p.Strategy, p.GPUs, need, capGB)
 			}

@@ -34,7 +34,6 @@ const (
 	logitBytes = 4
 	// topKEntryBytes is one cached log-prob: a 16-bit value and a 32-bit index.
 	topKEntryBytes = 6
-	maxBatch       = 1 << 16
 )
 
 // Strategies of an inference stage.
@@ -203,9 +202,16 @@ func (e *estimator) resolveDevice(s *InferenceSpec, a model.Arch, path string) (
 	return d, nil
 }
 
-// hardwareCount is the estimate request's GPU-count field, whose range a
-// stage's count shares.
-var hardwareCount = model.RequestField("hardware.count")
+// The estimate request's fields whose ranges a stage's numbers share (one
+// rule, in model's field table): the GPU count; the sequence length, which
+// also bounds an inference stage's prompt and generated tokens; the batch
+// per GPU; the tokens.
+var (
+	hardwareCount = model.RequestField("hardware.count")
+	seqLen        = model.RequestField("training.seq_len")
+	batchPerGPU   = model.RequestField("training.batch_per_gpu")
+	tokensField   = model.RequestField("training.tokens")
+)
 
 // lookupGPU resolves a hardware spec; count must be at least minCount.
 func (e *estimator) lookupGPU(h model.HardwareSpec, path string, minCount int) (*model.GPU, int, error) {
@@ -339,7 +345,7 @@ func fitBatch(d *device, m inferModel, perSeq, given, limit float64, path, what 
 	}
 	most := math.Floor(free / perSeq)
 	if given != 0 {
-		if err := checkWhole(path+".batch", given, 1, maxBatch); err != nil {
+		if err := batchPerGPU.Bounds.Check(path+".batch", given); err != nil {
 			return 0, err
 		}
 		if given > most {
@@ -348,7 +354,7 @@ func fitBatch(d *device, m inferModel, perSeq, given, limit float64, path, what 
 		}
 		return given, nil
 	}
-	return math.Max(1, math.Min(math.Min(most, maxBatch), math.Ceil(limit))), nil
+	return math.Max(1, math.Min(math.Min(most, batchPerGPU.Bounds.Max), math.Ceil(limit))), nil
 }
 
 // prefillCounts returns the FLOPs and bytes of a prefill.
@@ -417,10 +423,10 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 	var parts []string
 	if hasPrefill {
 		p := prefill{tokens: s.Tokens, seq: s.SeqLen}
-		if err := checkPositive(path+".tokens", p.tokens, maxTokens); err != nil {
+		if err := tokensField.Bounds.Check(path+".tokens", p.tokens); err != nil {
 			return stageEst{}, err
 		}
-		if err := checkWhole(path+".seq_len", p.seq, 1, 1<<21); err != nil {
+		if err := seqLen.Bounds.Check(path+".seq_len", p.seq); err != nil {
 			return stageEst{}, err
 		}
 		if role == RegimeKD {
@@ -456,10 +462,10 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 		if err := checkWhole(path+".prompts", g.prompts, 1, maxTokens); err != nil {
 			return stageEst{}, err
 		}
-		if err := checkWhole(path+".prompt_tokens", g.promptTokens, 1, 1<<21); err != nil {
+		if err := seqLen.Bounds.Check(path+".prompt_tokens", g.promptTokens); err != nil {
 			return stageEst{}, err
 		}
-		if err := checkWhole(path+".max_new_tokens", g.newTokens, 1, 1<<21); err != nil {
+		if err := seqLen.Bounds.Check(path+".max_new_tokens", g.newTokens); err != nil {
 			return stageEst{}, err
 		}
 		perSeq := m.genMemPerSeq(g.promptTokens+g.newTokens, d.tensor)
@@ -504,7 +510,7 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 
 // preprocess estimates data preprocessing.
 func (e *estimator) preprocess(s *PreprocessSpec, path string) (stageEst, []string, error) {
-	if err := checkPositive(path+".tokens", s.Tokens, maxTokens); err != nil {
+	if err := tokensField.Bounds.Check(path+".tokens", s.Tokens); err != nil {
 		return stageEst{}, nil, err
 	}
 	var assume []string

@@ -57,35 +57,21 @@ type StageConfig struct {
 	BatchPerGPU          int                `json:"batch_per_gpu,omitempty"`
 	GradientAccumulation int                `json:"gradient_accumulation,omitempty"`
 	Warnings             []string           `json:"warnings,omitempty"`
+	WarningMessages      []model.Message    `json:"warning_messages,omitempty"`
 	Memory               *model.MemoryCheck `json:"memory,omitempty"`
 }
 
 // StageRecommendation is the recommender's answer for one stage: the
-// fields of model.RecommendResponse, or Reason when the stage is not
-// searched (a measured energy, CPU work, idle time).
+// search's answer (model.Search, as model.RecommendResponse gives it), or
+// Reason when the stage is not searched (a measured energy, CPU work,
+// idle time).
 type StageRecommendation struct {
 	Option string `json:"option"`
 	Stage  string `json:"stage"`
 	Path   string `json:"path"` // the stage in the plan, e.g. options[1].student
 	// Reason says why the stage was not searched; "" when it was.
-	Reason        string        `json:"reason,omitempty"`
-	Minimise      string        `json:"minimise,omitempty"`
-	DeadlineS     float64       `json:"deadline_s,omitempty"`
-	Best          *StageConfig  `json:"best"`
-	MeetsDeadline bool          `json:"meets_deadline"`
-	Fastest       *StageConfig  `json:"fastest"`
-	Pareto        []StageConfig `json:"pareto"`
-	Current       *StageConfig  `json:"current"`
-	Saving        *model.Saving `json:"saving"`
-	Searched      int           `json:"searched"`
-	Feasible      int           `json:"feasible"`
-	// A student's global-batch mode, what was held and the GPU counts left
-	// out (model.RecommendResponse).
-	GlobalBatch string           `json:"global_batch,omitempty"`
-	Held        *model.HeldFixed `json:"held,omitempty"`
-	Skipped     []model.Skipped  `json:"skipped,omitempty"`
-	Warnings    []string         `json:"warnings"`
-	Assumptions []string         `json:"assumptions"`
+	Reason string `json:"reason,omitempty"`
+	model.Search[StageConfig]
 }
 
 // PlanSaving is what moving every searched stage to its best
@@ -275,7 +261,7 @@ func Recommend(cat *model.Catalog, req RecommendRequest) (Recommendation, error)
 		ro := &res.Options[i]
 		for _, sr := range ro.Stages {
 			path := fmt.Sprintf("options[%d].%s", i, sr.Stage)
-			rec := StageRecommendation{Option: ro.Name, Stage: sr.Stage, Path: path, Pareto: []StageConfig{}, Warnings: []string{}, Assumptions: []string{}}
+			rec := StageRecommendation{Option: ro.Name, Stage: sr.Stage, Path: path, Search: model.NewSearch[StageConfig]()}
 			st := settingsOf(i, sr.Stage)
 			var cur, best *StageConfig
 			var obj string
@@ -338,7 +324,7 @@ func checkSettings(path string, deadline float64, minimise string) error {
 		return path + "." + f
 	}
 	if deadline != 0 {
-		if err := checkPositive(at("deadline_s"), deadline, 1e10); err != nil {
+		if err := checkPositive(at("deadline_s"), deadline, model.MaxDeadlineS); err != nil {
 			return err
 		}
 	}
@@ -404,7 +390,8 @@ func stageErr(err error, st stageSettings, planPath string) error {
 	return &e
 }
 
-// fromModel copies the single recommender's answer.
+// fromModel takes the single recommender's answer, its configurations as
+// StageConfigs.
 func (rec *StageRecommendation) fromModel(r model.RecommendResponse) {
 	conv := func(c *model.Config) *StageConfig {
 		if c == nil {
@@ -414,17 +401,16 @@ func (rec *StageRecommendation) fromModel(r model.RecommendResponse) {
 		return &StageConfig{Hardware: c.Hardware, Strategy: c.Strategy, EnergyKWh: c.EnergyKWh, TimeS: c.TimeS, CO2eKg: c.CO2eKg,
 			EmbodiedCO2eKg: c.EmbodiedCO2eKg, TotalCO2eKg: c.TotalCO2eKg, CostUSD: c.CostUSD, GPUHours: c.GPUHours,
 			MeetsDeadline: c.MeetsDeadline, Request: &req,
-			SequencesPerStep: c.SequencesPerStep, BatchPerGPU: c.BatchPerGPU, GradientAccumulation: c.GradientAccumulation, Warnings: c.Warnings, Memory: c.Memory}
+			SequencesPerStep: c.SequencesPerStep, BatchPerGPU: c.BatchPerGPU, GradientAccumulation: c.GradientAccumulation, Warnings: c.Warnings, WarningMessages: c.WarningMessages, Memory: c.Memory}
 	}
-	rec.Minimise, rec.DeadlineS, rec.MeetsDeadline = r.Minimise, r.DeadlineS, r.MeetsDeadline
-	rec.GlobalBatch, rec.Held, rec.Skipped = r.GlobalBatch, r.Held, r.Skipped
-	rec.Best, rec.Fastest, rec.Current = conv(r.Best), conv(r.Fastest), conv(r.Current)
-	for i := range r.Pareto {
-		rec.Pareto = append(rec.Pareto, *conv(&r.Pareto[i]))
+	s := r.Search
+	rec.Search = model.Search[StageConfig]{Minimise: s.Minimise, DeadlineS: s.DeadlineS, MeetsDeadline: s.MeetsDeadline,
+		Best: conv(s.Best), Fastest: conv(s.Fastest), Current: conv(s.Current), Pareto: rec.Pareto, Saving: s.Saving,
+		Searched: s.Searched, Feasible: s.Feasible, GlobalBatch: s.GlobalBatch, Held: s.Held, Skipped: s.Skipped,
+		Warnings: append(rec.Warnings, s.Warnings...), WarningMessages: append(rec.WarningMessages, s.WarningMessages...), Assumptions: rec.Assumptions}
+	for i := range s.Pareto {
+		rec.Pareto = append(rec.Pareto, *conv(&s.Pareto[i]))
 	}
-	rec.Saving = r.Saving
-	rec.Searched, rec.Feasible = r.Searched, r.Feasible
-	rec.Warnings = append(rec.Warnings, r.Warnings...)
 }
 
 // score is what a configuration has of the objective.
@@ -461,7 +447,7 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 		if st.path != "" {
 			field = st.path + ".deadline_s"
 		}
-		if err := checkPositive(field, st.deadline, 1e10); err != nil {
+		if err := checkPositive(field, st.deadline, model.MaxDeadlineS); err != nil {
 			return err
 		}
 	}
@@ -554,7 +540,7 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 		fmt.Sprintf("searched %d configurations of the %s stage: GPU type × count (up to each candidate's max_count) × layout (single on one GPU; tp and dp on more), each at its board's default power limit (power limits are not modelled for inference stages); %d fit", rec.Searched, rec.Stage, len(pts)),
 		"embodied CO2e: "+model.EmbodiedSource)
 	if len(pts) == 0 {
-		rec.Warnings = append(rec.Warnings, "no searched configuration fits in memory: allow more GPUs (max_count) or larger GPUs")
+		rec.Warn(model.Message{Code: CodeNoneFitsInference})
 		return nil
 	}
 	bi, fi, warn := model.PickBest(len(pts), st.deadline, func(i int) float64 { return score(obj, &pts[i]) },
@@ -565,7 +551,7 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 	best, fastest := &pts[bi], &pts[fi]
 	rec.MeetsDeadline = warn.Code == ""
 	if warn.Code != "" {
-		rec.Warnings = append(rec.Warnings, warn.String())
+		rec.Warn(warn)
 	}
 	b, f := *best, *fastest
 	rec.Best, rec.Fastest = &b, &f
@@ -581,8 +567,8 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 	if rec.Stage == StageTeacher && regime == RegimeKD {
 		for _, c := range []*StageConfig{rec.Best, rec.Current} {
 			tok := c.Inference.Tokens
-			if w := model.InputBoundWarning("logit caching on "+c.Hardware.GPU, tok, c.TimeS, c.Hardware.Count); w != "" {
-				rec.Warnings = append(rec.Warnings, w)
+			if w, ok := model.InputBoundMessage("logit caching on "+c.Hardware.GPU, tok, c.TimeS, c.Hardware.Count); ok {
+				rec.Warn(w)
 				break
 			}
 		}

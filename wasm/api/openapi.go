@@ -455,6 +455,10 @@ func special(t reflect.Type) *schema {
 		// A Hugging Face file, read key by key by the model (its keys are
 		// the file's, not the API's): any object.
 		return &schema{Type: "object"} // described by its row of the field table
+	case reflect.TypeFor[model.Args]():
+		// A message's values by name (model.Message).
+		return &schema{Type: "object", Description: "the values the message speaks of, by the names its code gives them: numbers (in the units their names say), strings (field paths, GPU ids, names), lists of strings, or lists of messages ({code, field, args})",
+			AdditionalProperties: true}
 	case reflect.TypeFor[model.Strategy]():
 		var names []string
 		for _, n := range model.Strategies {

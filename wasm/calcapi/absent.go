@@ -40,7 +40,7 @@ func absence(p *model.SweepPoint, n model.Namer) Absence {
 	}
 	a := Absence{Memory: p.ErrorCode == model.CodeMemoryState || p.ErrorCode == model.CodeMemoryStatePEFT}
 	if a.Memory {
-		a.CapacityGB, _ = p.ErrorArgs["capacity_gb"].(float64)
+		a.CapacityGB = p.ErrorArgs.Num("capacity_gb")
 	}
 	if c, ok := absentCodes[p.ErrorCode]; ok {
 		a.Why = model.Message{Code: c, Args: p.ErrorArgs}.Text(n)

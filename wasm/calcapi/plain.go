@@ -341,14 +341,11 @@ func EnvelopeNote(r *model.Response) []string {
 	for _, o := range r.Calibration.OutsideMessages {
 		switch o.Code {
 		case model.CodeEnvelopeGPU:
-			id, _ := o.Args["gpu"].(string)
-			among, _ := o.Args["among"].([]string)
-			out = append(out, fmt.Sprintf("%s is not one of the GPUs calibration %s was fitted on (%s): choose one of those, or a calibration fitted on your GPU (refit one from your own measurements below).", id, cal, strings.Join(among, ", ")))
+			id := o.Args.Str("gpu")
+			among, _ := o.Args.Get("among")
+			out = append(out, fmt.Sprintf("%s is not one of the GPUs calibration %s was fitted on (%s): choose one of those, or a calibration fitted on your GPU (refit one from your own measurements below).", id, cal, strings.Join(among.List, ", ")))
 		case model.CodeEnvelopeRange:
-			name, _ := o.Args["dim"].(string)
-			x, _ := o.Args["x"].(float64)
-			l, _ := o.Args["low"].(float64)
-			h, _ := o.Args["high"].(float64)
+			name, x, l, h := o.Args.Str("dim"), o.Args.Num("x"), o.Args.Num("low"), o.Args.Num("high")
 			n := names[name]
 			if n[0] == "" {
 				n = [2]string{name, name}
