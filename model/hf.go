@@ -181,6 +181,10 @@ type hfFamily struct {
 	// modules maps PEFT target_modules names to the block's matrices:
 	// name:modules pairs separated by spaces (moduleOf).
 	modules string
+	// classes are the architectures class names' stems: a class is
+	// STEM + "For…" (LlamaForCausalLM), STEM + "Model" or STEM +
+	// "LMHeadModel", compared without case (OLMoForCausalLM).
+	classes []string
 }
 
 // Module tables of the families' PEFT names.
@@ -222,34 +226,47 @@ func (o *hfObject) flag(key string) bool {
 
 // hfFamilies are the config.json families read.
 var hfFamilies = []hfFamily{
-	{name: "Llama", types: []string{"llama"}, glu: true, modules: llamaModules},
-	{name: "Mistral", types: []string{"mistral"}, glu: true, modules: llamaModules},
-	{name: "Mixtral", types: []string{"mixtral"}, glu: true, moe: "mixtral",
+	{name: "Llama", types: []string{"llama"}, classes: []string{"Llama"}, glu: true, modules: llamaModules},
+	{name: "Mistral", types: []string{"mistral"}, classes: []string{"Mistral"}, glu: true, modules: llamaModules},
+	{name: "Mixtral", types: []string{"mixtral"}, classes: []string{"Mixtral"}, glu: true, moe: "mixtral",
 		modules: "q_proj:q k_proj:k v_proj:v o_proj:o w1:gate w3:up w2:down"},
-	{name: "Qwen2 / Qwen2.5", types: []string{"qwen2"}, glu: true, qkvBias: true, modules: llamaModules},
-	{name: "Qwen2 MoE", types: []string{"qwen2_moe"}, glu: true, qkvBias: true, moe: "qwen2_moe", modules: llamaModules},
-	{name: "Qwen3", types: []string{"qwen3"}, glu: true, modules: llamaModules},
-	{name: "Qwen3 MoE", types: []string{"qwen3_moe"}, glu: true, moe: "qwen3_moe", modules: llamaModules},
-	{name: "Gemma", types: []string{"gemma", "gemma2", "gemma3_text"}, glu: true, tied: true, modules: llamaModules},
-	{name: "Phi-3 / Phi-4", types: []string{"phi3"}, glu: true,
+	{name: "Qwen2 / Qwen2.5", types: []string{"qwen2"}, classes: []string{"Qwen2"}, glu: true, qkvBias: true, modules: llamaModules},
+	{name: "Qwen2 MoE", types: []string{"qwen2_moe"}, classes: []string{"Qwen2Moe"}, glu: true, qkvBias: true, moe: "qwen2_moe", modules: llamaModules},
+	{name: "Qwen3", types: []string{"qwen3"}, classes: []string{"Qwen3"}, glu: true, modules: llamaModules},
+	{name: "Qwen3 MoE", types: []string{"qwen3_moe"}, classes: []string{"Qwen3Moe"}, glu: true, moe: "qwen3_moe", modules: llamaModules},
+	{name: "Gemma", types: []string{"gemma", "gemma2", "gemma3_text"}, classes: []string{"Gemma", "Gemma2", "Gemma3"}, glu: true, tied: true, modules: llamaModules},
+	{name: "Phi-3 / Phi-4", types: []string{"phi3"}, classes: []string{"Phi3"}, glu: true,
 		modules: "qkv_proj:q,k,v o_proj:o gate_up_proj:gate,up down_proj:down"},
-	{name: "OLMo", types: []string{"olmo", "olmo2"}, glu: true, modules: llamaModules},
-	{name: "GPT-2", types: []string{"gpt2"},
+	{name: "OLMo", types: []string{"olmo", "olmo2"}, classes: []string{"Olmo", "Olmo2"}, glu: true, modules: llamaModules},
+	{name: "GPT-2", types: []string{"gpt2"}, classes: []string{"GPT2"},
 		tied: true, ffnX4: true, absPos: true, bias: true, ln: true,
 		modules: "c_attn:q,k,v c_proj:o,down c_fc:up"},
-	{name: "GPT-NeoX / Pythia", types: []string{"gpt_neox"}, bias: true, ln: true,
+	{name: "GPT-NeoX / Pythia", types: []string{"gpt_neox"}, classes: []string{"GPTNeoX"}, bias: true, ln: true,
 		modules: neoxModules},
-	{name: "Falcon", types: []string{"falcon", "RefinedWeb", "RefinedWebModel"}, tied: true, ffnX4: true, ln: true,
+	{name: "Falcon", types: []string{"falcon", "RefinedWeb", "RefinedWebModel"}, classes: []string{"Falcon", "RW"}, tied: true, ffnX4: true, ln: true,
 		modules: neoxModules},
-	{name: "BERT", types: []string{"bert"}, encoder: true, tied: true, absPos: true, bias: true, ln: true,
+	{name: "BERT", types: []string{"bert"}, classes: []string{"Bert"}, encoder: true, tied: true, absPos: true, bias: true, ln: true,
 		modules: bertModules},
-	{name: "RoBERTa / XLM-R", types: []string{"roberta", "xlm-roberta"}, encoder: true, tied: true, absPos: true, bias: true, ln: true,
+	{name: "RoBERTa / XLM-R", types: []string{"roberta", "xlm-roberta"}, classes: []string{"Roberta", "XLMRoberta"}, encoder: true, tied: true, absPos: true, bias: true, ln: true,
 		modules: bertModules},
-	{name: "DeBERTa-v2 / v3", types: []string{"deberta-v2"}, encoder: true, tied: true, bias: true, ln: true,
+	{name: "DeBERTa-v2 / v3", types: []string{"deberta-v2"}, classes: []string{"DebertaV2"}, encoder: true, tied: true, bias: true, ln: true,
 		modules: "query_proj:q key_proj:k value_proj:v dense:o,up,down"},
-	{name: "DistilBERT", types: []string{"distilbert"},
+	{name: "DistilBERT", types: []string{"distilbert"}, classes: []string{"DistilBert"},
 		encoder: true, tied: true, absPos: true, bias: true, ln: true,
 		modules: "q_lin:q k_lin:k v_lin:v out_lin:o lin1:up lin2:down"},
+}
+
+// hasClass reports whether the architectures class name a is one of the
+// family's (a stem followed by For…, Model or LMHeadModel, without case).
+func (f *hfFamily) hasClass(a string) bool {
+	l := strings.ToLower(a)
+	for _, c := range f.classes {
+		rest, ok := strings.CutPrefix(l, strings.ToLower(c))
+		if ok && (strings.HasPrefix(rest, "for") || rest == "model" || rest == "lmheadmodel") {
+			return true
+		}
+	}
+	return false
 }
 
 // hfFamilyList names the families read, for people.
@@ -345,8 +362,12 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 		return nil, &FieldError{Field: file + ".model_type", Value: strconv.Quote(mt), Message: "is not a model family wattscale reads; it reads " + hfTypes()}
 	}
 	for _, a := range archs {
-		if !strings.HasSuffix(a, "LMHeadModel") && !strings.Contains(a, "For") && !strings.HasSuffix(a, "Model") {
-			return nil, &FieldError{Field: file + ".architectures", Value: strconv.Quote(a), Message: "is not a model class of " + fam.name + " (a ...ForCausalLM, ...ForMaskedLM, ...ForSequenceClassification or ...Model class)"}
+		if !fam.hasClass(a) {
+			var read []string
+			for _, c := range fam.classes {
+				read = append(read, c+"For…", c+"Model")
+			}
+			return nil, &FieldError{Field: file + ".architectures", Value: strconv.Quote(a), Message: "is not a model class of " + fam.name + " (model_type " + mt + "); the classes read for it are " + strings.Join(read, ", ")}
 		}
 	}
 	m := &HFModel{Type: mt, Family: fam.name, Encoder: fam.encoder, AbsolutePositions: fam.absPos, family: fam}

@@ -146,8 +146,10 @@ func TestHFConfigErrors(t *testing.T) {
 		{"string", strings.Replace(llama, `"hidden_size": 4096`, `"hidden_size": "4096"`, 1), "model.hf_config.hidden_size", "JSON number"},
 		{"duplicate", strings.Replace(llama, `"hidden_size": 4096`, `"hidden_size": 4096, "hidden_size": 2048`, 1), "model.hf_config.hidden_size", "twice"},
 		{"not an object", `[1, 2]`, "model.hf_config", "JSON object"},
+		{"another family's class", strings.Replace(llama, `"LlamaForCausalLM"`, `"MambaForCausalLM"`, 1), "model.hf_config.architectures", "the classes read for it are LlamaFor…, LlamaModel"},
+		{"moe class on a dense type", strings.Replace(llama, `"LlamaForCausalLM"`, `"LlamaMoeForCausalLM"`, 1), "model.hf_config.architectures", "not a model class of Llama"},
 		{"experts on llama", strings.Replace(llama, `"hidden_size": 4096`, `"hidden_size": 4096, "num_local_experts": 8`, 1), "model.hf_config.num_local_experts", "does not have"},
-		{"mixtral without top-k", strings.Replace(strings.Replace(llama, `"llama"`, `"mixtral"`, 1), `"hidden_size": 4096`, `"hidden_size": 4096, "num_local_experts": 8`, 1), "model.hf_config.num_experts_per_tok", "is required"},
+		{"mixtral without top-k", strings.Replace(strings.Replace(strings.Replace(llama, `"LlamaForCausalLM"`, `"MixtralForCausalLM"`, 1), `"llama"`, `"mixtral"`, 1), `"hidden_size": 4096`, `"hidden_size": 4096, "num_local_experts": 8`, 1), "model.hf_config.num_experts_per_tok", "is required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := model.ParseHFConfig([]byte(tc.config))
