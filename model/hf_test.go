@@ -511,3 +511,62 @@ func TestImportHFEqualsEstimate(t *testing.T) {
 		}
 	}
 }
+
+// TestHFOptimStateBytes checks the trainer's optim names against the
+// bytes each trained parameter then holds: fp32 weights and gradients
+// (4 + 4; the Trainer's mixed precision keeps fp32 master weights) and the
+// optimizer's moments:
+// AdamW two fp32 moments (8), its 8-bit versions two bytes, Lion one fp32
+// moment (4), Adafactor's factored second moment about none, plain SGD none.
+func TestHFOptimStateBytes(t *testing.T) {
+	const base = 4 + 4
+	for optim, moments := range map[string]float64{"adamw_torch": 8, "adamw_torch_fused": 8, "paged_adamw_32bit": 8, "adamw_8bit": 2, "paged_adamw_8bit": 2,
+		"lion_32bit": 4, "adafactor": 0, "sgd": 0} {
+		req := model.Request{Model: model.ModelSpec{Preset: "llama-3-8b"},
+			Training: model.TrainingSpec{HFArgs: model.RawObject(`{"optim": "` + optim + `", "per_device_train_batch_size": 1, "max_seq_length": 512, "max_steps": 10}`)},
+			Hardware: model.HardwareSpec{GPU: "h100-sxm5-80gb", Count: 1}, Strategy: model.Strategy{Name: model.Single}}
+		plain, took, _, err := model.ImportHF(req)
+		if err != nil {
+			t.Fatalf("optim %s: %v", optim, err)
+		}
+		if got := plain.Training.StateBytesPerParam; got != base+moments {
+			t.Errorf("optim %s: %g bytes per parameter, want %g", optim, got, base+moments)
+		}
+		said := false
+		for _, im := range took {
+			said = said || im.Key == "optim" && im.Use == model.UseUsed && im.Field == "training.state_bytes_per_param"
+		}
+		if !said {
+			t.Errorf("optim %s: inputs.imported does not list optim as used for training.state_bytes_per_param: %+v", optim, took)
+		}
+	}
+}
+
+// TestHFPEFTMapping checks what an adapter_config.json gives: the method
+// follows from the base's quantisation (none: lora; load_in_4bit or
+// load_in_8bit: qlora with NF4 or int8 weights), target_modules by names
+// or all-linear, and modules_to_save that train the embeddings and LM
+// head in full (a task head alone does not).
+func TestHFPEFTMapping(t *testing.T) {
+	for _, tc := range []struct {
+		peft, method, targets, format string
+		emb                           bool
+	}{
+		{`{"peft_type": "LORA", "r": 8, "target_modules": ["q_proj", "v_proj"]}`, model.MethodLoRA, "q,v", "", false},
+		{`{"r": 8, "target_modules": "all-linear", "modules_to_save": ["embed_tokens", "lm_head"]}`, model.MethodLoRA, "q,k,v,o,gate,up,down", "", true},
+		{`{"r": 8, "target_modules": ["q_proj"], "modules_to_save": ["score"]}`, model.MethodLoRA, "q", "", false},
+		{`{"r": 8, "target_modules": ["q_proj"], "load_in_4bit": true, "bnb_4bit_quant_type": "nf4"}`, model.MethodQLoRA, "q", model.FormatNF4, false},
+		{`{"r": 8, "target_modules": ["q_proj"], "quantization_config": {"load_in_8bit": true}}`, model.MethodQLoRA, "q", model.FormatInt8, false},
+	} {
+		req := model.Request{Model: model.ModelSpec{Preset: "llama-3-8b"}, Training: model.TrainingSpec{PEFT: model.RawObject(tc.peft)}}
+		plain, _, _, err := model.ImportHF(req)
+		if err != nil {
+			t.Errorf("%s: %v", tc.peft, err)
+			continue
+		}
+		l := plain.Training.LoRA
+		if plain.Training.Method != tc.method || l == nil || l.Targets != tc.targets || l.BaseFormat != tc.format || l.TrainEmbeddings != tc.emb || l.Rank != 8 {
+			t.Errorf("%s: method %q, lora %+v; want %s, targets %s, base format %q, embeddings %v, rank 8", tc.peft, plain.Training.Method, l, tc.method, tc.targets, tc.format, tc.emb)
+		}
+	}
+}
