@@ -198,6 +198,8 @@ var RequestFields = []Field{
 		Bounds: &Bounds{Min: 0, Max: 1e16, MinOpen: true}, Default: "give dataset_tokens and epochs instead", Hint: "e.g. 2e8, 200M, 1.5B", Help: "tokens processed over the whole run, all epochs", When: &When{Key: "length", Value: "epochs", Not: true}},
 	{Key: "dataset_tokens", Student: true, Example: "a number of tokens, for example 1e8 or 100M", Path: "training.dataset_tokens", Kind: KindNumber, Group: "training", Label: "Tokens per epoch", Unit: "tokens", Form: "1e8",
 		Bounds: &Bounds{Min: 0, Max: 1e16, MinOpen: true}, Default: "give tokens instead", Help: "tokens in one pass over the dataset", When: &When{Key: "length", Value: "epochs"}},
+	{Path: "training.dataset_examples", Kind: KindNumber, Group: "training", Label: "Examples per epoch", Unit: "sequences", Bounds: &Bounds{Min: 0, Max: 1e13, MinOpen: true}, Optional: true,
+		Default: "give dataset_tokens instead", Help: "examples (sequences) in one pass over the dataset, instead of dataset_tokens: an epoch is dataset_examples × seq_len tokens, each example counted at the full sequence length (padded, or packed); with epochs or num_train_epochs of training.hf_args"},
 	{Key: "epochs", Student: true, Example: "a number, for example 3", Path: "training.epochs", Kind: KindNumber, Group: "training", Label: "Epochs", Form: "2",
 		Bounds: &Bounds{Min: 0, Max: 1e4, MinOpen: true}, Default: "give tokens instead", Help: "passes over the dataset (may be fractional)", When: &When{Key: "length", Value: "epochs"}},
 	{Key: "seq", Student: true, Example: "a whole number of tokens, for example 512", Path: "training.seq_len", Kind: KindInt, Group: "training", Label: "Sequence", Unit: "tokens", Form: "512", Bounds: intBounds(1, 1<<21),

@@ -684,7 +684,7 @@ func ImportHF(req Request) (Request, []Imported, []string, error) {
 		}
 		accum := max(1, t.GradientAccumulation)
 		t.Tokens = float64(h.maxSteps) * accum * t.BatchPerGPU * t.SeqLen * float64(r.plan.Data)
-		t.DatasetTokens = 0
+		t.DatasetTokens, t.DatasetExamples = 0, 0
 	}
 	req.Training = t
 	return req, imported, notes, nil

@@ -570,3 +570,43 @@ func TestHFPEFTMapping(t *testing.T) {
 		}
 	}
 }
+
+// TestHFDatasetExamples checks the training length from examples: with
+// num_train_epochs of the trainer's arguments (or epochs), an epoch of
+// training.dataset_examples is examples × seq_len tokens, the estimate of
+// the same dataset_tokens, and the assumptions say so; both at once are
+// an error.
+func TestHFDatasetExamples(t *testing.T) {
+	cat := catalog(t)
+	examples := 24414.0 // about 5e7 tokens at 2,048 per example
+	req := hfRequest(t, hfArgs, hfPEFT)
+	req.Training.DatasetTokens, req.Training.DatasetExamples = 0, examples
+	got, err := cat.Estimate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Training.DatasetTokens, req.Training.DatasetExamples = examples*2048, 0
+	want, err := cat.Estimate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.EnergyKWh != want.EnergyKWh || got.Inputs.Tokens != 2*examples*2048 {
+		t.Errorf("%g examples of 2,048 tokens, 2 epochs: %.6g kWh, %g tokens; as dataset_tokens: %.6g kWh, want %g tokens", examples, got.EnergyKWh, got.Inputs.Tokens, want.EnergyKWh, 2*examples*2048)
+	}
+	said := false
+	for _, a := range got.Assumptions {
+		said = said || strings.Contains(a, "dataset_examples × seq_len = 24414 × 2048")
+	}
+	if !said {
+		t.Errorf("assumptions do not say how the examples became tokens: %q", got.Assumptions)
+	}
+	plain := baseRequest()
+	plain.Training.Tokens, plain.Training.DatasetExamples, plain.Training.Epochs = 0, 1000, 3
+	if resp, err := cat.Estimate(plain); err != nil || resp.Inputs.Tokens != 3*1000*plain.Training.SeqLen {
+		t.Errorf("1,000 examples × 3 epochs without the files: %v tokens, %v; want %g", resp.Inputs.Tokens, err, 3*1000*plain.Training.SeqLen)
+	}
+	req.Training.DatasetExamples = examples
+	if _, err := cat.Estimate(req); model.AsFieldError(err) == nil || model.AsFieldError(err).Field != "training.dataset_examples" {
+		t.Errorf("dataset_tokens and dataset_examples both given: %v, want an error on training.dataset_examples", err)
+	}
+}

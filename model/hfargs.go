@@ -338,8 +338,8 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 	case steps > 0 && !given("training.tokens"):
 		h.maxSteps = int(steps)
 	case v.Epochs != nil && !given("training.epochs"):
-		if t.DatasetTokens == 0 {
-			return hfErr("training.dataset_tokens", "is required with num_train_epochs of "+PathHFArgs+": the tokens of one epoch (examples × sequence length)")
+		if t.DatasetTokens == 0 && t.DatasetExamples == 0 {
+			return hfErr("training.dataset_tokens", "is required with num_train_epochs of "+PathHFArgs+": the tokens of one epoch (or training.dataset_examples, the examples of one epoch at seq_len tokens each)")
 		}
 		t.Epochs = *v.Epochs
 	}

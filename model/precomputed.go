@@ -145,6 +145,7 @@ func (c *Catalog) parallelLaw(tc *Calibration, ic Interconnect, comm bool) strin
 var (
 	fieldTokens        = mustRequestField("training.tokens")
 	fieldDatasetTokens = mustRequestField("training.dataset_tokens")
+	fieldExamples      = mustRequestField("training.dataset_examples")
 	fieldEpochs        = mustRequestField("training.epochs")
 	fieldSeqLen        = mustRequestField("training.seq_len")
 	fieldBatchPerGPU   = mustRequestField("training.batch_per_gpu")

@@ -57,13 +57,17 @@ type ModelSpec struct {
 }
 
 // TrainingSpec gives the training length and step shape. Either Tokens, or
-// DatasetTokens and Epochs.
+// DatasetTokens (or DatasetExamples) and Epochs.
 type TrainingSpec struct {
 	Tokens        float64 `json:"tokens,omitempty"`         // total tokens processed, all epochs
 	DatasetTokens float64 `json:"dataset_tokens,omitempty"` // tokens in one epoch
 	Epochs        float64 `json:"epochs,omitempty"`         // passes over the dataset (may be fractional)
 	SeqLen        float64 `json:"seq_len"`                  // tokens per sequence
 	BatchPerGPU   float64 `json:"batch_per_gpu"`            // sequences per GPU per step (micro-batch)
+	// DatasetExamples is the examples (sequences) in one epoch, instead of
+	// DatasetTokens: an epoch is then DatasetExamples × SeqLen tokens, each
+	// example counted at the full sequence length (padded, or packed).
+	DatasetExamples float64 `json:"dataset_examples,omitempty"`
 	// GradientAccumulation is the micro-batches each GPU runs per optimizer
 	// step (gradient_accumulation_steps); 0 = 1. The optimizer's update and
 	// ddp's gradient all-reduce happen once per optimizer step.

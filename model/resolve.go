@@ -113,6 +113,20 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 	if hft != nil {
 		maxSteps = hft.maxSteps
 	}
+	if t.DatasetExamples != 0 {
+		// Examples instead of tokens: each at the full sequence length.
+		if t.DatasetTokens != 0 {
+			return fieldErr("training.dataset_examples", t.DatasetExamples, "give dataset_tokens or dataset_examples, not both")
+		}
+		if err := fieldExamples.Check(t.DatasetExamples); err != nil {
+			return err
+		}
+		if err := fieldSeqLen.Check(t.SeqLen); err != nil {
+			return err
+		}
+		t.DatasetTokens = t.DatasetExamples * t.SeqLen
+		r.assume = append(r.assume, fmt.Sprintf("an epoch is training.dataset_examples × seq_len = %g × %g = %g tokens: each example counted at the full sequence length (padded, or packed)", t.DatasetExamples, t.SeqLen, t.DatasetTokens))
+	}
 	switch {
 	case t.Tokens != 0 && (t.DatasetTokens != 0 || t.Epochs != 0):
 		return fieldErr("training.tokens", t.Tokens, "give tokens, or dataset_tokens with epochs, not both")
