@@ -130,3 +130,45 @@ func TestDistillStudentFromHFFiles(t *testing.T) {
 		t.Errorf("student stage from the files %.6g kWh, from the fields %.6g kWh", a, b)
 	}
 }
+
+// TestDistillTeacherFromHFConfig checks that an estimated teacher stage
+// (inference: logit caching) takes the teacher's config.json as its
+// model, as the student takes the three files: Qwen2.5-7B's config.json
+// costs what the qwen2.5-7b preset costs.
+func TestDistillTeacherFromHFConfig(t *testing.T) {
+	cfg, err := os.ReadFile(filepath.Join("..", "model", "testdata", "hf", "qwen2.5-7b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	teacherKWh := func(model string) float64 {
+		in := `{"options": [{"name": "sft", "regime": "sft", "stages_kwh": {"preprocess": 0, "student": 1, "eval": 0}},
+			{"name": "kd", "regime": "kd", "stages_kwh": {"preprocess": 0, "student": 0.5, "eval": 0},
+			 "teacher": {"model": ` + model + `, "hardware": {"gpu": "h100", "count": 1}, "tokens": 3e7, "seq_len": 1024}}]}`
+		var out, errb bytes.Buffer
+		if code := run([]string{"distill"}, strings.NewReader(in), &out, &errb); code != 0 {
+			t.Fatalf("distill exit %d: %s", code, errb.String())
+		}
+		var r struct {
+			Options []struct {
+				Stages []struct {
+					Stage     string  `json:"stage"`
+					Source    string  `json:"source"`
+					EnergyKWh float64 `json:"energy_kwh"`
+				} `json:"stages"`
+			} `json:"options"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil || len(r.Options) != 2 {
+			t.Fatalf("distill output %s: %v", out.String(), err)
+		}
+		for _, s := range r.Options[1].Stages {
+			if s.Stage == "teacher" && s.Source == "estimated" {
+				return s.EnergyKWh
+			}
+		}
+		t.Fatalf("no estimated teacher stage in %s", out.String())
+		return 0
+	}
+	if a, b := teacherKWh(`{"hf_config": `+string(cfg)+`}`), teacherKWh(`{"preset": "qwen2.5-7b"}`); a != b || a <= 0 {
+		t.Errorf("teacher stage from config.json %.6g kWh, from the preset %.6g kWh", a, b)
+	}
+}
