@@ -104,7 +104,7 @@ func TestPasteFromHuggingFace(t *testing.T) {
 	}
 }
 
-// TestPlannerPasteFromHuggingFace pastes the same three files into the
+// TestPlannerPasteFromHuggingFace drops the same three files on the
 // planner's "Paste from Hugging Face" box for option 1 (the paper's
 // sft-1b), which makes that option's student stage an estimate of the
 // files' run; with run.json's GPU, layout and tokens per epoch typed into
@@ -125,8 +125,11 @@ func TestPlannerPasteFromHuggingFace(t *testing.T) {
 	ctx := browser(t)
 	openCalc(t, ctx, srv.URL+"/planner/index.html")
 	waitFor(t, ctx, "the paste box", `!!document.getElementById('hf-text') && document.getElementById('hf-row').options.length === 3`)
-	files, _ := json.Marshal(read("config.json") + "\n" + read("training_args.json") + "\n" + read("adapter_config.json"))
-	eval[bool](t, ctx, `(function(){document.getElementById('hf-row').value = '1'; document.getElementById('hf-text').value = `+string(files)+`; document.getElementById('hf-go').click(); return true})()`)
+	// The three files dropped on the box at once, as from a file manager.
+	files, _ := json.Marshal(map[string]string{"config.json": read("config.json"), "training_args.json": read("training_args.json"), "adapter_config.json": read("adapter_config.json")})
+	eval[bool](t, ctx, `(function(){document.getElementById('hf-row').value = '1'; var dt = new DataTransfer(), f = `+string(files)+`;
+		for (var name in f) dt.items.add(new File([f[name]], name, {type: 'application/json'}));
+		document.getElementById('hf-text').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true})); return true})()`)
 	waitFor(t, ctx, "the files read", `/^Filled/.test(document.querySelector('.hf-status').textContent)`)
 	if s := eval[string](t, ctx, `document.querySelector('.hf-status').textContent`); strings.Contains(s, "Not taken") {
 		t.Errorf("the box says %q: the estimated student stage should take every value the files give", s)
