@@ -454,6 +454,16 @@ func TestHFFamiliesFromPublishedShapes(t *testing.T) {
 		{"gemma-2b", `{"model_type": "gemma", "architectures": ["GemmaForCausalLM"], "hidden_size": 2048, "intermediate_size": 16384, "num_hidden_layers": 18, "num_attention_heads": 8,
 			"num_key_value_heads": 1, "head_dim": 256, "vocab_size": 256000, "max_position_embeddings": 8192}`,
 			2.506e9, 0, "Gemma Team 2024 (Gemma, arXiv:2403.08295), Table 2: 2B model, 524,550,144 embedding and 1,981,884,416 non-embedding parameters"},
+		{"gemma-3-1b", `{"model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"], "hidden_size": 1152, "intermediate_size": 6912, "num_hidden_layers": 26, "num_attention_heads": 4,
+			"num_key_value_heads": 1, "head_dim": 256, "vocab_size": 262144, "max_position_embeddings": 32768}`,
+			1.0e9, 0, "Gemma Team 2025 (Gemma 3 technical report, arXiv:2503.19786), Table 1: 1B model, 302M embedding and 698M non-embedding parameters"},
+		{"olmo-2-7b", `{"model_type": "olmo2", "architectures": ["Olmo2ForCausalLM"], "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32,
+			"num_key_value_heads": 32, "vocab_size": 100352, "max_position_embeddings": 4096, "tie_word_embeddings": false}`,
+			7.30e9, 0, "OLMo et al. 2024 (2 OLMo 2 Furious, arXiv:2501.00656), Table 1: OLMo 2 7B, 7.30B parameters"},
+		{"qwen1.5-moe-a2.7b", `{"model_type": "qwen2_moe", "architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 2048, "intermediate_size": 5632, "moe_intermediate_size": 1408,
+			"shared_expert_intermediate_size": 5632, "num_experts": 60, "num_experts_per_tok": 4, "decoder_sparse_step": 1, "mlp_only_layers": [], "num_hidden_layers": 24,
+			"num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 151936, "max_position_embeddings": 8192, "tie_word_embeddings": false}`,
+			14.3e9, 2.7e9, "Qwen Team 2024 (Qwen1.5-MoE-A2.7B, qwenlm.github.io/blog/qwen-moe): 14.3B parameters in total, 2.7B activated"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := model.ParseHFConfig([]byte(tc.config))
@@ -479,6 +489,16 @@ func TestHFFamiliesFromPublishedShapes(t *testing.T) {
 	}
 	if a := m.Arch; a.KVHeads != 1 || a.FFN != 4*4544 || !a.Tied {
 		t.Errorf("Falcon-7B shape: kv %d, ffn %d, tied %v; want 1, 18176, true", a.KVHeads, a.FFN, a.Tied)
+	}
+	// XLM-R reads as RoBERTa: an encoder whose positions start after the
+	// padding index (514 rows, 512 positions).
+	m, err = model.ParseHFConfig([]byte(`{"model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"], "hidden_size": 768, "intermediate_size": 3072,
+		"num_hidden_layers": 12, "num_attention_heads": 12, "vocab_size": 250002, "max_position_embeddings": 514, "type_vocab_size": 1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := m.Arch; !m.Encoder || m.MaxPositions != 512 || a.Vocab != 250002 || a.Layers != 12 || a.GLU {
+		t.Errorf("XLM-R base: encoder %v, max positions %d, %+v; want an encoder of 512 positions, vocabulary 250,002, 12 layers, no gate", m.Encoder, m.MaxPositions, a)
 	}
 }
 
