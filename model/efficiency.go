@@ -1,7 +1,6 @@
 package model
 
 import (
-	"strconv"
 	"strings"
 )
 
@@ -85,15 +84,15 @@ func (r *resolved) resolveEfficiency(t TrainingSpec) error {
 	r.eff.attn = a
 	r.eff.compile = t.Compile != nil && *t.Compile
 	if r.eff.compile && r.stack.optimised {
-		r.assume = append(r.assume, "training.compile with the optimised stack: its fused kernels already overlap the element-wise traffic, so compile adds nothing")
+		r.assume = append(r.assume, Message{Code: CodeAssumeCompileOptimised, Args: Args{{Name: "compile", Str: "training.compile"}}})
 	} else if r.eff.compile {
-		r.assume = append(r.assume, "training.compile: element-wise memory traffic fused into the kernels around the matmuls, so a step takes the larger of its compute and memory times instead of their sum; from "+CompileSource)
+		r.assume = append(r.assume, Message{Code: CodeAssumeCompile, Args: Args{{Name: "compile", Str: "training.compile"}, {Name: "source", Str: CompileSource}}})
 	}
 	switch a {
 	case AttnEager:
-		r.assume = append(r.assume, "training.attention eager: the attention matmuls take "+strconv.FormatFloat(EagerAttentionCost, 'f', -1, 64)+"× their fused time (scores written to and read from device memory); from "+AttentionSource)
+		r.assume = append(r.assume, Message{Code: CodeAssumeEager, Args: Args{{Name: "attention", Str: "training.attention"}, {Name: "cost", Num: EagerAttentionCost}, {Name: "source", Str: AttentionSource}}})
 	case AttnFlash3:
-		r.assume = append(r.assume, "training.attention flash3: the attention matmuls run "+strconv.FormatFloat(Flash3Speedup, 'f', -1, 64)+"× faster than with FlashAttention-2; from "+AttentionSource)
+		r.assume = append(r.assume, Message{Code: CodeAssumeFlash3, Args: Args{{Name: "attention", Str: "training.attention"}, {Name: "speedup", Num: Flash3Speedup}, {Name: "source", Str: AttentionSource}}})
 	}
 	return nil
 }

@@ -305,7 +305,7 @@ func (c *Catalog) rooflineRun(r *resolved, k *rooflineCore, run *rooflineRun) er
 func (c *Catalog) estimate(r *resolved) (Response, error) {
 	g, cal, tc := r.gpu, r.cal, r.timeCal
 	warn := append([]Message{}, r.warn...)
-	assume := append([]string{}, r.assume...)
+	assume := append([]Message{}, r.assume...)
 
 	// Roofline on one GPU, the power limit, then the parallel layout: the
 	// core the recommender's search shares (rooflineCore, rooflineRun).
@@ -315,10 +315,10 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	n := float64(r.count)
 	tIdeal := math.Max(C/r.peak, M/bw)
 	if uComp != uFull {
-		assume = append(assume, peftAssumption)
+		assume = append(assume, Message{Code: CodeAssumePEFTTime})
 	}
 	if r.accum > 1 {
-		assume = append(assume, fmt.Sprintf(AccumAssumption, r.accum))
+		assume = append(assume, Message{Code: CodeAssumeAccum, Args: Args{{Name: "accum", Num: float64(r.accum)}}})
 	}
 	var run rooflineRun
 	if err := c.rooflineRun(r, &k, &run); err != nil {
@@ -328,7 +328,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	tStep, t1, pAvg := run.tStep, run.t1, run.pAvg
 	sp, eta, commModel := run.sp, run.eta, run.commModel
 	if commModel && r.plan.Data > 1 && r.plan.DataMode == DDP {
-		assume = append(assume, DDPAssumption)
+		assume = append(assume, Message{Code: CodeAssumeDDP})
 	}
 	if !commModel && r.count > 1 {
 		if w := tc.Speedup[g.Interconnect].Workload; w != nil {
@@ -337,17 +337,17 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	}
 	alpha, factor := k.alpha, run.factor
 	if k.fellBack {
-		assume = append(assume, AlphaEtaFallbackNote)
+		assume = append(assume, Message{Code: CodeAssumeAlphaFallback})
 	}
 	tRun, overheadS := run.tRun, run.overheadS
 	compJ, memJ, parJ, warmJ, e0J, waitW := run.compJ, run.memJ, run.parJ, run.warmJ, run.e0J, run.waitW
-	assume = append(assume, WarmupAssumption)
+	assume = append(assume, Message{Code: CodeAssumeWarmup})
 	overhead := OverheadAlphaEta
 	if r.count > 1 && run.waiting {
 		factor = 1 + parJ/(compJ+memJ)
 		alpha = effectiveAlpha(eta, factor)
 		overhead = OverheadWaiting
-		assume = append(assume, WaitAssumption)
+		assume = append(assume, Message{Code: CodeAssumeWaiting})
 	} else if r.count <= 1 {
 		overhead = ""
 	}
@@ -363,10 +363,10 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		strat := r.strategy
 		if strat == Hybrid {
 			strat = TP
-			assume = append(assume, "hybrid layouts use the law's TP dummy")
+			assume = append(assume, Message{Code: CodeAssumeHybridDummy})
 		}
 		if _, ok := l.LnPsi[strat]; !ok && strat != Single && r.count > 1 {
-			assume = append(assume, fmt.Sprintf("the law has no %s dummy; Ψ = 1 used", strat))
+			assume = append(assume, Message{Code: CodeAssumeNoDummy, Args: Args{{Name: "strategy", Str: strat}}})
 		}
 		perTokKWh := l.LawEnergyKWh(lawC, lawM, eta, strat, g.ID) / l.RefTokens
 		lawJ := perTokKWh * r.tokens * 3.6e6 * limTime * limPower
@@ -379,7 +379,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 			tcFull := ff * r.tokens / (r.peak * uFull) * full.attnTimeFactor(ff)
 			tFull := (tcFull+r.exposedMem(tcFull, fb*r.tokens/(bw*uMem)))*limTime + tStep
 			lawJ *= t1 / tFull
-			assume = append(assume, fmt.Sprintf("the %s law is fitted to full fine-tuning; its energy is scaled by the roofline time of %s over that of full fine-tuning (%.3g)", cal.Name, r.methodLabel(), t1/tFull))
+			assume = append(assume, Message{Code: CodeAssumeLawScaled, Args: Args{{Name: "calibration", Str: cal.Name}, {Name: "method", Str: r.methodLabel()}, {Name: "ratio", Num: t1 / tFull}}})
 		}
 		if lawJ < boundJ {
 			warn = append(warn, Message{Code: CodeLawBelowBound, Args: Args{{Name: "calibration", Str: cal.Name}, {Name: "law_kwh", Num: lawJ / 3.6e6}, {Name: "bound_kwh", Num: boundJ / 3.6e6}}})
@@ -389,7 +389,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		s := lawJ / totalJ
 		compJ, memJ, parJ, warmJ, e0J = compJ*s, memJ*s, parJ*s, warmJ*s, e0J*s
 		totalJ = lawJ
-		assume = append(assume, fmt.Sprintf("energy from the %s law applied per token (reference %.3g tokens: %s); time from the %s roofline model; breakdown shares from the roofline model", cal.Name, l.RefTokens, l.RefNote, tc.Name))
+		assume = append(assume, Message{Code: CodeAssumeLawPerToken, Args: Args{{Name: "calibration", Str: cal.Name}, {Name: "ref_tokens", Num: l.RefTokens}, {Name: "ref_note", Str: l.RefNote}, {Name: "time_calibration", Str: tc.Name}}})
 	}
 
 	timeS := tRun + overheadS
@@ -525,7 +525,8 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, GradientAccumulation: r.accum, Precision: r.prec, StateBytesPerParam: r.state,
 		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PowerLimitW: r.limitW, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region,
 		Imported: r.imported}
-	resp.Assumptions = assume
+	resp.Assumptions = MessageTexts(assume)
+	resp.AssumptionMessages = assume
 	resp.Warnings = MessageTexts(warn)
 	resp.WarningMessages = warn
 	if !finiteResponse(&resp) {
@@ -552,9 +553,9 @@ func (r *resolved) stepWorkload() StepWorkload {
 
 // curveWorkloadNote is the assumption of an estimate whose η comes from
 // speedup curves moved from their measured workload w to the run's, s.
-func curveWorkloadNote(ic Interconnect, w *CurveWorkload, s StepWorkload) string {
-	return fmt.Sprintf("parallel efficiency from the %s speedup curves, measured at %s tokens per GPU per step and hidden size %s (%s), moved to this run's %s tokens and hidden size %s: the curves' overhead is scaled by the ratio of communication to compute (data parallel: measured tokens per step ÷ this run's; tensor parallel: measured hidden ÷ this run's; each bounded to ×1/64–×64)",
-		ic, fmtCount(w.TokensPerStep), fmtCount(w.Hidden), w.Source, fmtCount(s.Tokens), fmtCount(s.Hidden))
+func curveWorkloadNote(ic Interconnect, w *CurveWorkload, s StepWorkload) Message {
+	return Message{Code: CodeAssumeCurveWorkload, Args: Args{{Name: "interconnect", Str: string(ic)}, {Name: "curve_tokens", Num: w.TokensPerStep}, {Name: "curve_hidden", Num: w.Hidden},
+		{Name: "source", Str: w.Source}, {Name: "tokens", Num: s.Tokens}, {Name: "hidden", Num: s.Hidden}}}
 }
 
 // fmtCount writes a count with thousands separators ("16,384").

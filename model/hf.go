@@ -589,15 +589,19 @@ func (r *resolved) noteImports(hf *HFModel, h *hfTraining) {
 		if len(ign) > 0 {
 			s += "; ignored (no bearing on the estimate): " + strings.Join(ign, ", ")
 		}
-		r.assume = append(r.assume, s)
+		r.assume = append(r.assume, Note(s))
 	}
 	if hf != nil {
-		r.assume = append(r.assume, PathHFConfig+" is "+hf.Name+" (model_type "+hf.Type+", read as "+hf.Family+"): it implies "+fmtParams(hf.ParamsExact)+
-			" parameters with biases, norms and position embeddings; the estimate counts "+fmtParams(r.arch.Params())+", the matmul weights and embeddings")
-		r.assume = append(r.assume, hf.Notes...)
+		r.assume = append(r.assume, Note(PathHFConfig+" is "+hf.Name+" (model_type "+hf.Type+", read as "+hf.Family+"): it implies "+fmtParams(hf.ParamsExact)+
+			" parameters with biases, norms and position embeddings; the estimate counts "+fmtParams(r.arch.Params())+", the matmul weights and embeddings"))
+		for _, n := range hf.Notes {
+			r.assume = append(r.assume, Note(n))
+		}
 	}
 	if h != nil {
-		r.assume = append(r.assume, h.notes...)
+		for _, n := range h.notes {
+			r.assume = append(r.assume, Note(n))
+		}
 	}
 }
 

@@ -242,7 +242,7 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 		m.ckpt = *t.GradientCheckpointing
 	} else if m.name == MethodQLoRA {
 		m.ckpt = true
-		r.assume = append(r.assume, "gradient checkpointing on: the QLoRA recipe (Dettmers et al. 2023; PEFT's prepare_model_for_kbit_training) enables it (training.gradient_checkpointing not given)")
+		r.assume = append(r.assume, Message{Code: CodeAssumeQLoRACheckpointing, Args: Args{{Name: "field", Str: "training.gradient_checkpointing"}}})
 	}
 	wb := 2.0 // 16-bit weights
 	if r.prec == FP32 || r.prec == TF32 {
@@ -271,7 +271,11 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 		if m.name == MethodQLoRA {
 			rank = 64
 		}
-		r.assume = append(r.assume, fmt.Sprintf("LoRA rank %g: the %s recipe (training.lora.rank not given)", rank, map[bool]string{true: "QLoRA paper's (Dettmers et al. 2023, section 5)", false: "PEFT library's default"}[m.name == MethodQLoRA]))
+		code := CodeAssumeLoRARank
+		if m.name == MethodQLoRA {
+			code = CodeAssumeQLoRARank
+		}
+		r.assume = append(r.assume, Message{Code: code, Args: Args{{Name: "rank", Num: rank}, {Name: "field", Str: "training.lora.rank"}}})
 	}
 	if err := checkCount("training.lora.rank", rank, 1, r.arch.Hidden); err != nil {
 		fe := AsFieldError(err)
@@ -282,12 +286,11 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 	targets := l.Targets
 	if targets == "" {
 		targets = TargetsQV
-		note := "W_q and W_v, the LoRA paper's choice (Hu et al. 2021, section 7.1) and PEFT's default for Llama"
+		code := CodeAssumeLoRATargets
 		if m.name == MethodQLoRA {
-			targets = TargetsAttentionMLP
-			note = "every linear layer of each block, the QLoRA recipe (Dettmers et al. 2023, section 4)"
+			targets, code = TargetsAttentionMLP, CodeAssumeQLoRATargets
 		}
-		r.assume = append(r.assume, "LoRA targets "+targets+": "+note+" (training.lora.targets not given)")
+		r.assume = append(r.assume, Message{Code: code, Args: Args{{Name: "targets", Str: targets}, {Name: "field", Str: "training.lora.targets"}}})
 	}
 	var err error
 	if m.modules, err = parseTargets(targets, r.arch); err != nil {
@@ -307,13 +310,13 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 	// QLoRA: bitsandbytes kernels, base format and compute dtype.
 	if t.StateBytesPerParam == 0 {
 		r.state = QLoRAStateBytesPerParam
-		r.assume = append(r.assume, QLoRAStateAssumption)
+		r.assume = append(r.assume, Message{Code: CodeAssumeQLoRAState, Args: Args{{Name: "field", Str: "training.state_bytes_per_param"}}})
 	}
 	m.format = strings.ToLower(l.BaseFormat)
 	switch m.format {
 	case "":
 		m.format = FormatNF4
-		r.assume = append(r.assume, "QLoRA base weights in 4-bit NF4 with double quantisation, the QLoRA default (training.lora.base_format not given)")
+		r.assume = append(r.assume, Message{Code: CodeAssumeQLoRAFormat, Args: Args{{Name: "field", Str: "training.lora.base_format"}}})
 	case FormatNF4, FormatInt8:
 	default:
 		return fieldErr("training.lora.base_format", l.BaseFormat, "must be nf4 (4-bit NormalFloat with double quantisation) or int8")
@@ -345,7 +348,7 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 			return fe
 		}
 		r.prec, r.peak = cd, peak
-		r.assume = append(r.assume, fmt.Sprintf("matmuls run in the QLoRA compute dtype %s (training.lora.compute_dtype)", cd))
+		r.assume = append(r.assume, Message{Code: CodeAssumeQLoRADtype, Args: Args{{Name: "dtype", Str: string(cd)}, {Name: "field", Str: "training.lora.compute_dtype"}}})
 	}
 	cb := 2.0
 	if cd == FP32 || cd == TF32 {

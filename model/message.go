@@ -130,6 +130,7 @@ func (a *Args) UnmarshalJSON(data []byte) error {
 //
 //	{x}        a number in its shortest exact form ('g'), or a string as is
 //	{x:int}    a whole number in full
+//	{x:count}  a whole number with thousands separators ("16,384")
 //	{x:.1f}    a number with 1 decimal ('f'), {x:.3g} with 3 digits ('g')
 //	{x:short}  a number as ShortNum writes it
 //	{x:q}      a string quoted
@@ -203,6 +204,12 @@ func (n Namer) gpu(id string) (string, bool) {
 		}
 	}
 	return id, false
+}
+
+// Note is a sentence not yet given a code of its own (CodeNote): its words
+// are the text, the same in both forms.
+func Note(text string) Message {
+	return Message{Code: CodeNote, Args: Args{{Name: "text", Str: text}}}
 }
 
 // MessageTexts are ms in the technical form, one string each (nil for
@@ -330,6 +337,10 @@ func writeNum(b *strings.Builder, x float64, spec string) {
 			b.WriteString(strconv.FormatFloat(x, spec[len(spec)-1], p, 64))
 			return
 		}
+	}
+	if spec == "count" {
+		b.WriteString(fmtCount(x))
+		return
 	}
 	if spec == "int" {
 		b.WriteString(strconv.FormatFloat(x, 'f', 0, 64))

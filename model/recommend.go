@@ -51,7 +51,7 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		}
 		return resp, err
 	}
-	resp.Assumptions = append(resp.Assumptions, base.assume...)
+	resp.Assumptions = append(resp.Assumptions, MessageTexts(base.assume)...)
 
 	// The global batch held: the current configuration's sequences per
 	// optimizer step (its memory is checked later, by its estimate).

@@ -40,7 +40,7 @@ type resolved struct {
 	stack    stack
 	eff      efficiency
 	logits   bool // training.teacher_logits
-	assume   []string
+	assume   []Message
 	warn     []Message
 	imported []Imported // what the Hugging Face files gave (Inputs.Imported)
 }
@@ -105,8 +105,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 	}
 	r.params = r.arch.Params()
 	if a := r.arch; a.MoE() {
-		r.assume = append(r.assume, fmt.Sprintf("mixture of experts: FLOPs count the %d of %d experts each token is routed to; memory, weight traffic and communication all %d; the experts' matmuls run at %.2f of a dense matmul's rate (%s)",
-			a.ExpertsPerToken, a.Experts, a.Experts, ExpertEfficiency, ExpertSource))
+		r.assume = append(r.assume, Message{Code: CodeAssumeMoE, Args: Args{{Name: "per_token", Num: float64(a.ExpertsPerToken)}, {Name: "experts", Num: float64(a.Experts)}, {Name: "rate", Num: ExpertEfficiency}, {Name: "source", Str: ExpertSource}}})
 	}
 
 	maxSteps := 0
@@ -125,7 +124,8 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 			return err
 		}
 		t.DatasetTokens = t.DatasetExamples * t.SeqLen
-		r.assume = append(r.assume, fmt.Sprintf("an epoch is training.dataset_examples × seq_len = %g × %g = %g tokens: each example counted at the full sequence length (padded, or packed)", t.DatasetExamples, t.SeqLen, t.DatasetTokens))
+		r.assume = append(r.assume, Message{Code: CodeAssumeEpochFromExamples, Args: Args{{Name: "field", Str: "training.dataset_examples"}, {Name: "seq_len", Str: "training.seq_len"},
+			{Name: "examples", Num: t.DatasetExamples}, {Name: "seq", Num: t.SeqLen}, {Name: "tokens", Num: t.DatasetTokens}}})
 	}
 	switch {
 	case t.Tokens != 0 && (t.DatasetTokens != 0 || t.Epochs != 0):
@@ -137,7 +137,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 		r.tokens = t.Tokens
 	case maxSteps > 0 && t.Epochs == 0: // the tokens follow from the layout, below
 		if t.DatasetTokens != 0 {
-			r.assume = append(r.assume, "training.dataset_tokens is not used: max_steps of "+PathHFArgs+" sets the run, as in the Trainer")
+			r.assume = append(r.assume, Message{Code: CodeAssumeDatasetUnused, Args: Args{{Name: "dataset_tokens", Str: "training.dataset_tokens"}, {Name: "file", Str: PathHFArgs}}})
 		}
 	case t.DatasetTokens != 0 || t.Epochs != 0:
 		if err := fieldDatasetTokens.Check(t.DatasetTokens); err != nil {
@@ -191,11 +191,11 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 	}
 	r.gpu = g
 	if g.PowerScope == SystemPower {
-		r.assume = append(r.assume, fmt.Sprintf("%s power is measured system power per chip (%g W: host, memory and network included, %s), so energy_kwh includes the host's share here", g.ID, g.BoardPowerW, "the only training power Google publishes for its TPUs"))
+		r.assume = append(r.assume, Message{Code: CodeAssumeSystemPower, Args: Args{{Name: "gpu", Str: g.ID}, {Name: "power_w", Num: g.BoardPowerW}}})
 	}
 	if r.prec == "" {
 		r.prec = g.DefaultPrecision()
-		r.assume = append(r.assume, fmt.Sprintf("training.precision not given: %s, what a typical mixed-precision recipe uses on a %s (%s)", r.prec, g.ID, DefaultPrecisionRule))
+		r.assume = append(r.assume, Message{Code: CodeAssumePrecision, Args: Args{{Name: "field", Str: "training.precision"}, {Name: "precision", Str: string(r.prec)}, {Name: "gpu", Str: g.ID}, {Name: "rule", Str: DefaultPrecisionRule}}})
 	}
 	if r.peak, err = g.PeakFLOPS(r.prec); err != nil {
 		return err
@@ -225,12 +225,12 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 		if err := fieldTokens.Check(r.tokens); err != nil {
 			return fieldErr(PathHFArgs+".max_steps", maxSteps, "gives %s tokens (steps × accumulation × batch × seq_len × %d data-parallel ranks), beyond the accepted %s", ShortNum(r.tokens), r.plan.Data, ShortNum(fieldTokens.Bounds.Max))
 		}
-		r.assume = append(r.assume, fmt.Sprintf("training.tokens %s from max_steps %d (%s): %d optimizer steps × %d micro-batches × %d sequences × %d tokens × %d data-parallel ranks, every sequence full (packed or padded to seq_len)",
-			ShortNum(r.tokens), maxSteps, PathHFArgs, maxSteps, r.accum, r.bat, r.seq, r.plan.Data))
+		r.assume = append(r.assume, Message{Code: CodeAssumeTokensFromSteps, Args: Args{{Name: "field", Str: "training.tokens"}, {Name: "tokens", Num: r.tokens}, {Name: "steps", Num: float64(maxSteps)}, {Name: "file", Str: PathHFArgs},
+			{Name: "accum", Num: float64(r.accum)}, {Name: "batch", Num: float64(r.bat)}, {Name: "seq", Num: float64(r.seq)}, {Name: "data", Num: float64(r.plan.Data)}, {Name: "seq_len", Str: "training.seq_len"}}})
 	}
 
-	var assume []string
-	if r.site, assume, err = ResolveSite(req.Site); err != nil {
+	var assume []Message
+	if r.site, assume, err = resolveSite(req.Site); err != nil {
 		return err
 	}
 	r.assume = append(r.assume, assume...)
@@ -550,22 +550,28 @@ func (m *HFModel) override(field string) {
 // others against RequestFields. assumptions has one sentence per default
 // used, the same wherever an estimate is made.
 func ResolveSite(s SiteSpec) (site SiteSpec, assumptions []string, err error) {
+	site, ms, err := resolveSite(s)
+	return site, MessageTexts(ms), err
+}
+
+// resolveSite is ResolveSite with the assumptions as Messages.
+func resolveSite(s SiteSpec) (site SiteSpec, assumptions []Message, err error) {
 	site = s
 	if s.PUE == 0 {
 		site.PUE = DefaultPUE
-		assumptions = append(assumptions, fmt.Sprintf("PUE %.2f: Uptime Institute 2024 global average (site.pue not given)", DefaultPUE))
+		assumptions = append(assumptions, Message{Code: CodeAssumePUE, Args: Args{{Name: "pue", Num: DefaultPUE}, {Name: "field", Str: "site.pue"}}})
 	} else if err := fieldPUE.Check(s.PUE); err != nil {
 		return site, nil, err
 	}
 	if s.CarbonGPerKWh == 0 {
 		site.CarbonGPerKWh = DefaultCarbonGPerKWh
-		assumptions = append(assumptions, fmt.Sprintf("grid intensity %g gCO2e/kWh: IEA world average (site.carbon_g_per_kwh not given)", float64(DefaultCarbonGPerKWh)))
+		assumptions = append(assumptions, Message{Code: CodeAssumeCarbon, Args: Args{{Name: "carbon", Num: float64(DefaultCarbonGPerKWh)}, {Name: "field", Str: "site.carbon_g_per_kwh"}}})
 	} else if err := fieldCarbon.Check(s.CarbonGPerKWh); err != nil {
 		return site, nil, err
 	}
 	if s.USDPerKWh == 0 {
 		site.USDPerKWh = DefaultUSDPerKWh
-		assumptions = append(assumptions, fmt.Sprintf("electricity price %.2f USD/kWh: an assumed tariff (site.usd_per_kwh not given)", DefaultUSDPerKWh))
+		assumptions = append(assumptions, Message{Code: CodeAssumePrice, Args: Args{{Name: "usd", Num: DefaultUSDPerKWh}, {Name: "field", Str: "site.usd_per_kwh"}}})
 	} else if err := fieldUSD.Check(s.USDPerKWh); err != nil {
 		return site, nil, err
 	}

@@ -36,7 +36,10 @@ type Response struct {
 	Calibration       CalUsed    `json:"calibration"`
 	Inputs            Inputs     `json:"inputs"`
 	Assumptions       []string   `json:"assumptions"`
-	Warnings          []string   `json:"warnings"`
+	// AssumptionMessages are Assumptions as data (Message), in the same
+	// order; CodeNote marks a sentence not yet coded.
+	AssumptionMessages []Message `json:"assumption_messages"`
+	Warnings           []string  `json:"warnings"`
 	// WarningMessages are Warnings as data, in the same order: each one's
 	// code, field and values (Message).
 	WarningMessages []Message `json:"warning_messages"`

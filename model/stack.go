@@ -1,7 +1,6 @@
 package model
 
 import (
-	"strconv"
 	"strings"
 )
 
@@ -81,32 +80,13 @@ func (r *resolved) resolveStack(t TrainingSpec) error {
 }
 
 // stackAssumption states the optimised stack's effect for precision p with
-// the calibration's fraction uRef and the one used, u. It is built in one
-// buffer: an estimate allocates little more than its response.
-func stackAssumption(p Precision, uRef, u float64) string {
-	var b strings.Builder
-	b.Grow(200 + len(StackSource))
-	var num [8]byte
-	pct := func(x float64) { b.Write(strconv.AppendFloat(num[:0], x*100, 'f', 0, 64)) }
-	b.WriteString("training.stack optimised: ")
+// the calibration's fraction uRef and the one used, u.
+func stackAssumption(p Precision, uRef, u float64) Message {
+	code := CodeAssumeStackKept
 	if u > uRef {
-		pct(u)
-		b.WriteString("% of the ")
-		b.WriteString(string(p))
-		b.WriteString(" tensor-core peak before parallel losses (the calibration's ")
-		pct(uRef)
-		b.WriteString("%), and element-wise memory traffic overlapped with the matmuls (fused kernels), from ")
-		b.WriteString(StackSource)
-	} else {
-		b.WriteString("element-wise memory traffic overlapped with the matmuls (fused kernels); the calibration's ")
-		pct(uRef)
-		b.WriteString("% of peak for ")
-		b.WriteString(string(p))
-		b.WriteString(" is kept (")
-		b.WriteString(StackSource)
-		b.WriteByte(')')
+		code = CodeAssumeStackRaised
 	}
-	return b.String()
+	return Message{Code: code, Args: Args{{Name: "field", Str: "training.stack"}, {Name: "precision", Str: string(p)}, {Name: "u_pct", Num: u * 100}, {Name: "ref_pct", Num: uRef * 100}, {Name: "source", Str: StackSource}}}
 }
 
 // uCompute is the achieved fraction of peak at precision p: the larger of

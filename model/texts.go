@@ -1,5 +1,7 @@
 package model
 
+import "strings"
+
 // The words of model's messages, by code: the one table Message.Text
 // renders (MessageText says how a text names its values). A code's words
 // may change; its values keep their names and units.
@@ -117,4 +119,81 @@ var _ = AddTexts(map[string]MessageText{
 	CodeMissesDeadline:   {Tech: "no searched configuration meets the deadline of {deadline_s:short} s; the fastest takes {fastest_s:short} s ({fastest}): best is the fastest option"},
 	CodeConfigName:       {Tech: "{count:short} × {gpu:gpu}, {layout}"},
 	CodeOtherGlobalBatch: {Tech: "{sequences:int} sequences per optimizer step, not the current configuration's {current:int}: a different optimisation run (learning rate and convergence may differ), so its energy is not like for like"},
+})
+
+// Codes of an estimate's assumptions.
+const (
+	CodeNote                     = "note" // text: a sentence not yet given a code of its own
+	CodeAssumeCompileOptimised   = "assume.compile_optimised"
+	CodeAssumeCompile            = "assume.compile"
+	CodeAssumeEager              = "assume.attention_eager"
+	CodeAssumeFlash3             = "assume.attention_flash3"
+	CodeAssumePEFTTime           = "assume.peft_time"
+	CodeAssumeAccum              = "assume.accumulation"
+	CodeAssumeDDP                = "assume.ddp_overlap"
+	CodeAssumeCurveWorkload      = "assume.curve_workload"
+	CodeAssumeAlphaFallback      = "assume.alpha_fallback"
+	CodeAssumeWarmup             = "assume.warmup"
+	CodeAssumeWaiting            = "assume.waiting"
+	CodeAssumeHybridDummy        = "assume.hybrid_dummy"
+	CodeAssumeNoDummy            = "assume.no_dummy"
+	CodeAssumeLawScaled          = "assume.law_scaled"
+	CodeAssumeLawPerToken        = "assume.law_per_token"
+	CodeAssumeMoE                = "assume.moe"
+	CodeAssumeDatasetUnused      = "assume.dataset_tokens_unused"
+	CodeAssumeSystemPower        = "assume.system_power"
+	CodeAssumePrecision          = "assume.precision"
+	CodeAssumeTokensFromSteps    = "assume.tokens_from_steps"
+	CodeAssumeEpochFromExamples  = "assume.epoch_from_examples"
+	CodeAssumePUE                = "assume.pue"
+	CodeAssumeCarbon             = "assume.carbon"
+	CodeAssumePrice              = "assume.price"
+	CodeAssumeQLoRACheckpointing = "assume.qlora_checkpointing"
+	CodeAssumeLoRARank           = "assume.lora_rank"
+	CodeAssumeQLoRARank          = "assume.qlora_rank"
+	CodeAssumeLoRATargets        = "assume.lora_targets"
+	CodeAssumeQLoRATargets       = "assume.qlora_targets"
+	CodeAssumeQLoRAState         = "assume.qlora_state"
+	CodeAssumeQLoRAFormat        = "assume.qlora_format"
+	CodeAssumeQLoRADtype         = "assume.qlora_dtype"
+	CodeAssumeStackRaised        = "assume.stack_raised"
+	CodeAssumeStackKept          = "assume.stack_kept"
+)
+
+var _ = AddTexts(map[string]MessageText{
+	CodeNote:                     {Tech: "{text}"},
+	CodeAssumeCompileOptimised:   {Tech: "{compile:path} with the optimised stack: its fused kernels already overlap the element-wise traffic, so compile adds nothing"},
+	CodeAssumeCompile:            {Tech: "{compile:path}: element-wise memory traffic fused into the kernels around the matmuls, so a step takes the larger of its compute and memory times instead of their sum; from {source}"},
+	CodeAssumeEager:              {Tech: "{attention:path} eager: the attention matmuls take {cost}× their fused time (scores written to and read from device memory); from {source}"},
+	CodeAssumeFlash3:             {Tech: "{attention:path} flash3: the attention matmuls run {speedup}× faster than with FlashAttention-2; from {source}"},
+	CodeAssumePEFTTime:           {Tech: peftAssumption},
+	CodeAssumeAccum:              {Tech: strings.Replace(AccumAssumption, "%d", "{accum:int}", 1)},
+	CodeAssumeDDP:                {Tech: DDPAssumption},
+	CodeAssumeCurveWorkload:      {Tech: "parallel efficiency from the {interconnect} speedup curves, measured at {curve_tokens:count} tokens per GPU per step and hidden size {curve_hidden:count} ({source}), moved to this run's {tokens:count} tokens and hidden size {hidden:count}: the curves' overhead is scaled by the ratio of communication to compute (data parallel: measured tokens per step ÷ this run's; tensor parallel: measured hidden ÷ this run's; each bounded to ×1/64–×64)"},
+	CodeAssumeAlphaFallback:      {Tech: AlphaEtaFallbackNote},
+	CodeAssumeWarmup:             {Tech: WarmupAssumption},
+	CodeAssumeWaiting:            {Tech: WaitAssumption},
+	CodeAssumeHybridDummy:        {Tech: "hybrid layouts use the law's TP dummy"},
+	CodeAssumeNoDummy:            {Tech: "the law has no {strategy} dummy; Ψ = 1 used"},
+	CodeAssumeLawScaled:          {Tech: "the {calibration} law is fitted to full fine-tuning; its energy is scaled by the roofline time of {method} over that of full fine-tuning ({ratio:.3g})"},
+	CodeAssumeLawPerToken:        {Tech: "energy from the {calibration} law applied per token (reference {ref_tokens:.3g} tokens: {ref_note}); time from the {time_calibration} roofline model; breakdown shares from the roofline model"},
+	CodeAssumeMoE:                {Tech: "mixture of experts: FLOPs count the {per_token:int} of {experts:int} experts each token is routed to; memory, weight traffic and communication all {experts:int}; the experts' matmuls run at {rate:.2f} of a dense matmul's rate ({source})"},
+	CodeAssumeDatasetUnused:      {Tech: "{dataset_tokens:path} is not used: max_steps of {file:path} sets the run, as in the Trainer"},
+	CodeAssumeSystemPower:        {Tech: "{gpu:gpu} power is measured system power per chip ({power_w} W: host, memory and network included, the only training power Google publishes for its TPUs), so energy_kwh includes the host's share here"},
+	CodeAssumePrecision:          {Tech: "{field:path} not given: {precision}, what a typical mixed-precision recipe uses on {gpu:agpu} ({rule})"},
+	CodeAssumeTokensFromSteps:    {Tech: "{field:path} {tokens:short} from max_steps {steps:int} ({file:path}): {steps:int} optimizer steps × {accum:int} micro-batches × {batch:int} sequences × {seq:int} tokens × {data:int} data-parallel ranks, every sequence full (packed or padded to {seq_len:key})"},
+	CodeAssumeEpochFromExamples:  {Tech: "an epoch is {field:path} × {seq_len:key} = {examples} × {seq} = {tokens} tokens: each example counted at the full sequence length (padded, or packed)"},
+	CodeAssumePUE:                {Tech: "PUE {pue:.2f}: Uptime Institute 2024 global average ({field:path} not given)"},
+	CodeAssumeCarbon:             {Tech: "grid intensity {carbon} gCO2e/kWh: IEA world average ({field:path} not given)"},
+	CodeAssumePrice:              {Tech: "electricity price {usd:.2f} USD/kWh: an assumed tariff ({field:path} not given)"},
+	CodeAssumeQLoRACheckpointing: {Tech: "gradient checkpointing on: the QLoRA recipe (Dettmers et al. 2023; PEFT's prepare_model_for_kbit_training) enables it ({field:path} not given)"},
+	CodeAssumeLoRARank:           {Tech: "LoRA rank {rank}: the PEFT library's default recipe ({field:path} not given)"},
+	CodeAssumeQLoRARank:          {Tech: "LoRA rank {rank}: the QLoRA paper's (Dettmers et al. 2023, section 5) recipe ({field:path} not given)"},
+	CodeAssumeLoRATargets:        {Tech: "LoRA targets {targets}: W_q and W_v, the LoRA paper's choice (Hu et al. 2021, section 7.1) and PEFT's default for Llama ({field:path} not given)"},
+	CodeAssumeQLoRATargets:       {Tech: "LoRA targets {targets}: every linear layer of each block, the QLoRA recipe (Dettmers et al. 2023, section 4) ({field:path} not given)"},
+	CodeAssumeQLoRAState:         {Tech: strings.Replace(QLoRAStateAssumption, "training.state_bytes_per_param", "{field:path}", 1)},
+	CodeAssumeQLoRAFormat:        {Tech: "QLoRA base weights in 4-bit NF4 with double quantisation, the QLoRA default ({field:path} not given)"},
+	CodeAssumeQLoRADtype:         {Tech: "matmuls run in the QLoRA compute dtype {dtype} ({field:path})"},
+	CodeAssumeStackRaised:        {Tech: "{field:path} optimised: {u_pct:.0f}% of the {precision} tensor-core peak before parallel losses (the calibration's {ref_pct:.0f}%), and element-wise memory traffic overlapped with the matmuls (fused kernels), from {source}"},
+	CodeAssumeStackKept:          {Tech: "{field:path} optimised: element-wise memory traffic overlapped with the matmuls (fused kernels); the calibration's {ref_pct:.0f}% of peak for {precision} is kept ({source})"},
 })

@@ -134,8 +134,8 @@ func (a *API) EstimateOf(in EstimateInput) (o EstimateOutput) {
 	o.Envelope = EnvelopeNote(o.Response)
 	o.Interval = IntervalNote(o.Response)
 	o.Warnings = WarningsSay(o.Response, o.Envelope)
-	for _, as := range o.Response.Assumptions {
-		o.Assumptions = append(o.Assumptions, bareKeys(plain("", "", as, nil)))
+	for _, as := range o.Response.AssumptionMessages {
+		o.Assumptions = append(o.Assumptions, Say(as))
 	}
 	if in.Form != nil && in.Form.peft() && on(in.Form["compare"]) {
 		full := req

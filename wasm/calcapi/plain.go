@@ -251,8 +251,14 @@ func WarningsSay(r *model.Response, env []string) []string {
 }
 
 // Say is a message in the page's words (pageNamer): inputs by their
-// labels, GPUs by name.
-func Say(m model.Message) string { return m.Text(pageNamer) }
+// labels, GPUs by name. A sentence not yet coded (model.CodeNote) is
+// rewritten by plain and bareKeys, the scanners the codes replace.
+func Say(m model.Message) string {
+	if m.Code == model.CodeNote {
+		return bareKeys(plain("", "", m.Text(model.Technical), nil))
+	}
+	return m.Text(pageNamer)
+}
 
 // bareKeys names the request fields an assumption gives by their bare JSON
 // name ("a smaller batch_per_gpu") by their form labels.
