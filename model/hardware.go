@@ -82,7 +82,7 @@ func (g *GPU) PeakFLOPS(p Precision) (float64, error) {
 	}
 	t := g.peakTFLOPS(p)
 	if t <= 0 {
-		return 0, fieldErr("training.precision", string(p), "is not supported in hardware by %s; it supports %s", g.ID, joinPrecisions(g.Supported()))
+		return 0, codeErr(CodePrecisionUnsupported, "training.precision", string(p), Args{{Name: "gpu", Str: g.ID}, {Name: "supported", Str: joinPrecisions(g.Supported())}})
 	}
 	return t * 1e12, nil
 }
@@ -240,7 +240,7 @@ func (h *Hardware) Lookup(name string) (*GPU, error) {
 	if i, ok := h.keys[k]; ok {
 		return &h.GPUs[i], nil
 	}
-	return nil, fieldErr("hardware.gpu", name, "is not a known accelerator; close matches: %s (GET /api/v1/hardware lists all)", strings.Join(h.near(k, 4), ", "))
+	return nil, codeErr(CodeGPUUnknown, "hardware.gpu", name, Args{{Name: "near", List: h.near(k, 4)}})
 }
 
 // near returns the ids of the n GPUs whose spellings are closest to k (a

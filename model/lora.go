@@ -143,7 +143,7 @@ func parseTargets(s string, a Arch) (loraModules, error) {
 		}
 	}
 	if m&modGate != 0 && !a.GLU {
-		return 0, fieldErr(field, s, "names gate, but the model has no gated MLP (model.glu is false): its MLP has only up and down projections")
+		return 0, codeErr(CodeTargetsNoGate, field, s, Args{{Name: "glu", Str: "model.glu"}})
 	}
 	return m, nil
 }
@@ -250,7 +250,7 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 	}
 	if m.name == MethodFull {
 		if t.LoRA != nil {
-			return fieldErr("training.lora", nil, "applies only to training.method lora or qlora (method is full)")
+			return codeErr(CodeLoRAOnlyPEFT, "training.lora", nil, Args{{Name: "method", Str: "training.method"}})
 		}
 		m.trainable = r.params
 		return nil
@@ -260,10 +260,10 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 		l = *t.LoRA
 	}
 	if m.name == MethodLoRA && l.BaseFormat != "" {
-		return fieldErr("training.lora.base_format", l.BaseFormat, "applies only to training.method qlora (lora keeps the base in 16 bits)")
+		return codeErr(CodeBaseFormatOnlyQLoRA, "training.lora.base_format", l.BaseFormat, Args{{Name: "method", Str: "training.method"}})
 	}
 	if m.name == MethodLoRA && l.ComputeDtype != "" {
-		return fieldErr("training.lora.compute_dtype", string(l.ComputeDtype), "applies only to training.method qlora (lora computes in training.precision)")
+		return codeErr(CodeDtypeOnlyQLoRA, "training.lora.compute_dtype", string(l.ComputeDtype), Args{{Name: "method", Str: "training.method"}, {Name: "precision", Str: "training.precision"}})
 	}
 	rank := l.Rank
 	if rank == 0 {
@@ -323,7 +323,7 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 	}
 	g := r.gpu
 	if g.Vendor == "Google" {
-		return fieldErr("training.method", MethodQLoRA, "needs the bitsandbytes quantisation kernels, which run on NVIDIA (CUDA) and AMD (ROCm) GPUs, not on %s; use lora", g.ID)
+		return codeErr(CodeQLoRAUnsupportedGPU, "training.method", MethodQLoRA, Args{{Name: "gpu", Str: g.ID}})
 	}
 	cd := r.prec
 	cdField := "training.precision"

@@ -231,12 +231,12 @@ func checkPowerLimit(field string, w float64, g *GPU) (limit float64, below bool
 	}
 	if !finite(w) || w < pr.MinW || w > pr.DefaultW {
 		if pr.MinW == pr.DefaultW {
-			return 0, false, fieldErr(field, w, "must be %s W for a %s, which has no user-settable power limit (or leave it out)", ShortNum(pr.DefaultW), g.ID)
+			return 0, false, codeErr(CodePowerFixed, field, w, Args{{Name: "default_w", Num: pr.DefaultW}, {Name: "gpu", Str: g.ID}})
 		}
 		if pr.Estimated && finite(w) && w < pr.MinW {
-			return 0, false, fieldErr(field, w, "must be above the %s W a %s draws idle (no board accepts a limit below its idle power; its estimated lowest limit is %s W, its default %s W)", ShortNum(g.IdlePowerW), g.ID, ShortNum(pr.MinW), ShortNum(pr.DefaultW))
+			return 0, false, codeErr(CodePowerBelowIdle, field, w, Args{{Name: "idle_w", Num: g.IdlePowerW}, {Name: "gpu", Str: g.ID}, {Name: "min_w", Num: pr.MinW}, {Name: "default_w", Num: pr.DefaultW}})
 		}
-		return 0, false, fieldErr(field, w, "must be from %s to %s W for a %s (its range of power limits; leave it out for the default %s W)", ShortNum(pr.MinW), ShortNum(pr.DefaultW), g.ID, ShortNum(pr.DefaultW))
+		return 0, false, codeErr(CodePowerRange, field, w, Args{{Name: "min_w", Num: pr.MinW}, {Name: "default_w", Num: pr.DefaultW}, {Name: "gpu", Str: g.ID}})
 	}
 	return w, false, nil
 }

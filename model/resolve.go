@@ -129,7 +129,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 	}
 	switch {
 	case t.Tokens != 0 && (t.DatasetTokens != 0 || t.Epochs != 0):
-		return fieldErr("training.tokens", t.Tokens, "give tokens, or dataset_tokens with epochs, not both")
+		return codeErr(CodeTokensTwice, "training.tokens", t.Tokens, nil)
 	case t.Tokens != 0:
 		if err := fieldTokens.Check(t.Tokens); err != nil {
 			return err
@@ -148,7 +148,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 		}
 		r.tokens = t.DatasetTokens * t.Epochs
 	default:
-		return fieldErr("training.tokens", nil, "is required (or dataset_tokens with epochs)")
+		return codeErr(CodeTokensRequired, "training.tokens", nil, nil)
 	}
 	if err := fieldSeqLen.Check(t.SeqLen); err != nil {
 		return err
@@ -166,7 +166,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 	}
 	if hf != nil && hf.MaxPositions > 0 && r.seq > hf.MaxPositions {
 		if hf.AbsolutePositions {
-			return fieldErr("training.seq_len", r.seq, "exceeds the %d positions of the model (max_position_embeddings of %s; its learned positions go no further)", hf.MaxPositions, PathHFConfig)
+			return codeErr(CodeSeqBeyondLearned, "training.seq_len", r.seq, Args{{Name: "max", Num: float64(hf.MaxPositions)}, {Name: "file", Str: PathHFConfig}})
 		}
 		r.warn = append(r.warn, Message{Code: CodeSeqBeyondPositions, Field: "training.seq_len", Args: Args{{Name: "field", Str: "training.seq_len"}, {Name: "seq", Num: float64(r.seq)}, {Name: "max", Num: float64(hf.MaxPositions)}, {Name: "file", Str: PathHFConfig}}})
 	}
@@ -183,7 +183,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 	r.prec = Precision(strings.ToLower(string(t.Precision)))
 
 	if req.Hardware.GPU == "" {
-		return fieldErr("hardware.gpu", nil, "is required, for example \"a100-sxm4-80gb\"")
+		return codeErr(CodeGPURequired, "hardware.gpu", nil, nil)
 	}
 	g, err := c.Hardware.Lookup(req.Hardware.GPU)
 	if err != nil {
@@ -260,7 +260,7 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 		return fieldErr("strategy", nil, "is required: one of single, ddp, fsdp, tp, or {\"tensor\": t, \"data\": d, \"data_mode\": \"fsdp\"}")
 	case Single:
 		if n != 1 {
-			return fieldErr("strategy", Single, "needs hardware.count 1 (got %d); use ddp, fsdp, tp or a hybrid layout", n)
+			return codeErr(CodeSingleNeedsOne, "strategy", Single, Args{{Name: "count_field", Str: "hardware.count"}, {Name: "count", Num: float64(n)}})
 		}
 		r.plan = Plan{Tensor: 1, Data: 1}
 	case DDP, FSDP:
@@ -290,10 +290,10 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 		}
 		t, d := int(s.Tensor), int(s.Data)
 		if c > 1 && t*c*d != n {
-			return fieldErr("strategy", fmt.Sprintf("tensor %d × context %d × data %d = %d", t, c, d, t*c*d), "must multiply to hardware.count (%d)", n)
+			return codeErr(CodeLayoutProduct, "strategy", fmt.Sprintf("tensor %d × context %d × data %d = %d", t, c, d, t*c*d), Args{{Name: "count_field", Str: "hardware.count"}, {Name: "count", Num: float64(n)}})
 		}
 		if t*c*d != n {
-			return fieldErr("strategy", fmt.Sprintf("tensor %d × data %d = %d", t, d, t*d), "must multiply to hardware.count (%d)", n)
+			return codeErr(CodeLayoutProduct, "strategy", fmt.Sprintf("tensor %d × data %d = %d", t, d, t*d), Args{{Name: "count_field", Str: "hardware.count"}, {Name: "count", Num: float64(n)}})
 		}
 		r.plan = Plan{Tensor: t, Data: d, DataMode: mode}
 		if c > 1 {

@@ -197,3 +197,46 @@ var _ = AddTexts(map[string]MessageText{
 	CodeAssumeStackRaised:        {Tech: "{field:path} optimised: {u_pct:.0f}% of the {precision} tensor-core peak before parallel losses (the calibration's {ref_pct:.0f}%), and element-wise memory traffic overlapped with the matmuls (fused kernels), from {source}"},
 	CodeAssumeStackKept:          {Tech: "{field:path} optimised: element-wise memory traffic overlapped with the matmuls (fused kernels); the calibration's {ref_pct:.0f}% of peak for {precision} is kept ({source})"},
 })
+
+// Codes of request errors.
+const (
+	CodeTokensTwice          = "request.tokens_twice"
+	CodeTokensRequired       = "request.tokens_required"
+	CodeSeqBeyondLearned     = "request.seq_beyond_learned_positions" // max, file (path)
+	CodeGPURequired          = "request.gpu_required"
+	CodeGPUUnknown           = "request.gpu_unknown"      // near (GPU ids)
+	CodeSingleNeedsOne       = "request.single_needs_one" // count_field (path), count
+	CodeLayoutProduct        = "request.layout_product"   // count_field (path), count
+	CodeTargetsNoGate        = "request.targets_no_gate"  // glu (path)
+	CodeLoRAOnlyPEFT         = "request.lora_only_peft"   // method (path)
+	CodeBaseFormatOnlyQLoRA  = "request.base_format_only_qlora"
+	CodeDtypeOnlyQLoRA       = "request.compute_dtype_only_qlora"
+	CodeQLoRAUnsupportedGPU  = "request.qlora_gpu"             // gpu
+	CodePrecisionUnsupported = "request.precision_unsupported" // gpu, supported
+	CodePowerFixed           = "request.power_fixed"           // default_w, gpu
+	CodePowerBelowIdle       = "request.power_below_idle"      // idle_w, gpu, min_w, default_w
+	CodePowerRange           = "request.power_range"           // min_w, default_w, gpu
+)
+
+var _ = AddTexts(map[string]MessageText{
+	CodeTokensTwice: {Tech: "give tokens, or dataset_tokens with epochs, not both",
+		Plain: "give tokens, or tokens per epoch with epochs, not both"},
+	CodeTokensRequired: {Tech: "is required (or dataset_tokens with epochs)",
+		Plain: "is needed: the tokens the run processes, for example 2e8 or 200M"},
+	CodeSeqBeyondLearned: {Tech: "exceeds the {max:int} positions of the model (max_position_embeddings of {file:path}; its learned positions go no further)"},
+	CodeGPURequired: {Tech: "is required, for example \"a100-sxm4-80gb\"",
+		Plain: "is required: choose a GPU from the list"},
+	CodeGPUUnknown: {Tech: "is not a known accelerator; close matches: {near:gpulist} (GET /api/v1/hardware lists all)",
+		Plain: "is not a known accelerator; close matches: {near:gpulist}; the list under the field shows every one"},
+	CodeSingleNeedsOne:       {Tech: "needs {count_field:path} 1 (got {count:int}); use ddp, fsdp, tp or a hybrid layout"},
+	CodeLayoutProduct:        {Tech: "must multiply to {count_field:path} ({count:int})"},
+	CodeTargetsNoGate:        {Tech: "names gate, but the model has no gated MLP ({glu:path} is false): its MLP has only up and down projections"},
+	CodeLoRAOnlyPEFT:         {Tech: "applies only to {method:path} lora or qlora (method is full)"},
+	CodeBaseFormatOnlyQLoRA:  {Tech: "applies only to {method:path} qlora (lora keeps the base in 16 bits)"},
+	CodeDtypeOnlyQLoRA:       {Tech: "applies only to {method:path} qlora (lora computes in {precision:path})"},
+	CodeQLoRAUnsupportedGPU:  {Tech: "needs the bitsandbytes quantisation kernels, which run on NVIDIA (CUDA) and AMD (ROCm) GPUs, not on {gpu:gpu}; use lora"},
+	CodePrecisionUnsupported: {Tech: "is not supported in hardware by {gpu:gpu}; it supports {supported}"},
+	CodePowerFixed:           {Tech: "must be {default_w:short} W for {gpu:agpu}, which has no user-settable power limit (or leave it out)"},
+	CodePowerBelowIdle:       {Tech: "must be above the {idle_w:short} W {gpu:agpu} draws idle (no board accepts a limit below its idle power; its estimated lowest limit is {min_w:short} W, its default {default_w:short} W)"},
+	CodePowerRange:           {Tech: "must be from {min_w:short} to {default_w:short} W for {gpu:agpu} (its range of power limits; leave it out for the default {default_w:short} W)"},
+})

@@ -230,6 +230,11 @@ func gpuName(id string) string {
 // sayError is a model error's message in the page's words: its code's
 // text when it has one, else plain's rewriting of its words.
 func sayError(fe *model.FieldError, input string, f Form) string {
+	if fe.Code == model.CodeTokensRequired && f != nil {
+		if x, ok := ParseNumber(f[input]); ok && x <= 0 {
+			return "must be more than 0 tokens, for example 2e8 or 200M"
+		}
+	}
 	if fe.Code != "" {
 		return fe.Say(pageNamer)
 	}
