@@ -765,3 +765,35 @@ func TestNoRepositoryPathsInPages(t *testing.T) {
 		}
 	}
 }
+
+// TestNoControlCharactersInPages: the Markdown pages hold no control
+// character but newline. A TeX command written through a string escape
+// (\t in \tfrac and \text, \b in \bigl) turns into a tab or a backspace
+// and the formula renders as text.
+func TestNoControlCharactersInPages(t *testing.T) {
+	dir := filepath.Join("..", "content", "pages")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := 1
+		for i, c := range b {
+			if c == '\n' {
+				line++
+				continue
+			}
+			if c < 0x20 || c == 0x7f {
+				lo, hi := max(0, i-30), min(len(b), i+30)
+				t.Errorf("%s:%d: control character %#02x in …%q…", e.Name(), line, c, b[lo:hi])
+			}
+		}
+	}
+}
