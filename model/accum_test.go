@@ -1,7 +1,6 @@
 package model_test
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -62,7 +61,7 @@ func TestAccumulationAmortisesTheUpdate(t *testing.T) {
 			if r.Inputs.GradientAccumulation != int(k) {
 				t.Errorf("%s k=%g: echoed %d", st, k, r.Inputs.GradientAccumulation)
 			}
-			if want := fmt.Sprintf(model.AccumAssumption, int(k)); !slices.Contains(r.Assumptions, want) {
+			if want := (model.Message{Code: model.CodeAssumeAccum, Args: model.Args{{Name: "accum", Num: k}}}).String(); !slices.Contains(r.Assumptions, want) {
 				t.Errorf("%s k=%g: assumptions %q lack how accumulation is charged", st, k, r.Assumptions)
 			}
 			if r.Roofline.FLOPsPerToken != one.Roofline.FLOPsPerToken {

@@ -16,7 +16,7 @@ type FieldError struct {
 	Message string // what is accepted, lowercase, no final punctuation
 	// Code and Args are Message as data (model.Message): Message is their
 	// technical text. Code is "" for an error whose words are not yet in
-	// Texts.
+	// the table of words (TextOf).
 	Code string
 	Args Args
 }
@@ -54,7 +54,7 @@ func fieldErr(field string, value any, format string, args ...any) error {
 	return &FieldError{Field: field, Value: valueText(value), Message: fmt.Sprintf(format, args...)}
 }
 
-// codeErr builds a *FieldError whose words are code's (Texts), about the
+// codeErr builds a *FieldError whose words are code's (TextOf), about the
 // values args, with the value given formatted as fieldErr does.
 func codeErr(code, field string, value any, args Args) *FieldError {
 	return &FieldError{Field: field, Value: valueText(value), Code: code, Args: args,

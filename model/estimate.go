@@ -535,9 +535,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	return resp, nil
 }
 
-// AccumAssumption states how gradient accumulation is charged (%d: the
-// micro-batches per optimizer step).
-const AccumAssumption = "gradient accumulation, %d micro-batches per optimizer step: the optimizer's update (24 bytes of traffic per parameter for AdamW in mixed precision, ZeRO's accounting) and ddp's gradient all-reduce are charged once per optimizer step (PyTorch DDP's no_sync during accumulation, as Hugging Face Accelerate and Trainer use it); weight reads, gradient accumulation, fsdp's gathers and reduce-scatters and the per-step latency for every micro-batch"
+// AccumAssumption states how gradient accumulation is charged: the text of
+// CodeAssumeAccum, whose accum is the micro-batches per optimizer step.
+const AccumAssumption = "gradient accumulation, {accum:int} micro-batches per optimizer step: the optimizer's update (24 bytes of traffic per parameter for AdamW in mixed precision, ZeRO's accounting) and ddp's gradient all-reduce are charged once per optimizer step (PyTorch DDP's no_sync during accumulation, as Hugging Face Accelerate and Trainer use it); weight reads, gradient accumulation, fsdp's gathers and reduce-scatters and the per-step latency for every micro-batch"
 
 // stepWorkload is the run's tokens per GPU per gradient exchange and its
 // hidden size: ddp reduces gradients once per optimizer step, so its

@@ -222,8 +222,9 @@ type method struct {
 // holds weights, gradients and two moments in 32 bits.
 const QLoRAStateBytesPerParam = 12
 
-// QLoRAStateAssumption states QLoRAStateBytesPerParam's source.
-const QLoRAStateAssumption = "trained parameters at 12 bytes each (bf16 adapters and gradients, AdamW's two moments in 32 bits, paged): the QLoRA recipe (Dettmers et al. 2023, sections 3-4; artidoro/qlora, --bf16 with paged_adamw_32bit) (training.state_bytes_per_param not given)"
+// QLoRAStateAssumption states QLoRAStateBytesPerParam's source: the text
+// of CodeAssumeQLoRAState, whose field is the request field not given.
+const QLoRAStateAssumption = "trained parameters at 12 bytes each (bf16 adapters and gradients, AdamW's two moments in 32 bits, paged): the QLoRA recipe (Dettmers et al. 2023, sections 3-4; artidoro/qlora, --bf16 with paged_adamw_32bit) ({field:path} not given)"
 
 // resolveMethod checks training.method, training.lora and
 // training.gradient_checkpointing against the resolved shape, hardware and

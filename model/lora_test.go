@@ -381,7 +381,7 @@ func TestQLoRA65BOnOne48GBGPU(t *testing.T) {
 	if got, want := r.Memory.TrainedGBPerGPU*1e9/r.Training.TrainableParams, float64(model.QLoRAStateBytesPerParam); math.Abs(got-want) > 1e-9 {
 		t.Errorf("trained state %.4g bytes per trained parameter, want %g", got, want)
 	}
-	if !slices.Contains(r.Assumptions, model.QLoRAStateAssumption) {
+	if !slices.Contains(r.Assumptions, model.Message{Code: model.CodeAssumeQLoRAState, Args: model.Args{{Name: "field", Str: "training.state_bytes_per_param"}}}.String()) {
 		t.Errorf("assumptions do not state the QLoRA state bytes: %q", r.Assumptions)
 	}
 	req.Model.Preset = "llama-3-70b"

@@ -12,7 +12,7 @@ import (
 // Message is a warning or an error as data: a code that names its
 // sentence, the request field it is about (a dotted JSON path, "" for
 // none) and the values it speaks of. Its words come from one table keyed
-// by code (Texts) and are written by one renderer (Text), in the technical
+// by code (TextOf) and are written by one renderer (Text), in the technical
 // form the API and the command line print (field paths, GPU ids) or the
 // plain form the calculator shows (the form's labels, GPU names), so no
 // code has to read a message's words back.
@@ -63,59 +63,55 @@ func (a Args) Str(name string) string {
 	return x.Str
 }
 
-// MarshalJSON writes the values as one object by name, names in order:
-// numbers, strings, lists of strings, lists of messages.
+// MarshalJSON writes the values as one object by name (names in order,
+// as for a map): numbers, strings, lists of strings, lists of messages.
 func (a Args) MarshalJSON() ([]byte, error) {
-	// by name, as encoding/json writes a map: the same values give the
-	// same bytes after a round trip (UnmarshalJSON sorts too)
-	sorted := make(Args, len(a))
-	copy(sorted, a)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	b := []byte{'{'}
-	for i, x := range sorted {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendQuote(b, x.Name)
-		b = append(b, ':')
-		var v any = x.Num
+	m := make(map[string]any, len(a))
+	for _, x := range a {
 		switch {
 		case x.Msgs != nil:
-			v = x.Msgs
+			m[x.Name] = x.Msgs
 		case x.List != nil:
-			v = x.List
+			m[x.Name] = x.List
 		case x.Str != "":
-			v = x.Str
+			m[x.Name] = x.Str
 		case math.IsNaN(x.Num) || math.IsInf(x.Num, 0):
-			v = nil
+			m[x.Name] = nil
+		default:
+			m[x.Name] = x.Num
 		}
-		j, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, j...)
 	}
-	return append(b, '}'), nil
+	return json.Marshal(m)
 }
 
-// UnmarshalJSON reads what MarshalJSON writes, names in order.
+// UnmarshalJSON reads what MarshalJSON writes.
 func (a *Args) UnmarshalJSON(data []byte) error {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	names := make([]string, 0, len(m))
-	for k := range m {
+	names := make([]string, 0, len(raw))
+	for k := range raw {
 		names = append(names, k)
 	}
 	sort.Strings(names)
 	*a = (*a)[:0]
 	for _, k := range names {
 		x := Arg{Name: k}
-		raw := m[k]
-		if json.Unmarshal(raw, &x.Num) != nil && json.Unmarshal(raw, &x.Str) != nil &&
-			json.Unmarshal(raw, &x.List) != nil && json.Unmarshal(raw, &x.Msgs) != nil {
-			return fmt.Errorf("message value %s: not a number, string or list", k)
+		v := raw[k]
+		var err error
+		switch {
+		case len(v) > 0 && v[0] == '"':
+			err = json.Unmarshal(v, &x.Str)
+		case len(v) > 0 && v[0] == '[':
+			if json.Unmarshal(v, &x.List) != nil {
+				x.List, err = nil, json.Unmarshal(v, &x.Msgs)
+			}
+		default:
+			err = json.Unmarshal(v, &x.Num)
+		}
+		if err != nil {
+			return fmt.Errorf("message value %s: %w", k, err)
 		}
 		*a = append(*a, x)
 	}
@@ -144,30 +140,42 @@ func (a *Args) UnmarshalJSON(data []byte) error {
 //	{x:orlist} a []Message joined with ", ", the last with ", or "
 //	{x:or}     a []string joined with " or "
 type MessageText struct {
+	Code        string
 	Tech, Plain string
 }
 
-// Texts are the words of every message code. Packages above model add
-// their own codes with AddTexts; a code is never reused for other words.
-var Texts = map[string]MessageText{}
+// texts are the tables of words: model's and those AddTexts adds. They are
+// slices of constants, laid out by the compiler rather than built at
+// start-up, which keeps the calculator's WebAssembly small.
+var texts = [][]MessageText{modelTexts}
 
-// AddTexts adds a package's codes to Texts and returns true (for a
-// package-level var). A code given twice panics: it is a programming error.
-func AddTexts(m map[string]MessageText) bool {
-	for c, t := range m {
-		if _, dup := Texts[c]; dup {
-			panic("model: message code " + c + " given twice")
-		}
-		Texts[c] = t
-	}
+// AddTexts adds a package's table of words and returns true (for a
+// package-level var). A code is never reused for other words; the test of
+// every code checks that each is given once.
+func AddTexts(t []MessageText) bool {
+	texts = append(texts, t)
 	return true
+}
+
+// TextOf is the wording of code, and whether it has one.
+func TextOf(code string) (MessageText, bool) {
+	for _, t := range texts {
+		for _, x := range t {
+			if x.Code == code {
+				return x, true
+			}
+		}
+	}
+	return MessageText{}, false
 }
 
 // Codes lists the message codes in order.
 func Codes() []string {
-	out := make([]string, 0, len(Texts))
-	for c := range Texts {
-		out = append(out, c)
+	var out []string
+	for _, t := range texts {
+		for _, x := range t {
+			out = append(out, x.Code)
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -232,7 +240,7 @@ func (m Message) String() string { return m.Text(Technical) }
 // code itself; a value its text names but m lacks as "{name}" (the test of
 // every code keeps both from happening).
 func (m Message) Text(n Namer) string {
-	t, ok := Texts[m.Code]
+	t, ok := TextOf(m.Code)
 	if !ok {
 		return m.Code
 	}

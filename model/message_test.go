@@ -56,8 +56,13 @@ func TestEveryCodeRenders(t *testing.T) {
 	if len(Codes()) == 0 {
 		t.Fatal("no message codes")
 	}
+	for i, c := range Codes()[1:] {
+		if c == Codes()[i] {
+			t.Errorf("code %s given twice", c)
+		}
+	}
 	for _, code := range Codes() {
-		tx := Texts[code]
+		tx, _ := TextOf(code)
 		if tx.Tech == "" {
 			t.Errorf("%s: no technical text", code)
 			continue

@@ -27,7 +27,7 @@ func TestWarningsAreMessages(t *testing.T) {
 			t.Fatalf("%d warnings, %d messages: %v", len(r.Warnings), len(r.WarningMessages), r.Warnings)
 		}
 		for j, m := range r.WarningMessages {
-			if _, ok := model.Texts[m.Code]; !ok {
+			if _, ok := model.TextOf(m.Code); !ok {
 				t.Errorf("warning %q has no known code (%q)", r.Warnings[j], m.Code)
 			}
 			if got := m.String(); got != r.Warnings[j] {

@@ -23,12 +23,14 @@ var absentCodes = map[string]string{
 	model.CodeTensorOverHeads: "chart.tensor_over_heads",
 }
 
-var _ = model.AddTexts(map[string]model.MessageText{
-	"chart.memory_state":      {Tech: "weights, gradients and optimizer state need {need_gb:.1f} GB per GPU, more than the {capacity_gb:.0f} GB of {gpu:agpu}"},
-	"chart.memory_state_peft": {Tech: "is too small for {method}: the frozen base weights at {format} need {frozen_gb:.1f} GB per GPU and the trained parameters' weights, gradients and optimizer state {trained_gb:.2f} GB, {need_gb:.1f} GB in all, more than the {capacity_gb:.0f} GB of {gpu:agpu}"},
-	"chart.tensor_heads":      {Tech: "the GPU count must divide the model's {heads} attention heads"},
-	"chart.tensor_over_heads": {Tech: "exceeds the model's {heads} attention heads: tensor parallelism splits heads across ranks"},
-})
+var chartTexts = []model.MessageText{
+	{Code: "chart.memory_state", Tech: "weights, gradients and optimizer state need {need_gb:.1f} GB per GPU, more than the {capacity_gb:.0f} GB of {gpu:agpu}"},
+	{Code: "chart.memory_state_peft", Tech: "is too small for {method}: the frozen base weights at {format} need {frozen_gb:.1f} GB per GPU and the trained parameters' weights, gradients and optimizer state {trained_gb:.2f} GB, {need_gb:.1f} GB in all, more than the {capacity_gb:.0f} GB of {gpu:agpu}"},
+	{Code: "chart.tensor_heads", Tech: "the GPU count must divide the model's {heads} attention heads"},
+	{Code: "chart.tensor_over_heads", Tech: "exceeds the model's {heads} attention heads: tensor parallelism splits heads across ranks"},
+}
+
+var _ = model.AddTexts(chartTexts)
 
 // AbsenceOf is why p is missing from the charts (p nil: no point at all),
 // in the page's words.

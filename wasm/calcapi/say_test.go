@@ -22,7 +22,7 @@ func TestEveryCodeSaysTheFormsWords(t *testing.T) {
 		if code == model.CodeNote {
 			continue
 		}
-		tx := model.Texts[code]
+		tx, _ := model.TextOf(code)
 		for _, p := range paths {
 			var args model.Args
 			for _, m := range placeholder.FindAllStringSubmatch(tx.Tech+tx.Plain, -1) {
