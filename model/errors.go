@@ -37,6 +37,21 @@ func (e *FieldError) At(field string) *FieldError {
 	return &c
 }
 
+// asMessage is e as a Message: its own, or CodeNote with its words when it
+// has no code.
+func (e *FieldError) asMessage() Message {
+	if e.Code == "" {
+		return Note(e.Message)
+	}
+	return e.Msg()
+}
+
+// withValue is e with the value given v (already formatted).
+func (e *FieldError) withValue(v string) *FieldError {
+	e.Value = v
+	return e
+}
+
 // Msg is e as a Message.
 func (e *FieldError) Msg() Message {
 	return Message{Code: e.Code, Field: e.Field, Args: e.Args}

@@ -306,7 +306,7 @@ type HFModel struct {
 	ParamsExact float64
 	Took        []Imported
 	// Notes are sentences for the response's assumptions.
-	Notes  []string
+	Notes  []Message
 	family *hfFamily
 }
 
@@ -347,7 +347,7 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 		if err != nil {
 			return nil, err
 		}
-		m.Notes = append(m.Notes, file+" is a multimodal model (model_type "+mt+"): its language model, text_config, is estimated; the vision encoder is not counted")
+		m.Notes = append(m.Notes, Message{Code: CodeNoteMultimodal, Args: Args{{Name: "file", Str: file}, {Name: "type", Str: mt}}})
 		return m, nil
 	}
 	var fam *hfFamily
@@ -416,7 +416,7 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 			return nil, hfErr(file+".intermediate_size", "is required for model_type "+mt+" (the feed-forward width)")
 		}
 		a.FFN = 4 * a.Hidden
-		m.Notes = append(m.Notes, file+": FFN "+strconv.Itoa(a.FFN)+" = 4 × hidden, "+fam.name+"'s rule when the config leaves it out")
+		m.Notes = append(m.Notes, Message{Code: CodeNoteFFNRule, Args: Args{{Name: "file", Str: file}, {Name: "ffn", Num: float64(a.FFN)}, {Name: "family", Str: fam.name}}})
 	}
 	a.GLU = fam.glu
 	a.Tied = fam.tied
@@ -459,7 +459,7 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 	}
 	if err := a.Validate("model"); err != nil {
 		fe := AsFieldError(err)
-		return nil, &FieldError{Field: file, Value: fe.Value, Message: "gives a shape wattscale cannot use: " + fe.Field + " " + fe.Message}
+		return nil, codeErr(CodeHFShape, file, nil, Args{{Name: "field", Str: fe.Field}, {Name: "problem", Msgs: []Message{fe.asMessage()}}}).withValue(fe.Value)
 	}
 	m.ParamsExact = a.Params() + m.extraParams(o, fam)
 	return m, nil
@@ -562,7 +562,8 @@ func (r *resolved) noteImports(hf *HFModel, h *hfTraining) {
 	}
 	r.imported = took
 	for _, file := range [...]string{PathHFConfig, PathHFArgs, PathPEFT} {
-		var used, over, ign []string
+		used := []Message{}
+		var over, ign []string
 		n := 0
 		for i := range took {
 			t := &took[i]
@@ -576,32 +577,25 @@ func (r *resolved) noteImports(hf *HFModel, h *hfTraining) {
 			case t.Use == UseIgnored:
 				ign = append(ign, t.Key)
 			case t.Field != "":
-				used = append(used, t.Key+" "+t.Value+" → "+t.Field)
+				used = append(used, Message{Code: CodeNoteImportKey, Args: Args{{Name: "key", Str: t.Key}, {Name: "value", Str: t.Value}, {Name: "field", Str: t.Field}}})
 			}
 		}
 		if n == 0 {
 			continue
 		}
-		s := file + ": " + strings.Join(used, ", ")
+		rest := []Message{}
 		if len(over) > 0 {
-			s += "; the request's own fields win over " + strings.Join(over, ", ")
+			rest = append(rest, Message{Code: CodeNoteImportOverridden, Args: Args{{Name: "keys", List: over}}})
 		}
 		if len(ign) > 0 {
-			s += "; ignored (no bearing on the estimate): " + strings.Join(ign, ", ")
+			rest = append(rest, Message{Code: CodeNoteImportIgnored, Args: Args{{Name: "keys", List: ign}}})
 		}
-		r.assume = append(r.assume, Note(s))
+		r.assume = append(r.assume, Message{Code: CodeNoteImport, Args: Args{{Name: "file", Str: file}, {Name: "used", Msgs: used}, {Name: "rest", Msgs: rest}}})
 	}
 	if hf != nil {
-		r.assume = append(r.assume, Note(PathHFConfig+" is "+hf.Name+" (model_type "+hf.Type+", read as "+hf.Family+"): it implies "+fmtParams(hf.ParamsExact)+
-			" parameters with biases, norms and position embeddings; the estimate counts "+fmtParams(r.arch.Params())+", the matmul weights and embeddings"))
-		for _, n := range hf.Notes {
-			r.assume = append(r.assume, Note(n))
-		}
-	}
-	if h != nil {
-		for _, n := range h.notes {
-			r.assume = append(r.assume, Note(n))
-		}
+		r.assume = append(r.assume, Message{Code: CodeNoteHFModel, Args: Args{{Name: "file", Str: PathHFConfig}, {Name: "name", Str: hf.Name}, {Name: "type", Str: hf.Type},
+			{Name: "family", Str: hf.Family}, {Name: "exact", Num: hf.ParamsExact}, {Name: "counted", Num: r.arch.Params()}}})
+		r.assume = append(r.assume, hf.Notes...)
 	}
 }
 
@@ -656,7 +650,7 @@ func ImportHF(req Request) (Request, []Imported, []string, error) {
 		m.HFConfig = ""
 		req.Model = m
 		imported = append(imported, hf.Took...)
-		notes = append(notes, hf.Notes...)
+		notes = append(notes, MessageTexts(hf.Notes)...)
 	} else if req.Model.Preset != "" {
 		// A preset's shape for target_modules' names and the rank's bound.
 		for _, p := range DefaultPresets() {
@@ -676,12 +670,11 @@ func ImportHF(req Request) (Request, []Imported, []string, error) {
 		return req, nil, nil, err
 	}
 	imported = append(imported, h.took...)
-	notes = append(notes, h.notes...)
 	t.HFArgs, t.PEFT = "", ""
 	if h.maxSteps > 0 {
 		r := resolved{count: int(req.Hardware.Count), arch: a}
 		if err := fieldCount.Check(req.Hardware.Count); err != nil {
-			return req, nil, nil, fieldErr("hardware.count", nil, "is needed to turn max_steps of %s into tokens (over the data-parallel ranks)", PathHFArgs)
+			return req, nil, nil, codeErr(CodeCountForMaxSteps, "hardware.count", nil, Args{{Name: "file", Str: PathHFArgs}})
 		}
 		if err := r.resolveStrategy(req.Strategy); err != nil {
 			return req, nil, nil, err

@@ -127,7 +127,6 @@ type hfTraining struct {
 	// maxSteps is the Trainer's max_steps (optimizer steps): the tokens
 	// follow once the data-parallel ranks are known.
 	maxSteps int
-	notes    []string
 }
 
 func (h *hfTraining) add(o *hfObject, key, field, use, note string) {
@@ -230,15 +229,14 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 	if v.Init != nil && v.Init.Attn != nil {
 		var ok bool
 		if attn, ok = lookup(attnImplementations, *v.Init.Attn); !ok {
-			return &FieldError{Field: PathHFArgs + ".model_init_kwargs.attn_implementation", Value: strconv.Quote(*v.Init.Attn),
-				Message: "is not an attention implementation wattscale models (eager, sdpa, flash_attention_2, flash_attention_3); give training.attention"}
+			return codeErr(CodeHFAttention, PathHFArgs+".model_init_kwargs.attn_implementation", *v.Init.Attn, Args{{Name: "attention", Str: "training.attention"}})
 		}
 	}
 	var sb float64
 	if v.Optim != nil {
 		var ok bool
 		if sb, ok = OptimizerStateBytes(strings.ToLower(*v.Optim)); !ok {
-			return &FieldError{Field: PathHFArgs + ".optim", Value: strconv.Quote(*v.Optim), Message: "is not an optimizer wattscale knows the state of (give training.state_bytes_per_param); close matches: " + strings.Join(NearestNames(*v.Optim, optimNames(), 4), ", ")}
+			return codeErr(CodeHFOptim, PathHFArgs+".optim", *v.Optim, Args{{Name: "state_bytes", Str: "training.state_bytes_per_param"}, {Name: "near", List: NearestNames(*v.Optim, optimNames(), 4)}})
 		}
 	}
 	is := func(b *bool) bool { return b != nil && *b }
@@ -339,7 +337,7 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 		h.maxSteps = int(steps)
 	case v.Epochs != nil && !given("training.epochs"):
 		if t.DatasetTokens == 0 && t.DatasetExamples == 0 {
-			return hfErr("training.dataset_tokens", "is required with num_train_epochs of "+PathHFArgs+": the tokens of one epoch (or training.dataset_examples, the examples of one epoch at seq_len tokens each)")
+			return codeErr(CodeHFEpochsNeedTokens, "training.dataset_tokens", nil, Args{{Name: "file", Str: PathHFArgs}, {Name: "examples", Str: "training.dataset_examples"}, {Name: "seq_len", Str: "training.seq_len"}})
 		}
 		t.Epochs = *v.Epochs
 	}

@@ -139,6 +139,8 @@ func (a *Args) UnmarshalJSON(data []byte) error {
 //	{x:gpulist}  a []string of GPU ids, as {x:gpu} writes each, joined with ", "
 //	{x:orlist} a []Message joined with ", ", the last with ", or "
 //	{x:or}     a []string joined with " or "
+//	{x:cat}    a []Message one after the other
+//	{x:params} a parameter count ("7.24 B", "110 M")
 type MessageText struct {
 	Code        string
 	Tech, Plain string
@@ -279,6 +281,9 @@ func writeArg(b *strings.Builder, v Arg, spec string, n Namer) {
 		if spec == "semilist" {
 			sep = "; "
 		}
+		if spec == "cat" {
+			sep = ""
+		}
 		for i, m := range v.Msgs {
 			switch {
 			case i > 0 && spec == "orlist" && i == len(v.Msgs)-1:
@@ -345,6 +350,10 @@ func writeNum(b *strings.Builder, x float64, spec string) {
 			b.WriteString(strconv.FormatFloat(x, spec[len(spec)-1], p, 64))
 			return
 		}
+	}
+	if spec == "params" {
+		b.WriteString(fmtParams(x))
+		return
 	}
 	if spec == "count" {
 		b.WriteString(fmtCount(x))

@@ -469,7 +469,7 @@ func PrefixField(path string, err error) error {
 	default:
 		f = path + "." + f
 	}
-	return &FieldError{Field: f, Value: fe.Value, Message: fe.Message}
+	return fe.At(f)
 }
 
 func jsonError(err error) error {

@@ -77,7 +77,7 @@ func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []
 			return nil, nil, fe.At(f + ".gpu")
 		}
 		if prev, dup := seen[g.ID]; dup {
-			return nil, nil, fieldErr(f+".gpu", cd.GPU, "names %s again (already %s)", g.ID, prev)
+			return nil, nil, codeErr(CodeGPUAgain, f+".gpu", cd.GPU, Args{{Name: "gpu", Str: g.ID}, {Name: "already", Str: prev}})
 		}
 		seen[g.ID] = f
 		maxN := DefaultMaxCount

@@ -130,6 +130,27 @@ const (
 	CodePowerRange           = "request.power_range"           // min_w, default_w, gpu
 )
 
+// Codes of the notes on the Hugging Face files an estimate read.
+const (
+	CodeNoteImport           = "note.hf_import"            // file (path), used ([]Message: CodeNoteImportKey), rest ([]Message)
+	CodeNoteImportKey        = "note.hf_import_key"        // key, value, field (path)
+	CodeNoteImportOverridden = "note.hf_import_overridden" // keys
+	CodeNoteImportIgnored    = "note.hf_import_ignored"    // keys
+	CodeNoteHFModel          = "note.hf_model"             // file (path), name, type, family, exact, counted (parameters)
+	CodeNoteMultimodal       = "note.hf_multimodal"        // file (path), type
+	CodeNoteFFNRule          = "note.hf_ffn_rule"          // file (path), ffn, family
+)
+
+// Codes of errors in the Hugging Face files and of the searches' candidates.
+const (
+	CodeCountForMaxSteps   = "request.count_for_max_steps" // file (path)
+	CodeHFShape            = "request.hf_shape"            // field (path), problem ([]Message: the shape's error)
+	CodeHFAttention        = "request.hf_attention"        // attention (path)
+	CodeHFOptim            = "request.hf_optim"            // state_bytes (path), near
+	CodeHFEpochsNeedTokens = "request.hf_epochs_need_tokens"
+	CodeGPUAgain           = "request.gpu_again" // gpu, already (path)
+)
+
 // modelTexts are the words of model's codes.
 var modelTexts = []MessageText{
 	{Code: CodeRangeWhole, Tech: "must be a whole number from {min:.-1f} to {max:.-1f}"},
@@ -232,4 +253,18 @@ var modelTexts = []MessageText{
 	{Code: CodePowerFixed, Tech: "must be {default_w:short} W for {gpu:agpu}, which has no user-settable power limit (or leave it out)"},
 	{Code: CodePowerBelowIdle, Tech: "must be above the {idle_w:short} W {gpu:agpu} draws idle (no board accepts a limit below its idle power; its estimated lowest limit is {min_w:short} W, its default {default_w:short} W)"},
 	{Code: CodePowerRange, Tech: "must be from {min_w:short} to {default_w:short} W for {gpu:agpu} (its range of power limits; leave it out for the default {default_w:short} W)"},
+
+	{Code: CodeNoteImport, Tech: "{file:path}: {used:list}{rest:cat}"},
+	{Code: CodeNoteImportKey, Tech: "{key} {value} → {field:path}"},
+	{Code: CodeNoteImportOverridden, Tech: "; the request's own fields win over {keys:list}"},
+	{Code: CodeNoteImportIgnored, Tech: "; ignored (no bearing on the estimate): {keys:list}"},
+	{Code: CodeNoteHFModel, Tech: "{file:path} is {name} (model_type {type}, read as {family}): it implies {exact:params} parameters with biases, norms and position embeddings; the estimate counts {counted:params}, the matmul weights and embeddings"},
+	{Code: CodeNoteMultimodal, Tech: "{file:path} is a multimodal model (model_type {type}): its language model, text_config, is estimated; the vision encoder is not counted"},
+	{Code: CodeNoteFFNRule, Tech: "{file:path}: FFN {ffn:int} = 4 × hidden, {family}'s rule when the config leaves it out"},
+	{Code: CodeCountForMaxSteps, Tech: "is needed to turn max_steps of {file:path} into tokens (over the data-parallel ranks)"},
+	{Code: CodeHFShape, Tech: "gives a shape wattscale cannot use: {field:path} {problem}"},
+	{Code: CodeHFAttention, Tech: "is not an attention implementation wattscale models (eager, sdpa, flash_attention_2, flash_attention_3); give {attention:path}"},
+	{Code: CodeHFOptim, Tech: "is not an optimizer wattscale knows the state of (give {state_bytes:path}); close matches: {near:list}"},
+	{Code: CodeHFEpochsNeedTokens, Tech: "is required with num_train_epochs of {file:path}: the tokens of one epoch (or {examples:path}, the examples of one epoch at {seq_len:key} tokens each)"},
+	{Code: CodeGPUAgain, Tech: "names {gpu:gpu} again (already {already:path})"},
 }

@@ -150,7 +150,7 @@ func (e *estimator) resolveDevice(s *InferenceSpec, a model.Arch, path string) (
 	}
 	if d.peak, err = g.PeakFLOPS(d.prec); err != nil {
 		fe := model.AsFieldError(err)
-		return nil, &model.FieldError{Field: path + ".precision", Value: fe.Value, Message: fe.Message}
+		return nil, fe.At(path + ".precision")
 	}
 	d.bpe = bytesPerElement(d.prec)
 	d.tensor = 1

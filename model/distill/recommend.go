@@ -504,7 +504,7 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 		g, err := cat.Hardware.Lookup(cd.GPU)
 		if err != nil {
 			fe := model.AsFieldError(err)
-			return &model.FieldError{Field: f + ".gpu", Value: fe.Value, Message: fe.Message}
+			return fe.At(f + ".gpu")
 		}
 		if seen[g.ID] {
 			return &model.FieldError{Field: f + ".gpu", Value: quote(cd.GPU), Message: "names " + g.ID + " again"}

@@ -205,7 +205,7 @@ func (a *API) allErrors(f Form, first *Error) []*Error {
 func (a *API) errorOf(err error, f Form) *Error {
 	fe := model.AsFieldError(err)
 	if fe == nil {
-		return &Error{Message: err.Error(), Text: err.Error(), Say: plain("", "", err.Error(), f)}
+		return &Error{Message: err.Error(), Text: err.Error(), Say: err.Error()}
 	}
 	e := &Error{Field: fe.Field, Value: fe.Value, Message: fe.Message, Text: fe.Error(), Code: fe.Code, Args: fe.Args}
 	if f != nil {

@@ -145,7 +145,36 @@ func formErr(field, input, value, msg string) *Error {
 	if value != "" {
 		e.Value = strconv.Quote(value)
 	}
-	return &Error{Field: field, Input: input, Value: e.Value, Message: msg, Text: e.Error(), Say: plain(field, input, msg, nil)}
+	return &Error{Field: field, Input: input, Value: e.Value, Message: msg, Text: e.Error(), Say: msg}
+}
+
+// Codes of the form's own errors: an input left empty that the estimate
+// needs (the tokens and the model with advice of their own on the page).
+const (
+	CodeRequired       = "form.required"
+	CodeTokensRequired = "form.tokens_required"
+	CodePresetRequired = "form.preset_required"
+)
+
+var formTexts = []model.MessageText{
+	{Code: CodeRequired, Tech: "is required"},
+	{Code: CodeTokensRequired, Tech: "is required", Plain: "is needed: the tokens the run processes, for example 2e8 or 200M"},
+	{Code: CodePresetRequired, Tech: "is required: a preset such as bert-base, or custom", Plain: "is needed: pick a model from the list, or type custom to give its shape"},
+}
+
+var _ = model.AddTexts(formTexts)
+
+// requiredErr is an input the estimate needs left empty.
+func requiredErr(field, input string) *Error {
+	code := CodeRequired
+	switch field {
+	case "training.tokens":
+		code = CodeTokensRequired
+	case "model.preset":
+		code = CodePresetRequired
+	}
+	fe := model.CodeErr(code, field, nil, nil)
+	return &Error{Field: field, Input: input, Message: fe.Message, Text: fe.Error(), Say: fe.Say(pageNamer), Code: code}
 }
 
 // ParseNumber reads a number as people type one: "2e8", "200M", "2.5B",
@@ -218,7 +247,7 @@ func (f Form) number(key string, required bool) (float64, *Error) {
 	path := formFields[key].Path
 	if raw == "" {
 		if required {
-			return 0, formErr(path, key, "", "is required")
+			return 0, requiredErr(path, key)
 		}
 		return 0, nil
 	}
@@ -257,7 +286,7 @@ func (f Form) InputFor(path string) string {
 func (f Form) Request(regions []Region) (model.Request, *Error) {
 	var req model.Request
 	if strings.TrimSpace(f["model"]) == "" {
-		return req, formErr("model.preset", "model", "", "is required: a preset such as bert-base, or custom")
+		return req, requiredErr("model.preset", "model")
 	}
 	for i := range model.RequestFields {
 		fd := &model.RequestFields[i]
@@ -271,7 +300,7 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 		case model.KindNumber, model.KindInt:
 			if raw == "" {
 				if !fd.Optional {
-					return req, formErr(fd.Path, k, "", "is required")
+					return req, requiredErr(fd.Path, k)
 				}
 				continue
 			}

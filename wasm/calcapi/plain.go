@@ -3,7 +3,6 @@ package calcapi
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,131 +65,6 @@ var planLabels = sync.OnceValue(func() map[string]string {
 	return m
 })
 
-// The messages' paths and ranges are found by the two scanners below, not
-// by package regexp, which would add about 270 KB to calc.wasm (measured
-// with scripts/wasmsize); plain_test.go checks them against the regular
-// expressions they implement:
-//
-//	paths:  options\[\d+\]\.[a-z_]+(?:\.[a-z_]+)*|\b(?:model|training|hardware|strategy|site|serving)\.[a-z_]+(?:\.[a-z_]+)?\b
-//	ranges: in \[([^\],]+), ([^\]]+)\]   →   from $1 to $2
-
-// replaceRanges writes "in [1, 3]" as "from 1 to 3".
-func replaceRanges(s string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "in [")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		rest := s[i+4:]
-		if j := strings.IndexAny(rest, "],"); j > 0 && strings.HasPrefix(rest[j:], ", ") {
-			if k := strings.IndexByte(rest[j+2:], ']'); k > 0 {
-				b.WriteString(s[:i] + "from " + rest[:j] + " to " + rest[j+2:j+2+k])
-				s = rest[j+2+k+1:]
-				continue
-			}
-		}
-		b.WriteString(s[:i+1])
-		s = s[i+1:]
-	}
-}
-
-// replacePaths replaces every request path a message quotes
-// (training.seq_len, options[2].stages_kwh.teacher) by f's answer.
-func replacePaths(s string, f func(string) string) string {
-	var b strings.Builder
-	last := 0
-	for i := 0; i < len(s); {
-		if end := pathAt(s, i); end > i {
-			b.WriteString(s[last:i] + f(s[i:end]))
-			i, last = end, end
-			continue
-		}
-		i++
-	}
-	return b.String() + s[last:]
-}
-
-// pathAt is the end of the path that starts at s[i], or -1.
-func pathAt(s string, i int) int {
-	if rest, ok := strings.CutPrefix(s[i:], "options["); ok {
-		d := run(rest, 0, isDigit)
-		if d > 0 && strings.HasPrefix(rest[d:], "].") {
-			q := i + len("options[") + d + 2
-			if n := run(s, q, isLower); n > 0 {
-				q += n
-				for q < len(s) && s[q] == '.' && run(s, q+1, isLower) > 0 {
-					q += 1 + run(s, q+1, isLower)
-				}
-				return q
-			}
-		}
-	}
-	if i > 0 && isWord(s[i-1]) {
-		return -1
-	}
-	for _, name := range []string{"model", "training", "hardware", "strategy", "site", "serving"} {
-		if !strings.HasPrefix(s[i:], name+".") {
-			continue
-		}
-		p := i + len(name) + 1
-		n := run(s, p, isLower)
-		if n == 0 {
-			return -1
-		}
-		q := p + n
-		if q < len(s) && s[q] == '.' {
-			if m := run(s, q+1, isLower); m > 0 && (q+1+m == len(s) || !isWord(s[q+1+m])) {
-				return q + 1 + m
-			}
-		}
-		if q == len(s) || !isWord(s[q]) {
-			return q
-		}
-		return -1
-	}
-	return -1
-}
-
-// run is how many bytes from s[i] satisfy ok.
-func run(s string, i int, ok func(byte) bool) int {
-	n := 0
-	for i+n < len(s) && ok(s[i+n]) {
-		n++
-	}
-	return n
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-func isLower(c byte) bool { return 'a' <= c && c <= 'z' || c == '_' }
-func isWord(c byte) bool  { return isLower(c) || isDigit(c) || 'A' <= c && c <= 'Z' }
-
-// plain rewrites a model or form message in the form's words.
-func plain(field, input, msg string, f Form) string {
-	s := msg
-	s = strings.ReplaceAll(s, " (GET /api/v1/hardware lists all)", "; the list under the field shows every one")
-	s = strings.ReplaceAll(s, "GET /api/v1/hardware", "the hardware page")
-	if field == "training.tokens" && strings.HasPrefix(s, "is required") {
-		if x, ok := ParseNumber(f[input]); f != nil && ok && x <= 0 {
-			return "must be more than 0 tokens, for example 2e8 or 200M"
-		}
-		return "is needed: the tokens the run processes, for example 2e8 or 200M"
-	}
-	if field == "model.preset" && strings.HasPrefix(s, "is required") {
-		return "is needed: pick a model from the list, or type custom to give its shape"
-	}
-	s = replaceRanges(s)
-	s = replacePaths(s, func(p string) string {
-		if l := pathLabel(p); l != "" {
-			return l
-		}
-		return p
-	})
-	s = strings.ReplaceAll(s, "dataset_tokens with epochs", "tokens per epoch with epochs")
-	return gpuNamesIn(s)
-}
-
 // pageNamer names things as the page does (model.Namer): inputs by
 // their labels in quotes, GPUs by name.
 var pageNamer = model.Namer{Plain: true, Field: pathLabel, GPU: gpuName}
@@ -218,27 +92,18 @@ func pathLabel(p string) string {
 }
 
 // gpuName is the name of the table's GPU id, or "".
-func gpuName(id string) string {
-	for _, g := range gpuIDs() {
-		if g.ID == id {
-			return g.Name
-		}
-	}
-	return ""
-}
+func gpuName(id string) string { return gpuNames()[id] }
 
 // sayError is a model error's message in the page's words: its code's
-// text when it has one, else plain's rewriting of its words.
+// text when it has one (the tokens' advice by the form's value), else its
+// words as they are.
 func sayError(fe *model.FieldError, input string, f Form) string {
 	if fe.Code == model.CodeTokensRequired && f != nil {
 		if x, ok := ParseNumber(f[input]); ok && x <= 0 {
 			return "must be more than 0 tokens, for example 2e8 or 200M"
 		}
 	}
-	if fe.Code != "" {
-		return fe.Say(pageNamer)
-	}
-	return plain(fe.Field, input, fe.Message, f)
+	return fe.Say(pageNamer)
 }
 
 // WarningsSay is a response's warnings in the form's words (inputs by
@@ -256,68 +121,17 @@ func WarningsSay(r *model.Response, env []string) []string {
 }
 
 // Say is a message in the page's words (pageNamer): inputs by their
-// labels, GPUs by name. A sentence not yet coded (model.CodeNote) is
-// rewritten by plain and bareKeys, the scanners the codes replace.
-func Say(m model.Message) string {
-	if m.Code == model.CodeNote {
-		return bareKeys(plain("", "", m.Text(model.Technical), nil))
-	}
-	return m.Text(pageNamer)
-}
+// labels, GPUs by name.
+func Say(m model.Message) string { return m.Text(pageNamer) }
 
-// bareKeys names the request fields an assumption gives by their bare JSON
-// name ("a smaller batch_per_gpu") by their form labels.
-func bareKeys(s string) string {
-	for _, k := range []string{"batch_per_gpu", "gradient_accumulation", "gradient_checkpointing", "seq_len", "state_bytes_per_param"} {
-		if l, ok := formLabels()["training."+k]; ok {
-			s = strings.ReplaceAll(s, k, "“"+l+"”")
-		}
+// gpuNames are the table's GPU names by id, for pageNamer.
+var gpuNames = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for _, g := range model.DefaultGPUs() {
+		m[g.ID] = g.Name
 	}
-	return s
-}
-
-// gpuIDs are the table's GPUs, longest id first, for gpuNamesIn.
-var gpuIDs = sync.OnceValue(func() []model.GPU {
-	g := slices.Clone(model.DefaultGPUs())
-	slices.SortFunc(g, func(a, b model.GPU) int { return len(b.ID) - len(a.ID) })
-	return g
+	return m
 })
-
-// gpuNamesIn names the GPUs a message gives by id ("the 80 GB of a
-// a100-sxm4-80gb") by their names ("the 80 GB of one NVIDIA A100 SXM4
-// 80 GB"): the page shows names, the API keeps ids.
-func gpuNamesIn(s string) string {
-	idChar := func(c byte) bool { return isLower(c) || isDigit(c) || c == '-' }
-	for _, g := range gpuIDs() {
-		if g.Name == "" || g.Name == g.ID || !strings.Contains(s, g.ID) {
-			continue
-		}
-		var b strings.Builder
-		for i := 0; i < len(s); {
-			j := strings.Index(s[i:], g.ID)
-			if j < 0 {
-				b.WriteString(s[i:])
-				break
-			}
-			j += i
-			end := j + len(g.ID)
-			if (j > 0 && idChar(s[j-1])) || (end < len(s) && idChar(s[end])) {
-				b.WriteString(s[i:end])
-				i = end
-				continue
-			}
-			pre := s[i:j]
-			if strings.HasSuffix(pre, " a ") {
-				pre = strings.TrimSuffix(pre, "a ") + "one "
-			}
-			b.WriteString(pre)
-			b.WriteString(g.Name)
-			i = end
-		}
-		s = b.String()
-	}
-	return s
-}
 
 // numberProblem says why text is not a number the input takes: what a
 // number there looks like (ex, the Example of the input's field row), or

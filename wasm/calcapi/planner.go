@@ -166,9 +166,6 @@ func (f PlanForm) studentRequest(row, path string) (*model.Request, *Error) {
 		e.Input = row + "s." + err.Input
 		fe := &model.FieldError{Field: e.Field, Value: e.Value, Message: e.Message}
 		e.Text = fe.Error()
-		if e.Code == "" {
-			e.Say = plain(e.Field, e.Input, e.Message, nil)
-		}
 		return nil, &e
 	}
 	return &req, nil
@@ -250,7 +247,7 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 		raw := strings.TrimSpace(f[key])
 		if raw == "" {
 			if required {
-				return nil, formErr(field, key, "", "is required")
+				return nil, requiredErr(field, key)
 			}
 			return nil, nil
 		}
@@ -499,9 +496,6 @@ func (a *API) Distill(input []byte) (out []byte) {
 		e := a.errorOf(err, nil)
 		if in.Form != nil {
 			e.Input = in.Form.InputFor(e.Field)
-			if e.Code == "" {
-				e.Say = plain(e.Field, e.Input, e.Message, nil)
-			}
 		}
 		o.Error = e
 	}

@@ -58,9 +58,6 @@ func (a *API) DistillRecommend(input []byte) (out []byte) {
 			e.Input = "minimise"
 		}
 		e.Field = strings.TrimPrefix(e.Field, "plan.") // the form's plan, as Distill names its fields
-		if e.Code == "" {
-			e.Say = plain(e.Field, e.Input, e.Message, nil)
-		}
 		o.Error = e
 		return mustJSON(o)
 	}
