@@ -303,7 +303,7 @@ func (s *keyScan) str() (quoted []byte, escaped, ok bool) {
 }
 
 func duplicateKey(path string) error {
-	return &FieldError{Field: path, Message: "is given twice; give each field once"}
+	return codeErr(CodeKeyTwice, path, nil, nil)
 }
 
 // unknownKey names a key that is no field, and the field it differs from
@@ -311,10 +311,10 @@ func duplicateKey(path string) error {
 func unknownKey(path, key string, fields map[string]reflect.Type) error {
 	for name := range fields {
 		if strings.EqualFold(name, key) {
-			return &FieldError{Field: path, Message: "is not a known field; keys are case-sensitive, did you mean " + strconv.Quote(name) + "?"}
+			return codeErr(CodeUnknownKeyCase, path, nil, Args{{Name: "name", Str: name}})
 		}
 	}
-	return &FieldError{Field: path, Message: "is not a known field"}
+	return codeErr(CodeUnknownKey, path, nil, nil)
 }
 
 // jsonFieldCache maps a struct type to its JSON field names and their types.

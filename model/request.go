@@ -227,8 +227,8 @@ func (s *Strategy) UnmarshalJSON(b []byte) error {
 	var o obj
 	if err := CheckKeys(b, &o); err != nil {
 		fe := AsFieldError(err)
-		if fe.Message == "is not a known field" {
-			fe.Message += "; a hybrid strategy has tensor, data, data_mode and context"
+		if fe.Code == CodeUnknownKey {
+			fe = codeErr(CodeUnknownHybridKey, fe.Field, nil, nil)
 		}
 		return PrefixField("strategy", fe)
 	}
@@ -238,7 +238,7 @@ func (s *Strategy) UnmarshalJSON(b []byte) error {
 		msg := err.Error()
 		if i := strings.Index(msg, "unknown field "); i >= 0 {
 			name := strings.Trim(msg[i+len("unknown field "):], `"`)
-			return &FieldError{Field: "strategy." + name, Message: "is not a known field; a hybrid strategy has tensor, data, data_mode and context"}
+			return codeErr(CodeUnknownHybridKey, "strategy."+name, nil, nil)
 		}
 		return &FieldError{Field: "strategy", Message: "must be one of single, ddp, fsdp, tp or an object {\"tensor\", \"data\", \"data_mode\"}"}
 	}
@@ -502,7 +502,7 @@ func jsonError(err error) error {
 	msg := err.Error()
 	if i := strings.Index(msg, "unknown field "); i >= 0 {
 		name := strings.Trim(msg[i+len("unknown field "):], `"`)
-		return &FieldError{Field: name, Message: "is not a known field"}
+		return codeErr(CodeUnknownKey, name, nil, nil)
 	}
 	if fe := AsFieldError(err); fe != nil {
 		return fe

@@ -151,6 +151,14 @@ const (
 	CodeGPUAgain           = "request.gpu_again" // gpu, already (path)
 )
 
+// Codes of a request's keys.
+const (
+	CodeUnknownKey       = "request.unknown_key"
+	CodeUnknownKeyCase   = "request.unknown_key_case" // name: the field it differs from in case only
+	CodeUnknownHybridKey = "request.unknown_hybrid_key"
+	CodeKeyTwice         = "request.key_twice"
+)
+
 // modelTexts are the words of model's codes.
 var modelTexts = []MessageText{
 	{Code: CodeRangeWhole, Tech: "must be a whole number from {min:.-1f} to {max:.-1f}"},
@@ -267,4 +275,8 @@ var modelTexts = []MessageText{
 	{Code: CodeHFOptim, Tech: "is not an optimizer wattscale knows the state of (give {state_bytes:path}); close matches: {near:list}"},
 	{Code: CodeHFEpochsNeedTokens, Tech: "is required with num_train_epochs of {file:path}: the tokens of one epoch (or {examples:path}, the examples of one epoch at {seq_len:key} tokens each)"},
 	{Code: CodeGPUAgain, Tech: "names {gpu:gpu} again (already {already:path})"},
+	{Code: CodeUnknownKey, Tech: "is not a known field"},
+	{Code: CodeUnknownKeyCase, Tech: "is not a known field; keys are case-sensitive, did you mean {name:q}?"},
+	{Code: CodeUnknownHybridKey, Tech: "is not a known field; a hybrid strategy has tensor, data, data_mode and context"},
+	{Code: CodeKeyTwice, Tech: "is given twice; give each field once"},
 }

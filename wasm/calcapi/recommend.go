@@ -134,7 +134,7 @@ func (a *API) recommendSay(rr model.RecommendRequest, res model.RecommendRespons
 			c.Hardware.Count, a.gpuName(c.Hardware.GPU), model.ShortNum(need), model.ShortNum(m.StateGB), model.ShortNum(m.ActivationGB), model.ShortNum(m.CapacityGB), verdict)
 	case curErr != nil:
 		say := curErr.Say
-		if l := formLabels()[strings.TrimPrefix(curErr.Field, "current.")]; l != "" && !strings.HasPrefix(say, "“") {
+		if l := formLabels()[strings.TrimPrefix(curErr.Field, "current.")]; l != "" {
 			say = "“" + l + "” " + say
 		}
 		s.Current = "Your configuration is not compared: " + say
