@@ -52,6 +52,16 @@ func (e *FieldError) withValue(v string) *FieldError {
 	return e
 }
 
+// InContext is e with words after it that say where it arose (code
+// CodeForStage or CodeSearching, at the path at): the same field, e's own
+// message nested as problem.
+func (e *FieldError) InContext(code, at string) *FieldError {
+	c := *e
+	c.Code, c.Args = code, Args{{Name: "problem", Msgs: []Message{e.asMessage()}}, {Name: "at", Str: at}}
+	c.Message = Message{Code: c.Code, Args: c.Args}.Text(Technical)
+	return &c
+}
+
 // Msg is e as a Message.
 func (e *FieldError) Msg() Message {
 	return Message{Code: e.Code, Field: e.Field, Args: e.Args}

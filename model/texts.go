@@ -159,6 +159,13 @@ const (
 	CodeKeyTwice         = "request.key_twice"
 )
 
+// Codes of an error placed in a plan: problem ([]Message: the error), at
+// (the plan's path).
+const (
+	CodeForStage  = "context.for_stage"
+	CodeSearching = "context.searching"
+)
+
 // modelTexts are the words of model's codes.
 var modelTexts = []MessageText{
 	{Code: CodeRangeWhole, Tech: "must be a whole number from {min:.-1f} to {max:.-1f}"},
@@ -279,4 +286,6 @@ var modelTexts = []MessageText{
 	{Code: CodeUnknownKeyCase, Tech: "is not a known field; keys are case-sensitive, did you mean {name:q}?"},
 	{Code: CodeUnknownHybridKey, Tech: "is not a known field; a hybrid strategy has tensor, data, data_mode and context"},
 	{Code: CodeKeyTwice, Tech: "is given twice; give each field once"},
+	{Code: CodeForStage, Tech: "{problem} (for {at:path})"},
+	{Code: CodeSearching, Tech: "{problem} (searching {at:path})"},
 }

@@ -163,7 +163,7 @@ func (e *estimator) resolveDevice(s *InferenceSpec, a model.Arch, path string) (
 		d.strategy = InferSingle
 	case InferSingle:
 		if n != 1 {
-			return nil, &model.FieldError{Field: path + ".strategy", Value: quote(s.Strategy), Message: fmt.Sprintf("needs hardware.count 1 (got %d); use tp or dp", n)}
+			return nil, model.CodeErr(CodeStageSingleNeedsOne, path+".strategy", s.Strategy, model.Args{{Name: "count_field", Str: "hardware.count"}, {Name: "count", Num: float64(n)}})
 		}
 	case InferTP:
 		d.tensor = n

@@ -207,9 +207,7 @@ func Recommend(cat *model.Catalog, req RecommendRequest) (Recommendation, error)
 			d = *s.DeadlineS
 		}
 		if err := checkSettings(path, d, s.Minimise); err != nil {
-			fe := model.AsFieldError(err)
-			fe.Message += fmt.Sprintf(" (for options[%d].%s)", idx, stage)
-			return out, fe
+			return out, model.AsFieldError(err).InContext(model.CodeForStage, fmt.Sprintf("options[%d].%s", idx, stage))
 		}
 		key := fmt.Sprintf("%d.%s", idx, stage)
 		if _, dup := settings[key]; dup {
@@ -371,13 +369,13 @@ func stageErr(err error, st stageSettings, planPath string) error {
 	e := *fe
 	switch f := fe.Field; {
 	case f == "candidates" || strings.HasPrefix(f, "candidates["):
+		e = *fe.InContext(model.CodeSearching, strings.TrimPrefix(planPath, "plan."))
 		e.Field = st.candsPath + strings.TrimPrefix(f, "candidates")
-		e.Message += " (searching " + strings.TrimPrefix(planPath, "plan.") + ")"
 	case f == "deadline_s" || f == "minimise":
+		e = *fe.InContext(model.CodeSearching, strings.TrimPrefix(planPath, "plan."))
 		if st.path != "" {
 			e.Field = st.path + "." + f
 		}
-		e.Message += " (searching " + strings.TrimPrefix(planPath, "plan.") + ")"
 	case strings.HasPrefix(f, "workload."):
 		e.Field = planPath + "." + strings.TrimPrefix(f, "workload.")
 	case strings.HasPrefix(f, "current."):
