@@ -72,6 +72,11 @@ type ErrorBody struct {
 type ErrorDetail struct {
 	Field   string `json:"field"`
 	Message string `json:"message"`
+	// Code and Args are the error as data (model.Message): a stable code
+	// and the values its words speak of; absent for an error not yet
+	// coded.
+	Code string     `json:"code,omitempty"`
+	Args model.Args `json:"args,omitempty"`
 }
 
 // HardwareList is the body of GET /api/v1/hardware.
@@ -359,7 +364,7 @@ func (h *handler) servePost(w http.ResponseWriter, r *http.Request, rt *route) {
 			if field == "" { // an object key "" (model names the field by its key)
 				field, msg = "(body)", `has a field named "" that `+msg
 			}
-			writeError(w, r, http.StatusBadRequest, field, msg)
+			writeDetail(w, r, http.StatusBadRequest, ErrorDetail{Field: field, Message: msg, Code: fe.Code, Args: fe.Args})
 			return
 		}
 		writeError(w, r, http.StatusInternalServerError, "(server)", "internal error: "+err.Error())
@@ -405,13 +410,17 @@ func drain(body io.Reader) {
 }
 
 func writeError(w http.ResponseWriter, r *http.Request, status int, field, msg string) {
+	writeDetail(w, r, status, ErrorDetail{Field: field, Message: msg})
+}
+
+func writeDetail(w http.ResponseWriter, r *http.Request, status int, d ErrorDetail) {
 	if status != http.StatusMethodNotAllowed {
 		w.Header().Del("Allow")
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Del("ETag")
-	b, err := json.Marshal(ErrorBody{ErrorDetail{Field: field, Message: msg}})
-	if err != nil { // cannot happen: two strings
+	b, err := json.Marshal(ErrorBody{d})
+	if err != nil { // cannot happen: strings and finite numbers
 		b = []byte(`{"error":{"field":"(server)","message":"internal error"}}`)
 	}
 	writeBody(w, r, status, append(b, '\n'))

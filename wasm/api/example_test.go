@@ -25,5 +25,5 @@ func ExampleNewHandler() {
 	h.ServeHTTP(w, httptest.NewRequest("POST", "/api/v1/estimate", strings.NewReader(body)))
 	fmt.Print(w.Code, " ", w.Body)
 	// Output:
-	// 400 {"error":{"field":"training.batch_per_gpu","message":"must be a whole number from 1 to 65536, got 0"}}
+	// 400 {"error":{"field":"training.batch_per_gpu","message":"must be a whole number from 1 to 65536, got 0","code":"range.whole","args":{"max":65536,"min":1}}}
 }
