@@ -141,6 +141,7 @@ func (a *Args) UnmarshalJSON(data []byte) error {
 //	{x:or}     a []string joined with " or "
 //	{x:cat}    a []Message one after the other
 //	{x:params} a parameter count ("7.24 B", "110 M")
+//	{x:kwh}    energy: 2 decimals from 1 up, else 3 digits
 type MessageText struct {
 	Code        string
 	Tech, Plain string
@@ -350,6 +351,14 @@ func writeNum(b *strings.Builder, x float64, spec string) {
 			b.WriteString(strconv.FormatFloat(x, spec[len(spec)-1], p, 64))
 			return
 		}
+	}
+	if spec == "kwh" { // 2 decimals from 1 up, else 3 digits
+		if math.Abs(x) >= 1 {
+			b.WriteString(strconv.FormatFloat(x, 'f', 2, 64))
+		} else {
+			b.WriteString(strconv.FormatFloat(x, 'g', 3, 64))
+		}
+		return
 	}
 	if spec == "params" {
 		b.WriteString(fmtParams(x))

@@ -105,8 +105,8 @@ type stageEst struct {
 	lo, hi   float64
 	class    string
 	detail   string
-	params   float64  // parameters of the stage's model; 0 = none
-	warnings []string // about this stage's assumptions
+	params   float64         // parameters of the stage's model; 0 = none
+	warnings []model.Message // about this stage's assumptions
 }
 
 // plausibleUCompute is the highest achieved fraction of peak FLOP/s taken as
@@ -481,9 +481,11 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 	}
 	kwh, t := d.run(flops, bytes)
 	r := stageEst{kwh: kwh, timeS: t, tokens: tokens, params: m.params}
-	class, bound := model.ClassCore, ""
+	class := model.ClassCore
+	var bound model.Message
+	var isBound bool
 	if role == RegimeKD {
-		if bound = model.InputBoundWarning("logit caching", tokens, t, d.n); bound != "" {
+		if bound, isBound = model.InputBoundMessage("logit caching", tokens, t, d.n); isBound {
 			class = model.ClassInputBound
 		}
 	}
@@ -493,17 +495,14 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 		return r, nil
 	}
 	r.detail = strings.Join(parts, "; ") + " on " + d.layout()
-	if bound != "" {
+	if isBound {
 		r.warnings = append(r.warnings, bound)
 	}
 	if s.UCompute == 0 && d.uC > plausibleUCompute && flops/(d.peak*d.uC) > bytes/(d.gpu.BandwidthGBs*1e9*d.uM) {
-		r.warnings = append(r.warnings, fmt.Sprintf("mostly compute time at u_compute %.2f from calibration %s, above the 0.3–0.5 of peak that large transformer workloads usually achieve; at u_compute 0.4 this stage would take about %.1f× the energy (set u_compute to override)",
-			d.uC, e.cal.Name, func() float64 {
-				alt := *d
-				alt.uC = 0.4
-				k, _ := alt.run(flops, bytes)
-				return k / kwh
-			}()))
+		alt := *d
+		alt.uC = 0.4
+		k, _ := alt.run(flops, bytes)
+		r.warnings = append(r.warnings, model.Message{Code: CodeHighUCompute, Args: model.Args{{Name: "u", Num: d.uC}, {Name: "calibration", Str: e.cal.Name}, {Name: "factor", Num: k / kwh}}})
 	}
 	return r, nil
 }

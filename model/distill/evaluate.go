@@ -98,7 +98,7 @@ type evaluation struct {
 	// planBase is the plan's default baseline (nil = none).
 	planBase *opt
 	byName   map[string]*opt
-	warn     []string
+	warn     []model.Message
 	assume   []string
 	seen     map[string]bool // assumptions already stated
 	presets  []Preset        // the paper's presets, loaded on first use
@@ -530,7 +530,7 @@ func (ev *evaluation) fillStages(o *opt) error {
 		o.sources.add(src)
 		o.stages = []StageResult{ev.stage(StageUnsplit, src, e, 0, 0, "total energy; the split into stages was not given")}
 		if o.preset != nil {
-			ev.warn = append(ev.warn, fmt.Sprintf("%s: the paper published only the total for this pipeline (%.2f kWh), no stage split", o.name, e))
+			ev.warn = append(ev.warn, model.Message{Code: CodeTotalOnly, Args: model.Args{{Name: "option", Str: o.name}, {Name: "kwh", Num: e}}})
 		}
 		return nil
 	}
@@ -571,7 +571,7 @@ func (ev *evaluation) fillStages(o *opt) error {
 			}
 			o.sources.add(SourceEstimated)
 			for _, w := range est.warnings {
-				ev.warn = append(ev.warn, fmt.Sprintf("%s %s: %s", o.name, s, w))
+				ev.warn = append(ev.warn, model.Message{Code: CodeStageWarning, Args: model.Args{{Name: "option", Str: o.name}, {Name: "stage", Str: s}, {Name: "warning", Msgs: []model.Message{w}}}})
 			}
 			switch s {
 			case StageStudent:
@@ -608,7 +608,7 @@ func (ev *evaluation) fillStages(o *opt) error {
 		o.stages = append(o.stages, st)
 	}
 	if o.studentParams > 0 && o.teacherParams > 0 && o.studentParams > o.teacherParams {
-		ev.warn = append(ev.warn, fmt.Sprintf("%s: the student (%s parameters) is larger than the teacher (%s parameters); distillation usually runs the other way", o.name, model.ShortNum(o.studentParams), model.ShortNum(o.teacherParams)))
+		ev.warn = append(ev.warn, model.Message{Code: CodeStudentLarger, Args: model.Args{{Name: "option", Str: o.name}, {Name: "student", Num: o.studentParams}, {Name: "teacher", Num: o.teacherParams}}})
 	}
 	return nil
 }
@@ -656,8 +656,8 @@ func (ev *evaluation) estimateStage(o *opt, s string, studentModel *model.ModelS
 		for _, a := range resp.Assumptions {
 			ev.assumeOnce("student training (fine-tuning estimate): " + a)
 		}
-		for _, w := range resp.Warnings {
-			ev.warn = append(ev.warn, o.name+" student: "+w)
+		for _, w := range resp.WarningMessages {
+			ev.warn = append(ev.warn, model.Message{Code: CodeStudentWarning, Args: model.Args{{Name: "option", Str: o.name}, {Name: "warning", Msgs: []model.Message{w}}}})
 		}
 		ev.assumeOnce("estimated student stages come from the fine-tuning estimate (its calibration, AdamW state of 16 bytes per parameter); the step cost of KD's extra loss term over the cached top-k log-probs is not added")
 		return r, nil

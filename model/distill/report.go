@@ -30,7 +30,8 @@ func (ev *evaluation) result() Result {
 	}
 	ev.pareto(&r)
 	r.Advice = append(r.Advice, ev.advice(&r)...)
-	r.Warnings = append([]string{}, ev.warn...)
+	r.WarningMessages = append([]model.Message{}, ev.warn...)
+	r.Warnings = model.MessageTexts(r.WarningMessages)
 	r.Assumptions = append([]string{}, ev.assume...)
 	return r
 }
@@ -139,8 +140,7 @@ func (ev *evaluation) amortise(o *opt, or *OptionResult) {
 			kwhStr(or.StudentKWh), b.name, kwhStr(bs))
 	}
 	if d := math.Abs(o.preprocEvalKWh - b.preprocEvalKWh); d > 1e-9*math.Max(o.preprocEvalKWh, b.preprocEvalKWh) {
-		ev.warn = append(ev.warn, fmt.Sprintf("%s: preprocessing and evaluation (%s kWh) differ from %s's (%s kWh); N* compares the student stages only",
-			o.name, kwhStr(o.preprocEvalKWh), b.name, kwhStr(b.preprocEvalKWh)))
+		ev.warn = append(ev.warn, model.Message{Code: CodeSplitDiffers, Args: model.Args{{Name: "option", Str: o.name}, {Name: "kwh", Num: o.preprocEvalKWh}, {Name: "baseline", Str: b.name}, {Name: "baseline_kwh", Num: b.preprocEvalKWh}}})
 	}
 }
 
@@ -207,10 +207,10 @@ func (ev *evaluation) pareto(r *Result) {
 	}
 	switch {
 	case len(pts) == 0:
-		ev.warn = append(ev.warn, "no option has a quality value: the energy–quality plane is empty")
+		ev.warn = append(ev.warn, model.Message{Code: CodeNoQuality})
 		return
 	case len(missing) > 0:
-		ev.warn = append(ev.warn, fmt.Sprintf("no quality value for %s: left off the energy–quality plane", strings.Join(missing, ", ")))
+		ev.warn = append(ev.warn, model.Message{Code: CodeMissingQuality, Args: model.Args{{Name: "options", List: missing}}})
 	}
 	ev.assumeOnce("the energy–quality plane places each option at its one-off energy (teacher stage included even when shared) and its quality Q; the Pareto set minimises energy and maximises quality")
 	front, by := Pareto(pts)

@@ -1,5 +1,7 @@
 package distill
 
+import "github.com/wattscale/wattscale/model"
+
 // Result is a plan's outcome. Field names are a public interface
 // (APIVersion). Lists are never null in JSON.
 type Result struct {
@@ -19,11 +21,13 @@ type Result struct {
 	Pareto []Point `json:"pareto"`
 	// Dominated lists the options with a quality that are not efficient,
 	// and which options dominate them.
-	Dominated   []Dominated `json:"dominated"`
-	Advice      []string    `json:"advice"`
-	Warnings    []string    `json:"warnings"`
-	Assumptions []string    `json:"assumptions"`
-	Site        SiteUsed    `json:"site"`
+	Dominated []Dominated `json:"dominated"`
+	Advice    []string    `json:"advice"`
+	Warnings  []string    `json:"warnings"`
+	// WarningMessages are Warnings as data (model.Message), in order.
+	WarningMessages []model.Message `json:"warning_messages"`
+	Assumptions     []string        `json:"assumptions"`
+	Site            SiteUsed        `json:"site"`
 }
 
 // SiteUsed echoes the site figures applied to every stage.

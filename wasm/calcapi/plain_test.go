@@ -423,6 +423,7 @@ func TestShownMessagesUseNamesNotKeys(t *testing.T) {
 		}
 		if r := recommendForm(t, a, f); r.Say != nil {
 			said = append(append(said, r.Say.Current, r.Say.Searched), r.Say.Skipped...)
+			said = append(said, r.Say.Warnings...)
 		}
 		shown += len(said)
 		for _, s := range said {

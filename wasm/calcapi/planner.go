@@ -211,6 +211,9 @@ type PlanOutput struct {
 	BestPerStudent string `json:"best_per_student,omitempty"`
 	// NStar holds, by option name, what the page says of its N* (NStarText).
 	NStar map[string]string `json:"n_star_text,omitempty"`
+	// Warnings are the result's warnings in the form's words (Say of its
+	// warning_messages), for the page instead of the API's warnings.
+	Warnings []string `json:"warnings_say,omitempty"`
 }
 
 // NStarText is what the page says of o's N*: the break-even count with
@@ -484,6 +487,9 @@ func (a *API) Distill(input []byte) (out []byte) {
 		if res, err = distill.Evaluate(a.Catalog, plan); err == nil {
 			o.Result = &res
 			o.BestPerStudent = BestPerStudent(&res)
+			for _, w := range res.WarningMessages {
+				o.Warnings = append(o.Warnings, Say(w))
+			}
 			o.NStar = map[string]string{}
 			for i := range res.Options {
 				if res.Options[i].Regime != distill.RegimeSFT {

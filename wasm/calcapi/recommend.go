@@ -35,6 +35,9 @@ type RecommendSay struct {
 	Searched string `json:"searched"`
 	// Skipped are the GPU counts the search left out, with why.
 	Skipped []string `json:"skipped"`
+	// Warnings are the answer's warnings in the form's words (Say of its
+	// warning_messages), for the panel instead of the API's warnings.
+	Warnings []string `json:"warnings"`
 }
 
 // RecommendRequest turns the form into a recommend request: its model and
@@ -121,7 +124,10 @@ func (a *API) gpuName(id string) string {
 // configuration's memory check (or why it is not compared), which GPU
 // types were searched and the counts left out, naming GPUs by their names.
 func (a *API) recommendSay(rr model.RecommendRequest, res model.RecommendResponse, curErr *Error) *RecommendSay {
-	s := &RecommendSay{Skipped: []string{}}
+	s := &RecommendSay{Skipped: []string{}, Warnings: []string{}}
+	for _, w := range res.WarningMessages {
+		s.Warnings = append(s.Warnings, Say(w))
+	}
 	switch c := res.Current; {
 	case c != nil && c.Memory != nil:
 		m := c.Memory
