@@ -31,20 +31,10 @@ func inputBoundFactor(tokens, timeS float64, gpus int) float64 {
 	return math.Max(1, tokens/timeS/float64(gpus)/SlowestCachedLogitTokensPerS)
 }
 
-// InputBoundWarning returns a warning when a stage that moves cached top-k
-// log-probs (what names it) would need more than CachedLogitTokensPerS per
-// GPU to run as fast as estimated, or "" when it would not: tokens over
-// timeS seconds on gpus GPUs.
-func InputBoundWarning(what string, tokens, timeS float64, gpus int) string {
-	m, ok := InputBoundMessage(what, tokens, timeS, gpus)
-	if !ok {
-		return ""
-	}
-	return m.String()
-}
-
-// InputBoundMessage is InputBoundWarning as a Message, and whether there
-// is one.
+// InputBoundMessage returns the warning (CodeInputBound) of a stage that
+// moves cached top-k log-probs (what names it) and would need more than
+// CachedLogitTokensPerS per GPU to run as fast as estimated, and whether
+// there is one: tokens over timeS seconds on gpus GPUs.
 func InputBoundMessage(what string, tokens, timeS float64, gpus int) (Message, bool) {
 	if timeS <= 0 || gpus < 1 {
 		return Message{}, false
