@@ -51,42 +51,68 @@ func (sc siteCosts) cost(p *point) float64 { return p.kwh * sc.pue * sc.usd }
 func (p *point) strategy() Strategy { return layouts(int(p.count))[p.layout] }
 
 // searchGPUs resolves the candidates (nil = every GPU in the table).
-func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []Message, error) {
-	var warns []Message
+// CandidateGPU is a checked search candidate: its GPU, the most of it to
+// search and its field ("candidates[2]").
+type CandidateGPU struct {
+	GPU      *GPU
+	MaxCount int
+	Field    string
+	Candidate
+}
+
+// CheckCandidates checks a search's candidates, named at path
+// ("candidates", "stages[0].candidates"), with the rules the recommender
+// and the planner's per-stage search share: nil means every GPU of h; an
+// empty list, more than MaxCandidates, a GPU missing, unknown or named
+// twice and a max_count out of range are errors.
+func CheckCandidates(h *Hardware, cands []Candidate, path string) ([]CandidateGPU, error) {
 	if cands == nil {
-		for i := range c.Hardware.GPUs {
-			cands = append(cands, Candidate{GPU: c.Hardware.GPUs[i].ID})
+		for i := range h.GPUs {
+			cands = append(cands, Candidate{GPU: h.GPUs[i].ID})
 		}
 	} else if len(cands) == 0 {
-		return nil, nil, fieldErr("candidates", nil, "is empty: list at least one GPU ({\"gpu\": \"h100-sxm5\", \"max_count\": 8}) or leave it out to search every GPU")
+		return nil, fieldErr(path, nil, "is empty: list at least one GPU ({\"gpu\": \"h100-sxm5\", \"max_count\": 8}) or leave it out to search every GPU")
 	}
 	if len(cands) > MaxCandidates {
-		return nil, nil, fieldErr("candidates", len(cands), "must list at most %d GPUs", MaxCandidates)
+		return nil, fieldErr(path, len(cands), "must list at most %d GPUs", MaxCandidates)
 	}
 	seen := map[string]string{}
-	var out []searchGPU
-	var unsupported []string
+	out := make([]CandidateGPU, 0, len(cands))
 	for i, cd := range cands {
-		f := fmt.Sprintf("candidates[%d]", i)
+		f := fmt.Sprintf("%s[%d]", path, i)
 		if strings.TrimSpace(cd.GPU) == "" {
-			return nil, nil, fieldErr(f+".gpu", nil, "is required, for example \"h100-sxm5\"")
+			return nil, fieldErr(f+".gpu", nil, "is required, for example \"h100-sxm5\"")
 		}
-		g, err := c.Hardware.Lookup(cd.GPU)
+		g, err := h.Lookup(cd.GPU)
 		if err != nil {
-			fe := AsFieldError(err)
-			return nil, nil, fe.At(f + ".gpu")
+			return nil, AsFieldError(err).At(f + ".gpu")
 		}
 		if prev, dup := seen[g.ID]; dup {
-			return nil, nil, codeErr(CodeGPUAgain, f+".gpu", cd.GPU, Args{{Name: "gpu", Str: g.ID}, {Name: "already", Str: prev}})
+			return nil, codeErr(CodeGPUAgain, f+".gpu", cd.GPU, Args{{Name: "gpu", Str: g.ID}, {Name: "already", Str: prev}})
 		}
 		seen[g.ID] = f
 		maxN := DefaultMaxCount
 		if cd.MaxCount != 0 {
 			if err := checkCount(f+".max_count", cd.MaxCount, 1, MaxCandidateCount); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			maxN = int(cd.MaxCount)
 		}
+		out = append(out, CandidateGPU{GPU: g, MaxCount: maxN, Field: f, Candidate: cd})
+	}
+	return out, nil
+}
+
+func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []Message, error) {
+	var warns []Message
+	checked, err := CheckCandidates(c.Hardware, cands, "candidates")
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []searchGPU
+	var unsupported []string
+	for _, cg := range checked {
+		g, f, maxN, cd := cg.GPU, cg.Field, cg.MaxCount, cg.Candidate
 		if len(cd.PowerLimitsW) > MaxPowerLimits {
 			return nil, nil, fieldErr(f+".power_limits_w", len(cd.PowerLimitsW), "must list at most %d limits", MaxPowerLimits)
 		}

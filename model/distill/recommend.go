@@ -479,42 +479,19 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 	cur := config(*spec, r, cg, cn)
 	rec.Current = &cur
 
-	cands := st.cands
-	if cands == nil {
-		for i := range cat.Hardware.GPUs {
-			cands = append(cands, model.Candidate{GPU: cat.Hardware.GPUs[i].ID})
+	cands, err := model.CheckCandidates(cat.Hardware, st.cands, st.candsPath)
+	if err != nil {
+		fe := model.AsFieldError(err)
+		if fe.Field == st.candsPath {
+			fe = fe.InContext(model.CodeSearching, strings.TrimPrefix(planPath, "plan."))
 		}
-	} else if len(cands) == 0 {
-		return &model.FieldError{Field: st.candsPath, Message: "is empty: list at least one GPU ({\"gpu\": \"h100-sxm5\", \"max_count\": 8}) or leave it out to search every GPU (searching " + strings.TrimPrefix(planPath, "plan.") + ")"}
-	}
-	if len(cands) > model.MaxCandidates {
-		return &model.FieldError{Field: st.candsPath, Value: fmt.Sprint(len(cands)), Message: fmt.Sprintf("must list at most %d GPUs", model.MaxCandidates)}
+		return fe
 	}
 	var pts []StageConfig
-	seen := map[string]bool{}
 	lean := *e
 	lean.quiet = true
-	for i, cd := range cands {
-		f := fmt.Sprintf("%s[%d]", st.candsPath, i)
-		if strings.TrimSpace(cd.GPU) == "" {
-			return &model.FieldError{Field: f + ".gpu", Message: "is required, for example \"h100-sxm5\""}
-		}
-		g, err := cat.Hardware.Lookup(cd.GPU)
-		if err != nil {
-			fe := model.AsFieldError(err)
-			return fe.At(f + ".gpu")
-		}
-		if seen[g.ID] {
-			return &model.FieldError{Field: f + ".gpu", Value: quote(cd.GPU), Message: "names " + g.ID + " again"}
-		}
-		seen[g.ID] = true
-		maxN := model.DefaultMaxCount
-		if cd.MaxCount != 0 {
-			if err := checkWhole(f+".max_count", cd.MaxCount, 1, model.MaxCandidateCount); err != nil {
-				return err
-			}
-			maxN = int(cd.MaxCount)
-		}
+	for _, cd := range cands {
+		g, maxN := cd.GPU, cd.MaxCount
 		for _, n := range model.InferenceCounts(maxN) {
 			layouts := []string{InferSingle}
 			if n > 1 {

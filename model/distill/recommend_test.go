@@ -314,3 +314,31 @@ func TestRecommendPlanChecksEveryDeadline(t *testing.T) {
 		t.Errorf("good deadlines on a measured plan: %v", err)
 	}
 }
+
+// TestStageCandidatesAreTheRecommendersRules: an inference stage's
+// candidates are checked by model.CheckCandidates, the recommender's own
+// rules and words (a GPU named twice says which candidate named it first).
+func TestStageCandidatesAreTheRecommendersRules(t *testing.T) {
+	cat := catalog(t)
+	p := paperEstimatedPlan(t)
+	cands := []model.Candidate{{GPU: "h100-sxm5"}, {GPU: "H100-SXM5"}}
+	_, want := cat.Recommend(model.RecommendRequest{Workload: model.Workload{Model: p.Options[1].Student.Model, Training: p.Options[1].Student.Training}, Candidates: cands})
+	var teacher string
+	for _, o := range p.Options {
+		if o.Teacher != nil {
+			teacher = o.Name
+			break
+		}
+	}
+	if teacher == "" {
+		t.Fatal("the example plan has no estimated teacher stage")
+	}
+	_, err := distill.Recommend(cat, distill.RecommendRequest{Plan: p, Stages: []distill.StageSearch{{Option: teacher, Stage: "teacher", Candidates: cands}}})
+	fe, wfe := model.AsFieldError(err), model.AsFieldError(want)
+	if fe == nil || wfe == nil || fe.Code != model.CodeGPUAgain || wfe.Code != model.CodeGPUAgain {
+		t.Fatalf("stage search: %v; recommender: %v; want both %s", err, want, model.CodeGPUAgain)
+	}
+	if fe.Field != "stages[0].candidates[1].gpu" || !strings.Contains(fe.Message, "already stages[0].candidates[0]") {
+		t.Errorf("stage search: %v; want it on stages[0].candidates[1].gpu, naming the first", err)
+	}
+}
