@@ -371,11 +371,17 @@
   }
 
   // sameNode says whether a kept node a can stand for the new node b:
-  // both text, or elements with the same name, id and class.
+  // both text, or elements with the same name and the same id, or form
+  // key (a field whose class says it is in error stays the same field:
+  // its input keeps its focus and caret), or, with neither, class.
   function sameNode(a, b) {
     if (a.nodeType !== b.nodeType) return false;
     if (a.nodeType !== 1) return true;
-    return a.nodeName === b.nodeName && a.getAttribute('id') === b.getAttribute('id') && a.getAttribute('class') === b.getAttribute('class');
+    if (a.nodeName !== b.nodeName) return false;
+    var id = b.getAttribute('id'), key = b.getAttribute('data-key');
+    if (id !== null || a.getAttribute('id') !== null) return a.getAttribute('id') === id;
+    if (key !== null || a.getAttribute('data-key') !== null) return a.getAttribute('data-key') === key;
+    return a.getAttribute('class') === b.getAttribute('class');
   }
 
   // morphChildren makes live's children those of fresh: each new child
@@ -417,7 +423,8 @@
       a = fresh.attributes[i];
       if (live.getAttribute(a.name) !== a.value) live.setAttribute(a.name, a.value);
     }
-    if (!(filled && !fresh.firstChild)) morphChildren(live, fresh, map, filled);
+    // (A node marked data-js keeps its content: the script fills it.)
+    if (!(filled && !fresh.firstChild) && !fresh.hasAttribute('data-js')) morphChildren(live, fresh, map, filled);
   }
 
   // takeOver makes the children of live (a prerendered page's) those of
@@ -591,19 +598,6 @@
 
   /* ---------- the calculator ---------- */
 
-  var SWEEP_STRATEGIES = ['single', 'ddp', 'fsdp', 'tp'];
-
-  // sweepCounts returns GPU counts for the charts: every count to 16, then
-  // four per doubling, up to well past the chosen count.
-  function sweepCounts(count) {
-    var top = 64;
-    while (top < 4 * count && top < 4096) top *= 2;
-    var out = [];
-    for (var n = 1; n <= Math.min(16, top); n++) out.push(n);
-    for (var p = 16; p < top; p *= 2) [1.25, 1.5, 1.75, 2].forEach(function (m) { out.push(Math.round(p * m)); });
-    return out;
-  }
-
   // applies reports whether a row of the field table (meta.fields, from
   // model.RequestFields) matters for the form state s: its "when" names the
   // form key and value it depends on.
@@ -630,27 +624,46 @@
     }
   }
 
+  /* ---------- the calculator ----------
+   * Go draws it (wasm/calcapi/view, through calc.wasm's render): the form
+   * with its values, hints and messages, and the estimate. This keeps the
+   * form state, hands it to Go on each input, puts the markup in place by
+   * morphing the nodes already there (setHTML's morph), and keeps the
+   * address, the local storage and the events. */
+
   function Calculator(root, api, meta, opts) {
     this.root = root;
-    // Read here: the first build draws into a detached element that
-    // replaces the prerendered page's content (root keeps its attributes).
     this.fitBytes = root.getAttribute('data-fit-bytes') || '';
     this.api = api;
-    this.meta = meta;
-    this.fields = {};
-    meta.fields.forEach(function (f) { this.fields[f.key] = f; }, this);
+    this.meta = meta; // for the recommender's panel: GPU names
     this.embed = !!opts.embed;
-    this.state = Object.assign({}, meta.default_form);
-    this.inputs = {};
-    this.last = null; // last good output
-    this.own = {}; // names of the user's own calibrations (fitted in this browser)
-    this.loadOwn();
-    this.readURL();
-    // What the visitor typed into the prerendered form before the
-    // WebAssembly was ready (see start).
+    this.state = formState(root);
+    this.out = null; // the last answer (RenderOutput)
+    this.last = null; // the last one that estimated
+    var q = new URLSearchParams(location.search), self = this, linked = '';
+    q.forEach(function (v, k) { if (k in self.state) self.state[k] = v; });
+    // A link with a grid region but no intensity takes the region's figure.
+    if (q.has('region') && !q.has('carbon') && 'carbon' in this.state) { this.state.carbon = ''; linked = 'region'; }
     if (opts.carry) Object.assign(this.state, opts.carry);
-    this.build();
-    this.fill();
+    this.linked = linked;
+    // Without a prerendered form Go starts from the default form, and the
+    // link's values go over it then (update).
+    this.needsURL = !Object.keys(this.state).length && q.toString() !== '';
+    this.wire();
+    this.loadOwn();
+    if (!this.embed) { this.buildHF(); this.buildRefit(); }
+  }
+
+  // formState is the form as the page shows it: every named control of
+  // the calculator, by name.
+  function formState(root) {
+    var s = {};
+    Array.prototype.forEach.call(root.querySelectorAll('.calc-layout [name]'), function (c) {
+      if (c.type === 'radio') { if (c.checked || !(c.name in s)) s[c.name] = c.checked ? c.value : (s[c.name] || ''); }
+      else if (c.type === 'checkbox') s[c.name] = c.checked ? '1' : '';
+      else s[c.name] = c.value;
+    });
+    return s;
   }
 
   /* The user's own calibrations: fitted on this page, kept in this
@@ -664,82 +677,198 @@
     var cals = ownStored();
     if (!cals.length || !this.api || !this.api.addCalibration) return null;
     var res = call(this.api.addCalibration, { calibrations: cals });
-    if (res.error) return res.error;
-    this.meta.calibrations = res.calibrations;
-    var own = this.own;
-    res.calibrations.forEach(function (c) { if (c.own) own[c.name] = true; });
-    // The form may be built already (adopted before the WebAssembly
-    // started): its select then gains the stored calibrations.
-    this.calSelect();
-    return null;
-  };
-  // calSelect lists the catalog's calibrations in the form's select and
-  // selects the state's.
-  Calculator.prototype.calSelect = function () {
-    var sel = this.inputs.cal;
-    if (!sel) return;
-    sel.innerHTML = '';
-    this.calOptions().forEach(function (o) { sel.appendChild(el('option', { value: o.value, text: o.text })); });
-    sel.value = this.state.cal || '';
+    return res.error || null;
   };
   // useOwn adds a calibration the user just fitted and selects it.
   Calculator.prototype.useOwn = function (cal) {
     var cals = ownStored().filter(function (c) { return c.name !== cal.name; });
     cals.push(cal);
     var res = call(this.api.addCalibration, { calibrations: cals });
-    if (res.error && /another name/.test(res.error.message)) {
+    if (res.error && res.error.code === 'calibration.shipped_name') {
       cal = Object.assign({}, cal, { name: cal.name + '-yours' });
       cals[cals.length - 1] = cal;
       res = call(this.api.addCalibration, { calibrations: cals });
     }
     if (res.error) return res.error.say || res.error.message;
     try { localStorage.setItem(OWN_KEY, JSON.stringify(cals)); } catch (e) { /* private mode: kept for this visit only */ }
-    this.meta.calibrations = res.calibrations;
-    var own = this.own;
-    res.calibrations.forEach(function (c) { if (c.own) own[c.name] = true; });
     this.state.cal = cal.name;
-    this.calSelect();
-    this.update();
-    history.replaceState(null, '', '?' + this.query() + location.hash);
+    this.update('cal');
     return '';
   };
-  Calculator.prototype.calOptions = function () {
-    var m = this.meta, own = this.own;
-    return [{ value: '', text: 'Default (' + m.calibrations.filter(function (c) { return c.default; }).map(function (c) { return c.name; })[0] + ')' }]
-      .concat(m.calibrations.map(function (c) { return { value: c.name, text: c.name + ' ' + c.version + ' (' + c.kind + (own[c.name] ? '; yours, fitted in this browser' : '') + ')' }; }));
-  };
 
-  Calculator.prototype.readURL = function () {
-    var q = new URLSearchParams(location.search);
-    var self = this;
-    var any = false;
-    q.forEach(function (v, k) {
-      if (self.fields[k]) { self.state[k] = v; any = true; }
-    });
-    // A link with a grid region but no intensity takes the region's figure.
-    if (any && q.has('region') && !q.has('carbon')) {
-      var reg = this.meta.regions.filter(function (r) { return r.id === self.state.region; })[0];
-      this.state.carbon = reg ? String(reg.carbon_g_per_kwh) : '';
-    }
-  };
-
-  Calculator.prototype.query = function () {
-    var s = this.state, keys = this.activeKeys(), q = new URLSearchParams();
-    keys.forEach(function (k) { q.set(k, s[k] == null ? '' : s[k]); });
-    return q.toString();
-  };
-
-  Calculator.prototype.activeKeys = function () {
-    var s = this.state;
-    return this.meta.fields.filter(function (f) { return applies(f, s); }).map(function (f) { return f.key; });
-  };
-
+  Calculator.prototype.query = function () { return this.out ? this.out.query : location.search.slice(1); };
   Calculator.prototype.shareURL = function () {
     var u = new URL(location.href);
     u.search = this.query();
     u.hash = '';
     return u.href;
   };
+
+  // wire listens once on the mount element: the form's inputs, the
+  // recommender's points, the copy buttons, and the window's width.
+  Calculator.prototype.wire = function () {
+    var self = this, root = this.root;
+    var onInput = function (e) { self.onInput(e); };
+    root.addEventListener('input', onInput);
+    root.addEventListener('change', onInput);
+    root.addEventListener('submit', function (e) { if (e.target.closest('.calc-form')) e.preventDefault(); });
+    var pick = function (e) {
+      var g = e.target.closest && e.target.closest('.cheaper-out [data-pareto]');
+      if (!g) return;
+      if (e.type === 'keydown' && /^Arrow/.test(e.key)) {
+        var step = e.key === 'ArrowLeft' || e.key === 'ArrowDown' ? -1 : 1;
+        var next = root.querySelector('.cheaper-out [data-pareto="' + (+g.getAttribute('data-pareto') + step) + '"]');
+        if (next) {
+          e.preventDefault();
+          g.setAttribute('tabindex', '-1');
+          next.setAttribute('tabindex', '0');
+          next.focus();
+        }
+        return;
+      }
+      if (e.type === 'keydown' && e.key !== 'Enter' && e.key !== ' ') return;
+      e.preventDefault();
+      self.loadConfig(self.cheaperPoints[+g.getAttribute('data-pareto')]);
+    };
+    root.addEventListener('click', pick);
+    root.addEventListener('keydown', pick);
+    root.addEventListener('click', function (e) {
+      var b = e.target.closest && e.target.closest('.share [data-copy]');
+      if (!b) return;
+      var what = b.getAttribute('data-copy');
+      var text = what === 'url' ? self.shareURL() : (root.querySelector('#snip-' + what) || {}).textContent || '';
+      copyText(text, b);
+    });
+    var tid = 0;
+    window.addEventListener('resize', function () {
+      clearTimeout(tid);
+      tid = setTimeout(function () {
+        var ce = root.querySelector('.chart-e');
+        if (self.out && ce && ce.clientWidth !== self.chartW) self.update('');
+      }, 150);
+    });
+  };
+
+  Calculator.prototype.onInput = function (e) {
+    var t = e.target, k = t.name;
+    if (!k || !(k in this.state) || !t.closest('.calc-layout')) return;
+    var v = t.type === 'checkbox' ? (t.checked ? '1' : '') : t.value;
+    if (t.type === 'radio' && !t.checked) return;
+    if (this.state[k] === v) return;
+    var t0 = performance.now();
+    this.state[k] = v;
+    this.update(k);
+    perf.lastInputMs = performance.now() - t0;
+  };
+
+  // update has Go draw the form state (changed: the input the user just
+  // changed) and puts it in place.
+  Calculator.prototype.update = function (changed) {
+    if (!this.api) return null;
+    var root = this.root, ce = root.querySelector('.chart-e'), ct = root.querySelector('.chart-t');
+    var empty = root.querySelector('.results.empty');
+    var widths = empty || !ce ? {} : { e: ce.clientWidth, t: ct ? ct.clientWidth : 0 };
+    var t0 = performance.now();
+    var out = call(this.api.render, { form: this.state, changed: changed || this.linked, widths: widths, embed: this.embed });
+    this.linked = '';
+    perf.lastEstimateCallMs = performance.now() - t0;
+    if (!out.html) return out;
+    var t = document.createElement('template');
+    t.innerHTML = out.html;
+    var fresh = t.content.querySelector('.calc-layout'), live = root.querySelector('.calc-layout');
+    if (live && fresh) morphNode(live, fresh, null, false);
+    else { root.insertBefore(t.content, root.firstChild); live = root.querySelector('.calc-layout'); }
+    this.out = out;
+    this.state = out.form;
+    if (this.needsURL) {
+      this.needsURL = false;
+      var st = this.state;
+      new URLSearchParams(location.search).forEach(function (v, k) { if (k in st) st[k] = v; });
+      return this.update(changed || 'model');
+    }
+    this.fill();
+    if (root.dataset.state !== out.state) root.dataset.state = out.state;
+    this.chartW = widths.e || (root.querySelector('.chart-e') || {}).clientWidth;
+    if (changed) history.replaceState(null, '', '?' + out.query + location.hash);
+    perf.sweepPoints = root.querySelectorAll('.chart-e path.line').length;
+    if (out.state !== 'ok') return out;
+    this.last = out;
+    var u = root.querySelector('#share-url');
+    if (u && u.value !== this.shareURL()) u.value = this.shareURL();
+    if (this.embed) {
+      var a = root.querySelector('.open-full');
+      if (a) a.href = new URL('../index.html?' + out.query, BASE).href;
+      this.tellParent(out.post);
+    } else {
+      // The panel must never stop the estimate from showing. At the
+      // takeover (cheaperAfterPaint) its search, tens of milliseconds in
+      // the wasm, waits until the estimate has been painted.
+      var self = this, cheaper = function () {
+        try { self.renderCheaper(); } catch (e) {
+          var co = root.querySelector('.cheaper-out');
+          if (co) co.innerHTML = '<p class="err">Could not search cheaper configurations: ' + esc(e.message) + '</p>';
+        }
+      };
+      if (this.cheaperAfterPaint) {
+        this.cheaperAfterPaint = false;
+        requestAnimationFrame(function () { setTimeout(cheaper, 0); });
+      } else cheaper();
+    }
+    return out;
+  };
+
+  // fill sets each control's value and checked state (properties, which
+  // the morph leaves alone) from the state Go answered with.
+  Calculator.prototype.fill = function () {
+    var s = this.state;
+    Array.prototype.forEach.call(this.root.querySelectorAll('.calc-layout [name]'), function (c) {
+      var v = s[c.name] == null ? '' : s[c.name];
+      if (c.type === 'radio') { if (c.checked !== (c.value === v)) c.checked = c.value === v; }
+      else if (c.type === 'checkbox') { var on = v === '1' || v === 'true' || v === 'on'; if (c.checked !== on) c.checked = on; }
+      else if (c.value !== v) c.value = v;
+    });
+  };
+
+  // tellParent reports each estimate and the content height to the page
+  // that embeds this one (assets/embed.js listens). The figures are what the
+  // page shows anyway, so any origin may read them.
+  Calculator.prototype.tellParent = function (post) {
+    if (window.parent === window || !post) return;
+    window.parent.postMessage(Object.assign({ type: 'wattscale:estimate', url: new URL('../index.html?' + this.query(), BASE).href }, post), '*');
+    if (!this.resizeObs && window.ResizeObserver) {
+      this.resizeObs = new ResizeObserver(function () {
+        window.parent.postMessage({ type: 'wattscale:resize', height: document.documentElement.offsetHeight }, '*');
+      });
+      this.resizeObs.observe(document.body);
+    }
+  };
+
+  // loadConfig puts a recommended configuration into the form, estimates
+  // it and records it in the address (so the chosen point round-trips
+  // through a shared link).
+  Calculator.prototype.loadConfig = function (c) {
+    if (!c) return;
+    var s = this.state;
+    s.gpu = c.hardware.gpu;
+    s.count = String(c.hardware.count);
+    s.power = String(c.hardware.power_limit_w);
+    // the micro-batch and accumulation that hold the global batch
+    if (c.batch_per_gpu) {
+      s.batch = String(c.batch_per_gpu);
+      s.accum = c.gradient_accumulation > 1 ? String(c.gradient_accumulation) : '';
+    }
+    if (typeof c.strategy === 'string') s.strategy = c.strategy;
+    else { s.strategy = 'hybrid'; s.tensor = String(c.strategy.tensor); s.data_mode = c.strategy.data_mode || 'fsdp'; }
+    this.update('gpu');
+    var st = this.root.querySelector('.results .status');
+    var g = (this.meta.gpus || []).filter(function (x) { return x.id === c.hardware.gpu; })[0];
+    tell(st, 'success', 'Loaded ' + c.hardware.count + ' × ' + (g ? g.name : c.hardware.gpu) + ' at ' + c.hardware.power_limit_w + ' W.');
+    var e = this.root.querySelector('#energy');
+    if (e) e.closest('.results').scrollIntoView({ block: 'start' });
+  };
+
+
+  /* ---------- form helpers (the planner's; the calculator's form is Go's) ---------- */
 
   // labelled builds one labelled control with its hint and error slot
   // (hint null: none; '': one the page fills in later).
@@ -758,51 +887,10 @@
     ]);
   }
 
-  // field builds the input of a form key with the label and hint of its
-  // row of the field table (hint, when given, overrides the table's).
-  // field(key, control[, hint]) or field(key, label, control[, hint]) for
-  // a label in other words than the table's.
-  Calculator.prototype.field = function (key, a, b, c) {
-    var f = this.fields[key] || {};
-    if (typeof a === 'string') return labelled(this, key, a, b, c === undefined ? (f.hint || null) : c);
-    return labelled(this, key, f.label || key, a, b === undefined ? (f.hint || null) : b);
-  };
-
-  // checkbox builds the check box of a bool row of the field table, with
-  // the row's label after it.
-  Calculator.prototype.checkbox = function (key) {
-    var id = 'f-' + key, box = el('input', { type: 'checkbox', value: '1' });
-    box.id = id; box.name = key;
-    box.setAttribute('aria-describedby', id + '-err');
-    this.inputs[key] = box;
-    return el('div', { class: 'field check', 'data-key': key }, [box, el('label', { for: id, text: this.fields[key].label }), el('p', { class: 'err', id: id + '-err' })]);
-  };
-
-  // input builds the field of each of the keys (one node, or a list for
-  // several): a row of the field table with its label and hint, as a check
-  // box (a bool), a select (control) or a text field.
-  Calculator.prototype.input = function () {
-    var self = this, out = Array.prototype.map.call(arguments, function (key) {
-      var f = self.fields[key];
-      return f.kind === 'bool' && !f.offer ? self.checkbox(key) : self.field(key, control(f));
-    });
-    return out.length === 1 ? out[0] : out;
-  };
-
-  // radios builds an enum row's choices as radio buttons, in the table's
-  // words.
-  Calculator.prototype.radios = function (key) {
-    var f = this.fields[key], boxes = this.inputs[key] = [];
-    return el('div', { class: 'radios', role: 'radiogroup', 'aria-label': f.label }, f.choices.map(function (v) {
-      var id = 'f-' + key + '-' + v, r = el('input', { type: 'radio', name: key, value: v, id: id });
-      boxes.push(r);
-      return el('span', { class: 'radio' }, [r, el('label', { for: id, text: say(f, v) })]);
-    }));
-  };
-
   // say is the form's words for the value v of the table row f (as Go's
   // model.Field.Text).
   function say(f, v) { return f.say && f.say[v] != null ? f.say[v] : v === '' ? 'Default' : v; }
+
   // control builds the input of a row of the field table: a select of its
   // choices (an enum) or of the values it offers, in the table's words; or
   // a text field with the keyboard of its kind.
@@ -817,6 +905,7 @@
     if (list) i.setAttribute('list', list);
     return i;
   }
+
   function select(options) {
     var s = el('select');
     options.forEach(function (o) {
@@ -854,183 +943,13 @@
     return el('fieldset', {}, kids);
   }
 
-  // build makes the calculator's form and result panel. Over a prerendered
-  // calculator (wasm/calcapi/view writes the same markup, with the id
-  // prefix crpre) it builds them aside and adopts the page's own nodes in
-  // their place (morphChildren): only attributes and text that differ
-  // change, so the takeover restyles almost nothing and nothing moves.
-  Calculator.prototype.build = function () {
-    var m = this.meta, self = this;
-    var live = this.root, adopt = live.getAttribute('data-prerendered') === '1' && !!live.querySelector('.calc-layout');
-    var uid = adopt ? 'crpre' : 'cr' + Math.random().toString(36).slice(2, 7);
-    var wires = []; // [node, event type, listener], added once the nodes are in the page
-    if (adopt) this.root = document.createElement('div');
-    else this.root.innerHTML = '';
-    live.classList.add('wattscale', 'calc');
-
-    // datalists for the forgiving text inputs
-    var presetList = el('datalist', { id: uid + '-presets' });
-    m.presets.forEach(function (p) { presetList.appendChild(el('option', { value: p.name, text: p.family + ' · ' + paramsText(p.params_published) })); });
-    // the hub ids, whose config.json the preset is
-    m.presets.forEach(function (p) { if (p.hub) presetList.appendChild(el('option', { value: p.hub, text: p.name + ' · Hugging Face config.json' })); });
-    presetList.appendChild(el('option', { value: 'custom', text: 'custom shape' }));
-    var gpuList = el('datalist', { id: uid + '-gpus' });
-    m.gpus.forEach(function (g) { gpuList.appendChild(el('option', { value: g.id, text: g.name })); });
-
-    var form = el('form', { class: 'calc-form', novalidate: true, 'aria-label': 'Training configuration' });
-    wires.push([form, 'submit', function (e) { e.preventDefault(); }]);
-
-    // The fieldsets, as the layout Go ships (Meta.Layout; wasm/calcapi's
-    // layout.go, which wasm/calcapi/view draws too). Every row of the
-    // field table the layout does not place gets a plain input at the end
-    // of its group's fieldset, so a field added to model.RequestFields
-    // appears here without a change to this file.
-    var draw = {
-      presets: function (k) { return self.field(k, textInput('text', uid + '-presets'), ''); },
-      gpus: function (k) { return self.field(k, textInput('text', uid + '-gpus'), ''); },
-      regions: function (k) { return self.field(k, regionSelect(m.regions), ''); },
-      calibrations: function (k) { return self.field(k, select(self.calOptions()), ''); },
-      radios: function (k) { return self.radios(k); }
-    };
-    var groups = {};
-    m.layout.forEach(function (sec) {
-      var fs = fieldset(sec, draw, function (k) { return self.input(k); });
-      groups[sec.group] = fs;
-      form.appendChild(fs);
-    });
-    m.fields.forEach(function (f) {
-      if (self.inputs[f.key] || !groups[f.group]) return;
-      groups[f.group].appendChild(self.input(f.key));
-      if (f.help) self.inputs[f.key].title = f.help;
-    });
-    form.appendChild(el('p', { class: 'err form-err', id: uid + '-formerr', 'aria-live': 'polite' }));
-    this.formErr = form.lastChild;
-
-    form.appendChild(presetList);
-    form.appendChild(gpuList);
-
-    var onInput = function (e) { self.onInput(e); };
-    wires.push([form, 'input', onInput], [form, 'change', onInput]);
-    this.form = form;
-
-    // Results
-    var res = el('section', { class: 'results', 'aria-label': 'Estimate' });
-    this.results = res;
-    res.innerHTML =
-      '<div class="status" role="status" aria-live="polite"></div>' +
-      '<div class="headline">' +
-      '<p class="kicker">Accelerator energy</p>' +
-      '<p class="big"><output id="energy" data-kwh="" elementtiming="estimate"></output></p>' +
-      '<p class="interval"></p>' +
-      '<p class="calline muted small"></p>' +
-      '</div>' +
-      '<dl class="cards"></dl>' +
-      '<h2 class="h">Where the energy goes</h2><div class="breakdown"></div>' +
-      '<div class="prov"></div>' +
-      '<div class="notes"></div>' +
-      '<h2 class="h">Energy and time against GPU count</h2>' +
-      '<p class="muted small chart-note">Same model, tokens and batch per GPU; each line is a strategy, the ring is your configuration. More GPUs finish sooner but parallel overhead costs energy.</p>' +
-      '<div class="charts"><figure class="chart-e"></figure><figure class="chart-t"></figure></div>' +
-      '<div class="legend-wrap"></div>' +
-      (this.embed ? '' : '<section class="cheaper" aria-labelledby="cheaper-h"><h2 class="h" id="cheaper-h">Cheaper ways to run this</h2>' +
-        '<p class="muted small">The same model, tokens and global batch (your sequences per optimizer step: each configuration’s micro-batch and gradient accumulation are chosen to reproduce it and fit in memory) on every GPU type of the table (up to 64 each), every layout and eight power limits: ' +
-        'each marker is a configuration no other beats on both energy and time. Select one (click, or Tab to the chart, arrow keys along it, Enter) to load it into the form.</p>' +
-        '<div class="cheaper-ctl grid2"></div><div class="cheaper-out"></div></section>') +
-      (this.embed ? '' : '<h2 class="h">Share and cite</h2><div class="share"></div>');
-    // On a phone the form comes first: this summary (energy with its
-    // interval, time, CO₂e) stays at the top of the screen, one tap from the
-    // full estimate.
-    var sum = el('a', { class: 'summary', href: '#' + uid + '-res', 'aria-label': 'Estimate summary: jump to the full estimate' });
-    sum.innerHTML = '<span class="s-e"><span class="s-k">Energy</span> <output id="sum-energy" data-kwh=""></output></span><span class="s-i"></span><span class="s-t"></span><span class="s-c"></span><span class="s-go" aria-hidden="true">Details ↓</span>';
-    this.summary = sum;
-    res.id = uid + '-res';
-    res.tabIndex = -1;
-    // (The results before the form, as the prerendered page has them:
-    // calc.css puts the form in the first column, or above the results.)
-    var layout = el('div', { class: 'calc-layout' }, this.embed ? [res, form] : [sum, res, form]);
-    if (!this.resizeHooked) {
-      this.resizeHooked = true;
-      var tid = 0;
-      window.addEventListener('resize', function () {
-        clearTimeout(tid);
-        tid = setTimeout(function () {
-          var ce = self.results.querySelector('.chart-e');
-          if (self.last && ce && ce.clientWidth !== self.chartW) self.renderCharts(self.last);
-        }, 150);
-      });
-    }
-    this.root.appendChild(layout);
-    if (this.embed) {
-      this.root.appendChild(el('p', { class: 'embed-foot' }, [
-        el('a', { href: '#', class: 'open-full', target: '_blank', rel: 'noopener', text: 'Open in the full wattscale calculator' })]));
-    }
-    if (!this.embed) {
-      var ctl = res.querySelector('.cheaper-ctl');
-      this.input('deadline', 'minimise', 'only_gpu').forEach(function (n) { ctl.appendChild(n); });
-      wires.push([ctl, 'input', onInput], [ctl, 'change', onInput]);
-      var outEl = res.querySelector('.cheaper-out');
-      var pick = function (e) {
-        var g = e.target.closest && e.target.closest('[data-pareto]');
-        if (!g) return;
-        if (e.type === 'keydown' && /^Arrow/.test(e.key)) {
-          var step = e.key === 'ArrowLeft' || e.key === 'ArrowDown' ? -1 : 1;
-          // (e.currentTarget: the panel in the page, which over a
-          // prerendered calculator is not outEl but the node build adopted)
-          var next = e.currentTarget.querySelector('[data-pareto="' + (+g.getAttribute('data-pareto') + step) + '"]');
-          if (next) {
-            e.preventDefault();
-            g.setAttribute('tabindex', '-1');
-            next.setAttribute('tabindex', '0');
-            next.focus();
-          }
-          return;
-        }
-        if (e.type === 'keydown' && e.key !== 'Enter' && e.key !== ' ') return;
-        e.preventDefault();
-        self.loadConfig(self.cheaperPoints[+g.getAttribute('data-pareto')]);
-      };
-      wires.push([outEl, 'click', pick], [outEl, 'keydown', pick]);
-      this.buildHF();
-      this.buildRefit();
-    }
-    var kept = function (n) { return n; };
-    if (adopt) {
-      kept = takeOver(live, this.root);
-      this.root = live;
-    }
-    this.form = kept(this.form);
-    this.results = kept(this.results);
-    this.summary = this.summary && kept(this.summary);
-    this.formErr = kept(this.formErr);
-    keepInputs(this.inputs, kept);
-    wires.forEach(function (w) { kept(w[0]).addEventListener(w[1], w[2]); });
-  };
-
-  // loadConfig puts a recommended configuration into the form, estimates
-  // it and records it in the address (so the chosen point round-trips
-  // through a shared link).
-  Calculator.prototype.loadConfig = function (c) {
-    if (!c) return;
-    var s = this.state;
-    s.gpu = c.hardware.gpu;
-    s.count = String(c.hardware.count);
-    s.power = String(c.hardware.power_limit_w);
-    // the micro-batch and accumulation that hold the global batch
-    if (c.batch_per_gpu) {
-      s.batch = String(c.batch_per_gpu);
-      s.accum = c.gradient_accumulation > 1 ? String(c.gradient_accumulation) : '';
-    }
-    if (typeof c.strategy === 'string') s.strategy = c.strategy;
-    else { s.strategy = 'hybrid'; s.tensor = String(c.strategy.tensor); s.data_mode = c.strategy.data_mode || 'fsdp'; }
-    this.fill();
-    this.update();
-    history.replaceState(null, '', '?' + this.query() + location.hash);
-    var st = this.results.querySelector('.status');
-    var g = (this.meta.gpus || []).filter(function (x) { return x.id === c.hardware.gpu; })[0];
-    tell(st, 'success', 'Loaded ' + c.hardware.count + ' × ' + (g ? g.name : c.hardware.gpu) + ' at ' + c.hardware.power_limit_w + ' W.');
-    var e = this.root.querySelector('#energy');
-    if (e) e.closest('.results').scrollIntoView({ block: 'start' });
-  };
+  // staleText is the banner over figures kept from a previous answer: the
+  // fields to fix, by label, and that what is shown is not the answer.
+  function staleText(labels, what) {
+    var q = labels.map(function (l) { return '“' + l + '”'; });
+    var names = q.length > 1 ? q.slice(0, -1).join(', ') + ' and ' + q[q.length - 1] : q[0];
+    return (names ? 'Fix ' + names + ' to update the ' + what + '. ' : '') + 'The figures below are the previous ' + what + ', dimmed: not an answer for the form as it is now.';
+  }
 
   function strategyText(st) {
     if (typeof st === 'string') return st === 'single' ? 'single GPU' : st.toUpperCase();
@@ -1045,13 +964,17 @@
   // chart (energy against wall-clock time): the user's configuration ringed,
   // the best filled, the deadline a dashed line.
   Calculator.prototype.renderCheaper = function () {
-    var el0 = this.results.querySelector('.cheaper-out');
+    var el0 = this.root.querySelector('.cheaper-out');
     if (!el0 || !this.api || !this.api.recommend) return;
     var t0 = performance.now();
     var out = call(this.api.recommend, { form: this.state });
     perf.lastRecommendMs = performance.now() - t0;
     if (out.error) {
-      if (out.error.input === 'deadline' || out.error.input === 'minimise') this.showError(out.error);
+      var bad = (out.error.input === 'deadline' || out.error.input === 'minimise') && this.root.querySelector('.calc-layout [data-key="' + out.error.input + '"]');
+      if (bad) {
+        bad.classList.add('invalid');
+        setText(bad.querySelector('.err'), (out.error.say || out.error.message) + (out.error.value ? ' (got ' + out.error.value + ')' : ''));
+      }
       el0.innerHTML = '<p class="muted">' + esc(out.error.say || out.error.text || out.error.message) + '</p>';
       this.cheaperPoints = [];
       return;
@@ -1115,419 +1038,6 @@
       'Power-limit response fitted on the Zeus power-capped runs (You et al., NSDI 2023).</figcaption></figure>' +
       did +
       (r.warnings && r.warnings.length ? '<ul class="muted small">' + r.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul>' : '');
-  };
-
-  Calculator.prototype.fill = function () {
-    var s = this.state;
-    for (var k in this.inputs) {
-      var c = this.inputs[k];
-      if (Array.isArray(c)) { // radios: the state's, else the first
-        var on = c.filter(function (r) { return r.value === s[k]; })[0] || c[0];
-        c.forEach(function (r) { r.checked = r === on; });
-      } else if (c.type === 'checkbox') c.checked = s[k] === '1' || s[k] === 'true' || s[k] === 'on';
-      else if (c.tagName === 'SELECT') {
-        var v = s[k] == null ? '' : s[k];
-        if (!Array.prototype.some.call(c.options, function (o) { return o.value === v; })) {
-          c.appendChild(el('option', { value: v, text: v + ' (not a known choice)' }));
-        }
-        c.value = v;
-      } else c.value = s[k] == null ? '' : s[k];
-    }
-    this.toggle();
-  };
-
-  // toggle shows the inputs that apply (the field table's "when") and
-  // hides a group of inputs when none of them applies.
-  Calculator.prototype.toggle = function () {
-    var s = this.state, self = this;
-    Array.prototype.forEach.call(this.form.querySelectorAll('.field[data-key]'), function (n) {
-      var f = self.fields[n.getAttribute('data-key')], h = !!f && !applies(f, s);
-      if (n.hidden !== h) n.hidden = h;
-    });
-    Array.prototype.forEach.call(this.form.querySelectorAll('[data-group]'), function (n) {
-      var h = !n.querySelector('.field[data-key]:not([hidden])');
-      if (n.hidden !== h) n.hidden = h;
-    });
-  };
-
-  Calculator.prototype.onInput = function (e) {
-    var t = e.target, k = t.name;
-    if (!k || !(k in this.state)) return;
-    var v = t.type === 'checkbox' ? (t.checked ? '1' : '') : t.value;
-    if (t.type === 'radio' && !t.checked) return;
-    if (this.state[k] === v) return;
-    var t0 = performance.now();
-    this.state[k] = v;
-    if (k === 'region' || k === 'carbon') {
-      followRegion(this, this.state, k, v);
-    } else if (k === 'model' && v === 'custom' && this.lastPreset) {
-      // Start the custom shape from the preset the user had.
-      var a = this.lastPreset.arch, st = this.state, self = this;
-      [['layers', a.layers], ['hidden', a.hidden], ['heads', a.heads], ['kv_heads', a.kv_heads || ''], ['ffn', a.ffn], ['vocab', a.vocab]].forEach(function (p) {
-        st[p[0]] = String(p[1]); self.inputs[p[0]].value = st[p[0]];
-      });
-      st.glu = a.glu ? '1' : ''; this.inputs.glu.checked = !!a.glu;
-    }
-    this.toggle();
-    if (k === 'model' && v.trim() === '' && this.last) {
-      // Cleared to browse the presets: not a mistake yet. Keep the estimate.
-      var hm = this.root.querySelector('#f-model-hint');
-      if (hm) hm.textContent = 'Pick a model from the list, or type custom to give its shape.';
-      return;
-    }
-    this.update();
-    history.replaceState(null, '', '?' + this.query() + location.hash);
-    perf.lastInputMs = performance.now() - t0;
-  };
-
-  Calculator.prototype.sweepSpec = function () {
-    var n = parseInt(this.state.count, 10);
-    return { counts: sweepCounts(n > 0 && n < 1e6 ? n : 4), strategies: SWEEP_STRATEGIES };
-  };
-
-  // update runs one estimate (with its sweep) and draws it.
-  Calculator.prototype.update = function (sweep) {
-    // Adopted before the wasm started (start): the estimate waits for it.
-    if (!this.api) return null;
-    var t0 = performance.now();
-    var out = call(this.api.estimate, { form: this.state, sweep: sweep || this.sweepSpec() });
-    perf.lastEstimateCallMs = performance.now() - t0;
-    this.render(out);
-    return out;
-  };
-
-  Calculator.prototype.clearErrors = function () {
-    var root = this.root;
-    Array.prototype.forEach.call(root.querySelectorAll('.field.invalid'), function (f) { f.classList.remove('invalid'); });
-    Array.prototype.forEach.call(root.querySelectorAll('[aria-invalid]'), function (c) { c.removeAttribute('aria-invalid'); });
-    Array.prototype.forEach.call(root.querySelectorAll('.calc-form .err'), function (p) { setText(p, ''); });
-  };
-
-  // showError puts one error beside its input, in the form's words
-  // (err.say; the JSON path stays for the command line and the API).
-  Calculator.prototype.showError = function (err) {
-    var key = err.input, ctl = key && this.inputs[key];
-    var typed = ctl && !Array.isArray(ctl) && ctl.type !== 'checkbox' && ctl.tagName !== 'SELECT' ? ctl.value : null;
-    var msg = (err.say || err.message) + (typed !== null && typed.trim() !== '' ? ' (you entered “' + typed + '”)' : err.value ? ' (got ' + err.value + ')' : '');
-    if (ctl && !Array.isArray(ctl)) {
-      var f = ctl.closest('.field');
-      f.classList.add('invalid');
-      ctl.setAttribute('aria-invalid', 'true');
-      var label = f.querySelector('label').textContent;
-      f.querySelector('.err').textContent = msg.charAt(0).toUpperCase() + msg.slice(1);
-      // The field may be in a hidden group (a URL can carry anything): say so.
-      if (ctl.offsetParent === null) this.formErr.textContent = (this.formErr.textContent ? this.formErr.textContent + ' ' : '') + label + ': ' + msg;
-      return label;
-    }
-    this.formErr.textContent = msg.charAt(0).toUpperCase() + msg.slice(1);
-    return null;
-  };
-
-  // showErrors marks every wrong input (a link can carry several) and
-  // returns their labels.
-  Calculator.prototype.showErrors = function (out) {
-    var self = this, labels = [];
-    setText(this.formErr, '');
-    (out.errors && out.errors.length ? out.errors : [out.error]).forEach(function (e) {
-      var l = self.showError(e);
-      if (l && labels.indexOf(l) < 0) labels.push(l);
-    });
-    return labels;
-  };
-
-  // staleText is the banner over figures kept from a previous answer: the
-  // fields to fix, by label, and that what is shown is not the answer.
-  function staleText(labels, what) {
-    var q = labels.map(function (l) { return '“' + l + '”'; });
-    var names = q.length > 1 ? q.slice(0, -1).join(', ') + ' and ' + q[q.length - 1] : q[0];
-    return (names ? 'Fix ' + names + ' to update the ' + what + '. ' : '') + 'The figures below are the previous ' + what + ', dimmed: not an answer for the form as it is now.';
-  }
-
-  Calculator.prototype.render = function (out) {
-    // The charts' boxes are measured before this render writes anything,
-    // while the page's layout is still clean: measured between writes, each
-    // reading laid out the whole page again (three layouts of the page
-    // before the estimate could be painted at the takeover, in the traces).
-    // A panel emptied by an error hides them: renderCharts measures then.
-    var widths = this.results.classList.contains('empty') ? null : this.chartBoxWidths();
-    this.clearErrors();
-    var res = this.results, status = res.querySelector('.status');
-    if (out.error) {
-      var labels = this.showErrors(out);
-      var where = labels.length ? 'Check “' + labels[0] + '”' + (labels.length > 1 ? ' and ' + (labels.length - 1) + ' more field' + (labels.length > 2 ? 's' : '') : '') + ': ' : '';
-      var say = out.error.say || out.error.message;
-      if (this.last) {
-        res.classList.add('stale');
-        tell(status, 'error', staleText(labels, 'estimate'));
-      } else {
-        res.classList.add('stale', 'empty');
-        tell(status, 'error', where + say);
-        // No valid estimate yet: the prerendered default's numbers go
-        // (the panel hides the rest; the phone summary stays in view).
-        var e0 = res.querySelector('#energy');
-        setHTML(e0, '');
-        e0.dataset.kwh = '';
-        if (this.summary) {
-          var s0 = this.summary.querySelector('#sum-energy');
-          setText(s0, '');
-          s0.dataset.kwh = '';
-          ['.s-i', '.s-t', '.s-c'].forEach(function (c) { setText(this.summary.querySelector(c), ''); }, this);
-        }
-      }
-      this.root.dataset.state = 'error';
-      return;
-    }
-    res.classList.remove('stale', 'empty');
-    setText(status, '');
-    if (this.root.dataset.state !== 'ok') this.root.dataset.state = 'ok';
-    this.last = out;
-    var r = out.response, p = r.inputs;
-    var pres = this.meta.presets.filter(function (x) { return x.name === p.model; })[0];
-    if (pres) this.lastPreset = pres;
-    this.hints(r, pres);
-
-    var e = res.querySelector('#energy');
-    var ep = energyParts(r.energy_kwh);
-    setHTML(e, esc(ep[0]) + ' <span class="unit">' + esc(ep[1]) + '</span>');
-    if (e.dataset.kwh !== String(r.energy_kwh)) e.dataset.kwh = String(r.energy_kwh);
-    setHTML(res.querySelector('.interval'), esc(pct(r.interval_level)) + ' interval ' +
-      '<span class="num" data-kwh="' + r.energy_interval_kwh[0] + '">' + esc(energyText(r.energy_interval_kwh[0])) + '</span> – ' +
-      '<span class="num" data-kwh="' + r.energy_interval_kwh[1] + '">' + esc(energyText(r.energy_interval_kwh[1])) + '</span>' +
-      ' · ' + esc(energyText(r.facility_energy_kwh)) + ' at the wall with PUE ' + esc(sig(p.pue)));
-
-    if (this.summary) {
-      var se = this.summary.querySelector('#sum-energy');
-      setText(se, energyText(r.energy_kwh));
-      if (se.dataset.kwh !== String(r.energy_kwh)) se.dataset.kwh = String(r.energy_kwh);
-      setText(this.summary.querySelector('.s-i'), pct(r.interval_level) + ' ' + energyText(r.energy_interval_kwh[0]) + ' – ' + energyText(r.energy_interval_kwh[1]));
-      setText(this.summary.querySelector('.s-t'), timeText(r.time_s));
-      setText(this.summary.querySelector('.s-c'), massText(r.co2e_kg));
-    }
-    var cu = r.calibration;
-    setText(res.querySelector('.calline'), 'Calibration ' + cu.name + ' ' + cu.version + ' (' + cu.kind + (cu.name in this.own ? ', yours' : '') + ')' +
-      (cu.in_envelope ? ', inside its fitted range' : ', outside its fitted range: interval widened (see below)') + ' · accelerator energy only; the wall figure adds PUE');
-    var cards = [
-      ['Time', timeText(r.time_s), pct(r.interval_level) + ' interval ' + timeText(r.time_interval_s[0]) + ' – ' + timeText(r.time_interval_s[1]), 'time'],
-      ['Average power', powerText(r.avg_power_w), 'all ' + p.count + ' GPU' + (p.count > 1 ? 's' : '') + ' together', 'power'],
-      ['GPU-hours', sig(r.gpu_hours), p.count + ' × ' + p.gpu_name, 'gpuh'],
-      ['CO₂e', massText(r.co2e_kg), pct(r.interval_level) + ' interval ' + massText(r.co2e_interval_kg[0]) + ' – ' + massText(r.co2e_interval_kg[1]) + '; ' + sig(p.carbon_g_per_kwh) + ' g/kWh' + (p.region ? ' (' + p.region + ')' : '') + '; plus ' + massText(r.embodied_co2e_kg) + ' embodied (manufacturing, ' + sig(r.embodied.kg_per_gpu_hour * 1000, 3) + ' g per GPU-hour, Luccioni et al. 2023), not in energy', 'co2'],
-      ['Power limit', r.power_limit.limit_w + ' W', r.power_limit.time_factor === 1 ? 'the default: the run draws about ' + sig(r.power_limit.uncapped_draw_w) + ' W per GPU' : 'per GPU: time ×' + sig(r.power_limit.time_factor, 3) + ', energy ×' + sig(r.power_limit.energy_factor, 3) + ' (fitted on the Zeus power-capped runs)', 'power-limit'],
-      ['Cost of electricity', usd(r.cost_usd), 'at $' + sig(p.usd_per_kwh) + ' per kWh, PUE ' + sig(p.pue), 'cost'],
-      ['Parallel efficiency η', r.parallel.gpus > 1 ? sig(r.parallel.efficiency, 2) : '1', r.parallel.gpus > 1 ? 'speedup ' + sig(r.parallel.speedup) + '× on ' + r.parallel.gpus + ' GPUs (' + r.parallel.law + ')' : 'one GPU: no parallel overhead', 'eta']
-    ];
-    var tr = r.training;
-    if (tr && tr.method !== 'full') {
-      cards.push(['Method', tr.method === 'qlora' ? 'QLoRA' : 'LoRA', paramsText(tr.trainable_params) + ' trainable parameters (' + (tr.trainable_share < 0.01 ? sig(tr.trainable_share * 100, 2) + ' %' : pct(tr.trainable_share)) + '), rank ' + tr.rank + ' on ' + (tr.targets || []).join(', ') +
-        (tr.base_format ? '; base in ' + tr.base_format + ', ' + sig(r.memory.frozen_gb_per_gpu) + ' GB per GPU' : '') + '; ' + sig(tr.flops_per_token_vs_full, 2) + '× the FLOPs per token of full fine-tuning' + (tr.gradient_checkpointing ? ' (with recomputation)' : '') + (tr.method === 'qlora' ? ' (Dettmers et al. 2023)' : ' (Hu et al. 2021)'), 'method']);
-      if (out.full) {
-        var f = out.full;
-        cards.push(['Full fine-tuning', energyText(f.energy_kwh), 'same configuration: ' + sig(f.energy_kwh / r.energy_kwh, 2) + '× the energy, ' + timeText(f.time_s) + ', ' + sig(f.memory.state_gb_per_gpu) + ' GB of state per GPU against ' + sig(r.memory.state_gb_per_gpu) + ' GB', 'full']);
-      } else if (out.full_error) {
-        cards.push(['Full fine-tuning', 'does not fit', out.full_error.say || out.full_error.message, 'full']);
-      }
-    } else if (tr && tr.gradient_checkpointing) {
-      cards.push(['Method', 'Full, recomputed', sig(tr.flops_per_token_vs_full, 2) + '× the FLOPs per token of full fine-tuning without checkpointing (Chen et al. 2016)', 'method']);
-    }
-    setHTML(res.querySelector('.cards'), cards.map(function (c) {
-      return '<div class="card" data-card="' + c[3] + '"><dt>' + esc(c[0]) + '</dt><dd><span class="v">' + esc(c[1]) + '</span><span class="sub">' + esc(c[2]) + '</span></dd></div>';
-    }).join(''));
-
-    this.renderBreakdown(r);
-    this.renderProvenance(r, out);
-    this.renderCharts(out, widths);
-    if (!this.embed) {
-      this.renderShare(out);
-      // The panel must never stop the estimate from showing. At the
-      // takeover (cheaperAfterPaint) its search, tens of milliseconds in
-      // the wasm, waits until the estimate has been painted.
-      var self = this, cheaper = function () {
-        try { self.renderCheaper(); } catch (e) {
-          var co = self.results.querySelector('.cheaper-out');
-          if (co) co.innerHTML = '<p class="err">Could not search cheaper configurations: ' + esc(e.message) + '</p>';
-        }
-      };
-      if (this.cheaperAfterPaint) {
-        this.cheaperAfterPaint = false;
-        requestAnimationFrame(function () { setTimeout(cheaper, 0); });
-      } else cheaper();
-    }
-    else {
-      var a = this.root.querySelector('.open-full');
-      if (a) a.href = new URL('../index.html?' + this.query(), BASE).href;
-      this.tellParent(out);
-    }
-  };
-
-  // tellParent reports each estimate and the content height to the page
-  // that embeds this one (assets/embed.js listens). The figures are what the
-  // page shows anyway, so any origin may read them.
-  Calculator.prototype.tellParent = function (out) {
-    if (window.parent === window) return;
-    var r = out.response;
-    window.parent.postMessage({
-      type: 'wattscale:estimate', energy_kwh: r.energy_kwh, energy_interval_kwh: r.energy_interval_kwh, co2e_kg: r.co2e_kg,
-      time_s: r.time_s, model: r.inputs.model, gpu: r.inputs.gpu, count: r.inputs.count,
-      calibration: r.calibration.name + ' ' + r.calibration.version, url: new URL('../index.html?' + this.query(), BASE).href
-    }, '*');
-    if (!this.resizeObs && window.ResizeObserver) {
-      this.resizeObs = new ResizeObserver(function () {
-        window.parent.postMessage({ type: 'wattscale:resize', height: document.documentElement.offsetHeight }, '*');
-      });
-      this.resizeObs.observe(document.body);
-    }
-  };
-
-  Calculator.prototype.hints = function (r, pres) {
-    var hm = this.root.querySelector('#f-model-hint');
-    if (hm) setText(hm, pres ? pres.family + ', ' + paramsText(pres.params_published) + ' parameters (' + pres.source.split(';')[0] + ')' :
-      'custom shape: ' + paramsText(r.proxies.params) + ' parameters counted');
-    var g = this.meta.gpus.filter(function (x) { return x.id === r.inputs.gpu; })[0];
-    var hg = this.root.querySelector('#f-gpu-hint');
-    if (hg && g) setText(hg, g.name + ' · ' + g.memory_gb + ' GB · ' + g.board_power_w + ' W · ' + g.interconnect + ' · ' + g.precisions.join(', '));
-    var hr = this.root.querySelector('#f-region-hint');
-    var reg = this.meta.regions.filter(function (x) { return x.id === this.state.region; }, this)[0];
-    if (hr) setText(hr, reg ? reg.source : 'your own figure, g CO₂e per kWh');
-    var hc = this.root.querySelector('#f-cal-hint');
-    var cal = this.meta.calibrations.filter(function (c) { return c.name === r.calibration.name; })[0];
-    if (hc && cal) setText(hc, (cal.own ? 'Yours: fitted on this page and kept in this browser. ' : '') + cal.title);
-  };
-
-  Calculator.prototype.renderBreakdown = function (r) {
-    var b = r.breakdown_kwh, total = r.energy_kwh;
-    var parts = [['compute', 'Compute', b.compute], ['memory', 'Memory traffic and step latency', b.memory], ['parallel', 'Parallel overhead', b.parallel_overhead], ['fixed', 'Start-up and first-step warm-up (fixed)', b.fixed + (b.warmup || 0)]];
-    var W = 560, H = 28, x = 0;
-    var rects = parts.map(function (p) {
-      var w = Math.max(0, p[2] / total * W);
-      var s = '<rect class="b-' + p[0] + '" x="' + x.toFixed(2) + '" y="0" width="' + w.toFixed(2) + '" height="' + H + '"/>';
-      x += w;
-      return s;
-    }).join('');
-    var desc = parts.map(function (p) { return p[1] + ' ' + energyText(p[2]) + ' (' + pct(p[2] / total) + ')'; }).join('; ');
-    setHTML(this.results.querySelector('.breakdown'),
-      '<svg class="bar" viewBox="0 0 ' + W + ' ' + H + '" preserveAspectRatio="none" role="img" aria-label="' + esc('Energy breakdown: ' + desc) + '">' + rects + '</svg>' +
-      '<table class="bd"><caption class="offscreen">Energy breakdown</caption><tbody>' + parts.map(function (p) {
-        return '<tr><th scope="row"><span class="swatch b-' + p[0] + '" aria-hidden="true"></span>' + esc(p[1]) + '</th><td>' + esc(energyText(p[2])) + '</td><td>' + esc(pct(p[2] / total)) + '</td></tr>';
-      }).join('') + '</tbody></table>' +
-      '<p class="muted small">' + esc(r.roofline.bound === 'compute' ? 'Compute-bound' : 'Memory-bound') + ': arithmetic intensity ' + esc(sig(r.roofline.arithmetic_intensity)) +
-      ' FLOP/byte against a machine balance of ' + esc(sig(r.roofline.machine_balance)) + ' (' + esc(sig(r.roofline.peak_tflops)) + ' TFLOP/s peak at ' + esc(r.inputs.precision) + '). ' +
-      'Roofline floor ' + esc(energyText(r.roofline.energy_lower_bound_kwh)) + '; ' + esc(sig(r.roofline.flops)) + ' FLOPs in all.</p>');
-  };
-
-  Calculator.prototype.renderProvenance = function (r, out) {
-    var c = r.calibration;
-    var env = c.in_envelope ? '<span class="ok">inside the range it was fitted on</span>' :
-      '<span class="warn-t">outside the range it was fitted on</span> (' + esc((c.outside || []).join('; ')) + '), so the interval is widened';
-    setHTML(this.results.querySelector('.prov'),
-      '<h2 class="h">Where these numbers come from</h2>' +
-      '<p>Calibration <strong class="cal-name">' + esc(c.name) + '</strong> version <span class="cal-version">' + esc(c.version) + '</span> (' + esc(c.kind) + '): ' + env + '. ' +
-      '<span class="interval-note">' + esc((out && out.interval_note) || '') + '</span></p>' +
-      '<p class="muted small cite">' + esc(c.citation) + '</p>');
-    var notes = '', env = (out && out.envelope) || [];
-    // (calcapi.WarningsSay: inputs by label, GPUs by name)
-    var warns = (out && out.warnings_say) || [];
-    if (env.length) notes += '<div class="warnings envelope" role="note"><h3>Outside the range this calibration was fitted on</h3><ul>' + env.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>';
-    if (warns.length) notes += '<div class="warnings" role="note"><h3>Warnings</h3><ul>' + warns.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>';
-    var assumed = (out && out.assumptions_say) || [];
-    if (assumed.length) notes += '<details class="assumptions"><summary>Assumptions used (' + assumed.length + ')</summary><ul>' + assumed.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>';
-    setHTML(this.results.querySelector('.notes'), notes);
-  };
-
-  // absentReason says why a strategy has no point at some GPU counts of the
-  // sweep: the memory check's words ("does not fit in 80 GB: …"), or the
-  // model's message.
-  function absentReason(err, memGB) {
-    var m = String(err).replace(/^hardware\.count: must/, 'the GPU count must').replace(/^[a-z_.]+: /, '').replace(/, got \S+$/, '').replace(/ \([^)]*\)/g, '');
-    var fit = /need ([\d.]+ GB per GPU)/.exec(m);
-    if (fit) return 'does not fit in ' + memGB + ' GB: ' + m.replace(/^is too small: /, '').split(';')[0];
-    return 'not possible here: ' + m;
-  }
-
-  // chartBoxWidths are the widths of the two charts' boxes, in pixels.
-  Calculator.prototype.chartBoxWidths = function () {
-    var ce = this.results.querySelector('.chart-e'), ct = this.results.querySelector('.chart-t');
-    return { e: ce ? ce.clientWidth : 0, t: ct ? ct.clientWidth : 0 };
-  };
-
-  // renderCharts draws the sweep's charts into boxes widths wide
-  // (chartBoxWidths, measured now when not given).
-  Calculator.prototype.renderCharts = function (out, widths) {
-    var w = widths || this.chartBoxWidths();
-    var pts = out.sweep || [], r = out.response;
-    var g = this.meta.gpus.filter(function (x) { return x.id === r.inputs.gpu; })[0];
-    var memGB = g ? g.memory_gb : '';
-    var F = this.fields, series = SWEEP_STRATEGIES.map(function (s) {
-      return { key: s, name: say(F.strategy, s), e: [], t: [], bad: [] };
-    });
-    pts.forEach(function (p) {
-      var s = series[SWEEP_STRATEGIES.indexOf(p.strategy)];
-      if (!s) return;
-      if (p.error) { s.bad.push(p); return; }
-      s.e.push([p.gpus, p.energy_kwh]);
-      s.t.push([p.gpus, p.time_s / 3600]);
-    });
-    var n = r.parallel.gpus, strat = r.parallel.strategy;
-    var label = n + ' × ' + (strat === 'hybrid' ? 'hybrid' : strat.toUpperCase());
-    var eUnit = energyParts(r.energy_kwh)[1], eScale = { Wh: 1000, kWh: 1, MWh: 1e-3, GWh: 1e-6 }[eUnit];
-    var es = series.map(function (s) { return { key: s.key, name: s.name, pts: s.e.map(function (p) { return [p[0], p[1] * eScale]; }) }; });
-    var ts = series.map(function (s) { return { key: s.key, name: s.name, pts: s.t }; });
-    var fmtN = function (v) { return sig(v, 2); };
-    var desc = function (what) {
-      return series.map(function (s) {
-        if (!s.e.length) return s.name + ': ' + absentReason(s.bad[0] ? s.bad[0].error : '', memGB);
-        var a = what === 'e' ? s.e : s.t, last = a[a.length - 1];
-        return s.name + ': ' + a.length + ' points, ' + (what === 'e' ? energyText(a[0][1]) + ' at ' + a[0][0] + ' GPU to ' + energyText(last[1]) : timeText(a[0][1] * 3600) + ' at ' + a[0][0] + ' GPU to ' + timeText(last[1] * 3600)) + ' at ' + last[0] + ' GPUs';
-      }).join('. ');
-    };
-    var ce = this.results.querySelector('.chart-e'), ct = this.results.querySelector('.chart-t');
-    setHTML(ce, lineChart({
-      id: 'chart-energy', title: 'Energy against GPU count by strategy', desc: desc('e'), series: es, xBase2: true, width: clampChart(w.e),
-      xLabel: 'GPUs', yLabel: 'Energy (' + eUnit + ')', fmtY: fmtN, mark: { x: n, y: r.energy_kwh * eScale, label: label }
-    }) + '<figcaption>Accelerator energy</figcaption>');
-    setHTML(ct, lineChart({
-      id: 'chart-time', title: 'Training time against GPU count by strategy', desc: desc('t'), series: ts, xBase2: true, width: clampChart(w.t),
-      xLabel: 'GPUs', yLabel: 'Time (hours)', fmtY: fmtN, mark: { x: n, y: r.time_s / 3600, label: label }
-    }) + '<figcaption>Wall-clock time</figcaption>');
-    // Every strategy stays in the legend; one that never fits says why, one
-    // that fits only from some count says from which.
-    setHTML(this.results.querySelector('.legend-wrap'), legend(series.map(function (s) {
-      if (!s.e.length) return { key: s.key, name: s.name, note: '— ' + absentReason(s.bad[0] ? s.bad[0].error : 'no point', memGB) };
-      var name = s.name;
-      if (s.bad.length) {
-        var fits = s.e.map(function (p) { return p[0]; }), bad = s.bad.map(function (p) { return p.gpus; });
-        var below = Math.min.apply(null, fits) > Math.max.apply(null, bad);
-        name += below ? ' (from ' + Math.min.apply(null, fits) + ' GPUs; fewer ' + absentReason(s.bad[0].error, memGB).replace(/^does not fit/, 'do not fit').split(':')[0] + ')' :
-          ' (not possible at ' + bad.length + ' of ' + (bad.length + fits.length) + ' GPU counts: ' + absentReason(s.bad[0].error, memGB).replace(/^not possible here: /, '') + ')';
-      }
-      return { key: s.key, name: name };
-    })));
-    this.chartW = w.e;
-    perf.sweepPoints = pts.length;
-  };
-
-  Calculator.prototype.renderShare = function (out) {
-    var box = this.results.querySelector('.share');
-    // The prerendered page has the box already (wasm/calcapi/view).
-    if (!box.querySelector('#share-url')) box.innerHTML =
-        '<div class="share-row"><label for="share-url">Link to this estimate</label><div class="row"><input id="share-url" type="text" readonly><button type="button" class="btn" data-copy="url">Copy link</button></div></div>' +
-        '<div class="snip"><div class="snip-h"><h3 id="card-h">Hugging Face model card (<code>co2_eq_emissions</code>)</h3><button type="button" class="btn" data-copy="card" aria-describedby="card-h">Copy</button></div><pre id="snip-card" tabindex="0" aria-labelledby="card-h"></pre></div>' +
-        '<div class="snip"><div class="snip-h"><h3 id="cite-h">Sentence for a paper</h3><button type="button" class="btn" data-copy="cite" aria-describedby="cite-h">Copy</button></div><p id="snip-cite" class="cite-text"></p></div>' +
-        '<details class="snip"><summary>Request JSON for the command line</summary><div class="snip-h"><p class="muted small"><code>go run ./site estimate &lt; request.json</code> gives the same answer.</p><button type="button" class="btn" data-copy="req">Copy</button></div><pre id="snip-req" tabindex="0" aria-label="Request JSON"></pre></details>';
-    if (!this.shareWired) {
-      var self = this;
-      this.shareWired = true;
-      box.addEventListener('click', function (e) {
-        var b = e.target.closest('[data-copy]');
-        if (!b) return;
-        var what = b.getAttribute('data-copy');
-        var text = what === 'url' ? self.shareURL() : what === 'card' ? self.last.snippets.model_card : what === 'cite' ? self.last.snippets.citation : JSON.stringify(self.last.request, null, 2);
-        copyText(text, b);
-      });
-    }
-    var u = box.querySelector('#share-url'), href = this.shareURL();
-    if (u.value !== href) u.value = href;
-    setText(box.querySelector('#snip-card'), out.snippets.model_card);
-    setText(box.querySelector('#snip-cite'), out.snippets.citation);
-    setText(box.querySelector('#snip-req'), JSON.stringify(out.request, null, 2));
   };
 
   /* ---------- the distillation planner ---------- */
@@ -1926,7 +1436,25 @@
   };
 
   Planner.prototype.clearErrors = Calculator.prototype.clearErrors;
-  Planner.prototype.showError = Calculator.prototype.showError;
+  // showError puts one error beside its input, in the form's words
+  // (err.say; the JSON path stays for the command line and the API).
+  Planner.prototype.showError = function (err) {
+    var key = err.input, ctl = key && this.inputs[key];
+    var typed = ctl && !Array.isArray(ctl) && ctl.type !== 'checkbox' && ctl.tagName !== 'SELECT' ? ctl.value : null;
+    var msg = (err.say || err.message) + (typed !== null && typed.trim() !== '' ? ' (you entered “' + typed + '”)' : err.value ? ' (got ' + err.value + ')' : '');
+    if (ctl && !Array.isArray(ctl)) {
+      var f = ctl.closest('.field');
+      f.classList.add('invalid');
+      ctl.setAttribute('aria-invalid', 'true');
+      var label = f.querySelector('label').textContent;
+      f.querySelector('.err').textContent = msg.charAt(0).toUpperCase() + msg.slice(1);
+      // The field may be in a hidden group (a URL can carry anything): say so.
+      if (ctl.offsetParent === null) this.formErr.textContent = (this.formErr.textContent ? this.formErr.textContent + ' ' : '') + label + ': ' + msg;
+      return label;
+    }
+    this.formErr.textContent = msg.charAt(0).toUpperCase() + msg.slice(1);
+    return null;
+  };
 
   Planner.prototype.update = function () {
     var out = call(this.api.distill, { form: this.state });
@@ -2475,33 +2003,15 @@
       var metaEl = document.getElementById('calc-meta');
       try { pageMeta = metaEl ? JSON.parse(metaEl.textContent) : null; } catch (e) { pageMeta = null; }
     }
-    // With the catalogue in the page, the prerendered calculator is
-    // adopted now, while the wasm downloads and compiles: its form takes
-    // input at once (estimates wait for the wasm, Calculator.update), and
-    // once the wasm has started only the estimate is left to do.
-    var calc = null, carry = null, focused = null, caret = null;
-    var adopt = function (api, meta) {
-      carry = pre ? typedValues(root) : null;
-      focused = pre && document.activeElement && root.contains(document.activeElement) ? document.activeElement : null;
-      caret = focused && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
-      calc = new Calculator(root, api, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
-      perf.calculatorMs = performance.now();
-      // The caret or selection comes back too when the field kept its node
-      // and its focus: setting its value (the link's state) moved the caret
-      // to the end, and a key typed over a selection would then append.
-      var again = focused && focused.id && document.getElementById(focused.id);
-      if (again) {
-        if (again !== document.activeElement) again.focus();
-        if (caret) try { again.setSelectionRange(caret[0], caret[1]); } catch (e) { /* not a text input */ }
-      }
-    };
-    // The wasm's compilation begins before the adoption, so that it runs on
-    // the browser's compiler threads while this thread adopts the page.
+    // What the visitor typed into the prerendered form before the
+    // WebAssembly answered: kept, and applied over a link's values.
+    var carry = null;
+    // The wasm's compilation begins at once, on the browser's compiler
+    // threads.
     var loading = loadGo(mode === 'planner' ?
       { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
       { wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
     loading.catch(function () { /* reported below */ });
-    if (mode !== 'planner' && pre && pageMeta) adopt(null, pageMeta);
     try {
       how = await loading;
     } catch (e) {
@@ -2538,17 +2048,14 @@
         app.onInput({ target: c });
       });
     } else {
-      if (calc) {
-        calc.api = window.wattscale;
-        calc.loadOwn();
-      } else adopt(window.wattscale, meta);
-      app = calc;
+      carry = pre ? typedValues(root) : null;
+      app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
+      perf.calculatorMs = performance.now();
       app.cheaperAfterPaint = true;
-      app.update();
+      app.update(carry && Object.keys(carry).length ? Object.keys(carry)[0] : '');
       unpending(root);
       perf.firstEstimateCallMs = perf.lastEstimateCallMs;
       root.removeAttribute('data-linked');
-      if (carry && Object.keys(carry).length) history.replaceState(null, '', '?' + app.query() + location.hash);
     }
     root.removeAttribute('aria-busy');
     root.dataset.ready = '1';

@@ -5,6 +5,8 @@
 // object, wattscale, whose functions take and return JSON strings and call
 // package calcapi (tested natively):
 //
+//	wattscale.render(json)       {"form", "changed", "widths", "embed"} -> {"html", "form", "query", "state", "post"}:
+//	                             the calculator's markup for a form state (package view), which calc.js puts in place
 //	wattscale.meta()             presets, GPUs, calibrations, grid presets, default form
 //	wattscale.estimate(json)     {"form"|"request", "sweep"} -> {"request","response","sweep","snippets","error"}
 //	wattscale.recommend(json)    {"form"} -> {"request","result","error"}: cheaper ways to run this
@@ -26,9 +28,22 @@ package main
 import (
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/wasm/calcapi"
+	"github.com/wattscale/wattscale/wasm/calcapi/view"
 	"github.com/wattscale/wattscale/wasm/jsexport"
 )
 
 func main() {
-	jsexport.Run(func(cat *model.Catalog) map[string]jsexport.Func { return calcapi.New(cat).CalcFuncs() })
+	jsexport.Run(func(cat *model.Catalog) map[string]jsexport.Func {
+		api := calcapi.New(cat)
+		calc := view.NewCalc(api)
+		fns := api.CalcFuncs()
+		fns["render"] = calc.Render
+		add := fns["addCalibration"]
+		fns["addCalibration"] = func(b []byte) []byte {
+			out := add(b)
+			calc.Refresh() // the form lists the user's calibrations
+			return out
+		}
+		return fns
+	})
 }

@@ -59,7 +59,7 @@ func (a *API) AddCalibration(input []byte) (out []byte) {
 		switch {
 		case i >= 0 && !own[c.Name]:
 			msg := fmt.Sprintf("is the name of a calibration wattscale ships (%s); give yours another name", c.Name)
-			return mustJSON(OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Value: strconv.Quote(c.Name), Message: msg, Text: "calibration: " + msg, Say: msg}})
+			return mustJSON(OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Value: strconv.Quote(c.Name), Message: msg, Text: "calibration: " + msg, Say: msg, Code: CodeShippedName}})
 		case i >= 0:
 			cals[i] = c
 		default:
@@ -133,3 +133,7 @@ func (a *API) SampleCSV() (out []byte) {
 	}
 	return b.Bytes()
 }
+
+// CodeShippedName is the code of AddCalibration's error for a calibration
+// named as one wattscale ships (the page then renames the user's).
+const CodeShippedName = "calibration.shipped_name"

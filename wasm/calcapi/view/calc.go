@@ -68,7 +68,7 @@ type Post struct {
 // Render answers the page's JSON (RenderInput) with RenderOutput's.
 func (c *Calc) Render(input []byte) []byte {
 	var in RenderInput
-	if err := json.Unmarshal(input, &in); err != nil || in.Form == nil {
+	if err := json.Unmarshal(input, &in); err != nil || len(in.Form) == 0 {
 		in.Form = calcapi.DefaultForm()
 	}
 	b, _ := json.Marshal(c.RenderOf(in))

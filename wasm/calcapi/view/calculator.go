@@ -519,7 +519,7 @@ func (c *calcView) results(r *model.Response) {
 			`<p class="muted small">The same model, tokens and global batch (your sequences per optimizer step: each configuration’s micro-batch and gradient accumulation are chosen to reproduce it and fit in memory) on every GPU type of the table (up to 64 each), every layout and eight power limits: `,
 			`each marker is a configuration no other beats on both energy and time. Select one (click, or Tab then Enter) to load it into the form.</p>`,
 			`<div class="cheaper-ctl grid2">`, c.inputs("deadline", "minimise", "only_gpu"),
-			`</div><div class="cheaper-out"></div></section>`)
+			`</div><div class="cheaper-out" data-js=""></div></section>`)
 		c.w(`<h2 class="h">Share and cite</h2><div class="share">`)
 		c.share()
 		c.w(`</div>`)
