@@ -1435,7 +1435,12 @@
     history.replaceState(null, '', '?' + this.query() + location.hash);
   };
 
-  Planner.prototype.clearErrors = Calculator.prototype.clearErrors;
+  Planner.prototype.clearErrors = function () {
+    var root = this.root;
+    Array.prototype.forEach.call(root.querySelectorAll('.field.invalid'), function (f) { f.classList.remove('invalid'); });
+    Array.prototype.forEach.call(root.querySelectorAll('[aria-invalid]'), function (c) { c.removeAttribute('aria-invalid'); });
+    Array.prototype.forEach.call(root.querySelectorAll('.calc-form .err'), function (p) { setText(p, ''); });
+  };
   // showError puts one error beside its input, in the form's words
   // (err.say; the JSON path stays for the command line and the API).
   Planner.prototype.showError = function (err) {
@@ -2110,6 +2115,11 @@
     var status = root.querySelector('.results .status');
     if (!status) return;
     root.dataset.pending = '1';
+    // What was typed goes into the address at once (a reload or a shared
+    // link keeps it); the estimate follows when Go answers.
+    var q = new URLSearchParams(location.search), typed = typedValues(root);
+    Object.keys(typed).forEach(function (k) { q.set(k, typed[k]); });
+    history.replaceState(null, '', '?' + q.toString() + location.hash);
     if (status.textContent !== PENDING_TEXT) status.textContent = PENDING_TEXT;
   }
 

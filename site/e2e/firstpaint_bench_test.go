@@ -170,7 +170,7 @@ func watchEstimate(t testing.TB, ctx context.Context) {
 const recomputedMs = `new Promise(function(res){
   var e = document.getElementById('f-count'); e.focus(); e.value = '8'; e.dispatchEvent(new Event('input', {bubbles: true}));
   (function poll(){ var a = window.wattscaleApp;
-    if (a && a.last && a.last.response.inputs.count === 8) res(performance.now());
+    if (a && a.last && a.last.post.count === 8) res(performance.now());
     else requestAnimationFrame(poll); })(); })`
 
 // inputAtLoad makes every new document of ctx change the GPU count to 8
@@ -186,7 +186,7 @@ func inputAtLoad(t testing.TB, ctx context.Context) {
   var e = document.getElementById('f-count'); if (!e) return;
   e.focus(); e.value = '8'; e.dispatchEvent(new Event('input', {bubbles: true}));
   (function poll(){ var a = window.wattscaleApp;
-    if (a && a.last && a.last.response && a.last.response.inputs.count === 8) window.wattscaleInputSeen = performance.now();
+    if (a && a.last && a.last.post && a.last.post.count === 8) window.wattscaleInputSeen = performance.now();
     else requestAnimationFrame(poll); })(); })`
 	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src}); err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ func TestWasmFromPlainHost(t *testing.T) {
 		if form != "8" {
 			t.Fatalf("%s: GPU count field %q after typing 8", c.name, form)
 		}
-		waitFor(t, ctx, "the estimate for 8 GPUs", `window.wattscaleApp && window.wattscaleApp.last && window.wattscaleApp.last.response.inputs.count === 8`)
+		waitFor(t, ctx, "the estimate for 8 GPUs", `window.wattscaleApp && window.wattscaleApp.last && window.wattscaleApp.last.post.count === 8`)
 		sizes := eval[[]string](t, ctx, `performance.getEntriesByType('resource').filter(function(e){ return /\.wasm(\.gz)?$/.test(e.name); }).map(function(e){ return e.name.replace(/.*\//, '') + ': ' + e.transferSize + ' B transferred, ' + e.decodedBodySize + ' B body'; })`)
 		t.Logf("%s: %s", c.name, strings.Join(sizes, "; "))
 	}
@@ -60,7 +60,7 @@ func TestPendingUntilWasm(t *testing.T) {
 		if _, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: srv.URL + "/"}); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, ctx, "the calculator adopted before the wasm", `window.wattscalePerf && window.wattscalePerf.calculatorMs > 0`)
+		waitFor(t, ctx, "the page's script started before the wasm", `window.wattscalePerf && window.wattscalePerf.startMs > 0 && document.readyState !== 'loading'`)
 		type state struct {
 			Pending, Ready, Status, After, Sum, KWh, Count, Strategy string
 			Opacity                                                  float64
@@ -80,7 +80,7 @@ func TestPendingUntilWasm(t *testing.T) {
 		release()
 		waitFor(t, ctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
 		a := eval[state](t, ctx, probe)
-		in := eval[[]string](t, ctx, `(function(){ var r = window.wattscaleApp.last.response; return [String(r.inputs.count), r.parallel.strategy]; })()`)
+		in := eval[[]string](t, ctx, `(function(){ var p = window.wattscaleApp.last.post; return [String(p.count), p.strategy]; })()`)
 		if a.Pending != "" || a.Status != "" || strings.Contains(a.After, "previous estimate") || strings.Contains(a.Sum, "previous") || a.Opacity != 1 || in[0] != "8" || in[1] != "ddp" {
 			t.Errorf("%d px, after the first answer: %+v, estimate for %q; want no pending mark, an empty status, full opacity, the estimate for 8 GPUs with ddp", width, a, in)
 		}

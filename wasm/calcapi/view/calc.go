@@ -62,6 +62,7 @@ type Post struct {
 	Model             string     `json:"model"`
 	GPU               string     `json:"gpu"`
 	Count             int        `json:"count"`
+	Strategy          string     `json:"strategy"` // the layout's strategy (single, ddp, fsdp, tp, hybrid)
 	Calibration       string     `json:"calibration"`
 }
 
@@ -116,7 +117,7 @@ func (c *Calc) RenderOf(in RenderInput) RenderOutput {
 				}
 			}
 			r := o.Response
-			out.Post = &Post{r.EnergyKWh, r.EnergyIntervalKWh, r.CO2eKg, r.TimeS, r.Inputs.Model, r.Inputs.GPU, r.Inputs.Count, r.Calibration.Name + " " + r.Calibration.Version}
+			out.Post = &Post{r.EnergyKWh, r.EnergyIntervalKWh, r.CO2eKg, r.TimeS, r.Inputs.Model, r.Inputs.GPU, r.Inputs.Count, string(r.Parallel.Strategy), r.Calibration.Name + " " + r.Calibration.Version}
 		} else {
 			out.State = "error"
 			v.errs = o.Errors
