@@ -8,7 +8,6 @@
 //	wattscale.render(json)       {"form", "changed", "widths", "embed"} -> {"html", "form", "query", "state", "post"}:
 //	                             the calculator's markup for a form state (package view), which calc.js puts in place
 //	wattscale.meta()             presets, GPUs, calibrations, grid presets, default form
-//	wattscale.estimate(json)     {"form"|"request", "sweep"} -> {"request","response","sweep","snippets","error"}
 //	wattscale.recommend(json)    {"form"} -> {"request","result","error"}: cheaper ways to run this
 //	wattscale.addCalibration(json) {"calibrations": [...]} the user fitted -> {"calibrations"|"error"}
 //	wattscale.sampleCSV()        a synthetic measurement CSV for trying the refit
@@ -33,17 +32,5 @@ import (
 )
 
 func main() {
-	jsexport.Run(func(cat *model.Catalog) map[string]jsexport.Func {
-		api := calcapi.New(cat)
-		calc := view.NewCalc(api)
-		fns := api.CalcFuncs()
-		fns["render"] = calc.Render
-		add := fns["addCalibration"]
-		fns["addCalibration"] = func(b []byte) []byte {
-			out := add(b)
-			calc.Refresh() // the form lists the user's calibrations
-			return out
-		}
-		return fns
-	})
+	jsexport.Run(func(cat *model.Catalog) map[string]jsexport.Func { return view.CalcFuncs(calcapi.New(cat)) })
 }

@@ -28,6 +28,21 @@ func NewCalc(api *calcapi.API) *Calc {
 // their own).
 func (c *Calc) Refresh() { c.meta = c.api.MetaOf() }
 
+// CalcFuncs are calc.wasm's functions: calcapi's (CalcFuncs), render (the
+// calculator's markup for a form state, Render), and addCalibration,
+// after which the form lists the user's calibrations.
+func CalcFuncs(api *calcapi.API) map[string]func([]byte) []byte {
+	c, fns := NewCalc(api), api.CalcFuncs()
+	fns["render"] = c.Render
+	add := fns["addCalibration"]
+	fns["addCalibration"] = func(b []byte) []byte {
+		out := add(b)
+		c.Refresh()
+		return out
+	}
+	return fns
+}
+
 // RenderInput is what the page hands Render: the form as the user left
 // it, the input they just changed ("" at the start and on a link), the
 // widths of the charts' boxes, and whether the calculator is the embedded
