@@ -769,15 +769,26 @@
     var empty = root.querySelector('.results.empty');
     var widths = empty || !ce ? {} : { e: ce.clientWidth, t: ct ? ct.clientWidth : 0 };
     var t0 = performance.now();
-    var out = call(this.api.render, { form: this.state, changed: changed || this.linked, widths: widths, embed: this.embed });
+    var live = root.querySelector('.calc-layout');
+    var out = call(this.api.render, { form: this.state, changed: changed || this.linked, widths: widths, embed: this.embed, parts: !!live });
     this.linked = '';
     perf.lastEstimateCallMs = performance.now() - t0;
-    if (!out.html) return out;
-    var t = document.createElement('template');
-    t.innerHTML = out.html;
-    var fresh = t.content.querySelector('.calc-layout'), live = root.querySelector('.calc-layout');
-    if (live && fresh) morphNode(live, fresh, null, false);
-    else { root.insertBefore(t.content, root.firstChild); live = root.querySelector('.calc-layout'); }
+    var t = document.createElement('template'), seen = this.parts || (this.parts = {});
+    if (out.parts) {
+      // Only the parts whose markup changed are parsed and morphed.
+      out.parts.forEach(function (p) {
+        if (seen[p.key] === p.html) return;
+        var n = live.querySelector('[data-part="' + p.key + '"]');
+        t.innerHTML = p.html;
+        if (n && t.content.firstElementChild) morphNode(n, t.content.firstElementChild, null, false);
+        seen[p.key] = p.html;
+      });
+    } else if (out.html) {
+      t.innerHTML = out.html;
+      var fresh = t.content.querySelector('.calc-layout');
+      if (live && fresh) morphNode(live, fresh, null, false);
+      else root.insertBefore(t.content, root.firstChild);
+    } else return out;
     this.out = out;
     this.state = out.form;
     if (this.needsURL) {

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ type Calc struct {
 	meta   calcapi.Meta
 	last   *calcapi.EstimateOutput
 	preset *calcapi.PresetInfo // the last estimate's preset
+	sent   map[string]string   // the parts' markup as last sent (RenderInput.Parts)
 }
 
 // NewCalc is the calculator over api's catalog.
@@ -49,6 +51,10 @@ func CalcFuncs(api *calcapi.API) map[string]func([]byte) []byte {
 // one (no summary, recommender or snippets).
 type RenderInput struct {
 	Form    calcapi.Form `json:"form"`
+	// Parts asks for the markup's parts only (the page has the whole
+	// layout already): HTML is then empty, and only the parts whose markup
+	// changed since the last answer come back.
+	Parts   bool         `json:"parts,omitempty"`
 	Changed string       `json:"changed,omitempty"`
 	Widths  Widths       `json:"widths"`
 	Embed   bool         `json:"embed,omitempty"`
@@ -60,7 +66,8 @@ type RenderInput struct {
 // last preset), the address's query for it, "ok" or "error", and, for an
 // estimate, the figures an embedding page is told.
 type RenderOutput struct {
-	HTML  string       `json:"html"`
+	HTML  string       `json:"html,omitempty"`
+	Parts []Part       `json:"parts,omitempty"`
 	Form  calcapi.Form `json:"form"`
 	Query string       `json:"query"`
 	State string       `json:"state"`
@@ -87,8 +94,12 @@ func (c *Calc) Render(input []byte) []byte {
 	if err := json.Unmarshal(input, &in); err != nil || len(in.Form) == 0 {
 		in.Form = calcapi.DefaultForm()
 	}
-	b, _ := json.Marshal(c.RenderOf(in))
-	return b
+	// (Markup as it is: json.Marshal would escape each < and > as \u003c.)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(c.RenderOf(in))
+	return b.Bytes()
 }
 
 // RenderOf is Render for a decoded input.
@@ -151,6 +162,21 @@ func (c *Calc) RenderOf(in RenderInput) RenderOutput {
 	if err != nil {
 		html = `<div class="calc-layout"><p class="err">` + esc(err.Error()) + `</p></div>`
 	}
-	out.HTML, out.Query = html, v.query()
+	out.Query = v.query()
+	if in.Parts && err == nil {
+		// Only the parts that changed since the last answer go back.
+		if c.sent == nil {
+			c.sent = map[string]string{}
+		}
+		for _, p := range v.parts {
+			if c.sent[p.Key] != p.HTML {
+				out.Parts = append(out.Parts, p)
+				c.sent[p.Key] = p.HTML
+			}
+		}
+	} else {
+		c.sent = nil
+		out.HTML = html
+	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden HTML files in testdata")
 
-func newCalc(t *testing.T) (*Calc, *calcapi.API) {
+func newCalc(t testing.TB) (*Calc, *calcapi.API) {
 	t.Helper()
 	cat, err := content.Catalog()
 	if err != nil {
@@ -156,5 +156,42 @@ func TestRenderJSON(t *testing.T) {
 		if !strings.HasPrefix(out, `{"html":"`) || !strings.Contains(out, `"state":`) {
 			t.Errorf("Render(%q) = %.80s…", in, out)
 		}
+	}
+}
+
+// TestRenderParts: with parts asked for, the answer is the markup's parts,
+// each one element marked with its key and each a piece of the whole
+// markup, so that morphing the changed parts gives the whole.
+func TestRenderParts(t *testing.T) {
+	c, _ := newCalc(t)
+	whole := c.RenderOf(RenderInput{Form: with("count", "8")})
+	parts := c.RenderOf(RenderInput{Form: with("count", "8"), Parts: true})
+	if parts.HTML != "" || len(parts.Parts) < 4 {
+		t.Fatalf("parts: html %d bytes, %d parts; want none and the parts", len(parts.HTML), len(parts.Parts))
+	}
+	keys := map[string]bool{}
+	for _, p := range parts.Parts {
+		if keys[p.Key] {
+			t.Errorf("part %q twice", p.Key)
+		}
+		keys[p.Key] = true
+		if !strings.Contains(p.HTML[:strings.IndexByte(p.HTML, '>')], `data-part="`+p.Key+`"`) || !strings.Contains(whole.HTML, p.HTML) {
+			t.Errorf("part %q: not one element marked with its key, or not in the whole markup", p.Key)
+		}
+	}
+	for _, k := range []string{"sum", "res", "fs0", "err"} {
+		if !keys[k] {
+			t.Errorf("no part %q", k)
+		}
+	}
+	// The next answer carries only what changed: the GPU count's fieldset,
+	// the figures and the summary, not every fieldset again.
+	next := c.RenderOf(RenderInput{Form: with("count", "4"), Parts: true})
+	if len(next.Parts) == 0 || len(next.Parts) >= len(parts.Parts) {
+		t.Errorf("after changing the count: %d parts of %d", len(next.Parts), len(parts.Parts))
+	}
+	same := c.RenderOf(RenderInput{Form: with("count", "4"), Parts: true})
+	if len(same.Parts) != 0 {
+		t.Errorf("the same state again: %d parts, want none", len(same.Parts))
 	}
 }

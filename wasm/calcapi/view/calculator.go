@@ -83,6 +83,21 @@ type calcView struct {
 	stale, empty bool
 	modelHint    string
 	widths       Widths
+	// parts are the markup's parts that change from one state to the
+	// next, each one element marked data-part (part).
+	parts []Part
+}
+
+// Part is one element of the calculator's markup, marked data-part="Key":
+// the page morphs only the parts whose markup changed.
+type Part struct {
+	Key  string `json:"key"`
+	HTML string `json:"html"`
+}
+
+// part records the markup written since start as the part key.
+func (c *calcView) part(key string, start int) {
+	c.parts = append(c.parts, Part{key, string(c.b.Bytes()[start:])})
 }
 
 // Widths are the widths, in CSS pixels, of the boxes the calculator's
@@ -124,7 +139,23 @@ func (c *calcView) item(it calcapi.Item) {
 // builds it: legend, items and note, then, with extras (the calculator),
 // the rows of the section's group that the layout did not place.
 func (c *calcView) fieldset(sec calcapi.Section, extras bool) {
-	c.w(`<fieldset><legend>`, esc(sec.Legend), `</legend>`)
+	c.fieldsetPart(sec, extras, "")
+}
+
+// fieldsetPart is fieldset, marked as the part key of the markup ("" =
+// none; see part).
+func (c *calcView) fieldsetPart(sec calcapi.Section, extras bool, key string) {
+	start := c.b.Len()
+	if key != "" {
+		c.w(`<fieldset data-part="`, key, `"><legend>`, esc(sec.Legend), `</legend>`)
+	} else {
+		c.w(`<fieldset><legend>`, esc(sec.Legend), `</legend>`)
+	}
+	defer func() {
+		if key != "" {
+			c.part(key, start)
+		}
+	}()
 	for _, it := range sec.Items {
 		c.item(it)
 	}
@@ -336,6 +367,7 @@ func (c *calcView) radios(key string) string {
 
 func (c *calcView) markup() (string, error) {
 	m, s, r := c.meta, c.state, c.out.Response
+	c.b.Grow(96 << 10) // the whole calculator is about 45 KB: one allocation
 	if r == nil {
 		return "", fmt.Errorf("prerender: no response")
 	}
@@ -380,7 +412,9 @@ func (c *calcView) markup() (string, error) {
 	}
 	c.w(`<div class="calc-layout">`)
 	if !c.embed {
+		start := c.b.Len()
 		c.summary(r)
+		c.part("sum", start)
 	}
 	// The results come before the form in the document (calc.css places
 	// the form in the left column on a wide screen and above the results
@@ -395,9 +429,11 @@ func (c *calcView) markup() (string, error) {
 		}
 		status = `<div class="status" role="alert" aria-live="polite" data-kind="error">` + esc(c.errorBanner()) + `</div>`
 	}
-	c.w(`<section class="`, cls, `" aria-label="Estimate" id="`+prerenderUID+`-res" tabindex="-1">`, status)
+	start := c.b.Len()
+	c.w(`<section class="`, cls, `" aria-label="Estimate" id="`+prerenderUID+`-res" tabindex="-1" data-part="res">`, status)
 	c.results(r)
 	c.w(`</section>`)
+	c.part("res", start)
 	c.w(`<form class="calc-form" novalidate="" aria-label="Training configuration">`)
 	def := ""
 	for _, cal := range m.Calibrations {
@@ -426,10 +462,12 @@ func (c *calcView) markup() (string, error) {
 		calcapi.ControlCalibrations: func(k string) string { return c.field(k, c.rows[k].Label, c.sel(k, cals), &calHint) },
 		calcapi.ControlRadios:       c.radios,
 	}
-	for _, sec := range m.Layout {
-		c.fieldset(sec, true)
+	for i, sec := range m.Layout {
+		c.fieldsetPart(sec, true, "fs"+strconv.Itoa(i))
 	}
-	c.w(`<p class="err form-err" id="`+prerenderUID+`-formerr" aria-live="polite">`, esc(c.formErr()), `</p>`)
+	start = c.b.Len()
+	c.w(`<p class="err form-err" id="`+prerenderUID+`-formerr" aria-live="polite" data-part="err">`, esc(c.formErr()), `</p>`)
+	c.part("err", start)
 	c.w(`<datalist id="` + prerenderUID + `-presets">`)
 	for _, p := range m.Presets {
 		c.w(`<option value="`, esc(p.Name), `">`, esc(p.Family+" · "+ParamsText(p.ParamsPublished)), `</option>`)
@@ -709,12 +747,12 @@ func (c *calcView) summary(r *model.Response) {
 	if c.empty {
 		// No estimate yet for this form: the numbers go, the summary
 		// stays in view.
-		c.w(`<a class="summary" href="#`+prerenderUID+`-res" aria-label="Estimate summary: jump to the full estimate">`,
+		c.w(`<a class="summary" href="#`+prerenderUID+`-res" aria-label="Estimate summary: jump to the full estimate" data-part="sum">`,
 			`<span class="s-e"><span class="s-k">Energy</span> <output id="sum-energy" data-kwh=""></output></span>`,
 			`<span class="s-i"></span><span class="s-t"></span><span class="s-c"></span><span class="s-go" aria-hidden="true">Details ↓</span></a>`)
 		return
 	}
-	c.w(`<a class="summary" href="#`+prerenderUID+`-res" aria-label="Estimate summary: jump to the full estimate">`,
+	c.w(`<a class="summary" href="#`+prerenderUID+`-res" aria-label="Estimate summary: jump to the full estimate" data-part="sum">`,
 		`<span class="s-e"><span class="s-k">Energy</span> <output id="sum-energy" data-kwh="`, Num(r.EnergyKWh), `">`, esc(EnergyText(r.EnergyKWh)), `</output></span>`,
 		`<span class="s-i">`, esc(Pct(r.IntervalLevel)+" "+EnergyText(r.EnergyIntervalKWh[0])+" – "+EnergyText(r.EnergyIntervalKWh[1])), `</span>`,
 		`<span class="s-t">`, esc(Duration(r.TimeS)), `</span><span class="s-c">`, esc(MassText(r.CO2eKg)), `</span>`,
