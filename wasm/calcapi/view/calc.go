@@ -50,14 +50,14 @@ func CalcFuncs(api *calcapi.API) map[string]func([]byte) []byte {
 // widths of the charts' boxes, and whether the calculator is the embedded
 // one (no summary, recommender or snippets).
 type RenderInput struct {
-	Form    calcapi.Form `json:"form"`
+	Form calcapi.Form `json:"form"`
 	// Parts asks for the markup's parts only (the page has the whole
 	// layout already): HTML is then empty, and only the parts whose markup
 	// changed since the last answer come back.
-	Parts   bool         `json:"parts,omitempty"`
-	Changed string       `json:"changed,omitempty"`
-	Widths  Widths       `json:"widths"`
-	Embed   bool         `json:"embed,omitempty"`
+	Parts   bool   `json:"parts,omitempty"`
+	Changed string `json:"changed,omitempty"`
+	Widths  Widths `json:"widths"`
+	Embed   bool   `json:"embed,omitempty"`
 }
 
 // RenderOutput is Render's answer: the markup of the calculator's
