@@ -67,3 +67,13 @@ func (a Absence) Lead(plural bool) string {
 
 // String is the whole reason: "does not fit in 80 GB: weights, …".
 func (a Absence) String() string { return a.Lead(false) + ": " + a.Why }
+
+// Detail is what follows "not possible at k of n GPU counts: ": the
+// reason of a refusal that is not about memory, the whole String of one
+// that is.
+func (a Absence) Detail() string {
+	if a.Memory {
+		return a.String()
+	}
+	return a.Why
+}

@@ -653,12 +653,6 @@ func (c *calcView) charts(r *model.Response) {
 		series[i].e = append(series[i].e, [2]float64{float64(p.GPUs), p.EnergyKWh})
 		series[i].t = append(series[i].t, [2]float64{float64(p.GPUs), p.TimeS / 3600})
 	}
-	memGB := ""
-	for _, g := range c.meta.GPUs {
-		if g.ID == r.Inputs.GPU {
-			memGB = Num(g.MemoryGB)
-		}
-	}
 	n, strat := r.Parallel.GPUs, r.Parallel.Strategy
 	label := strconv.Itoa(n) + " × " + strings.ToUpper(strat)
 	if strat == model.Hybrid {
@@ -675,7 +669,7 @@ func (c *calcView) charts(r *model.Response) {
 		es = append(es, chartSeries{name: s.name, key: s.key, pts: pe})
 		ts = append(ts, chartSeries{name: s.name, key: s.key, pts: s.t})
 		if len(s.e) == 0 {
-			shown = append(shown, chartSeries{name: s.name, key: s.key, note: "— " + absentReason(firstErr(s.bad, "no point"), memGB)})
+			shown = append(shown, chartSeries{name: s.name, key: s.key, note: "— " + absent(s.bad).String()})
 			continue
 		}
 		name := s.name
@@ -688,10 +682,10 @@ func (c *calcView) charts(r *model.Response) {
 				bad[i] = float64(p.GPUs)
 			}
 			if minOf(fits) > maxOfF(bad) {
-				why := strings.Split(strings.Replace(absentReason(s.bad[0].Error, memGB), "does not fit", "do not fit", 1), ":")[0]
+				why := absent(s.bad).Lead(true)
 				name += " (from " + Num(minOf(fits)) + " GPUs; fewer " + why + ")"
 			} else {
-				name += " (not possible at " + strconv.Itoa(len(bad)) + " of " + strconv.Itoa(len(bad)+len(fits)) + " GPU counts: " + strings.TrimPrefix(absentReason(s.bad[0].Error, memGB), "not possible here: ") + ")"
+				name += " (not possible at " + strconv.Itoa(len(bad)) + " of " + strconv.Itoa(len(bad)+len(fits)) + " GPU counts: " + absent(s.bad).Detail() + ")"
 			}
 		}
 		shown = append(shown, chartSeries{name: name, key: s.key})
@@ -700,7 +694,7 @@ func (c *calcView) charts(r *model.Response) {
 		var parts []string
 		for _, s := range series {
 			if len(s.e) == 0 {
-				parts = append(parts, s.name+": "+absentReason(firstErr(s.bad, ""), memGB))
+				parts = append(parts, s.name+": "+absent(s.bad).String())
 				continue
 			}
 			a := s.t
@@ -759,39 +753,13 @@ func (c *calcView) summary(r *model.Response) {
 		`<span class="s-go" aria-hidden="true">Details ↓</span></a>`)
 }
 
-// absentReason is why a strategy has no point at some GPU counts of the
-// sweep: the memory check's words ("does not fit in 80 GB: …"), or the
-// model's message without its field path, value and asides.
-func absentReason(err, memGB string) string {
-	if rest, ok := strings.CutPrefix(err, "hardware.count: must"); ok {
-		err = "the GPU count must" + rest
+// absent is why a strategy has no point at some GPU counts of the sweep,
+// from the first refused point's code and numbers (calcapi.AbsenceOf).
+func absent(bad []model.SweepPoint) calcapi.Absence {
+	if len(bad) == 0 {
+		return calcapi.AbsenceOf(nil)
 	}
-	if i := strings.Index(err, ": "); i > 0 && strings.Trim(err[:i], "abcdefghijklmnopqrstuvwxyz_.") == "" {
-		err = err[i+2:]
-	}
-	if i := strings.LastIndex(err, ", got "); i >= 0 && !strings.Contains(err[i+6:], " ") {
-		err = err[:i]
-	}
-	for {
-		i := strings.Index(err, " (")
-		j := strings.Index(err[max(i, 0):], ")")
-		if i < 0 || j < 0 {
-			break
-		}
-		err = err[:i] + err[i+j+1:]
-	}
-	if strings.Contains(err, " GB per GPU") && strings.Contains(err, "need ") {
-		m, _, _ := strings.Cut(strings.TrimPrefix(err, "is too small: "), ";")
-		return "does not fit in " + memGB + " GB: " + m
-	}
-	return "not possible here: " + err
-}
-
-func firstErr(pts []model.SweepPoint, otherwise string) string {
-	if len(pts) > 0 {
-		return pts[0].Error
-	}
-	return otherwise
+	return calcapi.AbsenceOf(&bad[0])
 }
 
 // inputMode is the inputmode of a text field of kind k: the keyboard a
