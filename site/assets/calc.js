@@ -998,7 +998,7 @@
       (say.current ? '<p class="cheaper-current">' + esc(say.current) + '</p>' : '') +
       (say.skipped.length ? '<details class="cheaper-skipped"><summary>' + esc(say.skipped.length) + ' GPU counts left out</summary><ul>' +
         say.skipped.map(function (s) { return '<li>' + esc(s) + '</li>'; }).join('') + '</ul></details>' : '') + '</div>';
-    if (!r.best) { el0.innerHTML = '<p class="muted">' + esc((r.warnings || []).join(' ')) + '</p>' + did; return; }
+    if (!r.best) { el0.innerHTML = '<p class="muted">' + esc((say.warnings || []).join(' ')) + '</p>' + did; return; }
     var b = r.best, cur = r.current, obj = { energy: 'energy', co2e: 'CO₂e', cost: 'electricity cost', time: 'time' }[r.minimise];
     var head = '<p class="cheaper-best"><strong>' + (r.meets_deadline ? 'Least ' + esc(obj) + (r.deadline_s ? ' within the deadline' : '') : 'Nothing meets the deadline; fastest') + ':</strong> ' +
       esc(configText(b, gpus)) + ' — ' + esc(energyText(b.energy_kwh)) + ', ' + esc(timeText(b.time_s)) + ', ' + esc(massText(b.co2e_kg)) + ' operational + ' + esc(massText(b.embodied_co2e_kg)) + ' embodied, ' + esc(usd(b.cost_usd)) + '.</p>';
@@ -1048,7 +1048,7 @@
       esc(r.searched) + ' configurations searched, ' + esc(r.feasible) + ' fit in memory. Embodied CO₂e: ' + esc(sig(b.embodied_co2e_kg / b.gpu_hours * 1000, 3)) + ' g per GPU-hour (Luccioni et al. 2023). ' +
       'Power-limit response fitted on the Zeus power-capped runs (You et al., NSDI 2023).</figcaption></figure>' +
       did +
-      (r.warnings && r.warnings.length ? '<ul class="muted small">' + r.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul>' : '');
+      (say.warnings && say.warnings.length ? '<ul class="muted small">' + say.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul>' : '');
   };
 
   /* ---------- the distillation planner ---------- */
@@ -1507,9 +1507,10 @@
       return '<li data-tstar="' + o.t_star_tokens + '"><strong>' + esc(o.name) + '</strong>: ' + esc(sig(o.t_star_tokens)) + ' served tokens repay its ' + esc(energyText(o.extra_train_kwh)) + ' of extra training energy.</li>';
     }).join('') + '</ul>' : '');
     setHTML(res.querySelector('.advice-box'), r.advice.length ? '<h2 class="h">What the numbers say</h2><ul class="advice">' + r.advice.map(function (a) { return '<li>' + esc(a) + '</li>'; }).join('') + '</ul>' : '');
-    var s = r.site;
+    // (the warnings in the form's words: calcapi's Say of each coded one)
+    var s = r.site, warns = out.warnings_say || [];
     setHTML(res.querySelector('.pnotes'),
-      (r.warnings.length ? '<div class="warnings" role="note"><h3>Warnings</h3><ul>' + r.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>' : '') +
+      (warns.length ? '<div class="warnings" role="note"><h3>Warnings</h3><ul>' + warns.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>' : '') +
       '<p class="muted small">Whole plan: ' + esc(energyText(r.plan_total_kwh)) + ', ' + esc(massText(r.plan_co2e_kg)) + ' and ' + esc(usd(r.plan_cost_usd)) + ' at PUE ' + esc(sig(s.pue)) + ', ' + esc(sig(s.carbon_g_per_kwh)) + ' g CO₂e/kWh' + (s.region ? ' (' + esc(s.region) + ')' : '') + ' and $' + esc(sig(s.usd_per_kwh)) + '/kWh. ' +
       'Preset stage energies: ' + esc(this.pm.citation) + '.</p>' +
       (r.assumptions.length ? '<details class="assumptions"><summary>Assumptions used (' + r.assumptions.length + ')</summary><ul>' + r.assumptions.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>' : ''));

@@ -583,7 +583,7 @@ func (v *planView) tstar(r *distill.Result) {
 // notes is the warnings, the whole plan's line and the assumptions of
 // calc.js's render.
 func (v *planView) notes(r *distill.Result) {
-	v.w(noteList(`<div class="warnings" role="note"><h3>Warnings</h3>`, r.Warnings, `</div>`))
+	v.w(noteList(`<div class="warnings" role="note"><h3>Warnings</h3>`, v.out.Warnings, `</div>`)) // in the form's words
 	s := r.Site
 	region := ""
 	if s.Region != "" {
