@@ -288,6 +288,14 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 	if strings.TrimSpace(f["model"]) == "" {
 		return req, requiredErr("model.preset", "model")
 	}
+	// How the training length is given picks the fields that apply: a
+	// value that is neither choice (a hand-made link) is an error, never
+	// read as tokens.
+	switch l := strings.TrimSpace(f["length"]); l {
+	case "", "tokens", "epochs":
+	default:
+		return req, formErr("training", "length", l, "must be tokens (total tokens) or epochs (tokens per epoch × epochs)")
+	}
 	for i := range model.RequestFields {
 		fd := &model.RequestFields[i]
 		k := fd.Key
