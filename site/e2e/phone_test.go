@@ -67,3 +67,32 @@ func TestPhoneSelectsNotCut(t *testing.T) {
 		shot(t, ctx, "phone-selects-390"+map[string]string{"/index.html": "-calc", "/planner/index.html": "-planner"}[page])
 	}
 }
+
+// TestPhoneFieldMessageFits: at 390 px a wrong value in a field of a row
+// of three (batch per GPU beside sequence and precision) gets a message of
+// at most four lines: the field in error takes the row's whole width
+// instead of a third of it (calc.css), and the row goes back when it is
+// fixed.
+func TestPhoneFieldMessageFits(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	do(t, ctx, "viewport", chromedp.EmulateViewport(390, 844))
+	openCalc(t, ctx, srv.URL+"/index.html")
+	const lines = `(function(){ var p = document.getElementById('f-batch-err'), s = getComputedStyle(p);
+  return p.textContent === '' ? -1 : p.getBoundingClientRect().height / parseFloat(s.lineHeight); })()`
+	typeInto(t, ctx, "batch", "abc")
+	waitFor(t, ctx, "the batch field's message", `document.getElementById('f-batch-err').textContent !== ''`)
+	shot(t, ctx, "phone-field-message-390")
+	if n := eval[float64](t, ctx, lines); n > 4.05 {
+		t.Errorf("the batch field's message runs to %.1f lines at 390 px, want at most 4", n)
+	}
+	w := eval[float64](t, ctx, `document.querySelector('.field[data-key="batch"]').getBoundingClientRect().width / document.querySelector('.field[data-key="seq"]').getBoundingClientRect().width`)
+	if w < 2 {
+		t.Errorf("the batch field in error is %.1f× the sequence field's width, want the row's whole width", w)
+	}
+	typeInto(t, ctx, "batch", "8")
+	waitFor(t, ctx, "the message gone", `document.getElementById('f-batch-err').textContent === ''`)
+	if w := eval[float64](t, ctx, `document.querySelector('.field[data-key="batch"]').getBoundingClientRect().width / document.querySelector('.field[data-key="seq"]').getBoundingClientRect().width`); w > 1.2 {
+		t.Errorf("fixed: the batch field is %.1f× the sequence field's width, want the row of three back", w)
+	}
+}
