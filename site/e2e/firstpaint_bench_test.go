@@ -386,7 +386,7 @@ func firstPaintReport(t testing.TB, dir string, add func(what, value, goal strin
 	add("  of which: Go runtime started and packages initialised (main began)", ms(slowMain), "")
 	add("  of which: catalog built", ms(slowCat), "")
 	add("  of which: Go program started (catalog built, functions registered)", ms(slowGo), "")
-	add("  of which: prerendered calculator adopted by calc.js (before the wasm is ready where the page carries the form's catalogue)", ms(slowAdopt), "")
+	add("  of which: calc.js's calculator made over the prerendered page (once Go is ready: the page's own form takes input before)", ms(slowAdopt), "")
 	add("  of which: the first estimate's call into the WebAssembly (duration)", ms(slowCall), "")
 	add("  of which: first estimate computed and drawn by the WebAssembly (the typed input included)", ms(slowFirst), "")
 	add("calculator page, first-load transfer ("+transferEnc+")", transfer, "< 850 KB brotli")

@@ -20,7 +20,7 @@ var startupSteps = []struct{ name, expr string }{
 	{"calc.js started the calculator", "p.startMs"},
 	{"calc.wasm requested", "w ? w.startTime : -1"},
 	{"calc.wasm last byte", "w ? w.responseEnd : -1"},
-	{"prerendered calculator adopted", "p.calculatorMs"},
+	{"calc.js calculator made (Go ready)", "p.calculatorMs"},
 	{"calc.wasm instantiated", "p.wasmInstantiatedMs"},
 	{"Go main began", "p.goMainMs"},
 	{"Go program started", "p.goReadyMs"},

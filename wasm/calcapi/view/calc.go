@@ -17,8 +17,9 @@ type Calc struct {
 	api    *calcapi.API
 	meta   calcapi.Meta
 	last   *calcapi.EstimateOutput
-	preset *calcapi.PresetInfo // the last estimate's preset
-	sent   map[string]string   // the parts' markup as last sent (RenderInput.Parts)
+	preset *calcapi.PresetInfo     // the last estimate's preset
+	sent   map[string]string       // the parts' markup as last sent (RenderInput.Parts)
+	def    *calcapi.EstimateOutput // the default form's estimate, computed once, behind a first form in error
 }
 
 // NewCalc is the calculator over api's catalog.
@@ -153,8 +154,11 @@ func (c *Calc) RenderOf(in RenderInput) RenderOutput {
 			v.out, v.stale = c.last, true
 			if c.last == nil {
 				// Nothing to dim: the default's figures, hidden.
-				d := c.api.EstimateOf(calcapi.EstimateInput{Form: calcapi.DefaultForm(), Sweep: &calcapi.SweepSpec{Counts: sweepCounts(4), Strategies: sweepStrategies}})
-				v.out, v.empty = &d, true
+				if c.def == nil {
+					d := c.api.EstimateOf(calcapi.EstimateInput{Form: calcapi.DefaultForm(), Sweep: &calcapi.SweepSpec{Counts: sweepCounts(4), Strategies: sweepStrategies}})
+					c.def = &d
+				}
+				v.out, v.empty = c.def, true
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -134,7 +135,7 @@ func (c *calcView) formErr() string {
 func (c *calcView) errorBanner() string {
 	var labels []string
 	for _, e := range c.errs {
-		if f, ok := c.rows[e.Input]; ok && c.controlOf(e.Input) != calcapi.ControlRadios && !contains(labels, f.Label) {
+		if f, ok := c.rows[e.Input]; ok && c.controlOf(e.Input) != calcapi.ControlRadios && !slices.Contains(labels, f.Label) {
 			labels = append(labels, f.Label)
 		}
 	}
@@ -176,15 +177,6 @@ func staleText(labels []string, what string) string {
 		s = "Fix " + strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1] + " to update the " + what + ". "
 	}
 	return s + "The figures below are the previous " + what + ", dimmed: not an answer for the form as it is now."
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // capital upper-cases a message's first letter (messages start with

@@ -20,9 +20,6 @@ import (
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
-// UID is the id prefix of the calculator's datalists and result panel.
-const UID = prerenderUID
-
 // SweepStrategies are the strategies the calculator's charts draw.
 var SweepStrategies = sweepStrategies
 
