@@ -99,7 +99,7 @@ func TestMethodologyMLPerfBreakdown(t *testing.T) {
 		j = len(s) - i - 1
 	}
 	if got := s[i : i+j+1]; got != want {
-		if *update {
+		if updateGolden() {
 			if err := os.WriteFile(p, []byte(s[:i]+want+s[i+j+1:]), 0o644); err != nil {
 				t.Fatal(err)
 			}

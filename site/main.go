@@ -1,4 +1,6 @@
-// Command site is wattscale's command line and static-site generator.
+// Command site is wattscale's command line. Its build and serve commands
+// run the static-site generator, package gen (site/gen), on the content
+// tree.
 //
 //	go run ./site estimate  < request.json    fine-tuning estimate (JSON in, JSON out)
 //	go run ./site distill   < plan.json       distillation pipeline planner (JSON in, JSON out)

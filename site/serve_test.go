@@ -6,41 +6,14 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
+	"testing/fstest"
 
-func TestFileServerTypes(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{"index.html": "text/html; charset=utf-8", "assets/calc.wasm": "application/wasm",
-		"assets/calc.js": "text/javascript; charset=utf-8", "static/site.css": "text/css; charset=utf-8",
-		"static/logo.svg": "image/svg+xml", "files/runs.csv": "text/csv; charset=utf-8"}
-	for name := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	srv := httptest.NewServer(fileServer(dir))
-	defer srv.Close()
-	for name, want := range files {
-		resp, err := http.Get(srv.URL + "/" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Errorf("GET %s: status %d", name, resp.StatusCode)
-		}
-		if got := resp.Header.Get("Content-Type"); got != want {
-			t.Errorf("GET %s: Content-Type %q, want %q", name, got, want)
-		}
-	}
-}
+	"github.com/wattscale/wattscale/site/gen"
+)
 
 // TestListenFallsBack: a busy port gives a free one on the same host.
 func TestListenFallsBack(t *testing.T) {
@@ -62,15 +35,39 @@ func TestListenFallsBack(t *testing.T) {
 	}
 }
 
-// TestServe runs the serve command's body: it builds a content tree (the
-// small one: the real tree's full builds are TestBuildRealContent's and
-// TestBuildDeterministic's), prints the URL and serves the pages until
-// cancelled.
+// smallSite is a content tree of two pages with the repository's
+// calibrations, data and validation runs.
+func smallSite(t *testing.T) fstest.MapFS {
+	t.Helper()
+	fsys := fstest.MapFS{
+		"pages/index.md": {Data: []byte("---\ntitle: Home\nnav: 1\n---\nSee the [notes](notes.md).\n")},
+		"pages/notes.md": {Data: []byte("---\ntitle: Notes\nnav: 2\n---\nBack [home](index.md).\n")},
+	}
+	for _, pattern := range []string{"calibrations/*.json", "data/*.csv", "validation/runs.csv"} {
+		names, err := filepath.Glob(filepath.Join("..", "content", filepath.FromSlash(pattern)))
+		if err != nil || len(names) == 0 {
+			t.Fatalf("content/%s: %v files, error %v", pattern, len(names), err)
+		}
+		for _, name := range names {
+			b, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(filepath.Join("..", "content"), name)
+			fsys[filepath.ToSlash(rel)] = &fstest.MapFile{Data: b}
+		}
+	}
+	return fsys
+}
+
+// TestServe runs the serve command's body: it builds a content tree (a
+// small one: the real tree's full builds are package gen's tests), prints
+// the URL and serves the pages until cancelled.
 func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
-	o, dir := buildOptions{Content: minimalSite(t)}, t.TempDir()
+	o, dir := buildOptions{site: gen.Options{Content: smallSite(t)}}, t.TempDir()
 	go func() {
 		done <- serve(ctx, o, dir, "127.0.0.1:0", pw, io.Discard)
 		pw.Close()

@@ -33,7 +33,7 @@ import (
 func main() {
 	top := flag.Int("top", 40, "packages to list (the rest are summed)")
 	quality := flag.Int("brotli", 11, "brotli quality for the shipped size (0-11; 11 takes about a minute for 4 MB)")
-	gcflags := flag.String("gcflags", "", "compiler flags for both builds, as go build -gcflags takes them (site build compiles calc.wasm with all=-l, site/wasm.go)")
+	gcflags := flag.String("gcflags", "", "compiler flags for both builds, as go build -gcflags takes them (site build compiles calc.wasm with all=-l, site/gen/wasm.go)")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		fmt.Fprintln(os.Stderr, "usage: go run ./scripts/wasmsize [-top N] [-brotli Q] ./wasm/calc | file.wasm")

@@ -24,7 +24,7 @@ import (
 
 // The prerendered calculator (wasm/calcapi/view), its takeover by the
 // WebAssembly (site/assets/calc.js start) and the service worker
-// (site/sw.go) in a real browser.
+// (site/gen/sw.go) in a real browser.
 
 // noScript turns JavaScript off in the tab, as a visitor who disabled it.
 func noScript(t testing.TB, ctx context.Context) {

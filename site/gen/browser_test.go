@@ -1,4 +1,4 @@
-package main
+package gen
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func chromium(t *testing.T) string {
 // WATTSCALE_SHOTS=DIR also saves each page's screenshots there.
 func TestPagesInBrowser(t *testing.T) {
 	bin := chromium(t)
-	axe, err := os.ReadFile(filepath.Join("e2e", "node_modules", "axe-core", "axe.min.js"))
+	axe, err := os.ReadFile(filepath.Join("..", "e2e", "node_modules", "axe-core", "axe.min.js"))
 	if err != nil {
 		msg := "axe-core not installed (npm ci --prefix site/e2e): " + err.Error()
 		if os.Getenv("WATTSCALE_REQUIRE_E2E") == "1" {
@@ -64,10 +64,10 @@ func TestPagesInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := write(dir, files); err != nil {
+	if err := Write(dir, files); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(fileServer(dir))
+	srv := httptest.NewServer(FileServer(dir))
 	defer srv.Close()
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox,

@@ -1,4 +1,4 @@
-package main
+package gen
 
 // The static site.
 //
@@ -61,14 +61,9 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
@@ -76,12 +71,12 @@ import (
 	"github.com/wattscale/wattscale/model/validate"
 )
 
-// buildOptions are a build's inputs. The generator is a library: the
-// content, the data and the assets come in as file trees (an fs.FS: the
-// repository's folders through os.DirFS, or a fstest.MapFS in the tests),
-// and the WebAssembly comes in already compiled (buildWasm runs before
-// the build, in the command line); compute reads nothing and runs no tool.
-type buildOptions struct {
+// Options are a build's inputs. The content, the data and the assets come
+// in as file trees (an fs.FS: the repository's folders through os.DirFS,
+// or a fstest.MapFS in the tests), and the WebAssembly comes in already
+// compiled (BuildWasm, which the command line runs before the build);
+// Build reads nothing else and runs no tool.
+type Options struct {
 	Content fs.FS // the content tree
 	// Data holds the third-party data (zeus-bert-power.csv at its root);
 	// nil, or a tree without the file: the Zeus charts are left out with a
@@ -89,15 +84,16 @@ type buildOptions struct {
 	Data     fs.FS
 	DataName string
 	Assets   fs.FS             // the calculator's static assets (site/assets), copied to assets/; nil = none
-	Wasm     map[string][]byte // buildWasm's output by site path (assets/calc.wasm, …); nil = no calculator wasm
-	Notes    []string          // what the steps before the build left out (buildWasm's notes)
-	CacheDir string            // cache of compressed copies (and compiled wasm); "" = none
-	Compress compression       // the .br and .gz copies buildInto writes beside the files (the zero value: none)
+	Wasm     map[string][]byte // BuildWasm's output by site path (assets/calc.wasm, …); nil = no calculator wasm
+	Notes    []string          // what the steps before the build left out (BuildWasm's notes)
 }
 
-// build runs load, compute and render and checks the links: the files of
-// the site by output path, and notes on what was left out.
-func build(o buildOptions) (map[string][]byte, []string, error) {
+// Build runs load, compute and render and checks the links. It returns the
+// files of the site by output path (slash-separated, relative to the
+// site's root) and notes on what was left out (a missing Zeus trace, the
+// notes of Options.Notes); an error names the file, and the line where
+// there is one.
+func Build(o Options) (map[string][]byte, []string, error) {
 	md := newMarkdown()
 	s, err := load(o.Content, md)
 	if err != nil {
@@ -282,118 +278,4 @@ func loadZeus(data fs.FS, name string) ([]model.Measurement, ZeusStatus, error) 
 	}
 	st.Available, st.Rows = true, len(rows)
 	return rows, st, nil
-}
-
-// moduleRoot finds the directory holding go.mod, from dir upwards.
-func moduleRoot(dir string) (string, error) {
-	d, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", fmt.Errorf("no go.mod above %s: run from the wattscale repository", dir)
-		}
-		d = parent
-	}
-}
-
-// defaultCacheDir is where compiled WebAssembly is cached.
-func defaultCacheDir() string {
-	if d, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(d, "wattscale-site")
-	}
-	return ""
-}
-
-// siteFlags are the flags build and serve share.
-type siteFlags struct {
-	content, data, cache, compress string
-	noWasm                         bool
-}
-
-// register adds the flags; compress is the -compress default.
-func (f *siteFlags) register(fs *flag.FlagSet, compress string) {
-	fs.StringVar(&f.compress, "compress", compress, "the .br and .gz copies written beside every text and wasm file: best (brotli 11, gzip -9; slow the first time, then cached), fast or none")
-	fs.StringVar(&f.content, "content", "", "content tree (default: content/ of the module)")
-	fs.StringVar(&f.data, "data", dataDir(), "folder with third-party data (the Zeus trace), default $DATA_DIR or ../shared/data")
-	fs.StringVar(&f.cache, "cache", defaultCacheDir(), "cache for compiled WebAssembly; empty = no cache")
-	fs.BoolVar(&f.noWasm, "nowasm", false, "do not build the WebAssembly (pages only)")
-}
-
-// options resolves the flags against the module root.
-func (f *siteFlags) options() (buildOptions, error) {
-	root, err := moduleRoot(".")
-	if err != nil {
-		return buildOptions{}, err
-	}
-	content := f.content
-	if content == "" {
-		content = filepath.Join(root, "content")
-	}
-	comp, err := parseCompression(f.compress)
-	if err != nil {
-		return buildOptions{}, err
-	}
-	o := buildOptions{Content: os.DirFS(content), DataName: "DATA_DIR", Assets: calcAssets(), CacheDir: f.cache, Compress: comp}
-	if f.data != "" {
-		o.Data = os.DirFS(f.data)
-	}
-	w := wasmOptions{Root: root, CacheDir: f.cache}
-	if f.noWasm {
-		w.Root = ""
-	}
-	// The toolchain runs here, before the build, which only takes its output.
-	if o.Wasm, o.Notes, err = buildWasm(w); err != nil {
-		return buildOptions{}, err
-	}
-	return o, nil
-}
-
-func runBuild(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fl := flag.NewFlagSet("build", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	out := fl.String("o", "public", "output folder")
-	var sf siteFlags
-	o, err := sf.parse(fl, args, compressBest.Name)
-	if err != nil {
-		return err
-	}
-	return buildInto(o, *out, stderr)
-}
-
-// parse registers the shared flags on fl (compress: the -compress
-// default), parses args and resolves the build's options: the first steps
-// of build and serve.
-func (f *siteFlags) parse(fl *flag.FlagSet, args []string, compress string) (buildOptions, error) {
-	f.register(fl, compress)
-	if err := parseFlags(fl, args); err != nil {
-		return buildOptions{}, err
-	}
-	return f.options()
-}
-
-// buildInto builds the site into dir and reports the notes, the file count
-// and the time on stderr: what build and serve both do first.
-func buildInto(o buildOptions, dir string, stderr io.Writer) error {
-	start := time.Now()
-	files, notes, err := build(o)
-	if err != nil {
-		return err
-	}
-	if err := compressed(files, o.Compress, dirCache(o.CacheDir)); err != nil {
-		return err
-	}
-	if err := write(dir, files); err != nil {
-		return err
-	}
-	for _, n := range notes {
-		fmt.Fprintf(stderr, "note: %s\n", n)
-	}
-	fmt.Fprintf(stderr, "built %d files into %s in %.2f s\n", len(files), dir, time.Since(start).Seconds())
-	return nil
 }

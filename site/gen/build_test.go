@@ -1,4 +1,4 @@
-package main
+package gen
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -27,19 +28,25 @@ func testDataDir() string {
 	if d := os.Getenv("DATA_DIR"); d != "" {
 		return d
 	}
-	return filepath.Join("..", "..", "shared", "data")
+	return filepath.Join("..", "..", "..", "shared", "data")
 }
 
 // realOptions builds the repository's content tree with the calculator's
 // assets but without compiling WebAssembly (the e2e tests and make serve do).
-func realOptions() buildOptions {
-	return buildOptions{Content: os.DirFS(filepath.Join("..", "content")), Data: os.DirFS(testDataDir()), DataName: "DATA_DIR", Assets: calcAssets()}
+func realOptions() Options {
+	return Options{Content: os.DirFS(filepath.Join("..", "..", "content")), Data: os.DirFS(testDataDir()), DataName: "DATA_DIR", Assets: calcAssets()}
+}
+
+// calcAssets is site/assets, the calculator's static files, which the
+// command compiles into its binary and passes as Options.Assets.
+func calcAssets() fs.FS {
+	return os.DirFS(filepath.Join("..", "assets"))
 }
 
 // realBuild is one build of realOptions, shared by the tests that only
 // read it (each real build refits the validation table's holdouts).
 var realBuild = sync.OnceValues(func() (map[string][]byte, error) {
-	files, _, err := build(realOptions())
+	files, _, err := Build(realOptions())
 	return files, err
 })
 
@@ -190,7 +197,7 @@ func TestBuildDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := build(realOptions())
+	b, _, err := Build(realOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +216,7 @@ func TestBuildDeterministic(t *testing.T) {
 func TestBuildWithoutZeus(t *testing.T) {
 	o := realOptions()
 	o.Data = os.DirFS(t.TempDir())
-	files, notes, err := build(o)
+	files, notes, err := Build(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,13 +267,13 @@ func minimalSite(t *testing.T) fstest.MapFS {
 	t.Helper()
 	base := fstest.MapFS{}
 	for _, dir := range []string{"calibrations", "data"} {
-		entries, err := os.ReadDir(filepath.Join("..", "content", dir))
+		entries, err := os.ReadDir(filepath.Join("..", "..", "content", dir))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
 			if strings.HasSuffix(e.Name(), ".json") || strings.HasSuffix(e.Name(), ".csv") {
-				b, err := os.ReadFile(filepath.Join("..", "content", dir, e.Name()))
+				b, err := os.ReadFile(filepath.Join("..", "..", "content", dir, e.Name()))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -306,7 +313,7 @@ r1,finetune,full,reference,bert-base,1.1e8,,,,,,,,,,128,32,2e8,fp16,a100,4,fsdp,
 const runsHeader = "id,phase,method,stack,model,params,layers,hidden,heads,kv_heads,ffn,glu,encdec,moe_top_k,vocab,seq_len,batch_per_gpu,tokens,precision,gpu,count,strategy,tensor,energy_kwh,energy_scope,host,pue,power_w,time_s,source_kind,stage,duplicate_of,exclude,source,citation,notes"
 
 func TestBuildMinimalSite(t *testing.T) {
-	files, _, err := build(buildOptions{Content: minimalSite(t)})
+	files, _, err := Build(Options{Content: minimalSite(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +472,7 @@ Much.
 
 None.
 -- validation/runs.csv --
-` + mustRead(t, "../content/validation/runs.csv") + `
+` + mustRead(t, "../../content/validation/runs.csv") + `
 `, []string{"validation/README.md", "none of its sections"}},
 		{"data csv ragged", `
 -- data/extra.csv --
@@ -496,13 +503,13 @@ rtx-2080-ti,pcie,bert-sst2,fsdp,2,fast,,,2.09,12,x
 `, []string{"calibrations/broken.json", `colour: is not a known field`}},
 		{"calibration named unlike its file", `
 -- calibrations/other-name.json --
-` + mustRead(t, "../content/calibrations/zoubeirou2026-bert-2080ti.json") + `
+` + mustRead(t, "../../content/calibrations/zoubeirou2026-bert-2080ti.json") + `
 `, []string{"calibrations/other-name.json:1", "does not match the file name"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			fsys := txtar(minimalSite(t), c.archive)
-			_, _, err := build(buildOptions{Content: fsys})
+			_, _, err := Build(Options{Content: fsys})
 			if err == nil {
 				t.Fatalf("build succeeded, want an error containing %q", c.want)
 			}
@@ -530,7 +537,7 @@ func mustRead(t *testing.T, name string) string {
 func BenchmarkBuild(b *testing.B) {
 	o := realOptions()
 	for b.Loop() {
-		if _, _, err := build(o); err != nil {
+		if _, _, err := Build(o); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -550,8 +557,8 @@ func TestBuildInMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	wasm["assets/fit-embed.js"] = fitEmbed
-	o := buildOptions{Content: fsys, Assets: fstest.MapFS{"calc.js": {Data: []byte("/* calc */\n")}}, Wasm: wasm, Notes: []string{"from before"}}
-	files, notes, err := build(o)
+	o := Options{Content: fsys, Assets: fstest.MapFS{"calc.js": {Data: []byte("/* calc */\n")}}, Wasm: wasm, Notes: []string{"from before"}}
+	files, notes, err := Build(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -581,7 +588,7 @@ func TestBuildInMemory(t *testing.T) {
 	// Another calibration set: the note names the first file that differs.
 	raw := fsys["calibrations/wattscale-roofline.json"].Data
 	fsys["calibrations/wattscale-roofline.json"] = &fstest.MapFile{Data: bytes.Replace(raw, []byte(`"version": "`), []byte(`"version": "local-`), 1)}
-	if _, notes, err = build(o); err != nil {
+	if _, notes, err = Build(o); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.Join(notes, "\n"), "differ from this content tree's (calibrations/wattscale-roofline.json)") {
@@ -604,7 +611,7 @@ func TestContentCalibrationsReachTheCalculator(t *testing.T) {
 	shipped := regexp.MustCompile(`data-calibrations="([^"]+)"`)
 	pageOf := func(fsys fstest.MapFS) (kwh float64, cals string) {
 		t.Helper()
-		files, _, err := build(buildOptions{Content: fsys, Assets: assets, Wasm: wasm})
+		files, _, err := Build(Options{Content: fsys, Assets: assets, Wasm: wasm})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -700,7 +707,7 @@ func TestPagesCarryMeta(t *testing.T) {
 	shipped := regexp.MustCompile(`data-calibrations="([^"]+)"`)
 	check := func(fsys fstest.MapFS, what string) (meta string) {
 		t.Helper()
-		files, _, err := build(buildOptions{Content: fsys, Assets: assets, Wasm: wasm})
+		files, _, err := Build(Options{Content: fsys, Assets: assets, Wasm: wasm})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -771,7 +778,7 @@ func TestNoRepositoryPathsInPages(t *testing.T) {
 // (\t in \tfrac and \text, \b in \bigl) turns into a tab or a backspace
 // and the formula renders as text.
 func TestNoControlCharactersInPages(t *testing.T) {
-	dir := filepath.Join("..", "content", "pages")
+	dir := filepath.Join("..", "..", "content", "pages")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

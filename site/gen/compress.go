@@ -1,4 +1,4 @@
-package main
+package gen
 
 import (
 	"bytes"
@@ -22,54 +22,58 @@ var compressible = map[string]bool{
 	".json": true, ".csv": true, ".md": true, ".txt": true,
 }
 
-// Compression levels. Brotli's quality 11 takes about a minute for the
-// 4.5 MB calculator wasm in pure Go (quality 9: 7 s, 13 % larger), so a
-// build takes it from the cache after the first time; "fast" is for
-// builds that only run on localhost (site serve, the browser tests).
-type compression struct {
+// Compression is how hard Compress works: a name (the -compress flag's
+// value) and the brotli and gzip levels. The zero value compresses
+// nothing.
+type Compression struct {
 	Name   string
 	Brotli int // brotli quality, 0–11
 	Gzip   int // gzip level, 1–9
 }
 
+// The compression levels. Brotli's quality 11 takes about a minute for
+// the 4.5 MB calculator wasm in pure Go (quality 9: 7 s, 13 % larger), so
+// a build takes it from the cache after the first time; CompressFast is
+// for builds that only run on localhost (site serve, the browser tests).
 var (
-	compressBest = compression{"best", 11, gzip.BestCompression}
-	compressFast = compression{"fast", 5, 6}
-	compressNone = compression{"none", 0, 0}
+	CompressBest = Compression{"best", 11, gzip.BestCompression}
+	CompressFast = Compression{"fast", 5, 6}
+	CompressNone = Compression{"none", 0, 0}
 )
 
-// parseCompression reads a -compress flag value.
-func parseCompression(s string) (compression, error) {
-	for _, c := range []compression{compressBest, compressFast, compressNone} {
+// ParseCompression returns the level named s: best, fast or none.
+func ParseCompression(s string) (Compression, error) {
+	for _, c := range []Compression{CompressBest, CompressFast, CompressNone} {
 		if s == c.Name {
 			return c, nil
 		}
 	}
-	return compression{}, fmt.Errorf("-compress %q: want best, fast or none", s)
+	return Compression{}, fmt.Errorf("-compress %q: want best, fast or none", s)
 }
 
 // cacheAbove is the size from which compressed copies are cached (smaller
 // files compress in milliseconds).
 const cacheAbove = 256 << 10
 
-// dirCache is a cacheFunc backed by a folder ("" = no cache).
-func dirCache(dir string) cacheFunc {
+// DirCache is a CacheFunc backed by the folder dir ("" = no cache), the
+// folder WasmOptions.CacheDir names for compiled WebAssembly.
+func DirCache(dir string) CacheFunc {
 	return func(name string, make func() ([]byte, error)) ([]byte, error) {
 		return cached(dir, "compressed-"+name, make)
 	}
 }
 
-// cacheFunc returns the bytes stored under name, or makes and stores them
-// (cached in wasm.go is one, backed by a folder).
-type cacheFunc func(name string, make func() ([]byte, error)) ([]byte, error)
+// CacheFunc returns the bytes stored under name, or makes and stores them.
+// A nil CacheFunc makes them every time.
+type CacheFunc func(name string, make func() ([]byte, error)) ([]byte, error)
 
-// compressed adds NAME.br and NAME.gz beside every compressible file of
+// Compress adds NAME.br and NAME.gz beside every compressible file of
 // files (in place), each only when it is smaller than the file itself, so
 // that a server can send the smallest encoding a browser accepts. The
 // outputs are deterministic (no name or time in the gzip header) and, with
 // a cache, computed once per content and level. Files are compressed on
 // every core.
-func compressed(files map[string][]byte, c compression, cache cacheFunc) error {
+func Compress(files map[string][]byte, c Compression, cache CacheFunc) error {
 	if c.Gzip <= 0 { // none, or the zero value
 		return nil
 	}
@@ -125,7 +129,7 @@ func compressed(files map[string][]byte, c compression, cache cacheFunc) error {
 	return nil
 }
 
-func (c compression) level(enc string) int {
+func (c Compression) level(enc string) int {
 	if enc == "br" {
 		return c.Brotli
 	}
@@ -133,7 +137,7 @@ func (c compression) level(enc string) int {
 }
 
 // encode compresses b with brotli ("br") or gzip ("gz").
-func encode(b []byte, enc string, c compression) ([]byte, error) {
+func encode(b []byte, enc string, c Compression) ([]byte, error) {
 	var buf bytes.Buffer
 	switch enc {
 	case "br":

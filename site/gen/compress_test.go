@@ -1,4 +1,4 @@
-package main
+package gen
 
 import (
 	"bytes"
@@ -41,14 +41,14 @@ func decode(t *testing.T, enc string, b []byte) []byte {
 }
 
 // TestCompressed: every compressible file gets a .br and a .gz that decode
-// to it; a file compression does not shrink, an image format and the
+// to it; a file Compression does not shrink, an image format and the
 // "none" level get none; the copies are the same bytes on a second run.
 func TestCompressed(t *testing.T) {
 	text := []byte(strings.Repeat("<p>energy of fine-tuning, before the run</p>\n", 200))
 	wasm := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte{1, 2, 3, 4, 0, 0, 0, 0}, 4000)...)
 	files := map[string][]byte{"index.html": text, "assets/calc.0123456789.wasm": wasm, "static/logo.png": text,
 		"tiny.js": []byte("x"), "files/data/a.csv": []byte(strings.Repeat("a,b,c\n1,2,3\n", 50))}
-	if err := compressed(files, compressFast, nil); err != nil {
+	if err := Compress(files, CompressFast, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"index.html", "assets/calc.0123456789.wasm", "files/data/a.csv"} {
@@ -72,18 +72,18 @@ func TestCompressed(t *testing.T) {
 		}
 	}
 	again := map[string][]byte{"index.html": text}
-	if err := compressed(again, compressFast, nil); err != nil {
+	if err := Compress(again, CompressFast, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(again["index.html.gz"], files["index.html.gz"]) || !bytes.Equal(again["index.html.br"], files["index.html.br"]) {
 		t.Error("two compressions of the same file differ")
 	}
 	none := map[string][]byte{"index.html": text}
-	if err := compressed(none, compressNone, nil); err != nil || len(none) != 1 {
+	if err := Compress(none, CompressNone, nil); err != nil || len(none) != 1 {
 		t.Errorf("compress none: %v, %d files", err, len(none))
 	}
-	if _, err := parseCompression("fastest"); err == nil || !strings.Contains(err.Error(), "best, fast or none") {
-		t.Errorf("parseCompression(fastest) = %v", err)
+	if _, err := ParseCompression("fastest"); err == nil || !strings.Contains(err.Error(), "best, fast or none") {
+		t.Errorf("ParseCompression(fastest) = %v", err)
 	}
 }
 
@@ -99,7 +99,7 @@ func TestCompressedCache(t *testing.T) {
 	}
 	for i := 0; i < 2; i++ {
 		files := map[string][]byte{"assets/big.js": big}
-		if err := compressed(files, compressFast, cache); err != nil {
+		if err := Compress(files, CompressFast, cache); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(decode(t, "br", files["assets/big.js.br"]), big) {
@@ -145,13 +145,13 @@ func TestFileServerEncodings(t *testing.T) {
 	wasm := append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Repeat([]byte{7, 0, 0, 0}, 5000)...)
 	files := map[string][]byte{"index.html": page, "planner/index.html": page, "assets/calc.0123456789.wasm": wasm,
 		"assets/embed.js": []byte(strings.Repeat("var a = 1;\n", 100)), "static/logo.svg": []byte("<svg/>")}
-	if err := compressed(files, compressFast, nil); err != nil {
+	if err := Compress(files, CompressFast, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := write(dir, files); err != nil {
+	if err := Write(dir, files); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(fileServer(dir))
+	srv := httptest.NewServer(FileServer(dir))
 	defer srv.Close()
 	for _, c := range []struct {
 		path, accept, enc, ctype, cache string
@@ -226,8 +226,8 @@ func TestFingerprintedAssets(t *testing.T) {
 		"calc.css": {Data: []byte(".calc-root { color: red }\n")},
 		"embed.js": {Data: []byte("/* embed */\n")},
 	}
-	o := buildOptions{Content: minimalSite(t), Assets: assets}
-	files, _, err := build(o)
+	o := Options{Content: minimalSite(t), Assets: assets}
+	files, _, err := Build(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestFingerprintedAssets(t *testing.T) {
 		t.Errorf("_headers:\n%s", h)
 	}
 	assets["calc.js"] = &fstest.MapFile{Data: []byte("/* calc */ var x = 2;\n")}
-	files2, _, err := build(o)
+	files2, _, err := Build(o)
 	if err != nil {
 		t.Fatal(err)
 	}

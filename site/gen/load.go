@@ -1,4 +1,4 @@
-package main
+package gen
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ type Site struct {
 	Rules        []byte              // validation/README.md: the table's documentation and scoring rules (nil when absent)
 	Scaling      []fit.ScalingPoint  // data/published-scaling.csv
 	DataFiles    []File              // data/*.csv and validation/runs.csv as published
-	// Read from the other trees of buildOptions:
+	// Read from the other trees of Options:
 	Zeus       []model.Measurement // the Zeus trace (Data), nil when it is not available
 	ZeusStatus ZeusStatus          // whether it was found, and why not
 	Assets     map[string][]byte   // the calculator's static assets (Assets) by site path

@@ -1,4 +1,4 @@
-package main
+package gen
 
 import (
 	"context"
@@ -28,7 +28,7 @@ import (
 // zero and non-finite values.
 func TestNumberFormatsMatchGo(t *testing.T) {
 	bin := chromium(t)
-	src, err := os.ReadFile(filepath.Join("assets", "calc.js"))
+	src, err := os.ReadFile(filepath.Join("..", "assets", "calc.js"))
 	if err != nil {
 		t.Fatal(err)
 	}

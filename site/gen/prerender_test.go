@@ -1,4 +1,4 @@
-package main
+package gen
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 
 // The expected strings are what node 20 prints for the same calls of
 // Number.prototype.toFixed and String, which calc.js uses for chart
-// coordinates and attributes (its numbers follow site/format.go, which the
+// coordinates and attributes (its numbers follow site/gen/format.go, which the
 // prerendered page calls directly): the prerendered page must read exactly
 // as the page the script redraws.
 func TestJSFormatting(t *testing.T) {
@@ -133,14 +133,20 @@ func TestPrerenderedPlanner(t *testing.T) {
 	if ferr != nil {
 		t.Fatal(ferr.Text)
 	}
+	// What "site distill" answers: the plan as JSON, read by
+	// distill.ParsePlan and evaluated with the module's catalog.
 	in, _ := json.Marshal(plan)
-	var stdout, stderr bytes.Buffer
-	if err := runDistill(nil, bytes.NewReader(in), &stdout, &stderr); err != nil {
-		t.Fatalf("site distill on the default plan: %v\n%s", err, stderr.String())
-	}
-	var res distill.Result
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+	cat, err := content.Catalog()
+	if err != nil {
 		t.Fatal(err)
+	}
+	parsed, err := distill.ParsePlan(bytes.NewReader(in))
+	if err != nil {
+		t.Fatalf("site distill on the default plan: %v", err)
+	}
+	res, err := distill.Evaluate(cat, parsed)
+	if err != nil {
+		t.Fatalf("site distill on the default plan: %v", err)
 	}
 	cards := regexp.MustCompile(`<div class="option[^"]*" data-option="([^"]+)"(?: data-nstar="([^"]+)")? data-oneoff="([^"]+)" data-student="([^"]+)">`).FindAllStringSubmatch(h, -1)
 	if len(cards) != len(res.Options) || len(cards) == 0 {

@@ -1,20 +1,11 @@
-package main
+package gen
 
 import (
-	"context"
-	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"mime"
-	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"path"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // siteTypes are the media types the site needs, set explicitly so that
@@ -30,14 +21,14 @@ var siteTypes = map[string]string{
 	".csv":  "text/csv; charset=utf-8",
 }
 
-// fileServer serves dir with the site's media types. A compressible file
-// with a NAME.br or NAME.gz copy beside it (what site build writes) is
+// FileServer serves dir with the site's media types. A compressible file
+// with a NAME.br or NAME.gz copy beside it (what Compress writes) is
 // sent in the best encoding the request's Accept-Encoding allows, with
 // Content-Encoding, Vary: Accept-Encoding and the file's own media type.
 // Content-hashed assets (assets/calc.0123456789.wasm) may be cached for a
 // year; everything else is revalidated (a rebuild shows at the next
 // reload).
-func fileServer(dir string) http.Handler {
+func FileServer(dir string) http.Handler {
 	files := http.FileServer(http.Dir(dir))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -142,74 +133,4 @@ func init() {
 	for ext, t := range siteTypes {
 		mime.AddExtensionType(ext, t)
 	}
-}
-
-// listen listens on addr, or on a free port of the same host when addr's
-// port is taken.
-func listen(addr string) (net.Listener, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err == nil {
-		return ln, nil
-	}
-	host, _, splitErr := net.SplitHostPort(addr)
-	if splitErr != nil {
-		return nil, err
-	}
-	ln, err2 := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err2 != nil {
-		return nil, fmt.Errorf("%v; and no free port: %v", err, err2)
-	}
-	return ln, nil
-}
-
-func runServe(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	addr := fl.String("addr", "127.0.0.1:8080", "address to listen on (a free port is taken when this one is busy)")
-	out := fl.String("o", "", "build into this folder (default: a temporary folder, removed on exit)")
-	var sf siteFlags
-	o, err := sf.parse(fl, args, compressFast.Name)
-	if err != nil {
-		return err
-	}
-	dir := *out
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "wattscale-site-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	return serve(ctx, o, dir, *addr, stdout, stderr)
-}
-
-// serve builds the site into dir, serves it on addr (or a free port) and
-// prints the URL on stdout, until ctx is done.
-func serve(ctx context.Context, o buildOptions, dir, addr string, stdout, stderr io.Writer) error {
-	if err := buildInto(o, dir, stderr); err != nil {
-		return err
-	}
-	ln, err := listen(addr)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: fileServer(dir), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "serving http://%s/\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-	case <-ctx.Done():
-		fmt.Fprintln(stderr, "stopping")
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	}
-	return nil
 }

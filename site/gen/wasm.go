@@ -1,4 +1,4 @@
-package main
+package gen
 
 import (
 	"bytes"
@@ -18,9 +18,9 @@ import (
 	"github.com/wattscale/wattscale/site/wasmpack"
 )
 
-// wasmOptions say where the WebAssembly sources are and where compiled
+// WasmOptions say where the WebAssembly sources are and where compiled
 // binaries are cached.
-type wasmOptions struct {
+type WasmOptions struct {
 	Root     string // module root: wasm/calc and wasm/fit are built from here; "" = do not build
 	CacheDir string // compiled binaries by source hash; "" = no cache
 	Go       string // the go command (default "go")
@@ -51,7 +51,7 @@ var wasmPackages = []struct{ pkg, out, embed, global, gcflags string }{
 // same with -gcflags).
 const calcGCFlags = "all=-l"
 
-// buildWasm compiles the calculator and the refit WebAssembly, copies the
+// BuildWasm compiles the calculator and the refit WebAssembly, copies the
 // wasm_exec.js that matches the compiler, and writes assets/calc-embed.js
 // and fit-embed.js: each wasm as base64 of its gzip in a classic script,
 // which lets the calculator start from file:// (where fetch of a .wasm is
@@ -60,7 +60,7 @@ const calcGCFlags = "all=-l"
 // of every source they can depend on (go.mod, go.sum, model/, content/,
 // wasm/ and the Go version). A package folder that does not exist yet is
 // skipped with a note.
-func buildWasm(o wasmOptions) (map[string][]byte, []string, error) {
+func BuildWasm(o WasmOptions) (map[string][]byte, []string, error) {
 	out := map[string][]byte{}
 	if o.Root == "" {
 		return out, []string{"WebAssembly not built (no module root given)"}, nil
@@ -121,7 +121,7 @@ func buildWasm(o wasmOptions) (map[string][]byte, []string, error) {
 
 // compileWasm builds one package for js/wasm with the extra compiler
 // flags gcflags (none when ""), or takes it from the cache.
-func compileWasm(o wasmOptions, goCmd, pkg, gcflags, hash string) ([]byte, error) {
+func compileWasm(o WasmOptions, goCmd, pkg, gcflags, hash string) ([]byte, error) {
 	// "-packed": binaries cached before wasmpack.Pack are not reused.
 	name := strings.ReplaceAll(pkg, "/", "-") + "-" + hash + "-packed.wasm"
 	if gcflags != "" {

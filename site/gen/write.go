@@ -1,4 +1,4 @@
-package main
+package gen
 
 import (
 	"bytes"
@@ -13,12 +13,12 @@ import (
 // and refuse to write into a folder that holds anything else.
 const manifestName = ".wattscale-site"
 
-// write puts the files under dir. A file whose content is unchanged is not
+// Write puts the files under dir. A file whose content is unchanged is not
 // rewritten (its modification time stays, which keeps browser and rsync
 // caches warm). Files of the previous build that this one does not write
 // are removed. A non-empty folder without a manifest is refused, so that
 // "-o ." cannot clobber a checkout.
-func write(dir string, files map[string][]byte) error {
+func Write(dir string, files map[string][]byte) error {
 	old, err := readManifest(dir)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package gen
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 func TestWrite(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "public")
 	first := map[string][]byte{"index.html": []byte("a"), "old/index.html": []byte("b"), "static/site.css": []byte("c")}
-	if err := write(dir, first); err != nil {
+	if err := Write(dir, first); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range first {
@@ -28,7 +28,7 @@ func TestWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := map[string][]byte{"index.html": []byte("a2"), "static/site.css": []byte("c")}
-	if err := write(dir, second); err != nil {
+	if err := Write(dir, second); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(css); err != nil || !st.ModTime().Equal(past) {
@@ -49,7 +49,7 @@ func TestWriteRefusesForeignFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := write(dir, map[string][]byte{"index.html": []byte("a")})
+	err := Write(dir, map[string][]byte{"index.html": []byte("a")})
 	if err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("write into a foreign folder: %v, want a refusal", err)
 	}

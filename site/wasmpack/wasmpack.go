@@ -21,7 +21,7 @@ import (
 // to maxGap bytes, calc.wasm is about 70 KB smaller with brotli (820 →
 // 751 KB) and 110 KB with gzip, though about 0.7 MB larger raw.
 //
-// The site build packs every wasm it ships (site/wasm.go), and
+// The site build packs every wasm it ships (site/gen/wasm.go), and
 // scripts/wasmsize reports the packed size.
 //
 // The result initialises memory with exactly the same bytes: memory starts
