@@ -74,7 +74,7 @@ bench-site:
 	@$(GO) run ./site build -cache '' -o /tmp/wattscale-bench-site 2>&1 | sed 's/^/site build, wasm recompiled: /'
 	@start=$$(date +%s%N); $(GO) run ./site build -o /tmp/wattscale-bench-site 2>&1 | sed 's/^/site build, wasm cached: /'; \
 	  echo "site build, wasm cached, go run wall time: $$(( ($$(date +%s%N) - start) / 1000000 )) ms"
-	@$(GO) test -run '^$$' -bench '^BenchmarkBuild$$' -benchmem ./site | grep -E '^Benchmark'
+	@$(GO) test -run '^$$' -bench '^BenchmarkBuild$$' -benchmem ./site/gen | grep -E '^Benchmark'
 
 ## fit: refit the project's calibrations from $(DATA_DIR), then regenerate their Go form (content/calibrations_gen.go, which programs build the catalog from without decoding JSON)
 fit:

@@ -24,7 +24,7 @@ func testChart() Chart {
 }
 
 // TestChartGolden compares a chart's SVG with testdata/chart.golden
-// (refresh with go test ./site -run TestChartGolden -update).
+// (refresh with go test ./site/gen -run TestChartGolden -update).
 func TestChartGolden(t *testing.T) {
 	got := string(testChart().SVG())
 	golden := filepath.Join("testdata", "chart.golden")
