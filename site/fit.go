@@ -148,6 +148,9 @@ func writeDiagnostics(w io.Writer, c model.Calibration) {
 	for _, n := range f.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	for _, m := range model.FitChecks(c) {
+		fmt.Fprintf(w, "failed check: %s\n", m)
+	}
 }
 
 // codeCarbonCSV turns a CodeCarbon log into the measurement CSV the fit

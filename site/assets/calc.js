@@ -330,7 +330,6 @@
     var s = fmtF(Math.abs(x), 2).split('.');
     return signed(x, '$' + groupInt(s[0]) + '.' + s[1]);
   }
-  function pct(x) { return Math.round(x * 100) + ' %'; }
   function paramsText(n) {
     if (n >= 1e9) return sig(n / 1e9) + ' B';
     return sig(n / 1e6) + ' M';
@@ -669,28 +668,37 @@
   /* The user's own calibrations: fitted on this page, kept in this
    * browser's local storage, added to the calculator's catalog by Go
    * (calcapi.AddCalibration), listed as "yours". */
-  var OWN_KEY = 'wattscale-own-calibrations';
-  function ownStored() {
-    try { var v = JSON.parse(localStorage.getItem(OWN_KEY) || '[]'); return Array.isArray(v) ? v : []; } catch (e) { return []; }
+  // A calibration that failed its fit checks is used only when the user
+  // said so (the report's "use it anyway"): its name is kept in accept.
+  var OWN_KEY = 'wattscale-own-calibrations', ACCEPT_KEY = 'wattscale-own-accepted';
+  function stored(key) {
+    try { var v = JSON.parse(localStorage.getItem(key) || '[]'); return Array.isArray(v) ? v : []; } catch (e) { return []; }
   }
   Calculator.prototype.loadOwn = function () {
-    var cals = ownStored();
+    var cals = stored(OWN_KEY);
     if (!cals.length || !this.api || !this.api.addCalibration) return null;
-    var res = call(this.api.addCalibration, { calibrations: cals });
+    var res = call(this.api.addCalibration, { calibrations: cals, accept: stored(ACCEPT_KEY) });
     return res.error || null;
   };
-  // useOwn adds a calibration the user just fitted and selects it.
-  Calculator.prototype.useOwn = function (cal) {
-    var cals = ownStored().filter(function (c) { return c.name !== cal.name; });
+  // useOwn adds a calibration the user just fitted and selects it; anyway
+  // says they chose it although it failed its checks.
+  Calculator.prototype.useOwn = function (cal, anyway) {
+    var cals = stored(OWN_KEY).filter(function (c) { return c.name !== cal.name; });
+    var accept = stored(ACCEPT_KEY).filter(function (n) { return n !== cal.name; });
     cals.push(cal);
-    var res = call(this.api.addCalibration, { calibrations: cals });
+    var add = function () {
+      if (anyway) accept.push(cal.name);
+      return call(this.api.addCalibration, { calibrations: cals, accept: accept });
+    }.bind(this);
+    var res = add();
     if (res.error && res.error.code === 'calibration.shipped_name') {
+      if (anyway) accept.pop();
       cal = Object.assign({}, cal, { name: cal.name + '-yours' });
       cals[cals.length - 1] = cal;
-      res = call(this.api.addCalibration, { calibrations: cals });
+      res = add();
     }
     if (res.error) return res.error.say || res.error.message;
-    try { localStorage.setItem(OWN_KEY, JSON.stringify(cals)); } catch (e) { /* private mode: kept for this visit only */ }
+    try { localStorage.setItem(OWN_KEY, JSON.stringify(cals)); localStorage.setItem(ACCEPT_KEY, JSON.stringify(accept)); } catch (e) { /* private mode: kept for this visit only */ }
     this.state.cal = cal.name;
     this.update('cal');
     return '';
@@ -1819,11 +1827,11 @@
       '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>, and for the paper\'s specification <code>eta</code>, each multi-GPU run\'s measured efficiency T₁/(N·T<sub>N</sub>), and <code>group</code>; the Zeus power trace also works). ' +
       'The fit runs in this page, in the background, with a separate module loaded only now' + fitSize(this.fitBytes) + '; nothing is uploaded anywhere.</p>' +
       '<p class="small">No measurements yet? <a class="sample-dl" href="#" download="wattscale-sample-synthetic.csv">Download a sample CSV</a> or <button type="button" class="btn small" id="refit-sample">put it in the box</button>. ' +
-      '<span class="muted">Its rows are synthetic, not measurements: BERT-base and BERT-large runs on V100s computed from the paper\'s published law (calibration ' + esc('zoubeirou2026-bert-pooled') + ', Zoubeirou a Mayaki 2026, arXiv 2606.23546) with 10 % noise, so a fit should find the law again.</span></p>' +
+      '<span class="muted">Its rows are synthetic, not measurements: BERT-base and BERT-large runs on V100s computed from the paper\'s published law (calibration ' + esc('zoubeirou2026-bert-pooled') + ', Zoubeirou a Mayaki 2026, arXiv 2606.23546) with 10 % noise and each run\'s parallel efficiency in its eta column, so a law fit gives the law\'s coefficients back within about two standard errors; the roofline fit, another model, fails its checks on it.</span></p>' +
       '<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>' +
       '<div class="field"><label for="refit-text">or paste the CSV</label><textarea id="refit-text" rows="4" spellcheck="false"></textarea></div>' +
       '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">the paper\'s log-linear law (with hardware terms)</option><option value="paper">the paper\'s specification (measured η)</option><option value="roofline">the roofline model</option></select></div>' +
-      '<div class="field"><label for="refit-cc">A CodeCarbon emissions.csv? The requests describing its rows (JSON: {"request": …} or {"projects": {"NAME": …}}; empty for a measurement CSV)</label><textarea id="refit-cc" rows="3" spellcheck="false"></textarea></div>' +
+      '<div class="field wide"><label for="refit-cc">A CodeCarbon emissions.csv? The requests describing its rows (JSON: {"request": …} or {"projects": {"NAME": …}}; empty for a measurement CSV)</label><textarea id="refit-cc" rows="3" spellcheck="false"></textarea></div>' +
       '<div class="field"><label for="refit-scope">CodeCarbon energy</label><select id="refit-scope"><option value="gpu">gpu_energy: the GPUs</option><option value="total">energy_consumed: GPUs, CPU and RAM</option></select></div>' +
       '<div class="refit-btns"><button type="button" class="btn primary" id="refit-go">Fit</button> <button type="button" class="btn" id="refit-cancel" hidden>Cancel</button></div></div>' +
       '<div class="refit-progress" hidden><progress aria-label="Fitting"></progress> <span class="refit-elapsed"></span></div>' +
@@ -1945,41 +1953,23 @@
       sec.dataset.state = 'error';
       return;
     }
-    tell(st, 'success', 'Fitted ' + res.calibration.name + ' on ' + res.rows + ' rows in ' + fmtDuration((performance.now() - t0) / 1000) + '.');
-    out.innerHTML = fitReport(res, kind);
+    var failed = (res.checks || []).length > 0;
+    tell(st, failed ? 'warning' : 'success', 'Fitted ' + res.calibration.name + ' on ' + res.rows + ' rows in ' + fmtDuration((performance.now() - t0) / 1000) + (failed ? '; it failed its checks (below).' : '.'));
+    out.innerHTML = res.html;
     sec.dataset.state = 'done';
+    sec.dataset.checks = failed ? 'failed' : 'passed';
     var blob = new Blob([JSON.stringify(res.calibration, null, 2) + '\n'], { type: 'application/json' });
     var a = out.querySelector('.dl');
     a.href = URL.createObjectURL(blob);
-    out.querySelector('.use-cal').addEventListener('click', function (e) {
-      var err = self.useOwn(res.calibration);
+    var use = out.querySelector('.use-cal'), anyway = out.querySelector('.use-anyway');
+    if (anyway) anyway.addEventListener('change', function () { use.disabled = !anyway.checked; });
+    use.addEventListener('click', function (e) {
+      var err = self.useOwn(res.calibration, failed);
       var note = out.querySelector('.use-note');
-      note.textContent = err ? 'Could not use it: ' + err : 'The calculator above now uses ' + self.state.cal + ' (yours, kept in this browser; choose it again under Calibration any time).';
+      note.textContent = err ? 'Could not use it: ' + err : 'The calculator above now uses ' + self.state.cal + ' (yours, kept in this browser' + (failed ? ', marked as failing its checks' : '') + '; choose it again under Calibration any time).';
       if (!err) self.root.querySelector('#f-cal').scrollIntoView({ block: 'center' });
     });
   };
-
-  function fitReport(res, kind) {
-    var c = res.calibration, f = c.fit || {};
-    var rows = (f.coefficients || []).map(function (k) {
-      return '<tr data-coef="' + esc(k.name) + '"><th scope="row"><code>' + esc(k.name) + '</code></th>' +
-        '<td class="num" data-value="' + k.value + '">' + esc(sig(k.value, 4)) + '</td>' +
-        '<td class="num" data-se="' + (k.se || 0) + '">' + esc(k.se ? sig(k.se, 3) : '—') + '</td>' +
-        '<td class="num">' + esc(k.ci_low || k.ci_high ? sig(k.ci_low, 3) + ' to ' + sig(k.ci_high, 3) : '—') + '</td>' +
-        '<td class="num">' + esc(k.p ? (k.p < 1e-4 ? '< 0.0001' : sig(k.p, 2)) : '—') + '</td></tr>';
-    }).join('');
-    var stats = [
-      ['Runs (n)', f.n], ['Workload groups', f.groups], ['R²', f.r2 != null ? sig(f.r2, 4) : ''], ['Adjusted R²', f.adj_r2 != null ? sig(f.adj_r2, 4) : ''], ['Adjusted R² without η', f.without_eta && f.without_eta.adj_r2 != null ? sig(f.without_eta.adj_r2, 4) : ''], ['RMSE without η (ln)', f.without_eta && f.without_eta.rmse_ln != null ? sig(f.without_eta.rmse_ln, 3) : ''],
-      ['RMSE (ln energy)', f.rmse_ln != null ? sig(f.rmse_ln, 3) : ''], ['Residual SD (ln)', f.residual_sd_ln != null ? sig(f.residual_sd_ln, 3) : ''], ['Held-out R²', f.cv_r2 != null ? sig(f.cv_r2, 4) : ''],
-      ['Held-out RMSE (ln)', f.cv_rmse_ln != null ? sig(f.cv_rmse_ln, 3) : ''], ['Interval coverage held out', f.cv_coverage != null ? pct(f.cv_coverage) : ''],
-      ['Cross-validation', f.cv_method || '']
-    ].filter(function (s) { return s[1] !== '' && s[1] != null; });
-    return '<h3>' + esc(c.title) + '</h3>' +
-      '<table class="coef"><caption>Coefficients of <code>' + esc(c.name) + '</code> (' + esc(c.kind) + ')</caption><thead><tr><th scope="col">term</th><th scope="col">estimate</th><th scope="col">SE</th><th scope="col">95 % CI</th><th scope="col">p</th></tr></thead><tbody>' + rows + '</tbody></table>' +
-      '<dl class="fitstats">' + stats.map(function (s) { return '<div><dt>' + esc(s[0]) + '</dt><dd>' + esc(String(s[1])) + '</dd></div>'; }).join('') + '</dl>' +
-      ((f.notes || []).length ? '<ul class="notes-list">' + f.notes.map(function (n) { return '<li>' + esc(n) + '</li>'; }).join('') + '</ul>' : '') +
-      '<p><button type="button" class="btn primary use-cal">Use it in the calculator</button> <a class="btn dl" download="' + esc(c.name) + '.json" href="#">Download the calibration JSON</a> <span class="muted small">Same JSON as <code>go run ./site fit -data FILE -kind ' + esc(kind) + '</code>.</span></p><p class="use-note small" role="status"></p>';
-  }
 
   /* ---------- start ---------- */
 
@@ -2100,7 +2090,7 @@
     });
   }
 
-  window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, pct: pct, timeText: timeText, massText: massText, usd: usd, powerText: powerText, paramsText: paramsText };
+  window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, timeText: timeText, massText: massText, usd: usd, powerText: powerText, paramsText: paramsText };
 
   // afterFirstPaint calls f once the page has painted a frame: the
   // WebAssembly's compilation (megabytes, on the page's own thread and the

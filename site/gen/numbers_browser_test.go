@@ -21,8 +21,8 @@ import (
 // of values and compares every string with Go's: sig, fixed, grouped,
 // trimZeros, fmtKWh, fmtCount and fmtDuration of format.go,
 // model.ShortNum, and the units the calculator and the prerendered pages
-// print (energy, mass, dollars, percent, power, parameters:
-// view/format.go's js* against calc.js's energyText, massText, usd, pct,
+// print (energy, mass, dollars, power, parameters:
+// view/format.go's js* against calc.js's energyText, massText, usd,
 // powerText and paramsText). The table holds rounding ties (0.125, 2.5, 2,500,000),
 // the thresholds (1e-4, 1e6, 100 kWh, 120 s, a thousand), negative numbers,
 // zero and non-finite values.
@@ -68,12 +68,12 @@ func TestNumberFormatsMatchGo(t *testing.T) {
 	}
 	type got struct {
 		Sig, Fixed, Grouped, KWh, Count, Duration, Short, Trim string
-		Energy, Mass, USD, Pct, Power, Params                  string // the calculator's units (view/format.go)
+		Energy, Mass, USD, Power, Params                       string // the calculator's units (view/format.go)
 	}
 	js := `(function(rows){var W = window.WattscaleInternals, f = W.fmt; return rows.map(function(r){ return {
   Sig: f.sig(r.x, r.n), Fixed: f.fixed(r.x, r.n), Grouped: f.grouped(r.x), KWh: f.fmtKWh(r.x), Count: f.fmtCount(r.x),
   Duration: f.fmtDuration(r.x), Short: f.shortNum(r.x), Trim: f.trimZeros(f.fixed(r.x, r.n)),
-  Energy: W.energyText(r.x), Mass: W.massText(r.x), USD: W.usd(r.x), Pct: Math.abs(r.x) < 1e6 ? W.pct(r.x) : '', Power: W.powerText(r.x), Params: W.paramsText(r.x) }})})(` + string(in) + `)`
+  Energy: W.energyText(r.x), Mass: W.massText(r.x), USD: W.usd(r.x), Power: W.powerText(r.x), Params: W.paramsText(r.x) }})})(` + string(in) + `)`
 	res, err := chromedp.Run(ctx, chromedp.Evaluate[[]got](js))
 	if err != nil {
 		t.Fatal(err)
@@ -83,10 +83,7 @@ func TestNumberFormatsMatchGo(t *testing.T) {
 	}
 	for i, r := range rows {
 		want := got{sig(r.X, r.Digits), fixed(r.X, r.Digits), grouped(r.X), fmtKWh(r.X), fmtCount(r.X), fmtDuration(r.X), model.ShortNum(r.X), trimZeros(fixed(r.X, r.Digits)),
-			view.EnergyText(r.X), view.MassText(r.X), view.USD(r.X), "", view.PowerText(r.X), view.ParamsText(r.X)}
-		if math.Abs(r.X) < 1e6 {
-			want.Pct = view.Pct(r.X)
-		}
+			view.EnergyText(r.X), view.MassText(r.X), view.USD(r.X), view.PowerText(r.X), view.ParamsText(r.X)}
 		if res[i] != want {
 			t.Errorf("%g with %d digits: calc.js %+v, Go %+v", r.X, r.Digits, res[i], want)
 		}

@@ -273,6 +273,9 @@ type CalInfo struct {
 	Level    float64 `json:"level"`
 	Default  bool    `json:"default"`
 	Own      bool    `json:"own,omitempty"` // fitted by the user in this browser (AddCalibration)
+	// Checks are the fit checks a calibration of the user's failed
+	// (model.FitChecks), used anyway at their request (OwnInput.Accept).
+	Checks []model.Message `json:"checks,omitempty"`
 }
 
 // SiteDefaults are the figures the model uses when the site fields are empty.

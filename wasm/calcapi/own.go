@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,6 +17,11 @@ import (
 // in this browser (the refit's output), kept by the page in local storage.
 type OwnInput struct {
 	Calibrations []json.RawMessage `json:"calibrations"`
+	// Accept names the calibrations the user chose to use although they
+	// failed their fit checks (model.FitChecks): the refit's explicit
+	// override. A calibration that fails them and is not named here is
+	// refused (CodeFailedChecks).
+	Accept []string `json:"accept,omitempty"`
 }
 
 // OwnOutput lists the calibrations as the form shows them after the call,
@@ -50,6 +56,10 @@ func (a *API) AddCalibration(input []byte) (out []byte) {
 		if err != nil {
 			return mustJSON(OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Message: err.Error(), Text: err.Error(), Say: "your calibration could not be used: " + err.Error()}})
 		}
+		if checks := model.FitChecks(c); len(checks) > 0 && !slices.Contains(in.Accept, c.Name) {
+			m := model.Message{Code: model.CodeFitFailedChecks, Field: "calibration", Args: model.Args{{Name: "name", Str: c.Name}, {Name: "checks", Msgs: checks}}}
+			return mustJSON(OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Value: strconv.Quote(c.Name), Message: m.String(), Text: "calibration: " + m.String(), Say: Say(m), Code: CodeFailedChecks, Args: m.Args}})
+		}
 		i := -1
 		for j := range cals {
 			if cals[j].Name == c.Name {
@@ -81,7 +91,11 @@ func (a *API) AddCalibration(input []byte) (out []byte) {
 func (a *API) calInfos() []CalInfo {
 	var out []CalInfo
 	for _, c := range a.Catalog.Calibrations {
-		out = append(out, CalInfo{c.Name, c.Version, c.Kind, c.Title, c.Citation, c.Interval.Level, c.Name == a.Catalog.Default, a.own[c.Name]})
+		info := CalInfo{c.Name, c.Version, c.Kind, c.Title, c.Citation, c.Interval.Level, c.Name == a.Catalog.Default, a.own[c.Name], nil}
+		if info.Own {
+			info.Checks = model.FitChecks(c)
+		}
+		out = append(out, info)
 	}
 	return out
 }
@@ -96,11 +110,15 @@ const SampleLaw = "zoubeirou2026-bert-pooled"
 // over GPU counts, strategies, sequence lengths and batches inside that
 // calibration's envelope, times log-normal noise of 10 % (seeded, so the
 // file is the same every time); the source column says so on every row.
-func (a *API) SampleCSV() (out []byte) {
+func (a *API) SampleCSV() (out []byte) { return a.SampleCSVSeed(14) }
+
+// SampleCSVSeed is SampleCSV with another seed for its noise, for tests of
+// how often the refit's standard errors cover the law the rows come from.
+func (a *API) SampleCSVSeed(seed uint64) (out []byte) {
 	defer recoverInto(&out)
 	var b bytes.Buffer
-	b.WriteString("model,gpu,count,strategy,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s,source\n")
-	rng := rand.New(rand.NewPCG(14, 2026))
+	b.WriteString("model,gpu,count,strategy,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s,eta,source\n")
+	rng := rand.New(rand.NewPCG(seed, 2026))
 	const src = "synthetic sample: the published law " + SampleLaw + " (arXiv 2606.23546) with 10 % noise; not a measurement"
 	for _, m := range []string{"bert-base", "bert-large"} {
 		for _, n := range []float64{1, 2, 4} {
@@ -108,8 +126,8 @@ func (a *API) SampleCSV() (out []byte) {
 				if n == 1 && st != model.DDP {
 					continue
 				}
-				for _, seq := range []float64{64, 128} {
-					for _, bat := range []float64{16, 32} {
+				for _, seq := range []float64{64, 128, 256} {
+					for _, bat := range []float64{8, 16, 32} {
 						req := model.Request{Calibration: SampleLaw}
 						req.Model.Preset = m
 						req.Training = model.TrainingSpec{Tokens: 5e7, SeqLen: seq, BatchPerGPU: bat, Precision: model.FP16}
@@ -124,8 +142,8 @@ func (a *API) SampleCSV() (out []byte) {
 							panic(fmt.Sprintf("calcapi: sample row %s %g×%s: %v", m, n, name, err))
 						}
 						noise := math.Exp(0.1 * rng.NormFloat64())
-						fmt.Fprintf(&b, "%s,%s,%g,%s,%g,%g,%g,%s,%.6g,%.6g,%s\n", m, req.Hardware.GPU, n, name, seq, bat, req.Training.Tokens, req.Training.Precision,
-							r.EnergyKWh*noise, r.TimeS*math.Sqrt(noise), strings.ReplaceAll(src, ",", ";"))
+						fmt.Fprintf(&b, "%s,%s,%g,%s,%g,%g,%g,%s,%.6g,%.6g,%.6g,%s\n", m, req.Hardware.GPU, n, name, seq, bat, req.Training.Tokens, req.Training.Precision,
+							r.EnergyKWh*noise, r.TimeS*math.Sqrt(noise), r.Parallel.Efficiency, strings.ReplaceAll(src, ",", ";"))
 					}
 				}
 			}
@@ -137,3 +155,8 @@ func (a *API) SampleCSV() (out []byte) {
 // CodeShippedName is the code of AddCalibration's error for a calibration
 // named as one wattscale ships (the page then renames the user's).
 const CodeShippedName = "calibration.shipped_name"
+
+// CodeFailedChecks is the code of AddCalibration's error for a calibration
+// that fails its fit checks and was not accepted anyway (OwnInput.Accept):
+// model.CodeFitFailedChecks, whose args (name, checks) the error carries.
+const CodeFailedChecks = model.CodeFitFailedChecks

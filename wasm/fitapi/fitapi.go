@@ -16,6 +16,7 @@ import (
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/fit"
+	"github.com/wattscale/wattscale/wasm/calcapi/view"
 )
 
 // Input is the argument of Fit.
@@ -32,10 +33,14 @@ type Input struct {
 }
 
 // Output is Fit's result: the calibration (with its fit diagnostics in
-// Calibration.Fit) and the number of rows read, or Error.
+// Calibration.Fit), the number of rows read, the checks it failed
+// (model.FitChecks; none for a fit a user can rely on) and the report's
+// markup for the page (view.FitReport), or Error.
 type Output struct {
 	Calibration *model.Calibration `json:"calibration,omitempty"`
 	Rows        int                `json:"rows,omitempty"`
+	Checks      []model.Message    `json:"checks,omitempty"`
+	HTML        string             `json:"html,omitempty"`
 	Error       *Error             `json:"error,omitempty"`
 }
 
@@ -70,7 +75,16 @@ func Fit(input []byte) (out []byte) {
 	if err != nil {
 		return mustJSON(Output{Error: &Error{Text: err.Error()}})
 	}
-	return mustJSON(Output{Calibration: &cal, Rows: n})
+	checks := model.FitChecks(cal)
+	return mustJSON(Output{Calibration: &cal, Rows: n, Checks: checks, HTML: view.FitReport(cal, kindOf(in.Kind), checks)})
+}
+
+// kindOf is the fit asked for, as the command line's -kind names it.
+func kindOf(k string) string {
+	if k == "" {
+		return fit.KindLaw
+	}
+	return k
 }
 
 func fitCSV(in Input) (model.Calibration, int, error) {

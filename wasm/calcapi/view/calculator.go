@@ -400,6 +400,9 @@ func (c *calcView) markup() (string, error) {
 			if cal.Own {
 				calHint = "Yours: fitted on this page and kept in this browser. " + calHint
 			}
+			if f := c.failedChecks(cal.Name); f != "" {
+				calHint = "Yours, used although it failed its fit checks: " + f + ". " + cal.Title
+			}
 		}
 	}
 	if c.modelHint != "" {
@@ -446,6 +449,9 @@ func (c *calcView) markup() (string, error) {
 		yours := ""
 		if cal.Own {
 			yours = "; yours, fitted in this browser"
+		}
+		if len(cal.Checks) > 0 {
+			yours += ", failed checks"
 		}
 		cals = append(cals, option{cal.Name, cal.Name + " " + cal.Version + " (" + cal.Kind + yours + ")"})
 	}
@@ -504,6 +510,9 @@ func (c *calcView) results(r *model.Response) {
 	env := ", outside its fitted range: interval widened (see below)"
 	if cu.InEnvelope {
 		env = ", inside its fitted range"
+	}
+	if c.failedChecks(cu.Name) != "" {
+		env = ": your calibration failed its fit checks, so this is not an estimate you can rely on"
 	}
 	c.w(`<p class="calline muted small">`, esc("Calibration "+cu.Name+" "+cu.Version+" ("+cu.Kind+c.yours(cu.Name)+")"+env+" · accelerator energy only; the wall figure adds PUE"), `</p></div>`)
 

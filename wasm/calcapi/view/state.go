@@ -21,11 +21,31 @@ func (c *calcView) energyOutput(v, unit, kwh string) string {
 	return `<output id="energy" data-kwh="` + kwh + `" elementtiming="estimate">` + esc(v) + ` <span class="unit">` + esc(unit) + `</span></output>`
 }
 
-// yours is ", yours" for a calibration the user fitted in this browser.
+// yours is ", yours" for a calibration the user fitted in this browser,
+// ", yours, failed checks" for one they use although it failed its fit
+// checks.
 func (c *calcView) yours(name string) string {
 	for _, cal := range c.meta.Calibrations {
 		if cal.Name == name && cal.Own {
+			if len(cal.Checks) > 0 {
+				return ", yours, failed checks"
+			}
 			return ", yours"
+		}
+	}
+	return ""
+}
+
+// failedChecks are the fit checks the calibration named failed, in the
+// page's words, one after the other; "" for none.
+func (c *calcView) failedChecks(name string) string {
+	for _, cal := range c.meta.Calibrations {
+		if cal.Name == name && cal.Own && len(cal.Checks) > 0 {
+			s := make([]string, len(cal.Checks))
+			for i, m := range cal.Checks {
+				s[i] = calcapi.Say(m)
+			}
+			return strings.Join(s, "; ")
 		}
 	}
 	return ""

@@ -1,0 +1,82 @@
+package e2e
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestFailedFitNotOffered: a law fit of the page's sample with its
+// energies shuffled among its rows (so nothing in the configuration
+// explains them) fails its checks (held-out R² below 0). The page says so beside the coefficients, styles the status as
+// a warning, keeps "Use it anyway" disabled until the user ticks the
+// override, and once used the calculator marks the calibration as failing
+// its checks instead of saying "inside its fitted range" (issue 30). After
+// a reload the override holds: the calibration comes back, still marked.
+func TestFailedFitNotOffered(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/index.html")
+	do(t, ctx, "sample into the box", chromedp.Click(chromedp.ID("refit-sample")))
+	csv := shuffledEnergies(t, eval[string](t, ctx, `document.getElementById('refit-text').value`))
+	do(t, ctx, "the shuffled sample into the box", chromedp.SetValue(chromedp.ID("refit-text"), csv))
+	eval[bool](t, ctx, `(document.getElementById('refit-kind').value='law', true)`)
+	do(t, ctx, "click Fit", chromedp.Click(chromedp.ID("refit-go")))
+	waitFor(t, ctx, "the law fit", `['done','error'].indexOf(document.querySelector('.refit').dataset.state) >= 0`)
+	if st := eval[string](t, ctx, `document.querySelector('.refit').dataset.state`); st != "done" {
+		t.Fatalf("law fit: %s", eval[string](t, ctx, `document.querySelector('.refit-status').textContent`))
+	}
+	if c := eval[string](t, ctx, `document.querySelector('.refit').dataset.checks`); c != "failed" {
+		t.Fatalf("the law fit of shuffled energies: checks %q, want failed", c)
+	}
+	if kind := eval[string](t, ctx, `document.querySelector('.refit-status').dataset.kind`); kind != "warning" {
+		t.Errorf("the failed fit's status is styled %q, want a warning", kind)
+	}
+	if msg := eval[string](t, ctx, `document.querySelector('.fit-failed').textContent`); !strings.Contains(msg, "held-out R²") {
+		t.Errorf("the failed fit says %q, want the held-out R² named", msg)
+	}
+	if !eval[bool](t, ctx, `document.querySelector('.use-cal').disabled`) {
+		t.Fatal("a failed fit's 'Use it anyway' is enabled before the override is ticked")
+	}
+	for _, w := range []int64{1280, 390} {
+		do(t, ctx, "viewport", chromedp.EmulateViewport(w, 900))
+		eval[bool](t, ctx, `(document.querySelector('.fit-failed').scrollIntoView(), true)`)
+		shot(t, ctx, fmt.Sprintf("refit-failed-%d", w))
+	}
+	do(t, ctx, "tick the override", chromedp.Click(chromedp.CSS(".use-anyway")))
+	waitFor(t, ctx, "the button enabled", `!document.querySelector('.use-cal').disabled`)
+	do(t, ctx, "use it anyway", chromedp.Click(chromedp.CSS(".use-cal")))
+	waitFor(t, ctx, "the calculator on it", `document.getElementById('f-cal').value !== ''`)
+	name := eval[string](t, ctx, `document.getElementById('f-cal').value`)
+	line := eval[string](t, ctx, `document.querySelector('.calline').textContent`)
+	if !strings.Contains(line, name) || !strings.Contains(line, "failed checks") || strings.Contains(line, "inside its fitted range") {
+		t.Errorf("calibration line %q, want %s marked as failing its checks", line, name)
+	}
+	shot(t, ctx, "refit-failed-used")
+	openCalc(t, ctx, srv.URL+"/index.html?cal="+name)
+	if opt := eval[string](t, ctx, `document.querySelector('#f-cal option:checked').textContent`); !strings.Contains(opt, "failed checks") {
+		t.Errorf("after a reload the calibration option reads %q, want it marked as failing its checks", opt)
+	}
+}
+
+// shuffledEnergies gives each row of a measurement CSV another row's
+// energy (row i takes row (7i+3) mod n's), leaving everything else.
+func shuffledEnergies(t *testing.T, csv string) string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	col := slices.Index(strings.Split(lines[0], ","), "energy_kwh")
+	if col < 0 || len(lines) < 20 {
+		t.Fatalf("the sample CSV has no energy_kwh column or few rows: %q", lines[0])
+	}
+	rows := lines[1:]
+	out := []string{lines[0]}
+	for i := range rows {
+		a, b := strings.Split(rows[i], ","), strings.Split(rows[(7*i+3)%len(rows)], ",")
+		a[col] = b[col]
+		out = append(out, strings.Join(a, ","))
+	}
+	return strings.Join(out, "\n") + "\n"
+}
