@@ -449,7 +449,16 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	state := frozen + trained
 	if state+act > g.MemoryGB*1e9 {
 		if r.method.ckpt {
-			warn = append(warn, Message{Code: CodeMemoryCheckpointed, Args: Args{{Name: "act_gb", Num: act / 1e9}, {Name: "state_gb", Num: state / 1e9}, {Name: "capacity_gb", Num: g.MemoryGB}, {Name: "gpu", Str: g.ID}, {Name: "batch", Str: "training.batch_per_gpu"}}})
+			// What may still make it fit, of what is not chosen already.
+			var ways []Message
+			if r.bat > 1 {
+				ways = append(ways, Message{Code: CodeAdviceSmaller, Args: Args{{Name: "field", Str: "training.batch_per_gpu"}}})
+			}
+			ways = append(ways, Message{Code: CodeAdvicePacking})
+			if !r.stack.optimised && !r.eff.compile {
+				ways = append(ways, Message{Code: CodeAdviceFused, Args: Args{{Name: "stack", Str: "training.stack"}, {Name: "compile", Str: "training.compile"}}})
+			}
+			warn = append(warn, Message{Code: CodeMemoryCheckpointed, Args: Args{{Name: "act_gb", Num: act / 1e9}, {Name: "state_gb", Num: state / 1e9}, {Name: "capacity_gb", Num: g.MemoryGB}, {Name: "gpu", Str: g.ID}, {Name: "batch", Str: "training.batch_per_gpu"}, {Name: "ways", Msgs: ways}}})
 		} else {
 			warn = append(warn, Message{Code: CodeMemoryNoCheckpoint, Args: Args{{Name: "act_gb", Num: act / 1e9}, {Name: "state_gb", Num: state / 1e9}, {Name: "capacity_gb", Num: g.MemoryGB}, {Name: "gpu", Str: g.ID}, {Name: "checkpointing", Str: "training.gradient_checkpointing"}}})
 		}
@@ -467,10 +476,22 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		warn = append(warn, inputBound)
 	}
 	if optSteps := steps / float64(r.accum); optSteps < 100 {
-		if r.accum > 1 {
-			warn = append(warn, Message{Code: CodeFewStepsAccum, Args: Args{{Name: "steps", Num: optSteps}, {Name: "batch", Str: "training.batch_per_gpu"}, {Name: "accumulation", Str: "training.gradient_accumulation"}}})
-		} else {
-			warn = append(warn, Message{Code: CodeFewSteps, Args: Args{{Name: "steps", Num: optSteps}, {Name: "batch", Str: "training.batch_per_gpu"}}})
+		// What gives more optimizer steps, of what is not chosen already.
+		var ways []Message
+		if r.count > 1 {
+			ways = append(ways, Message{Code: CodeAdviceFewerGPUs})
+		}
+		if r.bat > 1 {
+			ways = append(ways, Message{Code: CodeAdviceSmaller, Args: Args{{Name: "field", Str: "training.batch_per_gpu"}}})
+		}
+		switch {
+		case r.accum > 1:
+			ways = append(ways, Message{Code: CodeAdviceLess, Args: Args{{Name: "field", Str: "training.gradient_accumulation"}}})
+			warn = append(warn, Message{Code: CodeFewStepsAccum, Args: Args{{Name: "steps", Num: optSteps}, {Name: "batch", Str: "training.batch_per_gpu"}, {Name: "accumulation", Str: "training.gradient_accumulation"}, {Name: "ways", Msgs: ways}}})
+		case len(ways) > 0:
+			warn = append(warn, Message{Code: CodeFewSteps, Args: Args{{Name: "steps", Num: optSteps}, {Name: "batch", Str: "training.batch_per_gpu"}, {Name: "ways", Msgs: ways}}})
+		default:
+			warn = append(warn, Message{Code: CodeFewStepsLeast, Args: Args{{Name: "steps", Num: optSteps}}})
 		}
 	}
 

@@ -338,11 +338,15 @@ func (r *resolved) checkState() error {
 	advice := []Message{r.shardHint()}
 	if r.method.name == MethodFull {
 		advice = append(advice, Message{Code: CodeAdvicePEFT, Args: Args{{Name: "method", Str: "training.method"}}})
-		lean := Message{Code: CodeAdviceLeanOptimizer, Args: Args{{Name: "state_bytes", Str: "training.state_bytes_per_param"}}}
-		if fit := math.Floor(r.state*g.MemoryGB*1e9/state*10) / 10; fit >= fieldStateBytes.Bounds.Min {
-			lean = Message{Code: CodeAdviceLeanOptimizerFits, Args: Args{{Name: "state_bytes", Str: "training.state_bytes_per_param"}, {Name: "fit", Num: fit}}}
+		// A leaner optimizer, unless the state is at its least already.
+		if r.state > fieldStateBytes.Bounds.Min {
+			lean := Message{Code: CodeAdviceLeanOptimizer, Args: Args{{Name: "state_bytes", Str: "training.state_bytes_per_param"}}}
+			if fit := math.Floor(r.state*g.MemoryGB*1e9/state*10) / 10; fit >= fieldStateBytes.Bounds.Min {
+				lean = Message{Code: CodeAdviceLeanOptimizerFits, Args: Args{{Name: "state_bytes", Str: "training.state_bytes_per_param"}, {Name: "fit", Num: fit}}}
+			}
+			advice = append(advice, lean)
 		}
-		args = append(args, Arg{Name: "advice", Msgs: append(advice, lean)})
+		args = append(args, Arg{Name: "advice", Msgs: advice})
 		return codeErr(CodeMemoryState, "hardware.count", r.count, args)
 	}
 	m := &r.method

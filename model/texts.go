@@ -21,14 +21,15 @@ const (
 	CodeOutsideEnvelope    = "warn.outside_envelope"     // calibration, dims ([]Message: CodeEnvelopeRange, CodeEnvelopeGPU)
 	CodeEnvelopeRange      = "envelope.range"            // dim, x, low, high
 	CodeEnvelopeGPU        = "envelope.gpu"              // gpu, among ([]string)
-	CodeMemoryCheckpointed = "warn.memory_checkpointed"  // act_gb, state_gb, capacity_gb, gpu, batch (path)
+	CodeMemoryCheckpointed = "warn.memory_checkpointed"  // act_gb, state_gb, capacity_gb, gpu, batch (path), ways ([]Message: what may still make it fit)
 	CodeMemoryNoCheckpoint = "warn.memory_no_checkpoint" // act_gb, state_gb, capacity_gb, gpu, checkpointing (path)
 	CodeLowEfficiency      = "warn.low_efficiency"       // eta, extra_pct
 	CodeInterNode          = "warn.inter_node"           // per_node
 	CodeShortStep          = "warn.short_step"           // step_s, source, batch (path)
 	CodeInputBound         = "warn.input_bound"          // what, rate, factor
-	CodeFewSteps           = "warn.few_steps"            // steps, batch (path)
-	CodeFewStepsAccum      = "warn.few_steps_accum"      // steps, batch, accumulation (paths)
+	CodeFewSteps           = "warn.few_steps"            // steps, batch (path), ways ([]Message: what gives more steps)
+	CodeFewStepsAccum      = "warn.few_steps_accum"      // steps, batch, accumulation (paths), ways
+	CodeFewStepsLeast      = "warn.few_steps_least"      // steps: one GPU, one sequence per step, no accumulation
 	CodeQLoRAFP32          = "warn.qlora_fp32"           // dtype
 	CodeQLoRAROCm          = "warn.qlora_rocm"           // gpu
 	CodeQLoRAOldGPU        = "warn.qlora_old_gpu"        // gpu
@@ -56,6 +57,11 @@ const (
 	CodeAdviceShard             = "advice.shard"               // ways ([]string: fsdp, tensor parallelism, more tensor ranks)
 	CodeAdvicePEFT              = "advice.peft"                // method (path)
 	CodeAdviceLeanOptimizer     = "advice.lean_optimizer"      // state_bytes (path)
+	CodeAdviceFewerGPUs         = "advice.fewer_gpus"          // (none)
+	CodeAdviceSmaller           = "advice.smaller"             // field (path)
+	CodeAdviceLess              = "advice.less"                // field (path)
+	CodeAdvicePacking           = "advice.packing"             // (none)
+	CodeAdviceFused             = "advice.fused"               // stack, compile (paths)
 	CodeAdviceLeanOptimizerFits = "advice.lean_optimizer_fits" // state_bytes (path), fit (bytes per parameter)
 	CodeAdviceQLoRA             = "advice.qlora"               // method (path)
 	CodeAdviceNF4               = "advice.nf4"                 // base_format (path)
@@ -182,14 +188,15 @@ var modelTexts = []MessageText{
 	{Code: CodeEnvelopeRange, Tech: "{dim} {x:short} not in [{low:short}, {high:short}]",
 		Plain: "{dim} {x:short} outside {low:short} to {high:short}"},
 	{Code: CodeEnvelopeGPU, Tech: "gpu {gpu:gpu} not among {among:list}"},
-	{Code: CodeMemoryCheckpointed, Tech: "activations ({act_gb:.1f} GB, with checkpointing) plus state ({state_gb:.1f} GB) exceed the {capacity_gb:.0f} GB of {gpu:agpu}; a smaller {batch:key}, packing or fused kernels may still make it fit"},
+	{Code: CodeMemoryCheckpointed, Tech: "activations ({act_gb:.1f} GB, with checkpointing) plus state ({state_gb:.1f} GB) exceed the {capacity_gb:.0f} GB of {gpu:agpu}; {ways:orlist} may still make it fit"},
 	{Code: CodeMemoryNoCheckpoint, Tech: "activations ({act_gb:.1f} GB) plus state ({state_gb:.1f} GB) exceed the {capacity_gb:.0f} GB of {gpu:agpu} without activation checkpointing; checkpointing ({checkpointing:path}), packing or fused kernels may still make it fit, and recomputation adds about a third to compute"},
 	{Code: CodeLowEfficiency, Tech: "parallel efficiency η = {eta:.2f}: more GPUs make this run faster but raise its energy by {extra_pct:.0f}%"},
 	{Code: CodeInterNode, Tech: "more than {per_node:int} GPUs: the speedup curves were fitted within one node (N ≤ {per_node:int}); inter-node links are not modelled"},
 	{Code: CodeShortStep, Tech: "one GPU at {step_s:.3g} s of modelled GPU work per step: the estimate assumes the GPU is kept busy, but at steps this short the host's work per step (the training loop, data loading, optimizer launches, logging), which it does not model, can dominate; {source}, so read the time and energy as a lower bound (a larger {batch:key} lengthens the step)"},
 	{Code: CodeInputBound, Tech: "{what} at {rate:short} tokens/s per GPU, as estimated, needs cached teacher log-probs moved that fast; the distillation study's harness moved them at 370–870 tokens/s per GPU (Lambert & Luccioni 2026, harness logs), host-bound, so a pipeline like it can take up to {factor:.0f}× the estimated time and energy: read this estimate as the GPU-bound lower bound"},
-	{Code: CodeFewSteps, Tech: "only {steps:short} optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use fewer GPUs or a smaller {batch:key})"},
-	{Code: CodeFewStepsAccum, Tech: "only {steps:short} optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use fewer GPUs, a smaller {batch:key} or less {accumulation:key})"},
+	{Code: CodeFewSteps, Tech: "only {steps:short} optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use {ways:orlist})"},
+	{Code: CodeFewStepsAccum, Tech: "only {steps:short} optimizer steps: the parallel speedup assumes many repeated steps, so with this few the estimate is rough (use {ways:orlist})"},
+	{Code: CodeFewStepsLeast, Tech: "only {steps:short} optimizer steps, at one GPU and one sequence per step already: so short a run is estimated roughly (start-up and warm-up weigh more than the model assumes)"},
 	{Code: CodeQLoRAFP32, Tech: "QLoRA with compute dtype {dtype}: bitsandbytes supports it but dequantises to fp32, which doubles the dequantised traffic and forgoes the 16-bit tensor-core rate; the QLoRA recipe computes in bf16"},
 	{Code: CodeQLoRAROCm, Tech: "QLoRA on {gpu:gpu}: bitsandbytes' ROCm backend is younger than its CUDA kernels; its speed on AMD GPUs is less well documented"},
 	{Code: CodeQLoRAOldGPU, Tech: "QLoRA on {gpu:gpu}: bitsandbytes' fast 8-bit and 4-bit paths target Turing and newer GPUs (compute capability 7.5+); on older GPUs expect slower dequantisation than modelled"},
@@ -199,6 +206,11 @@ var modelTexts = []MessageText{
 	{Code: CodeAdviceShard, Tech: "use {ways:or}, more GPUs, a larger GPU"},
 	{Code: CodeAdvicePEFT, Tech: "lora or qlora ({method:path})"},
 	{Code: CodeAdviceLeanOptimizer, Tech: "a leaner optimizer ({state_bytes:path})"},
+	{Code: CodeAdviceFewerGPUs, Tech: "fewer GPUs"},
+	{Code: CodeAdviceSmaller, Tech: "a smaller {field:key}"},
+	{Code: CodeAdviceLess, Tech: "less {field:key}"},
+	{Code: CodeAdvicePacking, Tech: "packing sequences"},
+	{Code: CodeAdviceFused, Tech: "fused kernels ({stack:path} optimised, or {compile:path})"},
 	{Code: CodeAdviceLeanOptimizerFits, Tech: "a leaner optimizer ({state_bytes:path} at most {fit:short} fits: about 8 for Adafactor with fp32 master weights, 4 on pure bf16 weights)"},
 	{Code: CodeAdviceQLoRA, Tech: "or qlora ({method:path})"},
 	{Code: CodeAdviceNF4, Tech: "or nf4 ({base_format:path})"},
