@@ -2,7 +2,6 @@ package model
 
 import (
 	"sort"
-	"strings"
 )
 
 // Arch is a transformer's shape. Zero KVHeads means KVHeads = Heads (no
@@ -94,7 +93,7 @@ func FindPreset(presets []Preset, name string) (*Preset, error) {
 	for i := 0; i < 4 && i < len(cs); i++ {
 		near = append(near, cs[i].n)
 	}
-	return nil, fieldErr("model.preset", name, "is not a known preset; close matches: %s", strings.Join(near, ", "))
+	return nil, codeErr(CodePresetUnknown, "model.preset", name, Args{{Name: "near", List: near}})
 }
 
 // Validate checks the shape: positive sizes, heads dividing hidden, kv heads
@@ -113,26 +112,26 @@ func (a Arch) Validate(prefix string) error {
 	}
 	for _, c := range checks {
 		if c.v < c.lo || c.v > c.hi {
-			return fieldErr(prefix+"."+c.f, c.v, "must be a whole number from %d to %d", c.lo, c.hi)
+			return codeErr(CodeRangeWhole, prefix+"."+c.f, c.v, Args{{Name: "min", Num: float64(c.lo)}, {Name: "max", Num: float64(c.hi)}})
 		}
 	}
 	switch {
 	case a.HeadDim < 0 || a.HeadDim > 1<<14:
-		return fieldErr(prefix+".head_dim", a.HeadDim, "must be 0 (hidden ÷ heads) or a whole number from 1 to %d", 1<<14)
+		return codeErr(CodeHeadDim, prefix+".head_dim", a.HeadDim, Args{{Name: "max", Num: 1 << 14}})
 	case a.HeadDim == 0 && a.Hidden%a.Heads != 0:
-		return fieldErr(prefix+".heads", a.Heads, "must divide hidden (%d) exactly, or give head_dim", a.Hidden)
+		return codeErr(CodeHeadsDivideHidden, prefix+".heads", a.Heads, Args{{Name: "hidden", Num: float64(a.Hidden)}})
 	}
 	if a.KVHeads < 0 || a.KVHeads > a.Heads || (a.KVHeads > 0 && a.Heads%a.KVHeads != 0) {
-		return fieldErr(prefix+".kv_heads", a.KVHeads, "must be 0 (same as heads) or divide heads (%d)", a.Heads)
+		return codeErr(CodeKVHeads, prefix+".kv_heads", a.KVHeads, Args{{Name: "heads", Num: float64(a.Heads)}})
 	}
 	switch {
 	case a.Experts == 0 && a.ExpertsPerToken != 0:
-		return fieldErr(prefix+".experts_per_token", a.ExpertsPerToken, "needs experts (the number of experts of each block); leave both out for a dense model")
+		return codeErr(CodeExpertsPerTokenAlone, prefix+".experts_per_token", a.ExpertsPerToken, nil)
 	case a.Experts == 0:
 	case a.Experts < 2 || a.Experts > MaxExperts:
-		return fieldErr(prefix+".experts", a.Experts, "must be 0 (dense) or a whole number from 2 to %d", MaxExperts)
+		return codeErr(CodeExperts, prefix+".experts", a.Experts, Args{{Name: "max", Num: MaxExperts}})
 	case a.ExpertsPerToken < 1 || a.ExpertsPerToken > a.Experts:
-		return fieldErr(prefix+".experts_per_token", a.ExpertsPerToken, "must be a whole number from 1 to experts (%d): the experts each token is routed to", a.Experts)
+		return codeErr(CodeExpertsPerToken, prefix+".experts_per_token", a.ExpertsPerToken, Args{{Name: "experts", Num: float64(a.Experts)}})
 	}
 	return nil
 }

@@ -1,9 +1,8 @@
 package model
 
 import (
-	"fmt"
 	"sort"
-	"strings"
+	"strconv"
 )
 
 // Work budgets. A request's work is known before any of it is done: a
@@ -58,7 +57,7 @@ func (c *Catalog) Budget() int {
 // precision prec counts nothing (the search leaves it out; "" counts every
 // GPU). A candidate that names no accelerator, or a max_count out of
 // range, counts as the default (the search itself refuses it).
-func (c *Catalog) SearchSize(cands []Candidate, inference bool, prec Precision) (int, []string) {
+func (c *Catalog) SearchSize(cands []Candidate, inference bool, prec Precision) (int, []Message) {
 	if cands == nil {
 		for i := range c.Hardware.GPUs {
 			cands = append(cands, Candidate{GPU: c.Hardware.GPUs[i].ID})
@@ -66,7 +65,7 @@ func (c *Catalog) SearchSize(cands []Candidate, inference bool, prec Precision) 
 	}
 	type part struct {
 		n    int
-		text string
+		text Message
 	}
 	var parts []part
 	total := 0
@@ -119,19 +118,20 @@ func (c *Catalog) SearchSize(cands []Candidate, inference bool, prec Precision) 
 		if err == nil {
 			name = g.ID
 		}
-		text := fmt.Sprintf("%s: %d counts up to %d × their layouts (%d in all)", name, nCounts, maxN, nLayouts)
-		if !inference {
-			text += fmt.Sprintf(" × %d power limits", limits)
+		text := Message{Code: CodeBudgetGPU, Args: Args{{Name: "gpu", Str: name}, {Name: "counts", Num: float64(nCounts)}, {Name: "max", Num: float64(maxN)},
+			{Name: "layouts", Num: float64(nLayouts)}, {Name: "limits", Num: float64(limits)}, {Name: "n", Num: float64(n)}}}
+		if inference {
+			text.Code = CodeBudgetGPUInfer
 		}
-		parts = append(parts, part{n, text + fmt.Sprintf(" = %d", n)})
+		parts = append(parts, part{n, text})
 	}
 	sort.SliceStable(parts, func(i, j int) bool { return parts[i].n > parts[j].n })
-	var top []string
+	var top []Message
 	for _, p := range parts[:min(3, len(parts))] {
 		top = append(top, p.text)
 	}
 	if len(parts) > 3 {
-		top = append(top, fmt.Sprintf("%d more GPUs", len(parts)-3))
+		top = append(top, Message{Code: CodeBudgetMoreGPUs, Args: Args{{Name: "n", Num: float64(len(parts) - 3)}}})
 	}
 	return total, top
 }
@@ -155,10 +155,11 @@ func InferenceCounts(maxN int) []int {
 // OverBudget is the error for a request whose work exceeds budget: field
 // names what sets its size, what says how (the configurations, with the
 // largest parts), work and budget the figures.
-func OverBudget(field, what string, work, budget int) *FieldError {
-	return &FieldError{Field: field, Value: fmt.Sprintf("%d work units", work),
-		Message: fmt.Sprintf("asks for more work than one request may: %s; the budget is %d work units (a fine-tuning configuration tried is %d, an inference configuration %d, each search %d more, each stage estimated %d); narrow the search (fewer GPUs, a lower max_count, fewer power_limits_w) or split the request",
-			what, budget, WorkPerConfig, WorkPerInferenceConfig, WorkPerSearch, WorkPerEstimatedStage)}
+func OverBudget(field string, what Message, work, budget int) *FieldError {
+	fe := codeErr(CodeOverBudget, field, nil, Args{{Name: "what", Msgs: []Message{what}}, {Name: "budget", Num: float64(budget)},
+		{Name: "per_config", Num: WorkPerConfig}, {Name: "per_inference", Num: WorkPerInferenceConfig},
+		{Name: "per_search", Num: WorkPerSearch}, {Name: "per_stage", Num: WorkPerEstimatedStage}})
+	return fe.withValue(strconv.Itoa(work) + " work units")
 }
 
 // checkSearchBudget refuses a recommend request whose search exceeds the
@@ -171,9 +172,9 @@ func (c *Catalog) checkSearchBudget(cands []Candidate, prec Precision) error {
 	n, top := c.SearchSize(cands, false, prec)
 	if work := WorkPerSearch + n*WorkPerConfig; work > budget {
 		field := "candidates"
-		what := fmt.Sprintf("%d configurations (%s)", n, strings.Join(top, "; "))
+		what := Message{Code: CodeBudgetConfigs, Args: Args{{Name: "n", Num: float64(n)}, {Name: "parts", Msgs: top}}}
 		if cands == nil {
-			what += ", candidates left out: every GPU of the table"
+			what.Code = CodeBudgetConfigsAll
 		}
 		return OverBudget(field, what, work, budget)
 	}

@@ -2,7 +2,6 @@ package model
 
 import (
 	"encoding/json"
-	"fmt"
 	"math/bits"
 	"strings"
 )
@@ -72,7 +71,7 @@ func checkLoRAJSON(training []byte) error {
 		return PrefixField("lora", err)
 	}
 	if l.Rank != nil && *l.Rank == 0 {
-		return fieldErr("lora.rank", 0.0, "must be a whole number from 1 to the model's hidden size; leave it out for the method's default")
+		return codeErr(CodeLoRARankZero, "lora.rank", 0.0, nil)
 	}
 	return nil
 }
@@ -126,7 +125,7 @@ func parseTargets(s string, a Arch) (loraModules, error) {
 		return m, nil
 	}
 	if len(s) > 100 {
-		return 0, fieldErr(field, nil, "must be at most 100 characters")
+		return 0, codeErr(CodeTooLong, field, nil, Args{{Name: "max", Num: 100}})
 	}
 	var m loraModules
 	for _, part := range strings.Split(s, ",") {
@@ -139,7 +138,7 @@ func parseTargets(s string, a Arch) (loraModules, error) {
 			}
 		}
 		if !found {
-			return 0, fieldErr(field, s, "must be qv, attention, attention_mlp or a comma-separated list of q, k, v, o, gate, up, down; %q is none of these", p)
+			return 0, codeErr(CodeLoRATargets, field, s, Args{{Name: "part", Str: p}})
 		}
 	}
 	if m&modGate != 0 && !a.GLU {
@@ -237,7 +236,7 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 		m.name = MethodFull
 	case MethodFull, MethodLoRA, MethodQLoRA:
 	default:
-		return fieldErr("training.method", t.Method, "must be one of full, lora, qlora")
+		return codeErr(CodeMethod, "training.method", t.Method, nil)
 	}
 	if t.GradientCheckpointing != nil {
 		m.ckpt = *t.GradientCheckpointing
@@ -279,9 +278,7 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 		r.assume = append(r.assume, Message{Code: code, Args: Args{{Name: "rank", Num: rank}, {Name: "field", Str: "training.lora.rank"}}})
 	}
 	if err := checkCount("training.lora.rank", rank, 1, r.arch.Hidden); err != nil {
-		fe := AsFieldError(err)
-		fe.Message = fmt.Sprintf("must be a whole number from 1 to the model's hidden size (%d)", r.arch.Hidden)
-		return fe
+		return codeErr(CodeLoRARank, "training.lora.rank", rank, Args{{Name: "hidden", Num: float64(r.arch.Hidden)}})
 	}
 	m.rank = int(rank)
 	targets := l.Targets
@@ -320,7 +317,7 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 		r.assume = append(r.assume, Message{Code: CodeAssumeQLoRAFormat, Args: Args{{Name: "field", Str: "training.lora.base_format"}}})
 	case FormatNF4, FormatInt8:
 	default:
-		return fieldErr("training.lora.base_format", l.BaseFormat, "must be nf4 (4-bit NormalFloat with double quantisation) or int8")
+		return codeErr(CodeBaseFormat, "training.lora.base_format", l.BaseFormat, nil)
 	}
 	g := r.gpu
 	if g.Vendor == "Google" {
@@ -337,9 +334,9 @@ func (r *resolved) resolveMethod(t TrainingSpec) error {
 	case FP32, TF32:
 		r.warn = append(r.warn, Message{Code: CodeQLoRAFP32, Field: cdField, Args: Args{{Name: "dtype", Str: string(cd)}}})
 	case FP8:
-		return fieldErr(cdField, string(cd), "cannot be the QLoRA compute dtype: bitsandbytes dequantises the base weights to fp16, bf16 or fp32")
+		return codeErr(CodeQLoRADtypeFP8, cdField, string(cd), nil)
 	default:
-		return fieldErr(cdField, string(cd), "must be fp16, bf16 or fp32 for qlora")
+		return codeErr(CodeQLoRADtype, cdField, string(cd), nil)
 	}
 	if cd != r.prec {
 		peak, err := g.PeakFLOPS(cd)

@@ -150,7 +150,7 @@ type MessageText struct {
 // texts are the tables of words: model's and those AddTexts adds. They are
 // slices of constants, laid out by the compiler rather than built at
 // start-up, which keeps the calculator's WebAssembly small.
-var texts = [][]MessageText{modelTexts}
+var texts = [][]MessageText{modelTexts, errTexts}
 
 // AddTexts adds a package's table of words and returns true (for a
 // package-level var). A code is never reused for other words; the test of

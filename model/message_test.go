@@ -75,7 +75,10 @@ func TestEveryCodeRenders(t *testing.T) {
 			slices.Sort(out)
 			return slices.Compact(out)
 		}
-		if tx.Plain != "" && !slices.Equal(names(tx.Tech), names(tx.Plain)) {
+		// The page's words may leave out a JSON example ({example}); every
+		// other value both forms name.
+		techNames := slices.DeleteFunc(names(tx.Tech), func(n string) bool { return n == "example" && !strings.Contains(tx.Plain, "{example") })
+		if tx.Plain != "" && !slices.Equal(techNames, names(tx.Plain)) {
 			t.Errorf("%s: the technical text names %v, the page's %v", code, names(tx.Tech), names(tx.Plain))
 		}
 		m := Message{Code: code, Field: "training.seq_len", Args: sampleArgs(tx.Tech + tx.Plain)}

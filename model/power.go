@@ -275,7 +275,7 @@ func (c *Catalog) powerFactors(g *GPU, w, p0 float64) (timeF, powerF, sigma floa
 	}
 	pc := c.Power
 	if pc == nil {
-		return 0, 0, 0, fieldErr("hardware.power_limit_w", w, "cannot be modelled: no power-limit calibration is loaded")
+		return 0, 0, 0, codeErr(CodePowerUncalibrated, "hardware.power_limit_w", w, nil)
 	}
 	u := w / p0
 	timeF, powerF = pc.Params.Factors(u)

@@ -21,7 +21,7 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		obj = MinEnergy
 	case MinEnergy, MinCO2e, MinCost, MinTime:
 	default:
-		return resp, fieldErr("minimise", req.Minimise, "must be one of energy, co2e, cost, time")
+		return resp, codeErr(CodeMinimise, "minimise", req.Minimise, nil)
 	}
 	resp.Minimise = obj
 	if req.DeadlineS != 0 {
@@ -36,7 +36,7 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		mode = GlobalBatchHeld
 	case GlobalBatchHeld, GlobalBatchFree:
 	default:
-		return resp, fieldErr("global_batch", req.GlobalBatch, "must be \"held\" (keep the current configuration's sequences per optimizer step) or \"free\" (keep batch_per_gpu and gradient_accumulation; the global batch follows the GPU count)")
+		return resp, codeErr(CodeGlobalBatchMode, "global_batch", req.GlobalBatch, nil)
 	}
 
 	// The workload, resolved once on a GPU that supports every precision;
@@ -85,7 +85,7 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		resp.Warn(w)
 	}
 	if len(gpus) == 0 {
-		return resp, fieldErr("candidates", nil, "has no GPU that supports %s training; choose another precision or other GPUs", base.prec)
+		return resp, codeErr(CodeNoGPUForPrecision, "candidates", nil, Args{{Name: "precision", Str: string(base.prec)}})
 	}
 
 	pts, searched, skipped, err := c.search(base, gpus, held)

@@ -256,7 +256,7 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 	}
 	out.DeadlineS, out.Minimise, out.GlobalBatch = j.DeadlineS, j.Minimise, j.GlobalBatch
 	if isNull(j.Workload) {
-		return out, fieldErr("workload", nil, "is required: {\"model\": ..., \"training\": ...}")
+		return out, codeErr(CodeWorkloadRequired, "workload", nil, Args{{Name: "example", Str: `{"model": ..., "training": ...}`}})
 	}
 	if err := DecodeExact(j.Workload, &out.Workload); err != nil {
 		return out, PrefixField("workload", err)

@@ -71,17 +71,17 @@ func CheckCandidates(h *Hardware, cands []Candidate, path string) ([]CandidateGP
 			cands = append(cands, Candidate{GPU: h.GPUs[i].ID})
 		}
 	} else if len(cands) == 0 {
-		return nil, fieldErr(path, nil, "is empty: list at least one GPU ({\"gpu\": \"h100-sxm5\", \"max_count\": 8}) or leave it out to search every GPU")
+		return nil, codeErr(CodeCandidatesEmpty, path, nil, Args{{Name: "example", Str: `{"gpu": "h100-sxm5", "max_count": 8}`}})
 	}
 	if len(cands) > MaxCandidates {
-		return nil, fieldErr(path, len(cands), "must list at most %d GPUs", MaxCandidates)
+		return nil, codeErr(CodeCandidatesTooMany, path, len(cands), Args{{Name: "max", Num: MaxCandidates}})
 	}
 	seen := map[string]string{}
 	out := make([]CandidateGPU, 0, len(cands))
 	for i, cd := range cands {
 		f := fmt.Sprintf("%s[%d]", path, i)
 		if strings.TrimSpace(cd.GPU) == "" {
-			return nil, fieldErr(f+".gpu", nil, "is required, for example \"h100-sxm5\"")
+			return nil, codeErr(CodeCandidateGPURequired, f+".gpu", nil, nil)
 		}
 		g, err := h.Lookup(cd.GPU)
 		if err != nil {
@@ -114,7 +114,7 @@ func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []
 	for _, cg := range checked {
 		g, f, maxN, cd := cg.GPU, cg.Field, cg.MaxCount, cg.Candidate
 		if len(cd.PowerLimitsW) > MaxPowerLimits {
-			return nil, nil, fieldErr(f+".power_limits_w", len(cd.PowerLimitsW), "must list at most %d limits", MaxPowerLimits)
+			return nil, nil, codeErr(CodePowerLimitsTooMany, f+".power_limits_w", len(cd.PowerLimitsW), Args{{Name: "max", Num: MaxPowerLimits}})
 		}
 		var limits []float64
 		for j, w := range cd.PowerLimitsW {
@@ -341,7 +341,7 @@ func (c *Catalog) leanEstimate(r *resolved, k *rooflineCore, run *rooflineRun) (
 	}
 	kwh, timeS = run.totalJ/3.6e6, run.timeS
 	if !finite(kwh, timeS) || kwh <= 0 || timeS <= 0 {
-		return 0, 0, fmt.Errorf("not finite")
+		return 0, 0, fmt.Errorf("not finite") // internal: the caller drops the configuration, never shown
 	}
 	return kwh, timeS, nil
 }

@@ -72,7 +72,7 @@ func (r *resolved) resolveStack(t TrainingSpec) error {
 	case StackOptimised:
 		r.stack.optimised = true
 	default:
-		return fieldErr("training.stack", t.Stack, "must be one of %s", strings.Join(Stacks, ", "))
+		return codeErr(CodeStack, "training.stack", t.Stack, Args{{Name: "stacks", List: Stacks}})
 	}
 	uRef, _, _ := r.timeCal.Roofline.ForPrecision(r.prec)
 	r.assume = append(r.assume, stackAssumption(r.prec, uRef, r.stack.uCompute(r.prec, uRef)))

@@ -55,21 +55,21 @@ func (c *Catalog) Sweep(s SweepRequest) ([]SweepPoint, error) {
 		batches = []int{base.bat}
 	}
 	if n := len(batches) * len(s.Counts) * len(s.Strategies); n > MaxSweepPoints {
-		return nil, fieldErr("counts", n, "× strategies × batches must be at most %d points", MaxSweepPoints)
+		return nil, codeErr(CodeSweepTooMany, "counts", n, Args{{Name: "max", Num: MaxSweepPoints}})
 	}
 	for _, st := range s.Strategies {
 		if st != Single && st != DDP && st != FSDP && st != TP {
-			return nil, fieldErr("strategies", st, "must be among single, ddp, fsdp, tp")
+			return nil, codeErr(CodeSweepStrategy, "strategies", st, nil)
 		}
 	}
 	for _, n := range s.Counts {
 		if n < 1 || n > 1<<20 {
-			return nil, fieldErr("counts", n, "must be whole numbers from 1 to %d", 1<<20)
+			return nil, codeErr(CodeSweepWholes, "counts", n, Args{{Name: "max", Num: 1 << 20}})
 		}
 	}
 	for _, b := range batches {
 		if b < 1 || b > 1<<16 {
-			return nil, fieldErr("batches", b, "must be whole numbers from 1 to 65536")
+			return nil, codeErr(CodeSweepWholes, "batches", b, Args{{Name: "max", Num: 1 << 16}})
 		}
 	}
 	out := make([]SweepPoint, 0, len(batches)*len(s.Counts)*len(s.Strategies))

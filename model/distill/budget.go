@@ -38,7 +38,7 @@ func checkPlanBudget(cat *model.Catalog, p *Plan) error {
 	}
 	n := estimatedStages(p)
 	if work := n * model.WorkPerEstimatedStage; work > budget {
-		return model.OverBudget("options", fmt.Sprintf("%d stages given as configurations to estimate (teacher, student, eval) in %d options", n, len(p.Options)), work, budget)
+		return model.OverBudget("options", model.Message{Code: CodeBudgetStages, Args: model.Args{{Name: "n", Num: float64(n)}, {Name: "options", Num: float64(len(p.Options))}}}, work, budget)
 	}
 	return nil
 }
@@ -47,7 +47,7 @@ func checkPlanBudget(cat *model.Catalog, p *Plan) error {
 type searchWork struct {
 	path, cands string // the stage ("options[1].student") and where its candidates were given
 	work        int
-	text        string
+	text        model.Message
 }
 
 // checkRecommendBudget refuses a per-stage recommend request whose
@@ -81,7 +81,8 @@ func checkRecommendBudget(cat *model.Catalog, p *Plan, res *Result, settingsOf f
 			w := model.WorkPerSearch + n*per
 			total += w
 			parts = append(parts, searchWork{path: fmt.Sprintf("options[%d].%s", i, sr.Stage), cands: st.candsPath, work: w,
-				text: fmt.Sprintf("options[%d].%s %d configurations (%s) = %d", i, sr.Stage, n, st.candsPath, w)})
+				text: model.Message{Code: CodeBudgetSearch, Args: model.Args{{Name: "stage", Str: fmt.Sprintf("options[%d].%s", i, sr.Stage)},
+					{Name: "n", Num: float64(n)}, {Name: "candidates", Str: st.candsPath}, {Name: "work", Num: float64(w)}}}})
 		}
 	}
 	if total <= budget {
@@ -92,13 +93,13 @@ func checkRecommendBudget(cat *model.Catalog, p *Plan, res *Result, settingsOf f
 	if len(parts) > 0 {
 		field = parts[0].cands
 	}
-	var top []string
+	var top []model.Message
 	for _, s := range parts[:min(3, len(parts))] {
 		top = append(top, s.text)
 	}
 	if len(parts) > 3 {
-		top = append(top, fmt.Sprintf("%d more searches", len(parts)-3))
+		top = append(top, model.Message{Code: CodeBudgetMoreSearches, Args: model.Args{{Name: "n", Num: float64(len(parts) - 3)}}})
 	}
-	what := fmt.Sprintf("%d stage searches (%s) and %d for the plan's estimated stages", len(parts), strings.Join(top, "; "), plan)
+	what := model.Message{Code: CodeBudgetSearches, Args: model.Args{{Name: "n", Num: float64(len(parts))}, {Name: "parts", Msgs: top}, {Name: "plan", Num: float64(plan)}}}
 	return model.OverBudget(field, what, total, budget)
 }

@@ -18,6 +18,15 @@ const (
 	CodeHighUCompute        = "stage.high_u_compute" // u, calibration, factor
 )
 
+// Codes of what a plan over the work budget asks for (model.OverBudget's
+// what).
+const (
+	CodeBudgetStages       = "plan.budget_stages"        // n, options
+	CodeBudgetSearches     = "plan.budget_searches"      // n, parts ([]Message: CodeBudgetSearch, CodeBudgetMoreSearches), plan (work units)
+	CodeBudgetSearch       = "plan.budget_search"        // stage (path), n, candidates (path), work
+	CodeBudgetMoreSearches = "plan.budget_more_searches" // n
+)
+
 var distillTexts = []model.MessageText{
 	{Code: CodeNoneFitsInference, Tech: "no searched configuration fits in memory: allow more GPUs (max_count) or larger GPUs"},
 	{Code: CodeStageSingleNeedsOne, Tech: "needs {count_field:path} 1 (got {count:int}); use tp or dp"},
@@ -28,6 +37,10 @@ var distillTexts = []model.MessageText{
 	{Code: CodeStageWarning, Tech: "{option} {stage}: {warning}"},
 	{Code: CodeStudentLarger, Tech: "{option}: the student ({student:short} parameters) is larger than the teacher ({teacher:short} parameters); distillation usually runs the other way"},
 	{Code: CodeStudentWarning, Tech: "{option} student: {warning}"},
+	{Code: CodeBudgetStages, Tech: "{n:int} stages given as configurations to estimate (teacher, student, eval) in {options:int} options"},
+	{Code: CodeBudgetSearches, Tech: "{n:int} stage searches ({parts:semilist}) and {plan:int} for the plan's estimated stages"},
+	{Code: CodeBudgetSearch, Tech: "{stage:path} {n:int} configurations ({candidates:path}) = {work:int}"},
+	{Code: CodeBudgetMoreSearches, Tech: "{n:int} more searches"},
 	{Code: CodeHighUCompute, Tech: "mostly compute time at u_compute {u:.2f} from calibration {calibration}, above the 0.3–0.5 of peak that large transformer workloads usually achieve; at u_compute 0.4 this stage would take about {factor:.1f}× the energy (set u_compute to override)"},
 }
 
