@@ -145,6 +145,10 @@ func (a *Args) UnmarshalJSON(data []byte) error {
 type MessageText struct {
 	Code        string
 	Tech, Plain string
+	// Brief, where a message runs long, is its gist for the line beside a
+	// field on the page (Namer.Brief), the whole text then behind a
+	// disclosure; it names a subset of Tech's values.
+	Brief string
 }
 
 // texts are the tables of words: model's and those AddTexts adds. They are
@@ -172,6 +176,12 @@ func TextOf(code string) (MessageText, bool) {
 	return MessageText{}, false
 }
 
+// HasBrief reports whether code has a Brief text (MessageText).
+func HasBrief(code string) bool {
+	t, _ := TextOf(code)
+	return t.Brief != ""
+}
+
 // Codes lists the message codes in order.
 func Codes() []string {
 	var out []string
@@ -189,6 +199,9 @@ func Codes() []string {
 type Namer struct {
 	// Plain selects each code's Plain text where it has one.
 	Plain bool
+	// Brief selects each code's Brief text where it has one (with Plain's
+	// naming); HasBrief says which codes do.
+	Brief bool
 	// Field is the name of a request path ("“Sequence length”"); nil or
 	// "" keeps the path.
 	Field func(path string) string
@@ -250,6 +263,9 @@ func (m Message) Text(n Namer) string {
 	s := t.Tech
 	if n.Plain && t.Plain != "" {
 		s = t.Plain
+	}
+	if n.Brief && t.Brief != "" {
+		s = t.Brief
 	}
 	var b strings.Builder
 	for {

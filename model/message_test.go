@@ -81,9 +81,21 @@ func TestEveryCodeRenders(t *testing.T) {
 		if tx.Plain != "" && !slices.Equal(techNames, names(tx.Plain)) {
 			t.Errorf("%s: the technical text names %v, the page's %v", code, names(tx.Tech), names(tx.Plain))
 		}
+		if tx.Brief != "" {
+			for _, n := range names(tx.Brief) {
+				if !slices.Contains(names(tx.Tech), n) {
+					t.Errorf("%s: the brief text names %s, which the technical text does not", code, n)
+				}
+			}
+		}
 		m := Message{Code: code, Field: "training.seq_len", Args: sampleArgs(tx.Tech + tx.Plain)}
-		tech, page := m.Text(Technical), m.Text(testPageNamer)
-		for _, s := range []string{tech, page} {
+		brief := testPageNamer
+		brief.Brief = true
+		tech, page, short := m.Text(Technical), m.Text(testPageNamer), m.Text(brief)
+		if tx.Brief != "" && !(len(short) < len(page)) {
+			t.Errorf("%s: the brief text %q is not shorter than the page's %q", code, short, page)
+		}
+		for _, s := range []string{tech, page, short} {
 			if strings.ContainsAny(s, "{}") || s == "" || s == code {
 				t.Errorf("%s: rendered as %q", code, s)
 			}

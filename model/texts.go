@@ -201,8 +201,10 @@ var modelTexts = []MessageText{
 	{Code: CodeQLoRAROCm, Tech: "QLoRA on {gpu:gpu}: bitsandbytes' ROCm backend is younger than its CUDA kernels; its speed on AMD GPUs is less well documented"},
 	{Code: CodeQLoRAOldGPU, Tech: "QLoRA on {gpu:gpu}: bitsandbytes' fast 8-bit and 4-bit paths target Turing and newer GPUs (compute capability 7.5+); on older GPUs expect slower dequantisation than modelled"},
 
-	{Code: CodeMemoryState, Tech: "is too small: weights, gradients and optimizer state need {need_gb:.1f} GB per GPU ({bytes_per_param:short} bytes per parameter, {params:.3g} parameters, {layout}), more than the {capacity_gb:.0f} GB of {gpu:agpu}; {advice:orlist}"},
-	{Code: CodeMemoryStatePEFT, Tech: "is too small for {method}: the frozen base weights at {format} need {frozen_gb:.1f} GB per GPU ({params:.3g} parameters, {layout}) and the trained parameters' weights, gradients and optimizer state {trained_gb:.2f} GB ({trainable:.3g} parameters at {bytes_per_param:short} bytes), {need_gb:.1f} GB in all, more than the {capacity_gb:.0f} GB of {gpu:agpu}; {advice:list}"},
+	{Code: CodeMemoryState, Tech: "is too small: weights, gradients and optimizer state need {need_gb:.1f} GB per GPU ({bytes_per_param:short} bytes per parameter, {params:.3g} parameters, {layout}), more than the {capacity_gb:.0f} GB of {gpu:agpu}; {advice:orlist}",
+		Brief: "is too small: weights, gradients and optimizer state need {need_gb:.1f} GB per GPU, more than the {capacity_gb:.0f} GB of {gpu:agpu}"},
+	{Code: CodeMemoryStatePEFT, Tech: "is too small for {method}: the frozen base weights at {format} need {frozen_gb:.1f} GB per GPU ({params:.3g} parameters, {layout}) and the trained parameters' weights, gradients and optimizer state {trained_gb:.2f} GB ({trainable:.3g} parameters at {bytes_per_param:short} bytes), {need_gb:.1f} GB in all, more than the {capacity_gb:.0f} GB of {gpu:agpu}; {advice:list}",
+		Brief: "is too small for {method}: {need_gb:.1f} GB per GPU needed, more than the {capacity_gb:.0f} GB of {gpu:agpu}"},
 	{Code: CodeAdviceShard, Tech: "use {ways:or}, more GPUs, a larger GPU"},
 	{Code: CodeAdvicePEFT, Tech: "lora or qlora ({method:path})"},
 	{Code: CodeAdviceLeanOptimizer, Tech: "a leaner optimizer ({state_bytes:path})"},
@@ -218,7 +220,8 @@ var modelTexts = []MessageText{
 
 	{Code: CodeTensorOverHeads, Tech: "exceeds the model's {heads:int} attention heads: tensor parallelism splits heads across ranks"},
 	{Code: CodeTensorHeads, Tech: "must divide the model's {heads:int} attention heads"},
-	{Code: CodeTooFewSteps, Tech: "leaves the run {steps:short} {what} ({tokens:short} tokens, {tokens_per_step:int} tokens per step on each of {data:int} data-parallel ranks); at least one step needs at most {most_gpus:short} GPUs, or fewer tokens per step"},
+	{Code: CodeTooFewSteps, Tech: "leaves the run {steps:short} {what} ({tokens:short} tokens, {tokens_per_step:int} tokens per step on each of {data:int} data-parallel ranks); at least one step needs at most {most_gpus:short} GPUs, or fewer tokens per step",
+		Brief: "leaves the run {steps:short} {what}: use at most {most_gpus:short} GPUs, or fewer tokens per step"},
 
 	{Code: CodeLeftOutPrecision, Tech: "left out, without {precision} in hardware: {gpus:gpulist}"},
 	{Code: CodeNoneFits, Tech: "no searched configuration fits in memory: allow more GPUs (max_count), larger GPUs, a smaller {batch:key}, a global batch the data-parallel degrees divide, or a leaner optimizer ({state_bytes:key})"},

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/wattscale/wattscale/model"
@@ -173,6 +174,24 @@ func (a *API) formError(f Form) *Error {
 	return nil
 }
 
+// aboutSubstituted reports whether e speaks of a field whose value allErrors
+// replaced by its default (the field of an error in errs): an error the
+// replacement caused, not the user's input ("needs GPUs 1 (got 4)" beside
+// a GPU count of 1 refused for memory).
+func aboutSubstituted(e *Error, errs []*Error) bool {
+	for _, x := range errs {
+		if x.Field == "" {
+			continue
+		}
+		for _, a := range e.Args {
+			if a.Str == x.Field || slices.Contains(a.List, x.Field) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // allErrors finds every wrong input of a form: it puts the default value
 // into each input found wrong and checks again, so the model's own checks
 // decide (at most one pass per input).
@@ -192,7 +211,7 @@ func (a *API) allErrors(f Form, first *Error) []*Error {
 		seen[last.Input] = true
 		g[last.Input] = def[last.Input]
 		e := a.formError(g)
-		if e == nil || seen[e.Input] {
+		if e == nil || seen[e.Input] || aboutSubstituted(e, errs) {
 			break
 		}
 		errs = append(errs, e)
@@ -212,6 +231,9 @@ func (a *API) errorOf(err error, f Form) *Error {
 		e.Input = f.InputFor(fe.Field)
 	}
 	e.Say = sayError(fe, e.Input, f)
+	if model.HasBrief(fe.Code) {
+		e.Brief = fe.Say(briefNamer)
+	}
 	return e
 }
 

@@ -117,6 +117,10 @@ type Error struct {
 	// Say is Message in the form's words, for the page: inputs by their
 	// labels, no request paths or API routes.
 	Say string `json:"say"`
+	// Brief is Say's gist for the line beside the field where Say runs
+	// long (a memory refusal with its advice): the page shows it and puts
+	// Say behind a disclosure; "" when Say is short enough.
+	Brief string `json:"brief,omitempty"`
 	// Code and Args are the error as data (model.Message): the view
 	// branches on Code ("" for an error not yet coded) and reads the
 	// numbers from Args.

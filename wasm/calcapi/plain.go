@@ -69,6 +69,9 @@ var planLabels = sync.OnceValue(func() map[string]string {
 // their labels in quotes, GPUs by name.
 var pageNamer = model.Namer{Plain: true, Field: pathLabel, GPU: gpuName}
 
+// briefNamer is pageNamer for a message's gist (model.MessageText.Brief).
+var briefNamer = model.Namer{Plain: true, Brief: true, Field: pathLabel, GPU: gpuName}
+
 // pathLabel is how the page names a request path (training.seq_len,
 // options[2].stages_kwh.teacher): its label in quotes, "" when it has none.
 func pathLabel(p string) string {

@@ -231,7 +231,11 @@ func (c *calcView) field(key, label, control string, hint *string) string {
 	if hint != nil {
 		s += `<p class="hint" id="` + id + `-hint">` + esc(*hint) + `</p>`
 	}
-	return s + `<p class="err" id="` + id + `-err" aria-live="polite">` + esc(msg) + `</p></div>`
+	s += `<p class="err" id="` + id + `-err" aria-live="polite">` + esc(msg) + `</p>`
+	if more := c.fieldErrMore(key); more != "" {
+		s += `<details class="err-more"><summary>Why, and what to change</summary><p>` + esc(more) + `</p></details>`
+	}
+	return s + `</div>`
 }
 
 // checkbox is calc.js's checkbox: a bool row's check box with its label

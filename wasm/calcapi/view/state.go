@@ -72,9 +72,23 @@ func (c *calcView) fieldErr(key string) string {
 	return capital(c.errText(e))
 }
 
-// errText is e in the form's words with what was entered.
+// fieldErrMore is the whole message beside the input key where the line
+// shows its gist (calcapi.Error.Brief), for the disclosure under it; "".
+func (c *calcView) fieldErrMore(key string) string {
+	e := c.errFor(key)
+	if e == nil || e.Brief == "" {
+		return ""
+	}
+	return capital(c.errText(&calcapi.Error{Say: e.Say, Input: e.Input, Value: e.Value}))
+}
+
+// errText is e in the form's words (its gist where it has one) with what
+// was entered.
 func (c *calcView) errText(e *calcapi.Error) string {
 	msg := e.Say
+	if e.Brief != "" {
+		msg = e.Brief
+	}
 	if msg == "" {
 		msg = e.Message
 	}
