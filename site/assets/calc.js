@@ -630,11 +630,10 @@
    * morphing the nodes already there (setHTML's morph), and keeps the
    * address, the local storage and the events. */
 
-  function Calculator(root, api, meta, opts) {
+  function Calculator(root, api, opts) {
     this.root = root;
     this.fitBytes = root.getAttribute('data-fit-bytes') || '';
     this.api = api;
-    this.meta = meta; // for the recommender's panel: GPU names
     this.embed = !!opts.embed;
     this.state = formState(root);
     this.out = null; // the last answer (RenderOutput)
@@ -736,7 +735,7 @@
       }
       if (e.type === 'keydown' && e.key !== 'Enter' && e.key !== ' ') return;
       e.preventDefault();
-      self.loadConfig(self.cheaperPoints[+g.getAttribute('data-pareto')]);
+      self.loadConfig(g);
     };
     root.addEventListener('click', pick);
     root.addEventListener('keydown', pick);
@@ -778,7 +777,9 @@
     var widths = empty || !ce ? {} : { e: ce.clientWidth, t: ct ? ct.clientWidth : 0 };
     var t0 = performance.now();
     var live = root.querySelector('.calc-layout');
-    var out = call(this.api.render, { form: this.state, changed: changed || this.linked, widths: widths, embed: this.embed, parts: !!live });
+    // The form state goes to Go as a query string, the answer comes back
+    // as an object (view.CalcFuncs: no JSON on either side).
+    var out = this.api.render(new URLSearchParams(this.state).toString(), changed || this.linked, widths.e || 0, widths.t || 0, this.embed, !!live);
     this.linked = '';
     perf.lastEstimateCallMs = performance.now() - t0;
     var t = document.createElement('template'), seen = this.parts || (this.parts = {});
@@ -818,22 +819,43 @@
       var a = root.querySelector('.open-full');
       if (a) a.href = new URL('../index.html?' + out.query, BASE).href;
       this.tellParent(out.post);
-    } else {
-      // The panel must never stop the estimate from showing. At the
-      // takeover (cheaperAfterPaint) its search, tens of milliseconds in
-      // the wasm, waits until the estimate has been painted.
-      var self = this, cheaper = function () {
-        try { self.renderCheaper(); } catch (e) {
-          var co = root.querySelector('.cheaper-out');
+    } else this.adviseLater();
+    return out;
+  };
+
+  // adviseLater has Go draw the recommender's panel (view.Advice, the
+  // search: tens of milliseconds) once the figures of this render have
+  // been painted, so that an input's answer never waits for it; edits
+  // made meanwhile are drawn by the one call that follows them.
+  Calculator.prototype.adviseLater = function () {
+    if (this.advising) return;
+    this.advising = true;
+    var self = this;
+    requestAnimationFrame(function () {
+      setTimeout(function () {
+        self.advising = false;
+        try { self.advise(); } catch (e) {
+          var co = self.root.querySelector('.cheaper-out');
           if (co) co.innerHTML = '<p class="err">Could not search cheaper configurations: ' + esc(e.message) + '</p>';
         }
-      };
-      if (this.cheaperAfterPaint) {
-        this.cheaperAfterPaint = false;
-        requestAnimationFrame(function () { setTimeout(cheaper, 0); });
-      } else cheaper();
+      }, 0);
+    });
+  };
+
+  // advise puts Go's panel for the form state into .cheaper-out. A
+  // deadline or an objective in error is shown beside its input.
+  Calculator.prototype.advise = function () {
+    var co = this.root.querySelector('.cheaper-out');
+    if (!co || !this.api || !this.api.advise || !this.out || this.out.state !== 'ok') return;
+    var t0 = performance.now();
+    var html = this.api.advise(new URLSearchParams(this.state).toString(), co.clientWidth || 0);
+    perf.lastRecommendMs = performance.now() - t0;
+    setHTML(co, html);
+    var bad = co.querySelector('[data-input]'), f = bad && this.root.querySelector('.calc-layout [data-key="' + bad.getAttribute('data-input') + '"]');
+    if (f) {
+      f.classList.add('invalid');
+      setText(f.querySelector('.err'), bad.getAttribute('data-msg'));
     }
-    return out;
   };
 
   // fill sets each control's value and checked state (properties, which
@@ -862,26 +884,16 @@
     }
   };
 
-  // loadConfig puts a recommended configuration into the form, estimates
-  // it and records it in the address (so the chosen point round-trips
-  // through a shared link).
-  Calculator.prototype.loadConfig = function (c) {
-    if (!c) return;
+  // loadConfig puts the configuration of a point of the recommender's
+  // front (g: its data-load, the form values Go wrote) into the form,
+  // estimates it and records it in the address (so the chosen point
+  // round-trips through a shared link).
+  Calculator.prototype.loadConfig = function (g) {
     var s = this.state;
-    s.gpu = c.hardware.gpu;
-    s.count = String(c.hardware.count);
-    s.power = String(c.hardware.power_limit_w);
-    // the micro-batch and accumulation that hold the global batch
-    if (c.batch_per_gpu) {
-      s.batch = String(c.batch_per_gpu);
-      s.accum = c.gradient_accumulation > 1 ? String(c.gradient_accumulation) : '';
-    }
-    if (typeof c.strategy === 'string') s.strategy = c.strategy;
-    else { s.strategy = 'hybrid'; s.tensor = String(c.strategy.tensor); s.data_mode = c.strategy.data_mode || 'fsdp'; }
+    new URLSearchParams(g.getAttribute('data-load') || '').forEach(function (v, k) { s[k] = v; });
+    var said = g.getAttribute('data-loaded');
     this.update('gpu');
-    var st = this.root.querySelector('.results .status');
-    var g = (this.meta.gpus || []).filter(function (x) { return x.id === c.hardware.gpu; })[0];
-    tell(st, 'success', 'Loaded ' + c.hardware.count + ' × ' + (g ? g.name : c.hardware.gpu) + ' at ' + c.hardware.power_limit_w + ' W.');
+    tell(this.root.querySelector('.results .status'), 'success', said);
     var e = this.root.querySelector('#energy');
     if (e) e.closest('.results').scrollIntoView({ block: 'start' });
   };
@@ -978,86 +990,6 @@
     var g = (gpus || []).filter(function (x) { return x.id === c.hardware.gpu; })[0];
     return c.hardware.count + ' × ' + (g ? g.name : c.hardware.gpu) + ', ' + strategyText(c.strategy) + ', ' + c.hardware.power_limit_w + ' W limit';
   }
-
-  // renderCheaper runs the recommender for the form and draws the Pareto
-  // chart (energy against wall-clock time): the user's configuration ringed,
-  // the best filled, the deadline a dashed line.
-  Calculator.prototype.renderCheaper = function () {
-    var el0 = this.root.querySelector('.cheaper-out');
-    if (!el0 || !this.api || !this.api.recommend) return;
-    var t0 = performance.now();
-    var out = call(this.api.recommend, { form: this.state });
-    perf.lastRecommendMs = performance.now() - t0;
-    if (out.error) {
-      var bad = (out.error.input === 'deadline' || out.error.input === 'minimise') && this.root.querySelector('.calc-layout [data-key="' + out.error.input + '"]');
-      if (bad) {
-        bad.classList.add('invalid');
-        setText(bad.querySelector('.err'), (out.error.say || out.error.message) + (out.error.value ? ' (got ' + out.error.value + ')' : ''));
-      }
-      el0.innerHTML = '<p class="muted">' + esc(out.error.say || out.error.text || out.error.message) + '</p>';
-      this.cheaperPoints = [];
-      return;
-    }
-    var r = out.result, pts = r.pareto || [], say = out.say || { skipped: [] }, gpus = this.meta.gpus;
-    this.cheaperPoints = pts;
-    // What the search did (calcapi's words, GPUs by name): which types it
-    // searched, your configuration's memory check, the counts left out.
-    var did = '<div class="cheaper-did muted small"><p class="cheaper-searched">' + esc(say.searched || '') + '</p>' +
-      (say.current ? '<p class="cheaper-current">' + esc(say.current) + '</p>' : '') +
-      (say.skipped.length ? '<details class="cheaper-skipped"><summary>' + esc(say.skipped.length) + ' GPU counts left out</summary><ul>' +
-        say.skipped.map(function (s) { return '<li>' + esc(s) + '</li>'; }).join('') + '</ul></details>' : '') + '</div>';
-    if (!r.best) { el0.innerHTML = '<p class="muted">' + esc((say.warnings || []).join(' ')) + '</p>' + did; return; }
-    var b = r.best, cur = r.current, obj = { energy: 'energy', co2e: 'CO₂e', cost: 'electricity cost', time: 'time' }[r.minimise];
-    var head = '<p class="cheaper-best"><strong>' + (r.meets_deadline ? 'Least ' + esc(obj) + (r.deadline_s ? ' within the deadline' : '') : 'Nothing meets the deadline; fastest') + ':</strong> ' +
-      esc(configText(b, gpus)) + ' — ' + esc(energyText(b.energy_kwh)) + ', ' + esc(timeText(b.time_s)) + ', ' + esc(massText(b.co2e_kg)) + ' operational + ' + esc(massText(b.embodied_co2e_kg)) + ' embodied, ' + esc(usd(b.cost_usd)) + '.</p>';
-    if (r.held) {
-      head += '<p class="cheaper-held muted small">Held fixed: ' + esc(r.held.sequences_per_step) + ' sequences per optimizer step (yours) and ' + esc(sig(r.held.tokens, 3)) + ' tokens.</p>';
-    }
-    if (cur && r.saving) {
-      var sv = r.saving;
-      head += '<p class="cheaper-saving">' + (sv.energy_kwh > 0 ? 'Switching from yours (' + esc(configText(cur, gpus)) + ') saves ' + esc(energyText(sv.energy_kwh)) + ' (' + esc(Math.round(sv.energy_pct) + ' %') + ')' +
-        (sv.time_s < 0 ? ' and takes ' + esc(timeText(-sv.time_s)) + ' longer' : ' and finishes ' + esc(timeText(sv.time_s)) + ' sooner') : 'Your configuration is already the least ' + esc(obj) + ' of those searched') + '.</p>';
-    }
-    // Chart.
-    var all = pts.concat(cur ? [cur] : []);
-    var xs = all.map(function (c) { return c.time_s / 3600; }), ys = all.map(function (c) { return c.energy_kwh; });
-    if (r.deadline_s) xs.push(r.deadline_s / 3600);
-    var f = frame({ id: 'chart-pareto', role: 'group', cls: 'pareto', width: Math.min(640, chartWidth(el0)), height: 320, // .pareto-fig is at most 640 px wide
-      title: 'Energy against wall-clock time of the least-energy configurations (' + pts.length + ' on the front)',
-      x: { min: Math.min.apply(null, xs) / 1.15, max: Math.max.apply(null, xs) * 1.15, log: true, label: 'Wall-clock time (hours, log scale)' },
-      y: { min: Math.min.apply(null, ys) / 1.15, max: Math.max.apply(null, ys) * 1.15, log: true, label: 'Accelerator energy (kWh, log scale)' } });
-    var o = f.out, xa = f.xa, ya = f.ya, W = f.W, T = f.T, H = f.H, B = f.B;
-    if (r.deadline_s) {
-      var dx = xa.map(r.deadline_s / 3600).toFixed(1);
-      o.push('<line class="deadline" x1="' + dx + '" x2="' + dx + '" y1="' + T + '" y2="' + (H - B) + '"/><text class="mark-label" x="' + dx + '" y="' + (T + 12) + '" dx="-4" text-anchor="end">deadline</text>');
-    }
-    o.push('<path class="line s-fsdp" d="' + pts.map(function (c, i) { return (i ? 'L' : 'M') + xa.map(c.time_s / 3600).toFixed(1) + ' ' + ya.map(c.energy_kwh).toFixed(1); }).join('') + '"/>');
-    // One tab stop for the whole front (the recommendation); the arrow
-    // keys move along it.
-    var focusAt = 0;
-    pts.forEach(function (c, i) {
-      if (c.hardware.gpu === b.hardware.gpu && c.hardware.count === b.hardware.count && c.hardware.power_limit_w === b.hardware.power_limit_w && JSON.stringify(c.strategy) === JSON.stringify(b.strategy)) focusAt = i;
-    });
-    pts.forEach(function (c, i) {
-      var isBest = c.hardware.gpu === b.hardware.gpu && c.hardware.count === b.hardware.count && c.hardware.power_limit_w === b.hardware.power_limit_w && JSON.stringify(c.strategy) === JSON.stringify(b.strategy);
-      var label = configText(c, gpus) + ': ' + energyText(c.energy_kwh) + ', ' + timeText(c.time_s) + (isBest ? ' (recommended)' : '') + (c.meets_deadline ? '' : ' (misses the deadline)') + '. Load into the form.';
-      o.push('<g class="pt' + (isBest ? ' best' : '') + (c.meets_deadline ? '' : ' late') + '" data-pareto="' + i + '" data-kwh="' + c.energy_kwh + '" tabindex="' + (i === focusAt ? 0 : -1) + '" role="button" aria-label="' + esc(label) + '">' +
-        '<title>' + esc(label) + '</title><circle r="' + (isBest ? 7 : 5) + '" cx="' + xa.map(c.time_s / 3600).toFixed(1) + '" cy="' + ya.map(c.energy_kwh).toFixed(1) + '"/></g>');
-    });
-    if (cur) {
-      var cx = xa.map(cur.time_s / 3600), cy = ya.map(cur.energy_kwh);
-      o.push('<circle class="mark" r="8" cx="' + cx.toFixed(1) + '" cy="' + cy.toFixed(1) + '"/>');
-      var anc = cx > W - 150 ? 'end' : 'start';
-      o.push('<text class="mark-label" x="' + (cx + (anc === 'end' ? -12 : 12)).toFixed(1) + '" y="' + (cy - 10).toFixed(1) + '" text-anchor="' + anc + '">yours</text>');
-    }
-    o.push('</svg>');
-    el0.innerHTML = head + '<figure class="pareto-fig">' + o.join('') +
-      '<figcaption>Ring: your configuration. Large dot: the recommendation. ' + (r.deadline_s ? 'Dashed line: the deadline. ' : '') +
-      esc(r.searched) + ' configurations searched, ' + esc(r.feasible) + ' fit in memory. Embodied CO₂e: ' + esc(sig(b.embodied_co2e_kg / b.gpu_hours * 1000, 3)) + ' g per GPU-hour (Luccioni et al. 2023). ' +
-      'Power-limit response fitted on the Zeus power-capped runs (You et al., NSDI 2023).</figcaption></figure>' +
-      did +
-      (say.warnings && say.warnings.length ? '<ul class="muted small">' + say.warnings.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul>' : '');
-  };
 
   /* ---------- the distillation planner ---------- */
 
@@ -2000,16 +1932,6 @@
     // tree's calibrations (site/build.go); it reads them when it starts.
     var cals = root.getAttribute('data-calibrations');
     if (cals) window.wattscaleCalibrations = cals;
-    // The form's catalogue (calcapi.Meta for the catalog the wasm uses),
-    // which the generator writes after the prerendered calculator: read
-    // while the wasm downloads, so that the WebAssembly need not encode it
-    // once it has started. Without it (older pages, the planner) the wasm
-    // is asked.
-    var pageMeta = null;
-    if (mode !== 'planner') {
-      var metaEl = document.getElementById('calc-meta');
-      try { pageMeta = metaEl ? JSON.parse(metaEl.textContent) : null; } catch (e) { pageMeta = null; }
-    }
     // What the visitor typed into the prerendered form before the
     // WebAssembly answered: kept, and applied over a link's values.
     var carry = null;
@@ -2032,11 +1954,11 @@
     }
     root.dataset.wasmSource = how;
     perf.goReadyMs = performance.now();
-    var meta = pageMeta || JSON.parse(window.wattscale.meta());
-    perf.metaMs = performance.now();
-    perf.metaFrom = pageMeta ? 'page' : 'wasm';
     var app;
     if (mode === 'planner') {
+      // (The calculator needs no catalogue: Go draws its form.)
+      var meta = JSON.parse(window.wattscale.meta());
+      perf.metaMs = performance.now();
       // The prerendered plan is patched in place; what the visitor typed
       // into it meanwhile goes through the planner's own input handling.
       var typed = pre ? typedValues(root) : {};
@@ -2056,9 +1978,8 @@
       });
     } else {
       carry = pre ? typedValues(root) : null;
-      app = new Calculator(root, window.wattscale, meta, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
+      app = new Calculator(root, window.wattscale, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
       perf.calculatorMs = performance.now();
-      app.cheaperAfterPaint = true;
       app.update(carry && Object.keys(carry).length ? Object.keys(carry)[0] : '');
       unpending(root);
       perf.firstEstimateCallMs = perf.lastEstimateCallMs;

@@ -147,13 +147,13 @@ const estimateVisibleMs = `new Promise(function(res){ var best = -1;
 
 // watchEstimate makes every new document of ctx note when the estimate's
 // headline (#energy) was parsed and when the next frame began, for
-// estimateVisibleMs, and whether the form and the form's catalogue
-// (#calc-meta) had been parsed by then (TestFirstPaintCriticalPath).
+// estimateVisibleMs, and whether the form had been parsed by then
+// (TestFirstPaintCriticalPath).
 func watchEstimate(t testing.TB, ctx context.Context) {
 	t.Helper()
 	const src = `(function(){ var w = window.wattscaleEstimateSeen = {parsed: -1, frame: -1};
   new MutationObserver(function(_, o){ if (document.getElementById('energy')) { o.disconnect(); w.parsed = performance.now();
-    w.formParsed = !!document.querySelector('#calc-root form'); w.metaParsed = !!document.getElementById('calc-meta');
+    w.formParsed = !!document.querySelector('#calc-root form');
     requestAnimationFrame(function(){ w.frame = performance.now(); }); } }).observe(document, {childList: true, subtree: true}); })()`
 	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src}); err != nil {
 		t.Fatal(err)

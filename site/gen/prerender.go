@@ -26,10 +26,6 @@ import (
 type prerendered struct {
 	Calculator, Embed template.HTML
 	FormKeys          []string // the URL keys that carry a calculator's state
-	// Meta is calcapi's Meta JSON for the catalog calc.wasm uses, which
-	// the calculator and embed pages carry (#calc-meta) so that calc.js
-	// need not wait for the WebAssembly to encode it (issue 17).
-	Meta template.JS
 	// Planner is the planner page's (prerenderplan.go); nil = none.
 	Planner *plannerPrerendered
 }
@@ -39,11 +35,7 @@ type prerendered struct {
 // writes both markups.
 func prerenderCalculator(cat *model.Catalog) (*prerendered, error) {
 	api := calcapi.New(cat)
-	var meta calcapi.Meta
-	rawMeta := api.Meta()
-	if err := json.Unmarshal(rawMeta, &meta); err != nil {
-		return nil, fmt.Errorf("prerender: meta: %w", err)
-	}
+	meta := api.MetaOf()
 	form := meta.DefaultForm
 	n, _ := strconv.Atoi(form["count"])
 	if n <= 0 {
@@ -57,11 +49,16 @@ func prerenderCalculator(cat *model.Catalog) (*prerendered, error) {
 	if out.Error != nil {
 		return nil, fmt.Errorf("prerender: the default form does not estimate: %s", out.Error.Text)
 	}
-	// json.Marshal escapes <, > and & in strings, so the JSON cannot end
-	// the script element that holds it.
-	p := &prerendered{FormKeys: meta.FormKeys, Meta: template.JS(rawMeta)}
+	p := &prerendered{FormKeys: meta.FormKeys}
+	// The recommender's panel as calc.wasm's advise draws it (at an
+	// unknown width); the embedded calculator has none.
+	advice := view.Advice(api, &meta, form, 0)
 	for _, embed := range []bool{false, true} {
-		s, err := view.Calculator(&meta, form, &out, embed)
+		adv := advice
+		if embed {
+			adv = ""
+		}
+		s, err := view.Calculator(&meta, form, &out, embed, adv)
 		if err != nil {
 			return nil, err
 		}
@@ -81,9 +78,9 @@ func (s calcShell) with(p *prerendered) calcShell {
 	}
 	switch s.Mode {
 	case "calculator":
-		s.Prerendered, s.Meta = p.Calculator, p.Meta
+		s.Prerendered = p.Calculator
 	case "embed":
-		s.Prerendered, s.Meta = p.Embed, p.Meta
+		s.Prerendered = p.Embed
 	case "planner":
 		if p.Planner != nil {
 			s.Prerendered, s.FormKeys = p.Planner.Markup, p.Planner.Keys

@@ -104,8 +104,17 @@ func TestPrerenderedCalculator(t *testing.T) {
 		if n := strings.Count(h, `<div class="card" data-card=`); n != 7 {
 			t.Errorf("%s: %d cards, want 7", name, n)
 		}
-		if n := strings.Count(h, `<path class="line s-`); n != 8 {
+		charts := h
+		if i := strings.Index(h, `id="chart-pareto"`); i >= 0 {
+			charts = h[:i]
+		}
+		if n := strings.Count(charts, `<path class="line s-`); n != 8 {
 			t.Errorf("%s: %d chart lines, want 8 (4 strategies in 2 charts)", name, n)
+		}
+		// The recommender's panel is prerendered on the calculator page
+		// (view.Advice, as calc.wasm's advise draws it), not in the embed.
+		if pareto := strings.Contains(h, `id="chart-pareto"`); pareto == (name == "embed") {
+			t.Errorf("%s: recommender's panel present = %v; the calculator has one, the embed none", name, pareto)
 		}
 		if strings.Contains(h, "NaN") || strings.Contains(h, "Infinity") || strings.Contains(h, "<CTL") {
 			t.Errorf("%s: markup contains NaN, Infinity or an unfilled control", name)

@@ -95,7 +95,6 @@ type calcShell struct {
 	// Wasm the name it is written under; "" = none in this build.
 	WasmName, Wasm string
 	Prerendered    template.HTML // the calculator with its default estimate; "" = none (the planner)
-	Meta           template.JS   // the calculator's Meta JSON (prerendered.Meta), after the mount element as #calc-meta; "" = none
 	FormKeys       []string      // URL keys of the calculator's state
 	// Calibrations is Computed.Calibrations: JSON that calc.js hands to the
 	// WebAssembly before it starts; "" = the calibrations compiled in.

@@ -2,24 +2,25 @@
 
 // Command calc is the browser calculator's WebAssembly entry point (the
 // calculator page and the embedded calculator). It registers one global
-// object, wattscale, whose functions take and return JSON strings and call
-// package calcapi (tested natively):
+// object, wattscale, whose functions take and return plain values (no
+// JSON codec is linked) and call package view and calcapi (tested
+// natively); view.CalcFuncs lists them:
 //
-//	wattscale.render(json)       {"form", "changed", "widths", "embed"} -> {"html", "form", "query", "state", "post"}:
-//	                             the calculator's markup for a form state (package view), which calc.js puts in place
-//	wattscale.meta()             presets, GPUs, calibrations, grid presets, default form
-//	wattscale.recommend(json)    {"form"} -> {"request","result","error"}: cheaper ways to run this
-//	wattscale.addCalibration(json) {"calibrations": [...]} the user fitted -> {"calibrations"|"error"}
-//	wattscale.sampleCSV()        a synthetic measurement CSV for trying the refit
+//	wattscale.render(query, changed, widthE, widthT, embed, parts)
+//	                                 -> {html | parts, form, query, state, post}: the calculator's
+//	                                    markup for a form state (package view), which calc.js puts in place
+//	wattscale.advise(query, width)   the "cheaper ways to run this" panel's markup (view.Advice)
+//	wattscale.addCalibration(json)   {"calibrations": [...]} the user fitted -> {"calibrations"|"error"}
+//	wattscale.sampleCSV()            a synthetic measurement CSV for trying the refit
+//
+// query is the form state as a query string (calcapi.ParseFormQuery).
 //
 // It leaves out the distillation planner (model/distill), which the
-// calculator page does not use: the planner page loads wasm/planner, this
-// set plus the planner's functions. The linker drops every calcapi
-// method not called here, so calc.wasm is about 70 KB brotli lighter.
+// calculator page does not use: the planner page loads wasm/planner.
 //
-// The calibrations are the module's (content.Catalog), or those the page
-// hands over in window.wattscaleCalibrations before the program starts
-// (content.ShippedCatalog; jsexport.Catalog).
+// The calibrations are the module's (content.Catalog, generated Go
+// values), or those the page hands over in window.wattscaleCalibrations
+// before the program starts (content.ShippedCatalog; jsexport.Catalog).
 //
 // Build: GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o calc.wasm ./wasm/calc
 package main
@@ -32,5 +33,5 @@ import (
 )
 
 func main() {
-	jsexport.Run(func(cat *model.Catalog) map[string]jsexport.Func { return view.CalcFuncs(calcapi.New(cat)) })
+	jsexport.RunValues(func(cat *model.Catalog) map[string]jsexport.ValueFunc { return view.CalcFuncs(calcapi.New(cat)) })
 }

@@ -363,7 +363,6 @@ func recoverInto(out *[]byte) {
 func (a *API) CalcFuncs() map[string]func([]byte) []byte {
 	return map[string]func([]byte) []byte{
 		"meta":           func([]byte) []byte { return a.Meta() },
-		"recommend":      a.Recommend,
 		"addCalibration": a.AddCalibration,
 		"sampleCSV":      func([]byte) []byte { return a.SampleCSV() },
 	}

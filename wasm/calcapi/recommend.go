@@ -71,44 +71,60 @@ func (f Form) deadlineS() (float64, *Error) {
 }
 
 // Recommend runs the "cheaper ways to run this" search for the form
-// (model.Catalog.Recommend, the command line's path).
+// (model.Catalog.Recommend, the command line's path), JSON in and out
+// (RecommendOf, with the request sent to the recommender).
 func (a *API) Recommend(input []byte) (out []byte) {
 	defer recoverInto(&out)
 	var in RecommendInput
 	if e := decodeInput(input, &in); e != nil {
 		return mustJSON(RecommendOutput{Error: e})
 	}
-	rr, ferr := in.Form.RecommendRequest(a.Regions)
-	if ferr != nil {
-		return mustJSON(RecommendOutput{Error: ferr})
+	o, rr := a.recommend(in.Form)
+	if o.Error == nil || rr != nil {
+		o.Request = mustJSON(rr)
 	}
-	o := RecommendOutput{Request: mustJSON(rr)}
+	return mustJSON(o)
+}
+
+// RecommendOf is the search for form as a value (without Request): the
+// calculator's panel (package view) draws it.
+func (a *API) RecommendOf(form Form) RecommendOutput {
+	o, _ := a.recommend(form)
+	return o
+}
+
+// recommend is RecommendOf, with the request sent to the recommender (nil
+// when the form is in error).
+func (a *API) recommend(form Form) (o RecommendOutput, req *model.RecommendRequest) {
+	rr, ferr := form.RecommendRequest(a.Regions)
+	if ferr != nil {
+		return RecommendOutput{Error: ferr}, nil
+	}
 	res, err := a.Catalog.Recommend(rr)
 	var curErr *Error
 	if fe := model.AsFieldError(err); fe != nil && strings.HasPrefix(fe.Field, "current.") {
 		// The form's own configuration cannot run (the estimate says why
 		// beside its input); the other configurations still can.
-		curErr = a.errorOf(err, in.Form)
+		curErr = a.errorOf(err, form)
 		rr.Current = nil
-		o.Request = mustJSON(rr)
 		res, err = a.Catalog.Recommend(rr)
 	}
 	if err != nil {
-		e := a.errorOf(err, in.Form)
+		e := a.errorOf(err, form)
 		switch {
 		case strings.HasPrefix(e.Field, "workload."):
-			e.Input = in.Form.InputFor(strings.TrimPrefix(e.Field, "workload."))
+			e.Input = form.InputFor(strings.TrimPrefix(e.Field, "workload."))
 		case e.Field == "deadline_s":
 			e.Input = "deadline"
 		case e.Field == "minimise":
 			e.Input = "minimise"
 		}
 		o.Error = e
-		return mustJSON(o)
+		return o, &rr
 	}
 	o.Result = &res
 	o.Say = a.recommendSay(rr, res, curErr)
-	return mustJSON(o)
+	return o, &rr
 }
 
 // gpuName is a GPU's display name ("NVIDIA A100 SXM4 80GB"), or the id

@@ -40,6 +40,55 @@ func Export(name, readyHook string, fns map[string]Func) {
 	for k, f := range fns {
 		obj.Set(k, js.FuncOf(func(_ js.Value, args []js.Value) any { return string(f(arg(args))) }))
 	}
+	publish(name, readyHook, obj)
+}
+
+// ValueFunc is an exported function over plain values, without a JSON
+// codec: the call's arguments as Go values (a string, a number as
+// float64, a boolean; nil for anything else) to its answer, which
+// js.ValueOf turns into a JavaScript value (nil, bool, numbers, string,
+// []any, map[string]any). The calculator's functions (view.CalcFuncs)
+// are such; their logic is plain Go, tested natively.
+type ValueFunc = func(args []any) any
+
+// ExportValues is Export for ValueFuncs.
+func ExportValues(name, readyHook string, fns map[string]ValueFunc) {
+	obj := js.Global().Get("Object").New()
+	for k, f := range fns {
+		obj.Set(k, js.FuncOf(func(_ js.Value, args []js.Value) any {
+			in := make([]any, len(args))
+			for i, a := range args {
+				switch a.Type() {
+				case js.TypeString:
+					in[i] = a.String()
+				case js.TypeNumber:
+					in[i] = a.Float()
+				case js.TypeBoolean:
+					in[i] = a.Bool()
+				}
+			}
+			return js.ValueOf(f(in))
+		}))
+	}
+	publish(name, readyHook, obj)
+}
+
+// RunValues is Run for ValueFuncs: the calculator's main.
+func RunValues(fns func(*model.Catalog) map[string]ValueFunc) {
+	mark("goMainMs")
+	cat, err := Catalog()
+	if err != nil {
+		Fail(err)
+		return
+	}
+	mark("goCatalogMs")
+	ExportValues("wattscale", "wattscaleReady", fns(cat))
+}
+
+// publish sets the global object name to obj, calls the global function
+// readyHook if the page defined one, and blocks forever so the functions
+// stay callable.
+func publish(name, readyHook string, obj js.Value) {
 	js.Global().Set(name, obj)
 	if ready := js.Global().Get(readyHook); ready.Type() == js.TypeFunction {
 		ready.Invoke()

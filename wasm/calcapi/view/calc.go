@@ -1,8 +1,6 @@
 package view
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -31,19 +29,69 @@ func NewCalc(api *calcapi.API) *Calc {
 // their own).
 func (c *Calc) Refresh() { c.meta = c.api.MetaOf() }
 
-// CalcFuncs are calc.wasm's functions: calcapi's (CalcFuncs), render (the
-// calculator's markup for a form state, Render), and addCalibration,
-// after which the form lists the user's calibrations.
-func CalcFuncs(api *calcapi.API) map[string]func([]byte) []byte {
-	c, fns := NewCalc(api), api.CalcFuncs()
-	fns["render"] = c.Render
-	add := fns["addCalibration"]
-	fns["addCalibration"] = func(b []byte) []byte {
-		out := add(b)
-		c.Refresh()
-		return out
+// CalcFuncs are calc.wasm's functions by the name calc.js calls them,
+// over plain values (jsexport.ValueFunc: arguments as strings, numbers
+// and booleans, the answer a JavaScript value), so that no JSON codec is
+// linked into the calculator:
+//
+//	render(query, changed, widthE, widthT, embed, parts)  the markup for a form state (Render)
+//	advise(query, width)                                  the recommender's panel (Advice)
+//	addCalibration(json)                                  the user's own calibrations (calcapi.API.AddCalibration's answer)
+//	sampleCSV()                                           a synthetic measurement CSV for the refit
+//
+// query is the form state as a query string (calcapi.ParseFormQuery).
+// After addCalibration the form lists the user's calibrations.
+func CalcFuncs(api *calcapi.API) map[string]func(args []any) any {
+	c := NewCalc(api)
+	return map[string]func([]any) any{
+		"render": func(a []any) any {
+			return c.Render(argStr(a, 0), argStr(a, 1), Widths{E: argNum(a, 2), T: argNum(a, 3)}, argFlag(a, 4), argFlag(a, 5)).Value()
+		},
+		"advise": func(a []any) any { return c.Advise(argStr(a, 0), argNum(a, 1)) },
+		"addCalibration": func(a []any) any {
+			out := string(api.AddCalibration([]byte(argStr(a, 0))))
+			c.Refresh()
+			return out
+		},
+		"sampleCSV": func([]any) any { return string(api.SampleCSV()) },
 	}
-	return fns
+}
+
+// argStr, argNum and argFlag read argument i of a call (a string, a number, a
+// boolean), the zero value when it is missing or of another type.
+func argStr(a []any, i int) string {
+	if i < len(a) {
+		s, _ := a[i].(string)
+		return s
+	}
+	return ""
+}
+
+func argNum(a []any, i int) float64 {
+	if i < len(a) {
+		x, _ := a[i].(float64)
+		return x
+	}
+	return 0
+}
+
+func argFlag(a []any, i int) bool {
+	if i < len(a) {
+		b, _ := a[i].(bool)
+		return b
+	}
+	return false
+}
+
+// Advise is the recommender's panel (Advice) for the form state query
+// (calcapi.ParseFormQuery; the default form when it does not parse) in a
+// box width CSS pixels wide: the markup the page puts into .cheaper-out.
+func (c *Calc) Advise(query string, width float64) string {
+	form, err := calcapi.ParseFormQuery(query)
+	if err != nil || len(form) == 0 {
+		form = calcapi.DefaultForm()
+	}
+	return Advice(c.api, &c.meta, form, width)
 }
 
 // RenderInput is what the page hands Render: the form as the user left
@@ -51,14 +99,14 @@ func CalcFuncs(api *calcapi.API) map[string]func([]byte) []byte {
 // widths of the charts' boxes, and whether the calculator is the embedded
 // one (no summary, recommender or snippets).
 type RenderInput struct {
-	Form calcapi.Form `json:"form"`
+	Form calcapi.Form
 	// Parts asks for the markup's parts only (the page has the whole
 	// layout already): HTML is then empty, and only the parts whose markup
 	// changed since the last answer come back.
-	Parts   bool   `json:"parts,omitempty"`
-	Changed string `json:"changed,omitempty"`
-	Widths  Widths `json:"widths"`
-	Embed   bool   `json:"embed,omitempty"`
+	Parts   bool
+	Changed string
+	Widths  Widths
+	Embed   bool
 }
 
 // RenderOutput is Render's answer: the markup of the calculator's
@@ -67,40 +115,65 @@ type RenderInput struct {
 // last preset), the address's query for it, "ok" or "error", and, for an
 // estimate, the figures an embedding page is told.
 type RenderOutput struct {
-	HTML  string       `json:"html,omitempty"`
-	Parts []Part       `json:"parts,omitempty"`
-	Form  calcapi.Form `json:"form"`
-	Query string       `json:"query"`
-	State string       `json:"state"`
-	Post  *Post        `json:"post,omitempty"`
+	HTML  string
+	Parts []Part
+	Form  calcapi.Form
+	Query string
+	State string
+	Post  *Post
+}
+
+// Value is the answer as calc.js reads it: an object of html (when not
+// empty), parts (when any: [{key, html}]), form, query, state and post
+// (when an estimate), as js.ValueOf converts it.
+func (o RenderOutput) Value() map[string]any {
+	form := make(map[string]any, len(o.Form))
+	for k, v := range o.Form {
+		form[k] = v
+	}
+	v := map[string]any{"form": form, "query": o.Query, "state": o.State}
+	if o.HTML != "" {
+		v["html"] = o.HTML
+	}
+	if len(o.Parts) > 0 {
+		parts := make([]any, len(o.Parts))
+		for i, p := range o.Parts {
+			parts[i] = map[string]any{"key": p.Key, "html": p.HTML}
+		}
+		v["parts"] = parts
+	}
+	if p := o.Post; p != nil {
+		v["post"] = map[string]any{"energy_kwh": p.EnergyKWh, "energy_interval_kwh": []any{p.EnergyIntervalKWh[0], p.EnergyIntervalKWh[1]}, "co2e_kg": p.CO2eKg,
+			"time_s": p.TimeS, "model": p.Model, "gpu": p.GPU, "count": p.Count, "strategy": p.Strategy, "calibration": p.Calibration}
+	}
+	return v
 }
 
 // Post is what an embedded calculator tells the page around it
-// (assets/embed.js): the figures the page shows anyway.
+// (assets/embed.js, which reads these names): the figures the page shows
+// anyway.
 type Post struct {
-	EnergyKWh         float64    `json:"energy_kwh"`
-	EnergyIntervalKWh [2]float64 `json:"energy_interval_kwh"`
-	CO2eKg            float64    `json:"co2e_kg"`
-	TimeS             float64    `json:"time_s"`
-	Model             string     `json:"model"`
-	GPU               string     `json:"gpu"`
-	Count             int        `json:"count"`
-	Strategy          string     `json:"strategy"` // the layout's strategy (single, ddp, fsdp, tp, hybrid)
-	Calibration       string     `json:"calibration"`
+	EnergyKWh         float64    // energy_kwh
+	EnergyIntervalKWh [2]float64 // energy_interval_kwh
+	CO2eKg            float64    // co2e_kg
+	TimeS             float64    // time_s
+	Model             string     // model
+	GPU               string     // gpu
+	Count             int        // count
+	Strategy          string     // strategy: the layout's (single, ddp, fsdp, tp, hybrid)
+	Calibration       string     // calibration: name and version
 }
 
-// Render answers the page's JSON (RenderInput) with RenderOutput's.
-func (c *Calc) Render(input []byte) []byte {
-	var in RenderInput
-	if err := json.Unmarshal(input, &in); err != nil || len(in.Form) == 0 {
-		in.Form = calcapi.DefaultForm()
+// Render is RenderOf for the page's arguments: the form state as a query
+// string (calcapi.ParseFormQuery; the default form when it is empty or
+// does not parse), the input just changed, the charts' widths, whether
+// the calculator is the embedded one and whether only parts are asked.
+func (c *Calc) Render(query, changed string, widths Widths, embed, parts bool) RenderOutput {
+	form, err := calcapi.ParseFormQuery(query)
+	if err != nil || len(form) == 0 {
+		form = calcapi.DefaultForm()
 	}
-	// (Markup as it is: json.Marshal would escape each < and > as \u003c.)
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(c.RenderOf(in))
-	return b.Bytes()
+	return c.RenderOf(RenderInput{Form: form, Changed: changed, Widths: widths, Embed: embed, Parts: parts})
 }
 
 // RenderOf is Render for a decoded input.

@@ -2,6 +2,9 @@ package view
 
 import (
 	"flag"
+	"html"
+	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,13 +65,23 @@ func TestRenderDefaultIsThePrerender(t *testing.T) {
 	m := api.MetaOf()
 	form := calcapi.DefaultForm()
 	out := api.EstimateOf(calcapi.EstimateInput{Form: form, Sweep: &calcapi.SweepSpec{Counts: SweepCounts(4), Strategies: SweepStrategies}})
-	pre, err := Calculator(&m, form, &out, false)
+	pre, err := Calculator(&m, form, &out, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := c.RenderOf(RenderInput{Form: form})
 	if got.State != "ok" || got.HTML != pre {
 		t.Errorf("state %q; run-time markup equals the prerender: %v", got.State, got.HTML == pre)
+	}
+	// The prerendered page's panel is what advise draws at run time (at
+	// the same width), in the element the page puts it in.
+	adv := Advice(api, &m, form, 0)
+	withAdv, err := Calculator(&m, form, &out, false, adv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run := c.Advise(form.Query(), 0); run != adv || !strings.Contains(withAdv, `<div class="cheaper-out" data-js="" data-part="adv">`+run+`</div>`) {
+		t.Errorf("the prerendered panel is not advise's (equal: %v)", run == adv)
 	}
 	if got.Post == nil || got.Post.EnergyKWh != out.Response.EnergyKWh {
 		t.Errorf("post = %+v, want the estimate's %v kWh", got.Post, out.Response.EnergyKWh)
@@ -147,15 +160,60 @@ func TestRenderFollowsTheForm(t *testing.T) {
 	}
 }
 
-// TestRenderJSON checks the page's call: JSON in, JSON out, and a body
-// that is not JSON answered with the default form, never a panic.
-func TestRenderJSON(t *testing.T) {
+// TestRenderQuery checks the page's call: the form as a query string in,
+// the answer as the page reads it out; an empty or malformed query is
+// answered with the default form, never a panic.
+func TestRenderQuery(t *testing.T) {
 	c, _ := newCalc(t)
-	for _, in := range []string{`{"form":{"count":"2"}}`, `not json`, ``, `{"form":null}`} {
-		out := string(c.Render([]byte(in)))
-		if !strings.HasPrefix(out, `{"html":"`) || !strings.Contains(out, `"state":`) {
-			t.Errorf("Render(%q) = %.80s…", in, out)
+	two := CalcFuncs(c.api)["render"]([]any{with("count", "2").Query(), "count", 500.0, 400.0, false, false}).(map[string]any)
+	if two["state"] != "ok" || two["form"].(map[string]any)["count"] != "2" || !strings.Contains(two["html"].(string), `viewBox="0 0 500 `) {
+		t.Errorf("render(count=2) = state %v, count %v", two["state"], two["form"].(map[string]any)["count"])
+	}
+	if p := two["post"].(map[string]any); p["count"] != 2 || p["energy_kwh"].(float64) <= 0 {
+		t.Errorf("render(count=2) post = %v", p)
+	}
+	for _, q := range []string{``, `count=%zz`, `&&`} {
+		out := c.Render(q, "", Widths{}, false, false)
+		if out.State != "ok" || out.Form["count"] != calcapi.DefaultForm()["count"] {
+			t.Errorf("Render(%q) = state %q, count %q; want the default form's estimate", q, out.State, out.Form["count"])
 		}
+	}
+}
+
+// TestAdvice: the recommender's panel names the best configuration, and
+// loading a point of its front (data-load, as calc.js does) gives a form
+// whose estimate is that point's energy.
+func TestAdvice(t *testing.T) {
+	c, api := newCalc(t)
+	m := api.MetaOf()
+	form := calcapi.DefaultForm()
+	adv := c.Advise(form.Query(), 600)
+	for _, s := range []string{`<p class="cheaper-best"><strong>Least energy:</strong> `, `id="chart-pareto"`, `class="chart pareto"`, `role="group"`, `class="pt best"`, `data-loaded="Loaded `, `Searched every GPU type of the table.`} {
+		if !strings.Contains(adv, s) {
+			t.Errorf("advice: no %q", s)
+		}
+	}
+	golden(t, "advice", adv)
+	res := api.RecommendOf(form).Result
+	best := res.Best
+	i := strings.Index(adv, `class="pt best"`)
+	load := adv[i:]
+	load = load[strings.Index(load, `data-load="`)+len(`data-load="`):]
+	load = html.UnescapeString(load[:strings.IndexByte(load, '"')])
+	q, err := url.ParseQuery(load)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := calcapi.DefaultForm()
+	for k := range q {
+		loaded[k] = q.Get(k)
+	}
+	out := api.EstimateOf(calcapi.EstimateInput{Form: loaded})
+	if out.Error != nil || math.Abs(out.Response.EnergyKWh/best.EnergyKWh-1) > 1e-9 {
+		t.Errorf("the best point loaded (%s): %v, energy %v kWh; want the point's %v kWh", load, out.Error, out.Response, best.EnergyKWh)
+	}
+	if got := Advice(api, &m, with("deadline", "-3"), 0); !strings.Contains(got, `data-input="deadline"`) || !strings.Contains(got, `data-msg="`) {
+		t.Errorf("a negative deadline: the panel does not name the input: %.200s", got)
 	}
 }
 

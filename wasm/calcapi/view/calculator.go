@@ -79,7 +79,9 @@ type calcView struct {
 	// with none, the default's, hidden (empty). modelHint, when set,
 	// replaces the model field's hint. widths are the charts' boxes'
 	// widths (0: the prerender's).
-	errs         []*calcapi.Error
+	errs []*calcapi.Error
+	// advice is the recommender's panel (Advice), "" = drawn later.
+	advice       string
 	stale, empty bool
 	modelHint    string
 	widths       Widths
@@ -570,7 +572,7 @@ func (c *calcView) results(r *model.Response) {
 			`<p class="muted small">The same model, tokens and global batch (your sequences per optimizer step: each configuration’s micro-batch and gradient accumulation are chosen to reproduce it and fit in memory) on every GPU type of the table (up to 64 each), every layout and eight power limits: `,
 			`each marker is a configuration no other beats on both energy and time. Select one (click, or Tab then Enter) to load it into the form.</p>`,
 			`<div class="cheaper-ctl grid2">`, c.inputs("deadline", "minimise", "only_gpu"),
-			`</div><div class="cheaper-out" data-js=""></div></section>`)
+			`</div><div class="cheaper-out" data-js="" data-part="adv">`, c.advice, `</div></section>`)
 		c.w(`<h2 class="h">Share and cite</h2><div class="share">`)
 		c.share()
 		c.w(`</div>`)

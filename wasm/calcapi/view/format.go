@@ -304,6 +304,7 @@ type axisSpec struct {
 type frameSpec struct {
 	id, title, desc, style string
 	attrs                  string // more attributes of the svg (` name="value"`)
+	role, cls              string // the svg's role ("" = img) and more classes than chart
 	width, height, left    float64
 	x, y                   axisSpec
 }
@@ -355,7 +356,14 @@ func chartFrame(b *strings.Builder, o frameSpec) frame {
 	if o.style != "" {
 		style = ` style="` + o.style + `"`
 	}
-	b.WriteString(`<svg viewBox="0 0 ` + n(W) + ` ` + n(H) + `" width="` + n(W) + `" height="` + n(H) + `"` + style + ` role="img" aria-labelledby="` + labelledBy + `" class="chart" id="` + o.id + `"` + o.attrs + `>`)
+	role, cls := o.role, ""
+	if role == "" {
+		role = "img"
+	}
+	if o.cls != "" {
+		cls = " " + o.cls
+	}
+	b.WriteString(`<svg viewBox="0 0 ` + n(W) + ` ` + n(H) + `" width="` + n(W) + `" height="` + n(H) + `"` + style + ` role="` + role + `" aria-labelledby="` + labelledBy + `" class="chart` + cls + `" id="` + o.id + `"` + o.attrs + `>`)
 	b.WriteString(`<title id="` + o.id + `-t">` + esc(o.title) + `</title>`)
 	if o.desc != "" {
 		b.WriteString(`<desc id="` + o.id + `-d">` + esc(o.desc) + `</desc>`)

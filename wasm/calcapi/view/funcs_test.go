@@ -8,10 +8,11 @@ import (
 )
 
 // TestFuncsAreWhatThePageCalls: the functions the calculator and planner
-// WebAssembly export are those calc.js calls (api.NAME, wattscale.meta),
-// the planner's those of calcapi's calculator and its own, and each
-// answers a missing argument with JSON (sampleCSV with its CSV) rather
-// than a panic.
+// WebAssembly export are those calc.js calls (api.NAME, wattscale.meta
+// for the planner), the planner's those of calcapi's calculator and its
+// own; each answers missing arguments rather than panicking: the
+// planner's with JSON, the calculator's with a string (markup, CSV, the
+// calibration's JSON answer) or render's object.
 func TestFuncsAreWhatThePageCalls(t *testing.T) {
 	_, api := newCalc(t)
 	calc, planner := CalcFuncs(api), api.PlannerFuncs()
@@ -28,29 +29,34 @@ func TestFuncsAreWhatThePageCalls(t *testing.T) {
 	for _, m := range regexp.MustCompile(`\bapi\.([A-Za-z]+)\b`).FindAllSubmatch(js, -1) {
 		called[string(m[1])] = true
 	}
-	all := map[string]func([]byte) []byte{}
-	for name, f := range planner {
-		all[name] = f
-	}
-	for name, f := range calc {
-		all[name] = f
-	}
 	for name := range called {
-		if _, ok := all[name]; !ok {
+		if calc[name] == nil && planner[name] == nil {
 			t.Errorf("calc.js calls %s, which neither WebAssembly exports", name)
 		}
 	}
-	for name, f := range all {
+	for name, f := range planner {
 		if !called[name] {
-			t.Errorf("%s is exported but calc.js never calls it", name)
+			t.Errorf("planner.wasm exports %s but calc.js never calls it", name)
 		}
-		out := f(nil)
-		if name == "sampleCSV" { // CSV text, not JSON
-			if len(out) == 0 {
-				t.Errorf("sampleCSV() is empty")
+		if out := f(nil); name != "sampleCSV" && !json.Valid(out) {
+			t.Errorf("planner %s(nil) = %.200q, want JSON", name, out)
+		}
+	}
+	for name, f := range calc {
+		if !called[name] {
+			t.Errorf("calc.wasm exports %s but calc.js never calls it", name)
+		}
+		switch out := f(nil).(type) {
+		case string:
+			if out == "" {
+				t.Errorf("calc %s() is empty", name)
 			}
-		} else if !json.Valid(out) {
-			t.Errorf("%s(nil) = %.200q, want JSON", name, out)
+		case map[string]any:
+			if out["state"] != "ok" {
+				t.Errorf("calc %s() state = %v, want the default form's estimate", name, out["state"])
+			}
+		default:
+			t.Errorf("calc %s() = %T, want a string or an object", name, out)
 		}
 	}
 }

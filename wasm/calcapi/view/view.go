@@ -29,12 +29,13 @@ func SweepCounts(count int) []int { return sweepCounts(count) }
 
 // Calculator is the calculator's markup (the content of its mount
 // element) for the form state form and its estimate out; embed: the
-// embedded calculator's (no summary, recommender or snippets).
-func Calculator(m *calcapi.Meta, form calcapi.Form, out *calcapi.EstimateOutput, embed bool) (string, error) {
+// embedded calculator's (no summary, recommender or snippets). advice is
+// the recommender's panel (Advice) for the same form ("" = none yet).
+func Calculator(m *calcapi.Meta, form calcapi.Form, out *calcapi.EstimateOutput, embed bool, advice string) (string, error) {
 	if m == nil || out == nil {
 		return "", fmt.Errorf("view: no meta or no estimate")
 	}
-	c := calcView{meta: m, state: form, out: out, embed: embed}
+	c := calcView{meta: m, state: form, out: out, embed: embed, advice: advice}
 	return c.markup()
 }
 
