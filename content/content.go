@@ -6,13 +6,13 @@ package content
 
 import (
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
 	"sort"
 
 	"github.com/wattscale/wattscale/content/internal/calfile"
+	"github.com/wattscale/wattscale/internal/jsonv"
 	"github.com/wattscale/wattscale/model"
 )
 
@@ -84,11 +84,15 @@ type shippedFile struct {
 // "raw"}, each file as published. The pages carry it and calc.js passes
 // it on; DecodeCalibrations reads it.
 func EncodeCalibrations(files []CalibrationFile) ([]byte, error) {
-	out := make([]shippedFile, len(files))
+	out := []byte{'['}
 	for i, f := range files {
-		out[i] = shippedFile{Path: f.Path, Raw: string(f.Raw)}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(jsonv.AppendString(append(out, `{"path":`...), f.Path), `,"raw":`...)
+		out = append(jsonv.AppendString(out, string(f.Raw)), '}')
 	}
-	return json.Marshal(out)
+	return append(out, ']'), nil
 }
 
 // DecodeCalibrations reads EncodeCalibrations' JSON with ReadCalibrations'
@@ -97,7 +101,7 @@ func EncodeCalibrations(files []CalibrationFile) ([]byte, error) {
 // file is reported.
 func DecodeCalibrations(b []byte) ([]CalibrationFile, error) {
 	var in []shippedFile
-	if err := json.Unmarshal(b, &in); err != nil {
+	if err := jsonv.Decode(b, &in); err != nil {
 		return nil, fmt.Errorf("shipped calibrations: %w", err)
 	}
 	if len(in) == 0 {

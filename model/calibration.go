@@ -1,10 +1,10 @@
 package model
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
+
+	"github.com/wattscale/wattscale/internal/jsonv"
 )
 
 // Calibration kinds.
@@ -203,9 +203,9 @@ func ParseCalibration(data []byte) (Calibration, error) {
 	if err := CheckKeys(data, &c); err != nil {
 		return c, fmt.Errorf("calibration: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
+	// (jsonv, not encoding/json: the calculator's WebAssembly reads the
+	// user's own calibrations without linking encoding/json.)
+	if err := jsonv.Decode(data, &c); err != nil {
 		return c, fmt.Errorf("calibration: %w", err)
 	}
 	if err := c.Validate(); err != nil {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/wattscale/wattscale/internal/jsonv"
 )
 
 // Exact JSON keys. encoding/json matches an object key to a struct field
@@ -226,11 +228,13 @@ func (s *keyScan) object(t reflect.Type) error {
 			return errMalformed
 		}
 		if escaped {
-			var k string
-			if json.Unmarshal(key, &k) != nil {
+			// (jsonv decodes escapes as encoding/json does; FuzzParse
+			// in internal/jsonv holds them equal.)
+			v, err := jsonv.Parse(key)
+			if err != nil || v.Kind != jsonv.String {
 				return errMalformed
 			}
-			key = []byte(k)
+			key = []byte(v.Str)
 		} else {
 			key = key[1 : len(key)-1]
 		}

@@ -676,7 +676,7 @@
   Calculator.prototype.loadOwn = function () {
     var cals = stored(OWN_KEY);
     if (!cals.length || !this.api || !this.api.addCalibration) return null;
-    var res = call(this.api.addCalibration, { calibrations: cals, accept: stored(ACCEPT_KEY) });
+    var res = this.api.addCalibration(JSON.stringify({ calibrations: cals, accept: stored(ACCEPT_KEY) }));
     return res.error || null;
   };
   // useOwn adds a calibration the user just fitted and selects it; anyway
@@ -687,7 +687,7 @@
     cals.push(cal);
     var add = function () {
       if (anyway) accept.push(cal.name);
-      return call(this.api.addCalibration, { calibrations: cals, accept: accept });
+      return this.api.addCalibration(JSON.stringify({ calibrations: cals, accept: accept }));
     }.bind(this);
     var res = add();
     if (res.error && res.error.code === 'calibration.shipped_name') {

@@ -100,45 +100,59 @@ func (a *API) Estimate(input []byte) (out []byte) {
 
 // EstimateOf is Estimate for a decoded input: the output as a value (the
 // calculator's view renders it without a JSON round trip).
-func (a *API) EstimateOf(in EstimateInput) (o EstimateOutput) {
-	var req model.Request
-	var err error
+func (a *API) EstimateOf(in EstimateInput) EstimateOutput {
 	if in.Form != nil {
-		// The form becomes a request value that goes to the model as it is;
-		// its JSON is only for the page to show (and for the command line).
-		var ferr *Error
-		if req, ferr = in.Form.Request(a.Regions); ferr != nil {
-			o.Error = ferr
-			o.Errors = a.allErrors(in.Form, ferr)
-			return o
-		}
-		if b, merr := json.Marshal(req); merr == nil {
-			o.Request = b
-		}
-	} else {
-		o.Request = in.Request
-		req, err = model.ParseRequest(bytes.NewReader(in.Request))
+		return a.EstimateForm(in.Form, in.Sweep)
 	}
-	if err == nil {
-		var resp model.Response
-		if resp, err = a.Catalog.Estimate(req); err == nil {
-			o.Response = &resp
-		}
-	}
+	var o EstimateOutput
+	o.Request = in.Request
+	req, err := model.ParseRequest(bytes.NewReader(in.Request))
 	if err != nil {
-		o.Error = a.errorOf(err, in.Form)
-		if in.Form != nil {
-			o.Errors = a.allErrors(in.Form, o.Error)
+		o.Error = a.errorOf(err, nil)
+		return o
+	}
+	return a.estimated(o, req, nil, in.Sweep)
+}
+
+// EstimateForm is EstimateOf for a form (and the charts' sweep, nil =
+// none), the calculator's path: the form becomes a request value
+// (Form.Request) that goes to the model as it is; its JSON
+// (model.Request.AppendJSON) is only for the page to show and for the
+// command line. Nothing on this path decodes or encodes with
+// encoding/json.
+func (a *API) EstimateForm(form Form, sweep *SweepSpec) (o EstimateOutput) {
+	req, ferr := form.Request(a.Regions)
+	if ferr != nil {
+		o.Error = ferr
+		o.Errors = a.allErrors(form, ferr)
+		return o
+	}
+	if b, ok := req.AppendJSON(nil); ok {
+		o.Request = b
+	}
+	return a.estimated(o, req, form, sweep)
+}
+
+// estimated is the estimate of req (and its sweep, its notes, full
+// fine-tuning to compare with) into o; form is the form req came from
+// (nil for a request JSON).
+func (a *API) estimated(o EstimateOutput, req model.Request, form Form, sweep *SweepSpec) EstimateOutput {
+	resp, err := a.Catalog.Estimate(req)
+	if err != nil {
+		o.Error = a.errorOf(err, form)
+		if form != nil {
+			o.Errors = a.allErrors(form, o.Error)
 		}
 		return o
 	}
+	o.Response = &resp
 	o.Envelope = EnvelopeNote(o.Response)
 	o.Interval = IntervalNote(o.Response)
 	o.Warnings = WarningsSay(o.Response, o.Envelope)
 	for _, as := range o.Response.AssumptionMessages {
 		o.Assumptions = append(o.Assumptions, Say(as))
 	}
-	if in.Form != nil && in.Form.peft() && on(in.Form["compare"]) {
+	if form != nil && form.peft() && on(form["compare"]) {
 		full := req
 		full.Training.Method, full.Training.LoRA = model.MethodFull, nil
 		if resp, err := a.Catalog.Estimate(full); err != nil {
@@ -147,8 +161,8 @@ func (a *API) EstimateOf(in EstimateInput) (o EstimateOutput) {
 			o.Full = &resp
 		}
 	}
-	if in.Sweep != nil {
-		pts, err := a.Catalog.Sweep(model.SweepRequest{Base: req, Counts: in.Sweep.Counts, Strategies: in.Sweep.Strategies})
+	if sweep != nil {
+		pts, err := a.Catalog.Sweep(model.SweepRequest{Base: req, Counts: sweep.Counts, Strategies: sweep.Strategies})
 		if err != nil {
 			o.SweepError = a.errorOf(err, nil)
 		}
@@ -158,17 +172,14 @@ func (a *API) EstimateOf(in EstimateInput) (o EstimateOutput) {
 	return o
 }
 
-// formError is the first problem of a form, or nil when it estimates.
+// formError is the first problem of a form, or nil when it estimates (on
+// EstimateForm's path: the request value straight to the model).
 func (a *API) formError(f Form) *Error {
 	req, ferr := f.Request(a.Regions)
 	if ferr != nil {
 		return ferr
 	}
-	r, err := model.ParseRequest(bytes.NewReader(mustJSON(req)))
-	if err == nil {
-		_, err = a.Catalog.Estimate(r)
-	}
-	if err != nil {
+	if _, err := a.Catalog.Estimate(req); err != nil {
 		return a.errorOf(err, f)
 	}
 	return nil

@@ -10,11 +10,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wattscale/wattscale/internal/jsonv"
 	"github.com/wattscale/wattscale/model"
 )
 
 // OwnInput is the argument of AddCalibration: calibrations the user fitted
 // in this browser (the refit's output), kept by the page in local storage.
+// (OwnCalibrations reads it without encoding/json.)
 type OwnInput struct {
 	Calibrations []json.RawMessage `json:"calibrations"`
 	// Accept names the calibrations the user chose to use although they
@@ -31,34 +33,83 @@ type OwnOutput struct {
 	Error        *Error    `json:"error,omitempty"`
 }
 
-// AddCalibration adds the user's own calibrations to the catalog, replacing
-// earlier ones of the same name (a refit under the same name). A name the
-// project ships cannot be taken: the user's calibration must not pass for
-// a published one. The calibrations are checked as the command line's
-// -calibrations DIR checks them (model.ParseCalibration, model.NewCatalog).
+// AddCalibration is AddCalibrations for its JSON argument (OwnInput, read
+// by OwnCalibrations); JSON out.
 func (a *API) AddCalibration(input []byte) (out []byte) {
 	defer recoverInto(&out)
-	var in OwnInput
-	if e := decodeInput(input, &in); e != nil {
-		e.Say = e.Text
-		if e.Field == "(body)" {
-			e.Say = "the calibration is not valid JSON"
-		}
+	raws, accept, e := OwnCalibrations(input)
+	if e != nil {
 		return mustJSON(OwnOutput{Error: e})
 	}
+	return mustJSON(a.AddCalibrations(raws, accept))
+}
+
+// OwnCalibrations reads AddCalibration's argument (OwnInput) without
+// encoding/json (package jsonv): each calibration's bytes as written, and
+// the names accepted. A body that is not JSON, another key, a key given
+// twice or a member of the wrong type is an error on the calibration
+// input.
+func OwnCalibrations(input []byte) (raws [][]byte, accept []string, e *Error) {
+	bad := func(field, msg, say string) *Error {
+		return &Error{Field: field, Input: "cal", Message: msg, Text: field + ": " + msg, Say: say}
+	}
+	v, err := jsonv.Parse(input)
+	if err != nil {
+		return nil, nil, bad("(body)", "is not valid JSON: "+err.Error(), "the calibration is not valid JSON")
+	}
+	if v.Kind != jsonv.Object {
+		return nil, nil, bad("(body)", "is not a JSON object", "the calibration is not valid JSON")
+	}
+	seen := map[string]bool{}
+	for i, k := range v.Keys {
+		if seen[k] {
+			return nil, nil, bad(k, "is given twice", k+": is given twice")
+		}
+		seen[k] = true
+		m := v.Members[i]
+		switch k {
+		case "calibrations":
+			if m.Kind == jsonv.Null {
+				continue
+			}
+			if m.Kind != jsonv.Array {
+				return nil, nil, bad(k, "is not an array", "the calibrations are not a list")
+			}
+			for _, e := range m.Elems {
+				raws = append(raws, input[e.Start:e.End])
+			}
+		case "accept":
+			if err := jsonv.Store(m, &accept); err != nil {
+				return nil, nil, bad(k, "is not a list of names", "the accepted calibrations are not a list of names")
+			}
+		default:
+			return nil, nil, bad(k, "is not a known field", k+": is not a known field")
+		}
+	}
+	return raws, accept, nil
+}
+
+// AddCalibrations adds the user's own calibrations (each one's JSON) to
+// the catalog, replacing earlier ones of the same name (a refit under the
+// same name). A name the project ships cannot be taken: the user's
+// calibration must not pass for a published one. A calibration that fails
+// its fit checks is refused unless accept names it. The calibrations are
+// checked as the command line's -calibrations DIR checks them
+// (model.ParseCalibration, model.NewCatalog).
+func (a *API) AddCalibrations(raws [][]byte, accept []string) OwnOutput {
 	cals := append([]model.Calibration(nil), a.Catalog.Calibrations...)
 	own := map[string]bool{}
 	for k := range a.own {
 		own[k] = true
 	}
-	for _, raw := range in.Calibrations {
+	for _, raw := range raws {
 		c, err := model.ParseCalibration(raw)
 		if err != nil {
-			return mustJSON(OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Message: err.Error(), Text: err.Error(), Say: "your calibration could not be used: " + err.Error()}})
+			return OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Message: err.Error(), Text: err.Error(), Say: "your calibration could not be used: " + err.Error()}}
 		}
-		if checks := model.FitChecks(c); len(checks) > 0 && !slices.Contains(in.Accept, c.Name) {
+		if checks := model.FitChecks(c); len(checks) > 0 && !slices.Contains(accept, c.Name) {
 			m := model.Message{Code: model.CodeFitFailedChecks, Field: "calibration", Args: model.Args{{Name: "name", Str: c.Name}, {Name: "checks", Msgs: checks}}}
-			return mustJSON(OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Value: strconv.Quote(c.Name), Message: m.String(), Text: "calibration: " + m.String(), Say: Say(m), Code: CodeFailedChecks, Args: m.Args}})
+			return OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Value: strconv.Quote(c.Name), Message: m.String(), Text: "calibration: " + m.String(), Say: Say(m), Code: CodeFailedChecks, Args: m.Args}}
 		}
 		i := -1
 		for j := range cals {
@@ -69,7 +120,7 @@ func (a *API) AddCalibration(input []byte) (out []byte) {
 		switch {
 		case i >= 0 && !own[c.Name]:
 			msg := fmt.Sprintf("is the name of a calibration wattscale ships (%s); give yours another name", c.Name)
-			return mustJSON(OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Value: strconv.Quote(c.Name), Message: msg, Text: "calibration: " + msg, Say: msg, Code: CodeShippedName}})
+			return OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Value: strconv.Quote(c.Name), Message: msg, Text: "calibration: " + msg, Say: msg, Code: CodeShippedName}}
 		case i >= 0:
 			cals[i] = c
 		default:
@@ -79,11 +130,11 @@ func (a *API) AddCalibration(input []byte) (out []byte) {
 	}
 	cat, err := model.NewCatalog(a.Catalog.Hardware, a.Catalog.Presets, cals, a.Catalog.Default)
 	if err != nil {
-		return mustJSON(OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Message: err.Error(), Text: err.Error(), Say: "your calibration could not be used: " + err.Error()}})
+		return OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Message: err.Error(), Text: err.Error(), Say: "your calibration could not be used: " + err.Error()}}
 	}
 	cat.WorkBudget = a.Catalog.WorkBudget
 	a.Catalog, a.own = cat, own
-	return mustJSON(OwnOutput{Calibrations: a.calInfos()})
+	return OwnOutput{Calibrations: a.calInfos()}
 }
 
 // calInfos lists the catalog's calibrations for the form, the user's own
@@ -110,12 +161,21 @@ const SampleLaw = "zoubeirou2026-bert-pooled"
 // over GPU counts, strategies, sequence lengths and batches inside that
 // calibration's envelope, times log-normal noise of 10 % (seeded, so the
 // file is the same every time); the source column says so on every row.
-func (a *API) SampleCSV() (out []byte) { return a.SampleCSVSeed(14) }
+func (a *API) SampleCSV() (out []byte) { return a.SampleCSVSeed(SampleSeed) }
+
+// SampleSeed is the seed of SampleCSV's noise.
+const SampleSeed = 14
 
 // SampleCSVSeed is SampleCSV with another seed for its noise, for tests of
 // how often the refit's standard errors cover the law the rows come from.
 func (a *API) SampleCSVSeed(seed uint64) (out []byte) {
 	defer recoverInto(&out)
+	return a.SampleCSVOf(seed)
+}
+
+// SampleCSVOf is SampleCSVSeed without its recovery into a JSON error
+// (the caller recovers: calc.wasm links no JSON encoder).
+func (a *API) SampleCSVOf(seed uint64) []byte {
 	var b bytes.Buffer
 	b.WriteString("model,gpu,count,strategy,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s,eta,source\n")
 	rng := rand.New(rand.NewPCG(seed, 2026))

@@ -1,7 +1,6 @@
 package calcapi
 
 import (
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +18,7 @@ func (f Form) Query() string {
 		if b.Len() > 0 {
 			b.WriteByte('&')
 		}
-		b.WriteString(url.QueryEscape(k) + "=" + url.QueryEscape(f[k]))
+		b.WriteString(QueryEscape(k) + "=" + QueryEscape(f[k]))
 	}
 	known := map[string]bool{}
 	for _, k := range FormKeys {
@@ -54,11 +53,11 @@ func ParseFormQuery(q string) (Form, error) {
 			continue
 		}
 		k, v, _ := strings.Cut(pair, "=")
-		key, err := url.QueryUnescape(k)
+		key, err := queryUnescape(k)
 		if err != nil {
 			return f, &queryError{pair}
 		}
-		val, err := url.QueryUnescape(v)
+		val, err := queryUnescape(v)
 		if err != nil {
 			return f, &queryError{pair}
 		}
@@ -75,4 +74,75 @@ type queryError struct{ pair string }
 
 func (e *queryError) Error() string {
 	return "form query: " + strconv.Quote(e.pair) + " is not valid percent-encoding"
+}
+
+// QueryEscape is net/url's QueryEscape: every byte but the unreserved
+// ones (letters, digits, - _ . ~) percent-encoded, a space as +. (Its own,
+// so that calc.wasm links no net/url, whose package initialisation brings
+// net/netip, unique and internal/godebug: about 60 KB of code.)
+func QueryEscape(s string) string {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !unreserved(s[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(s)+2*n)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case unreserved(c):
+			b = append(b, c)
+		case c == ' ':
+			b = append(b, '+')
+		default:
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		}
+	}
+	return string(b)
+}
+
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~'
+}
+
+// queryUnescape is net/url's QueryUnescape: + is a space, %XX a byte; a
+// % not followed by two hex digits is an error.
+func queryUnescape(s string) (string, error) {
+	if !strings.ContainsAny(s, "%+") {
+		return s, nil
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '+':
+			b = append(b, ' ')
+		case '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return "", &queryError{s}
+			}
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b), nil
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }

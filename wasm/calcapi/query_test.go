@@ -68,3 +68,19 @@ func FuzzParseFormQuery(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQueryEscape holds QueryEscape and the unescaping to net/url's.
+func FuzzQueryEscape(f *testing.F) {
+	f.Add("a b+c%41&=é~")
+	f.Add("%zz%4")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := QueryEscape(s), url.QueryEscape(s); got != want {
+			t.Fatalf("QueryEscape(%q) = %q, net/url %q", s, got, want)
+		}
+		got, err := queryUnescape(s)
+		want, werr := url.QueryUnescape(s)
+		if (err == nil) != (werr == nil) || err == nil && got != want {
+			t.Fatalf("queryUnescape(%q) = %q, %v; net/url %q, %v", s, got, err, want, werr)
+		}
+	})
+}

@@ -7,7 +7,6 @@ package calfile
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wattscale/wattscale/internal/jsonv"
 	"github.com/wattscale/wattscale/model"
 )
 
@@ -86,19 +86,10 @@ func Parse(name string, raw []byte) (File, error) {
 // jsonErrorLine is the line of a JSON syntax or type error, or 1 when the
 // error has no position (a value out of range).
 func jsonErrorLine(raw []byte, err error) int {
-	var off int64
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	default:
+	var je *jsonv.Error
+	if !errors.As(err, &je) {
 		return 1
 	}
-	if off > int64(len(raw)) {
-		off = int64(len(raw))
-	}
+	off := min(max(je.Offset, 0), len(raw))
 	return 1 + bytes.Count(raw[:off], []byte("\n"))
 }

@@ -2,7 +2,6 @@ package view
 
 import (
 	"math"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -101,30 +100,24 @@ func (a *advice) configText(c *model.Config) string {
 // load is the form values that put configuration c into the form, as a
 // query string, and what the page says once it has.
 func (a *advice) load(c *model.Config) (query, said string) {
-	q := url.Values{}
-	q.Set("gpu", c.Hardware.GPU)
-	q.Set("count", strconv.Itoa(c.Hardware.Count))
-	q.Set("power", Num(c.Hardware.PowerLimitW))
+	q := calcapi.Form{"gpu": c.Hardware.GPU, "count": strconv.Itoa(c.Hardware.Count), "power": Num(c.Hardware.PowerLimitW)}
 	if c.BatchPerGPU > 0 {
 		// the micro-batch and accumulation that hold the global batch
-		q.Set("batch", strconv.Itoa(c.BatchPerGPU))
-		q.Set("accum", "")
+		q["batch"], q["accum"] = strconv.Itoa(c.BatchPerGPU), ""
 		if c.GradientAccumulation > 1 {
-			q.Set("accum", strconv.Itoa(c.GradientAccumulation))
+			q["accum"] = strconv.Itoa(c.GradientAccumulation)
 		}
 	}
 	if s := c.Strategy; s.Name != model.Hybrid && s.Name != "" {
-		q.Set("strategy", s.Name)
+		q["strategy"] = s.Name
 	} else {
 		mode := s.DataMode
 		if mode == "" {
 			mode = model.FSDP
 		}
-		q.Set("strategy", model.Hybrid)
-		q.Set("tensor", Num(s.Tensor))
-		q.Set("data_mode", mode)
+		q["strategy"], q["tensor"], q["data_mode"] = model.Hybrid, Num(s.Tensor), mode
 	}
-	return q.Encode(), "Loaded " + strconv.Itoa(c.Hardware.Count) + " × " + a.gpuName(c.Hardware.GPU) + " at " + Num(c.Hardware.PowerLimitW) + " W."
+	return q.Query(), "Loaded " + strconv.Itoa(c.Hardware.Count) + " × " + a.gpuName(c.Hardware.GPU) + " at " + Num(c.Hardware.PowerLimitW) + " W."
 }
 
 // same reports whether two configurations are the same hardware and

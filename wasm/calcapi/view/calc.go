@@ -1,6 +1,7 @@
 package view
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -49,12 +50,49 @@ func CalcFuncs(api *calcapi.API) map[string]func(args []any) any {
 		},
 		"advise": func(a []any) any { return c.Advise(argStr(a, 0), argNum(a, 1)) },
 		"addCalibration": func(a []any) any {
-			out := string(api.AddCalibration([]byte(argStr(a, 0))))
+			out := AddCalibration(api, []byte(argStr(a, 0)))
 			c.Refresh()
 			return out
 		},
-		"sampleCSV": func([]any) any { return string(api.SampleCSV()) },
+		"sampleCSV": func([]any) (csv any) {
+			defer func() {
+				if r := recover(); r != nil {
+					csv = "internal error: " + fmt.Sprint(r)
+				}
+			}()
+			return string(api.SampleCSVOf(calcapi.SampleSeed))
+		},
 	}
+}
+
+// AddCalibration is calc.wasm's addCalibration: the user's own
+// calibrations, {"calibrations": [...]} (calcapi.OwnCalibrations, read
+// without encoding/json), added to api's catalog
+// (calcapi.API.AddCalibrations); the answer {"calibrations": [names]} or
+// {"error": {code, field, input, value, message, text, say}}.
+func AddCalibration(api *calcapi.API, input []byte) (v map[string]any) {
+	fail := func(e *calcapi.Error) map[string]any {
+		return map[string]any{"error": map[string]any{"code": e.Code, "field": e.Field, "input": e.Input, "value": e.Value, "message": e.Message, "text": e.Text, "say": e.Say}}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			msg := "internal error: " + fmt.Sprint(r)
+			v = fail(&calcapi.Error{Field: "calibration", Input: "cal", Message: msg, Text: msg, Say: msg})
+		}
+	}()
+	raws, accept, e := calcapi.OwnCalibrations(input)
+	if e != nil {
+		return fail(e)
+	}
+	out := api.AddCalibrations(raws, accept)
+	if out.Error != nil {
+		return fail(out.Error)
+	}
+	names := make([]any, len(out.Calibrations))
+	for i, c := range out.Calibrations {
+		names[i] = c.Name
+	}
+	return map[string]any{"calibrations": names}
 }
 
 // argStr, argNum and argFlag read argument i of a call (a string, a number, a
@@ -207,7 +245,7 @@ func (c *Calc) RenderOf(in RenderInput) RenderOutput {
 		if n <= 0 || n >= 1e6 {
 			n = 4
 		}
-		o := c.api.EstimateOf(calcapi.EstimateInput{Form: form, Sweep: &calcapi.SweepSpec{Counts: sweepCounts(n), Strategies: sweepStrategies}})
+		o := c.api.EstimateForm(form, &calcapi.SweepSpec{Counts: sweepCounts(n), Strategies: sweepStrategies})
 		if o.Error == nil {
 			c.last, v.out = &o, &o
 			c.preset = nil
@@ -228,7 +266,7 @@ func (c *Calc) RenderOf(in RenderInput) RenderOutput {
 			if c.last == nil {
 				// Nothing to dim: the default's figures, hidden.
 				if c.def == nil {
-					d := c.api.EstimateOf(calcapi.EstimateInput{Form: calcapi.DefaultForm(), Sweep: &calcapi.SweepSpec{Counts: sweepCounts(4), Strategies: sweepStrategies}})
+					d := c.api.EstimateForm(calcapi.DefaultForm(), &calcapi.SweepSpec{Counts: sweepCounts(4), Strategies: sweepStrategies})
 					c.def = &d
 				}
 				v.out, v.empty = c.def, true

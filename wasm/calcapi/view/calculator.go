@@ -14,13 +14,12 @@ package view
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/wattscale/wattscale/internal/jsonv"
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
@@ -194,7 +193,7 @@ func (c *calcView) w(s ...string) {
 func (c *calcView) query() string {
 	var parts []string
 	for _, k := range c.state.Active() {
-		parts = append(parts, url.QueryEscape(k)+"="+url.QueryEscape(c.state[k]))
+		parts = append(parts, calcapi.QueryEscape(k)+"="+calcapi.QueryEscape(c.state[k]))
 	}
 	return strings.Join(parts, "&")
 }
@@ -736,18 +735,18 @@ func (c *calcView) charts(r *model.Response) {
 }
 
 func (c *calcView) share() {
-	var req bytes.Buffer
-	enc := json.NewEncoder(&req)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	var v any
-	json.Unmarshal(c.out.Request, &v)
-	enc.Encode(v)
+	// The request as the command line reads it, keys sorted, two spaces
+	// an indent (jsonv.Indent writes what encoding/json's indented
+	// encoder writes for it).
+	var req string
+	if v, err := jsonv.Parse(c.out.Request); err == nil {
+		req = string(jsonv.Indent(nil, v, "  "))
+	}
 	sn := c.out.Snippets
 	c.w(`<div class="share-row"><label for="share-url">Link to this estimate</label><div class="row"><input id="share-url" type="text" readonly="" value="?`, esc(c.query()), `"><button type="button" class="btn" data-copy="url">Copy link</button></div></div>`,
 		`<div class="snip"><div class="snip-h"><h3 id="card-h">Hugging Face model card (<code>co2_eq_emissions</code>)</h3><button type="button" class="btn" data-copy="card" aria-describedby="card-h">Copy</button></div><pre id="snip-card" tabindex="0" aria-labelledby="card-h">`, esc(sn.ModelCard), `</pre></div>`,
 		`<div class="snip"><div class="snip-h"><h3 id="cite-h">Sentence for a paper</h3><button type="button" class="btn" data-copy="cite" aria-describedby="cite-h">Copy</button></div><p id="snip-cite" class="cite-text">`, esc(sn.Citation), `</p></div>`,
-		`<details class="snip"><summary>Request JSON for the command line</summary><div class="snip-h"><p class="muted small"><code>go run ./site estimate &lt; request.json</code> gives the same answer.</p><button type="button" class="btn" data-copy="req">Copy</button></div><pre id="snip-req" tabindex="0" aria-label="Request JSON">`, esc(strings.TrimSuffix(req.String(), "\n")), `</pre></details>`)
+		`<details class="snip"><summary>Request JSON for the command line</summary><div class="snip-h"><p class="muted small"><code>go run ./site estimate &lt; request.json</code> gives the same answer.</p><button type="button" class="btn" data-copy="req">Copy</button></div><pre id="snip-req" tabindex="0" aria-label="Request JSON">`, esc(req), `</pre></details>`)
 }
 
 // summary is the estimate's summary that calc.js puts above the form (on a
