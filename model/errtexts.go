@@ -59,6 +59,73 @@ const (
 	CodeBudgetMoreGPUs   = "budget.more_gpus"     // n
 )
 
+// Codes of the request's model, length, strategy and site errors.
+const (
+	CodeExamplesTwice      = "request.examples_twice"    // tokens, examples (paths)
+	CodeTokensBelowSeq     = "request.tokens_below_seq"  // seq (tokens)
+	CodeMaxStepsTokens     = "request.max_steps_tokens"  // tokens, data (ranks), max (tokens)
+	CodeStrategyRequired   = "request.strategy_required" // example
+	CodeDataMode           = "request.data_mode"
+	CodeStrategy           = "request.strategy"
+	CodeStrategyShape      = "request.strategy_shape" // example
+	CodePresetAndHF        = "request.preset_and_hf"
+	CodePresetAndShape     = "request.preset_and_shape"
+	CodeModelRequired      = "request.model_required"
+	CodeHead               = "request.head"
+	CodeCalibrationUnknown = "request.calibration_unknown" // known ([]string)
+	CodeNotFinite          = "request.not_finite"
+)
+
+// Codes of a request body's errors: JSON that does not decode.
+const (
+	CodeBodyUnread    = "body.unread"    // reason (the reader's error)
+	CodeBodyTooLarge  = "body.too_large" // max (bytes)
+	CodeBodyDataAfter = "body.data_after"
+	CodeBodyEmpty     = "body.empty"
+	CodeBodyTruncated = "body.truncated"
+	CodeBodySyntax    = "body.syntax"         // offset (bytes), detail (encoding/json's words)
+	CodeJSONBeyond    = "json.beyond_float64" // the number as the error's value
+	CodeJSONWhole     = "json.whole_in_range"
+	CodeJSONKind      = "json.kind" // kind (number, string, object, …)
+)
+
+// Codes of errors in the Hugging Face files (config.json, the Trainer's
+// arguments, adapter_config.json): on the file's key, the value given as
+// the error's value where the words end "got …".
+const (
+	CodeHFNotRead         = "hf.not_read"
+	CodeHFObject          = "hf.object"
+	CodeHFNumber          = "hf.number"
+	CodeHFFinite          = "hf.finite"
+	CodeHFBool            = "hf.bool"
+	CodeHFString          = "hf.string"
+	CodeHFModelTypeNeeded = "hf.model_type_required" // types
+	CodeHFModelType       = "hf.model_type"          // types
+	CodeHFArchitectures   = "hf.architectures"
+	CodeHFClass           = "hf.class"                    // family, type, classes ([]string)
+	CodeHFKeyNeeded       = "hf.key_required"             // type, field (the shape's key)
+	CodeHFFFNNeeded       = "hf.ffn_required"             // type
+	CodeHFNoExperts       = "hf.no_experts"               // type
+	CodeHFExpertsPerTok   = "hf.experts_per_tok_required" // type
+	CodeHFMLPOnlyLayers   = "hf.mlp_only_layers"
+	CodeHFSharedExpert    = "hf.shared_expert"
+	CodeHFUnknownKey      = "hf.unknown_key" // near ([]string)
+	CodeHFMaxLength       = "hf.max_length"
+	CodeHFFP16BF16        = "hf.fp16_bf16"
+	CodeHFUnmodelled      = "hf.unmodelled"
+	CodeHFModuleNames     = "hf.module_names"
+	CodeHFSaveModule      = "hf.save_module" // name, embedding, heads (module names)
+	CodeHFPEFTType        = "hf.peft_type"
+	CodeHFQuantType       = "hf.quant_type"
+	CodeHFComputeDtype    = "hf.compute_dtype"
+	CodeHFQuantMethod     = "hf.quant_method"
+	CodeHFAlsoAtTop       = "hf.also_at_top"
+	CodeHF4bit8bit        = "hf.4bit_8bit"
+	CodeHFTargetsRegex    = "hf.targets_regex"
+	CodeHFTargetsList     = "hf.targets_list"
+	CodeHFTargetModule    = "hf.target_module" // name, modules ([]string)
+)
+
 // errTexts are the words of the codes above.
 var errTexts = []MessageText{
 	{Code: CodePresetUnknown, Tech: "is not a known preset; close matches: {near:list}"},
@@ -100,6 +167,66 @@ var errTexts = []MessageText{
 	{Code: CodeBaseFormat, Tech: "must be nf4 (4-bit NormalFloat with double quantisation) or int8"},
 	{Code: CodeQLoRADtypeFP8, Tech: "cannot be the QLoRA compute dtype: bitsandbytes dequantises the base weights to fp16, bf16 or fp32"},
 	{Code: CodeQLoRADtype, Tech: "must be fp16, bf16 or fp32 for qlora"},
+
+	{Code: CodeExamplesTwice, Tech: "give {tokens:key} or {examples:key}, not both"},
+	{Code: CodeTokensBelowSeq, Tech: "must cover at least one sequence ({seq:int} tokens)"},
+	{Code: CodeMaxStepsTokens, Tech: "gives {tokens:short} tokens (steps × accumulation × batch × seq_len × {data:int} data-parallel ranks), beyond the accepted {max:short}"},
+	{Code: CodeStrategyRequired, Tech: "is required: one of single, ddp, fsdp, tp, or {example}",
+		Plain: "is required: one of single, ddp, fsdp, tp, or a hybrid layout"},
+	{Code: CodeDataMode, Tech: "must be \"ddp\" or \"fsdp\""},
+	{Code: CodeStrategy, Tech: "must be one of single, ddp, fsdp, tp, or a hybrid object",
+		Plain: "must be one of single, ddp, fsdp, tp, or a hybrid layout"},
+	{Code: CodeStrategyShape, Tech: "must be one of single, ddp, fsdp, tp or an object {example}",
+		Plain: "must be one of single, ddp, fsdp, tp or a hybrid layout"},
+	{Code: CodePresetAndHF, Tech: "give either preset or hf_config, not both"},
+	{Code: CodePresetAndShape, Tech: "give either preset or a shape (layers, hidden, heads, ffn, vocab), not both"},
+	{Code: CodeModelRequired, Tech: "give a preset (for example \"bert-base\"), a shape with layers, hidden, heads, ffn and vocab, or hf_config (a config.json)"},
+	{Code: CodeHead, Tech: "must be \"lm\" or \"classifier\""},
+	{Code: CodeCalibrationUnknown, Tech: "is not a known calibration; known: {known:list}"},
+	{Code: CodeNotFinite, Tech: "gives a result that is not a finite number; check that the values are within physical ranges"},
+
+	{Code: CodeBodyUnread, Tech: "could not be read: {reason}"},
+	{Code: CodeBodyTooLarge, Tech: "must be at most {max:int} bytes, got more"},
+	{Code: CodeBodyDataAfter, Tech: "must hold exactly one JSON object; found data after it"},
+	{Code: CodeBodyEmpty, Tech: "is empty; send a JSON object"},
+	{Code: CodeBodyTruncated, Tech: "is not valid JSON: it ends too early"},
+	{Code: CodeBodySyntax, Tech: "is not valid JSON at byte {offset:int}: {detail}"},
+	{Code: CodeJSONBeyond, Tech: "must be a finite number; this one is beyond ±1.8e308"},
+	{Code: CodeJSONWhole, Tech: "must be a whole number in range"},
+	{Code: CodeJSONKind, Tech: "must be a JSON {kind}"},
+
+	{Code: CodeHFNotRead, Tech: "is not read by this program (the calculator takes the shape and training fields); the command line (go run ./site estimate) and the API read Hugging Face files",
+		Plain: "is not read by the calculator (it takes the shape and training fields); the command line and the API read Hugging Face files"},
+	{Code: CodeHFObject, Tech: "must be a JSON object (the file's contents)"},
+	{Code: CodeHFNumber, Tech: "must be a JSON number"},
+	{Code: CodeHFFinite, Tech: "must be a finite number"},
+	{Code: CodeHFBool, Tech: "must be true or false"},
+	{Code: CodeHFString, Tech: "must be a string"},
+	{Code: CodeHFModelTypeNeeded, Tech: "is required: the config's model family (one of {types:list})"},
+	{Code: CodeHFModelType, Tech: "is not a model family wattscale reads; it reads {types:list}"},
+	{Code: CodeHFArchitectures, Tech: "must be a list of class names"},
+	{Code: CodeHFClass, Tech: "is not a model class of {family} (model_type {type}); the classes read for it are {classes:list}"},
+	{Code: CodeHFKeyNeeded, Tech: "is required for model_type {type} ({field})"},
+	{Code: CodeHFFFNNeeded, Tech: "is required for model_type {type} (the feed-forward width)"},
+	{Code: CodeHFNoExperts, Tech: "sets experts, which model_type {type} does not have; wattscale reads experts for mixtral, qwen2_moe and qwen3_moe"},
+	{Code: CodeHFExpertsPerTok, Tech: "is required for model_type {type}, with num_local_experts or num_experts (the experts of each layer)"},
+	{Code: CodeHFMLPOnlyLayers, Tech: "must be empty, and decoder_sparse_step 1: wattscale models every layer as a mixture of experts"},
+	{Code: CodeHFSharedExpert, Tech: "must be a multiple of moe_intermediate_size: wattscale counts the shared expert as that many always-chosen experts"},
+	{Code: CodeHFUnknownKey, Tech: "is not a known key; close matches: {near:list}"},
+	{Code: CodeHFMaxLength, Tech: "differs from max_seq_length; give one sequence length"},
+	{Code: CodeHFFP16BF16, Tech: "cannot be true with bf16 (the Trainer refuses both)"},
+	{Code: CodeHFUnmodelled, Tech: "must be null, false or empty: what it turns on (DoRA, adapters on some layers, per-module ranks) is not modelled"},
+	{Code: CodeHFModuleNames, Tech: "must be a list of module names"},
+	{Code: CodeHFSaveModule, Tech: "holds {name:q}, not a module wattscale can count; it reads the embedding and LM-head modules ({embedding}) and task heads ({heads})"},
+	{Code: CodeHFPEFTType, Tech: "must be LORA: wattscale estimates LoRA and QLoRA adapters"},
+	{Code: CodeHFQuantType, Tech: "must be nf4 or fp4"},
+	{Code: CodeHFComputeDtype, Tech: "must be bfloat16, float16 or float32"},
+	{Code: CodeHFQuantMethod, Tech: "must be bitsandbytes: wattscale models QLoRA's bitsandbytes kernels"},
+	{Code: CodeHFAlsoAtTop, Tech: "is also given at the top; give it once"},
+	{Code: CodeHF4bit8bit, Tech: "cannot be true with load_in_4bit"},
+	{Code: CodeHFTargetsRegex, Tech: "must be a list of module names or \"all-linear\"; a regular expression is not read"},
+	{Code: CodeHFTargetsList, Tech: "must be a list of module names or \"all-linear\""},
+	{Code: CodeHFTargetModule, Tech: "holds {name:q}, not a linear layer of this model; its modules are {modules:list}"},
 
 	{Code: CodeOverBudget, Tech: "asks for more work than one request may: {what:cat}; the budget is {budget:int} work units (a fine-tuning configuration tried is {per_config:int}, an inference configuration {per_inference:int}, each search {per_search:int} more, each stage estimated {per_stage:int}); narrow the search (fewer GPUs, a lower max_count, fewer power_limits_w) or split the request"},
 	{Code: CodeBudgetConfigs, Tech: "{n:int} configurations ({parts:semilist})"},

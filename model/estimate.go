@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 )
 
 // Catalog is what an estimate needs besides the request: the hardware
@@ -97,7 +96,7 @@ func (c *Catalog) Calibration(name string) (*Calibration, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return nil, fieldErr("calibration", name, "is not a known calibration; known: %s", strings.Join(names, ", "))
+	return nil, codeErr(CodeCalibrationUnknown, "calibration", name, Args{{Name: "known", List: names}})
 }
 
 // Estimate turns a request into a response, or returns a *FieldError that
@@ -551,7 +550,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	resp.Warnings = MessageTexts(warn)
 	resp.WarningMessages = warn
 	if !finiteResponse(&resp) {
-		return Response{}, fieldErr("(request)", nil, "gives a result that is not a finite number; check that the values are within physical ranges")
+		return Response{}, codeErr(CodeNotFinite, "(request)", nil, nil)
 	}
 	return resp, nil
 }

@@ -41,7 +41,7 @@ func (c *Catalog) ReadHFFiles() {
 // noHF is the error for a Hugging Face file given to a catalog that does
 // not read them.
 func (c *Catalog) noHF(file string) error {
-	return hfErr(file, "is not read by this program (the calculator takes the shape and training fields); the command line (go run ./site estimate) and the API read Hugging Face files")
+	return hfErr(CodeHFNotRead, file, nil)
 }
 
 // Request paths of the three files.
@@ -83,7 +83,7 @@ func parseHFObject(raw []byte, file string) (*hfObject, error) {
 	}
 	o := &hfObject{file: file}
 	if json.Unmarshal(raw, &o.vals) != nil || o.vals == nil {
-		return nil, hfErr(file, "must be a JSON object (the file's contents)")
+		return nil, hfErr(CodeHFObject, file, nil)
 	}
 	for k := range o.vals {
 		o.keys = append(o.keys, k)
@@ -124,11 +124,11 @@ func (o *hfObject) int(key string, lo, hi int) (int, error) {
 func (o *hfObject) num(key string) (float64, error) {
 	v := bytes.TrimSpace(o.vals[key])
 	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
-		return 0, hfErr(o.file+"."+key, "must be a JSON number, got "+clip(v))
+		return 0, hfErr(CodeHFNumber, o.file+"."+key, nil).withValue(clip(v))
 	}
 	x, err := strconv.ParseFloat(string(v), 64)
 	if err != nil || math.IsInf(x, 0) {
-		return 0, hfErr(o.file+"."+key, "must be a finite number, got "+clip(v))
+		return 0, hfErr(CodeHFFinite, o.file+"."+key, nil).withValue(clip(v))
 	}
 	return x, nil
 }
@@ -137,7 +137,7 @@ func (o *hfObject) num(key string) (float64, error) {
 func (o *hfObject) bool(key string) (bool, error) {
 	var b bool
 	if err := json.Unmarshal(o.vals[key], &b); err != nil {
-		return false, hfErr(o.file+"."+key, "must be true or false, got "+clip(o.vals[key]))
+		return false, hfErr(CodeHFBool, o.file+"."+key, nil).withValue(clip(o.vals[key]))
 	}
 	return b, nil
 }
@@ -146,7 +146,7 @@ func (o *hfObject) bool(key string) (bool, error) {
 func (o *hfObject) str(key string) (string, error) {
 	var s string
 	if err := json.Unmarshal(o.vals[key], &s); err != nil {
-		return "", hfErr(o.file+"."+key, "must be a string, got "+clip(o.vals[key]))
+		return "", hfErr(CodeHFString, o.file+"."+key, nil).withValue(clip(o.vals[key]))
 	}
 	return s, nil
 }
@@ -279,12 +279,12 @@ func hfFamilyList() string {
 }
 
 // hfTypes lists the model_type values read, for an error.
-func hfTypes() string {
+func hfTypes() []string {
 	var out []string
 	for _, f := range hfFamilies {
 		out = append(out, f.types...)
 	}
-	return strings.Join(out, ", ")
+	return out
 }
 
 // HFModel is what a config.json gives.
@@ -324,7 +324,7 @@ func ParseHFConfig(raw []byte) (*HFModel, error) {
 func parseHFConfig(o *hfObject) (*HFModel, error) {
 	const file = PathHFConfig
 	if !o.has("model_type") {
-		return nil, hfErr(file+".model_type", "is required: the config's model family (one of "+hfTypes()+")")
+		return nil, hfErr(CodeHFModelTypeNeeded, file+".model_type", Args{{Name: "types", List: hfTypes()}})
 	}
 	mt, err := o.str("model_type")
 	if err != nil {
@@ -333,7 +333,7 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 	var archs []string
 	if o.has("architectures") {
 		if err := json.Unmarshal(o.vals["architectures"], &archs); err != nil {
-			return nil, hfErr(file+".architectures", "must be a list of class names, got "+clip(o.vals["architectures"]))
+			return nil, hfErr(CodeHFArchitectures, file+".architectures", nil).withValue(clip(o.vals["architectures"]))
 		}
 	}
 	if o.has("text_config") {
@@ -359,7 +359,7 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 		}
 	}
 	if fam == nil {
-		return nil, &FieldError{Field: file + ".model_type", Value: strconv.Quote(mt), Message: "is not a model family wattscale reads; it reads " + hfTypes()}
+		return nil, codeErr(CodeHFModelType, file+".model_type", mt, Args{{Name: "types", List: hfTypes()}})
 	}
 	for _, a := range archs {
 		if !fam.hasClass(a) {
@@ -367,7 +367,7 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 			for _, c := range fam.classes {
 				read = append(read, c+"For…", c+"Model")
 			}
-			return nil, &FieldError{Field: file + ".architectures", Value: strconv.Quote(a), Message: "is not a model class of " + fam.name + " (model_type " + mt + "); the classes read for it are " + strings.Join(read, ", ")}
+			return nil, codeErr(CodeHFClass, file+".architectures", a, Args{{Name: "family", Str: fam.name}, {Name: "type", Str: mt}, {Name: "classes", List: read}})
 		}
 	}
 	m := &HFModel{Type: mt, Family: fam.name, Encoder: fam.encoder, AbsolutePositions: fam.absPos, family: fam}
@@ -396,7 +396,7 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 		k := o.first(strings.Fields(keys)...)
 		if k == "" {
 			if row.need {
-				return nil, hfErr(file+"."+strings.Fields(row.keys)[0], "is required for model_type "+mt+" ("+strings.TrimPrefix(row.field, "model.")+")")
+				return nil, hfErr(CodeHFKeyNeeded, file+"."+strings.Fields(row.keys)[0], Args{{Name: "type", Str: mt}, {Name: "field", Str: strings.TrimPrefix(row.field, "model.")}})
 			}
 			continue
 		}
@@ -413,7 +413,7 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 	}
 	if a.FFN == 0 {
 		if !fam.ffnX4 {
-			return nil, hfErr(file+".intermediate_size", "is required for model_type "+mt+" (the feed-forward width)")
+			return nil, hfErr(CodeHFFFNNeeded, file+".intermediate_size", Args{{Name: "type", Str: mt}})
 		}
 		a.FFN = 4 * a.Hidden
 		m.Notes = append(m.Notes, Message{Code: CodeNoteFFNRule, Args: Args{{Name: "file", Str: file}, {Name: "ffn", Num: float64(a.FFN)}, {Name: "family", Str: fam.name}}})
@@ -431,17 +431,17 @@ func parseHFConfig(o *hfObject) (*HFModel, error) {
 	// routed experts, counts as n more experts that every token passes.
 	switch {
 	case fam.moe == "" && a.Experts > 1:
-		return nil, hfErr(file+"."+o.first("num_local_experts", "num_experts"), "sets experts, which model_type "+mt+" does not have; wattscale reads experts for mixtral, qwen2_moe and qwen3_moe")
+		return nil, hfErr(CodeHFNoExperts, file+"."+o.first("num_local_experts", "num_experts"), Args{{Name: "type", Str: mt}})
 	case fam.moe == "":
 		a.Experts, a.ExpertsPerToken = 0, 0
 	case a.Experts < 2 || a.ExpertsPerToken < 1:
-		return nil, hfErr(file+".num_experts_per_tok", "is required for model_type "+mt+", with num_local_experts or num_experts (the experts of each layer)")
+		return nil, hfErr(CodeHFExpertsPerTok, file+".num_experts_per_tok", Args{{Name: "type", Str: mt}})
 	case clip(o.vals["mlp_only_layers"]) != "[]" && o.has("mlp_only_layers"), o.has("decoder_sparse_step") && clip(o.vals["decoder_sparse_step"]) != "1":
-		return nil, hfErr(file+".mlp_only_layers", "must be empty, and decoder_sparse_step 1: wattscale models every layer as a mixture of experts")
+		return nil, hfErr(CodeHFMLPOnlyLayers, file+".mlp_only_layers", nil)
 	}
 	if s, _ := o.int("shared_expert_intermediate_size", 1, 1<<20); fam.moe == "qwen2_moe" && s > 0 {
 		if s%a.FFN != 0 {
-			return nil, hfErr(file+".shared_expert_intermediate_size", "must be a multiple of moe_intermediate_size: wattscale counts the shared expert as that many always-chosen experts")
+			return nil, hfErr(CodeHFSharedExpert, file+".shared_expert_intermediate_size", nil)
 		}
 		a.Experts += s / a.FFN
 		a.ExpertsPerToken += s / a.FFN
@@ -622,7 +622,7 @@ func ImportHF(req Request) (Request, []Imported, []string, error) {
 	if req.Model.HFConfig != "" {
 		m := req.Model
 		if m.Preset != "" {
-			return req, nil, nil, fieldErr("model", nil, "give either preset or hf_config, not both")
+			return req, nil, nil, codeErr(CodePresetAndHF, "model", nil, nil)
 		}
 		hf, err := ParseHFConfig([]byte(m.HFConfig))
 		if err != nil {

@@ -107,8 +107,9 @@ func inList(list, name string) bool {
 	return name != "" && strings.Contains(" "+list+" ", " "+name+" ")
 }
 
-// hfErr is a *FieldError without a value.
-func hfErr(field, msg string) error { return &FieldError{Field: field, Message: msg} }
+// hfErr is the error code about a Hugging Face file's key field, without
+// a value.
+func hfErr(code, field string, args Args) *FieldError { return codeErr(code, field, nil, args) }
 
 // unknownHFKey is the error for a key a file does not have, with close
 // matches among the keys it may have.
@@ -118,7 +119,7 @@ func unknownHFKey(field, key, mapped, ignored string) error {
 		names[i], _, _ = strings.Cut(n, ":")
 	}
 	sort.Strings(names)
-	return hfErr(field+"."+key, "is not a known key; close matches: "+strings.Join(NearestNames(key, names, 3), ", "))
+	return hfErr(CodeHFUnknownKey, field+"."+key, Args{{Name: "near", List: NearestNames(key, names, 3)}})
 }
 
 // hfTraining is what training.hf_args and training.peft gave a request.
@@ -223,7 +224,7 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 	if seq == nil {
 		seq = v.MaxLen
 	} else if v.MaxLen != nil && *v.MaxLen != *seq {
-		return hfErr(PathHFArgs+".max_length", "differs from max_seq_length; give one sequence length")
+		return hfErr(CodeHFMaxLength, PathHFArgs+".max_length", nil)
 	}
 	attn := ""
 	if v.Init != nil && v.Init.Attn != nil {
@@ -243,7 +244,7 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 	prec := Precision("")
 	switch {
 	case is(v.BF16) && is(v.FP16):
-		return hfErr(PathHFArgs+".fp16", "cannot be true with bf16 (the Trainer refuses both)")
+		return hfErr(CodeHFFP16BF16, PathHFArgs+".fp16", nil)
 	case is(v.BF16):
 		prec = BF16
 	case is(v.FP16):
@@ -377,7 +378,7 @@ func (v *peftValues) read(o *hfObject, k string, fam *hfFamily, a Arch) (err err
 		case "false", "{}", "[]":
 			return nil
 		}
-		return hfErr(field, "must be null, false or empty: what it turns on (DoRA, adapters on some layers, per-module ranks) is not modelled")
+		return hfErr(CodeHFUnmodelled, field, nil)
 	}
 	var s string
 	var b bool
@@ -391,13 +392,13 @@ func (v *peftValues) read(o *hfObject, k string, fam *hfFamily, a Arch) (err err
 	case "modules_to_save":
 		var names []string
 		if json.Unmarshal(o.vals[k], &names) != nil {
-			return hfErr(field, "must be a list of module names, got "+clip(o.vals[k]))
+			return hfErr(CodeHFModuleNames, field, nil).withValue(clip(o.vals[k]))
 		}
 		for _, n := range names {
 			if inList(embModules, n) {
 				v.emb = true
 			} else if !inList(headModules, n) {
-				return hfErr(field, "holds "+strconv.Quote(n)+", not a module wattscale can count; it reads the embedding and LM-head modules ("+embModules+") and task heads ("+headModules+")")
+				return hfErr(CodeHFSaveModule, field, Args{{Name: "name", Str: n}, {Name: "embedding", Str: embModules}, {Name: "heads", Str: headModules}})
 			}
 		}
 		return nil
@@ -417,22 +418,22 @@ func (v *peftValues) read(o *hfObject, k string, fam *hfFamily, a Arch) (err err
 	switch k {
 	case "peft_type":
 		if s != "lora" {
-			return hfErr(field, "must be LORA: wattscale estimates LoRA and QLoRA adapters")
+			return hfErr(CodeHFPEFTType, field, nil)
 		}
 	case "bnb_4bit_quant_type":
 		if s != "nf4" && s != "fp4" {
-			return hfErr(field, "must be nf4 or fp4, got "+strconv.Quote(s))
+			return hfErr(CodeHFQuantType, field, nil).withValue(strconv.Quote(s))
 		}
 		v.qfmt = v.qfmt || s == "fp4"
 	case "bnb_4bit_compute_dtype":
 		p, ok := lookup(dtypes, s)
 		if !ok {
-			return hfErr(field, "must be bfloat16, float16 or float32, got "+strconv.Quote(s))
+			return hfErr(CodeHFComputeDtype, field, nil).withValue(strconv.Quote(s))
 		}
 		v.compute = Precision(p)
 	case "quant_method":
 		if s != "bitsandbytes" {
-			return hfErr(field, "must be bitsandbytes: wattscale models QLoRA's bitsandbytes kernels")
+			return hfErr(CodeHFQuantMethod, field, nil)
 		}
 	}
 	return nil
@@ -453,7 +454,7 @@ func (h *hfTraining) peft(t *TrainingSpec, fam *hfFamily, a Arch) error {
 		}
 		for _, k := range q.keys {
 			if _, dup := o.vals[k]; dup {
-				return hfErr(q.file+"."+k, "is also given at the top; give it once")
+				return hfErr(CodeHFAlsoAtTop, q.file+"."+k, nil)
 			}
 			o.keys = append(o.keys, k)
 			o.vals[k] = q.vals[k]
@@ -476,7 +477,7 @@ func (h *hfTraining) peft(t *TrainingSpec, fam *hfFamily, a Arch) error {
 		}
 	}
 	if v.q4 && v.q8 {
-		return hfErr(PathPEFT+".load_in_8bit", "cannot be true with load_in_4bit")
+		return hfErr(CodeHF4bit8bit, PathPEFT+".load_in_8bit", nil)
 	}
 	// The method follows from the quantisation; training.method wins.
 	method, format, methodKey := MethodLoRA, FormatNF4, "r"
@@ -561,11 +562,11 @@ func peftTargets(o *hfObject, fam *hfFamily, a Arch) (loraModules, error) {
 		if strings.EqualFold(s, "all-linear") {
 			return parseTargets(TargetsAttentionMLP, a)
 		}
-		return 0, hfErr(field, "must be a list of module names or \"all-linear\"; a regular expression is not read")
+		return 0, hfErr(CodeHFTargetsRegex, field, nil)
 	}
 	var names []string
 	if json.Unmarshal(o.vals[k], &names) != nil || len(names) == 0 {
-		return 0, hfErr(field, "must be a list of module names or \"all-linear\", got "+clip(o.vals[k]))
+		return 0, hfErr(CodeHFTargetsList, field, nil).withValue(clip(o.vals[k]))
 	}
 	mods := llamaModules
 	if fam != nil {
@@ -575,7 +576,7 @@ func peftTargets(o *hfObject, fam *hfFamily, a Arch) (loraModules, error) {
 	for _, n := range names {
 		x := moduleOf(mods, n[strings.LastIndex(n, ".")+1:])
 		if x == 0 {
-			return 0, hfErr(field, "holds "+strconv.Quote(n)+", not a linear layer of this model; its modules are "+moduleList(mods))
+			return 0, hfErr(CodeHFTargetModule, field, Args{{Name: "name", Str: n}, {Name: "modules", List: moduleList(mods)}})
 		}
 		m |= x
 	}
@@ -607,11 +608,11 @@ func moduleOf(table, name string) loraModules {
 }
 
 // moduleList lists a module table's names.
-func moduleList(table string) string {
+func moduleList(table string) []string {
 	var out []string
 	for _, e := range strings.Fields(table) {
 		n, _, _ := strings.Cut(e, ":")
 		out = append(out, n)
 	}
-	return strings.Join(out, ", ")
+	return out
 }

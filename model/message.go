@@ -348,6 +348,8 @@ func writeArg(b *strings.Builder, v Arg, spec string, n Namer) {
 		default:
 			b.WriteString(x)
 		}
+	case spec == "q": // an empty string, quoted
+		b.WriteString(`""`)
 	default:
 		writeNum(b, v.Num, spec)
 	}

@@ -240,7 +240,7 @@ func (s *Strategy) UnmarshalJSON(b []byte) error {
 			name := strings.Trim(msg[i+len("unknown field "):], `"`)
 			return codeErr(CodeUnknownHybridKey, "strategy."+name, nil, nil)
 		}
-		return &FieldError{Field: "strategy", Message: "must be one of single, ddp, fsdp, tp or an object {\"tensor\", \"data\", \"data_mode\"}"}
+		return codeErr(CodeStrategyShape, "strategy", nil, Args{{Name: "example", Str: `{"tensor", "data", "data_mode"}`}})
 	}
 	*s = Strategy{Name: Hybrid, Tensor: o.Tensor, Data: o.Data, DataMode: strings.ToLower(o.DataMode), Context: o.Context}
 	return nil
@@ -263,7 +263,7 @@ func ReadBody(r io.Reader) ([]byte, error) {
 	case errors.Is(err, ErrTooLarge):
 		return nil, TooLarge()
 	case err != nil:
-		return nil, &FieldError{Field: "(body)", Message: "could not be read: " + err.Error()}
+		return nil, codeErr(CodeBodyUnread, "(body)", nil, Args{{Name: "reason", Str: err.Error()}})
 	}
 	return bytes.TrimPrefix(raw, []byte(utf8BOM)), nil
 }
@@ -300,7 +300,7 @@ func byteSize(n int64) string {
 // surface (the API knows a Content-Length, the command line's standard
 // input has none, so neither says how large).
 func TooLarge() *FieldError {
-	return &FieldError{Field: "(body)", Message: fmt.Sprintf("must be at most %d bytes, got more", MaxRequestBytes)}
+	return codeErr(CodeBodyTooLarge, "(body)", nil, Args{{Name: "max", Num: MaxRequestBytes}})
 }
 
 // DecodeExact decodes the one JSON value in raw into v: every object key
@@ -317,11 +317,11 @@ func DecodeExact(raw []byte, v any) error {
 		return jsonError(err)
 	}
 	if dec.More() {
-		return &FieldError{Field: "(body)", Message: "must hold exactly one JSON object; found data after it"}
+		return codeErr(CodeBodyDataAfter, "(body)", nil, nil)
 	}
 	var extra json.RawMessage
 	if err := dec.Decode(&extra); err != io.EOF {
-		return &FieldError{Field: "(body)", Message: "must hold exactly one JSON object; found data after it"}
+		return codeErr(CodeBodyDataAfter, "(body)", nil, nil)
 	}
 	return nil
 }
@@ -477,11 +477,11 @@ func jsonError(err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.Is(err, io.EOF):
-		return &FieldError{Field: "(body)", Message: "is empty; send a JSON object"}
+		return codeErr(CodeBodyEmpty, "(body)", nil, nil)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &FieldError{Field: "(body)", Message: "is not valid JSON: it ends too early"}
+		return codeErr(CodeBodyTruncated, "(body)", nil, nil)
 	case errors.As(err, &se):
-		return &FieldError{Field: "(body)", Message: fmt.Sprintf("is not valid JSON at byte %d: %s", se.Offset, se.Error())}
+		return codeErr(CodeBodySyntax, "(body)", nil, Args{{Name: "offset", Num: float64(se.Offset)}, {Name: "detail", Str: se.Error()}})
 	case errors.As(err, &te):
 		f := te.Field
 		if f == "" {
@@ -492,12 +492,12 @@ func jsonError(err error) error {
 			switch jsonKind(te.Type.Kind().String()) {
 			case "number":
 				if x, err := strconv.ParseFloat(num, 64); err != nil && math.IsInf(x, 0) {
-					return &FieldError{Field: f, Value: num, Message: "must be a finite number; this one is beyond ±1.8e308"}
+					return codeErr(CodeJSONBeyond, f, nil, nil).withValue(num)
 				}
-				return &FieldError{Field: f, Value: num, Message: "must be a whole number in range"}
+				return codeErr(CodeJSONWhole, f, nil, nil).withValue(num)
 			}
 		}
-		return &FieldError{Field: f, Value: te.Value, Message: "must be a JSON " + jsonKind(te.Type.Kind().String())}
+		return codeErr(CodeJSONKind, f, nil, Args{{Name: "kind", Str: jsonKind(te.Type.Kind().String())}}).withValue(te.Value)
 	}
 	msg := err.Error()
 	if i := strings.Index(msg, "unknown field "); i >= 0 {
@@ -507,6 +507,8 @@ func jsonError(err error) error {
 	if fe := AsFieldError(err); fe != nil {
 		return fe
 	}
+	// What is left is encoding/json's own words (no structured form): it
+	// stays uncoded, as does a non-field error PrefixField is given.
 	if strings.HasPrefix(msg, "strategy:") {
 		return &FieldError{Field: "strategy", Message: strings.TrimPrefix(msg, "strategy: ")}
 	}

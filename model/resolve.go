@@ -115,7 +115,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 	if t.DatasetExamples != 0 {
 		// Examples instead of tokens: each at the full sequence length.
 		if t.DatasetTokens != 0 {
-			return fieldErr("training.dataset_examples", t.DatasetExamples, "give dataset_tokens or dataset_examples, not both")
+			return codeErr(CodeExamplesTwice, "training.dataset_examples", t.DatasetExamples, Args{{Name: "tokens", Str: "training.dataset_tokens"}, {Name: "examples", Str: "training.dataset_examples"}})
 		}
 		if err := fieldExamples.Check(t.DatasetExamples); err != nil {
 			return err
@@ -171,7 +171,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 		r.warn = append(r.warn, Message{Code: CodeSeqBeyondPositions, Field: "training.seq_len", Args: Args{{Name: "field", Str: "training.seq_len"}, {Name: "seq", Num: float64(r.seq)}, {Name: "max", Num: float64(hf.MaxPositions)}, {Name: "file", Str: PathHFConfig}}})
 	}
 	if maxSteps == 0 && r.tokens < float64(r.seq) {
-		return fieldErr("training.tokens", r.tokens, "must cover at least one sequence (%d tokens)", r.seq)
+		return codeErr(CodeTokensBelowSeq, "training.tokens", r.tokens, Args{{Name: "seq", Num: float64(r.seq)}})
 	}
 	r.state = DefaultStateBytesPerParam
 	if t.StateBytesPerParam != 0 {
@@ -223,7 +223,7 @@ func (c *Catalog) fillInputs(r *resolved, req Request) (err error) {
 		// every data-parallel rank.
 		r.tokens = float64(maxSteps) * float64(r.accum) * float64(r.bat) * float64(r.seq) * float64(r.plan.Data)
 		if err := fieldTokens.Check(r.tokens); err != nil {
-			return fieldErr(PathHFArgs+".max_steps", maxSteps, "gives %s tokens (steps × accumulation × batch × seq_len × %d data-parallel ranks), beyond the accepted %s", ShortNum(r.tokens), r.plan.Data, ShortNum(fieldTokens.Bounds.Max))
+			return codeErr(CodeMaxStepsTokens, PathHFArgs+".max_steps", maxSteps, Args{{Name: "tokens", Num: r.tokens}, {Name: "data", Num: float64(r.plan.Data)}, {Name: "max", Num: fieldTokens.Bounds.Max}})
 		}
 		r.assume = append(r.assume, Message{Code: CodeAssumeTokensFromSteps, Args: Args{{Name: "field", Str: "training.tokens"}, {Name: "tokens", Num: r.tokens}, {Name: "steps", Num: float64(maxSteps)}, {Name: "file", Str: PathHFArgs},
 			{Name: "accum", Num: float64(r.accum)}, {Name: "batch", Num: float64(r.bat)}, {Name: "seq", Num: float64(r.seq)}, {Name: "data", Num: float64(r.plan.Data)}, {Name: "seq_len", Str: "training.seq_len"}}})
@@ -257,7 +257,7 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 	n := r.count
 	switch s.Name {
 	case "":
-		return fieldErr("strategy", nil, "is required: one of single, ddp, fsdp, tp, or {\"tensor\": t, \"data\": d, \"data_mode\": \"fsdp\"}")
+		return codeErr(CodeStrategyRequired, "strategy", nil, Args{{Name: "example", Str: `{"tensor": t, "data": d, "data_mode": "fsdp"}`}})
 	case Single:
 		if n != 1 {
 			return codeErr(CodeSingleNeedsOne, "strategy", Single, Args{{Name: "count_field", Str: "hardware.count"}, {Name: "count", Num: float64(n)}})
@@ -279,7 +279,7 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 			mode = DDP
 		}
 		if mode != DDP && mode != FSDP {
-			return fieldErr("strategy.data_mode", s.DataMode, "must be \"ddp\" or \"fsdp\"")
+			return codeErr(CodeDataMode, "strategy.data_mode", s.DataMode, nil)
 		}
 		c := 1
 		if s.Context != 0 {
@@ -300,7 +300,7 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 			r.plan.Context = c
 		}
 	default:
-		return fieldErr("strategy", s.Name, "must be one of single, ddp, fsdp, tp, or a hybrid object")
+		return codeErr(CodeStrategy, "strategy", s.Name, nil)
 	}
 	if r.plan.Replicas() == 1 {
 		r.plan.DataMode = ""
@@ -462,9 +462,9 @@ func (c *Catalog) resolveModelHF(m ModelSpec) (string, Arch, string, *HFModel, e
 	hasConfig := m.HFConfig != ""
 	switch {
 	case m.Preset != "" && hasConfig:
-		return "", a, "", nil, fieldErr("model", nil, "give either preset or hf_config, not both")
+		return "", a, "", nil, codeErr(CodePresetAndHF, "model", nil, nil)
 	case m.Preset != "" && hasShape:
-		return "", a, "", nil, fieldErr("model", nil, "give either preset or a shape (layers, hidden, heads, ffn, vocab), not both")
+		return "", a, "", nil, codeErr(CodePresetAndShape, "model", nil, nil)
 	case m.Preset != "":
 		p, err := c.preset(m.Preset)
 		if err != nil {
@@ -521,14 +521,14 @@ func (c *Catalog) resolveModelHF(m ModelSpec) (string, Arch, string, *HFModel, e
 			hf.override("model.tied")
 		}
 	default:
-		return "", a, "", nil, fieldErr("model", nil, "give a preset (for example \"bert-base\"), a shape with layers, hidden, heads, ffn and vocab, or hf_config (a config.json)")
+		return "", a, "", nil, codeErr(CodeModelRequired, "model", nil, nil)
 	}
 	switch m.Head {
 	case "":
 	case "lm", "classifier":
 		head = m.Head
 	default:
-		return "", a, "", nil, fieldErr("model.head", m.Head, "must be \"lm\" or \"classifier\"")
+		return "", a, "", nil, codeErr(CodeHead, "model.head", m.Head, nil)
 	}
 	if err := a.Validate("model"); err != nil {
 		return "", a, "", nil, err
@@ -580,7 +580,7 @@ func resolveSite(s SiteSpec) (site SiteSpec, assumptions []Message, err error) {
 		return site, nil, err
 	}
 	if len(s.Region) > 100 {
-		return site, nil, fieldErr("site.region", nil, "must be at most 100 characters")
+		return site, nil, codeErr(CodeTooLong, "site.region", nil, Args{{Name: "max", Num: 100}})
 	}
 	return site, assumptions, nil
 }
