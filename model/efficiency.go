@@ -75,11 +75,11 @@ func (r *resolved) resolveEfficiency(t TrainingSpec) error {
 		a = ""
 	case AttnEager:
 	case AttnFlash2, AttnFlash3:
-		if why := flashUnsupported(r.gpu, a); why != "" {
-			return fieldErr("training.attention", t.Attention, "%s; use sdpa or eager", why)
+		if code := flashUnsupported(r.gpu, a); code != "" {
+			return codeErr(code, "training.attention", t.Attention, Args{{Name: "name", Str: r.gpu.Name}})
 		}
 	default:
-		return fieldErr("training.attention", t.Attention, "must be one of %s", strings.Join(Attentions, ", "))
+		return codeErr(CodeAttention, "training.attention", t.Attention, Args{{Name: "among", List: Attentions}})
 	}
 	r.eff.attn = a
 	r.eff.compile = t.Compile != nil && *t.Compile
@@ -97,7 +97,7 @@ func (r *resolved) resolveEfficiency(t TrainingSpec) error {
 	return nil
 }
 
-// flashUnsupported says why the FlashAttention implementation a does not
+// flashUnsupported is the code of why the FlashAttention implementation a does not
 // run on g ("" when it does): FlashAttention-2 needs an Ampere or newer
 // NVIDIA GPU (or AMD's MI200/MI300 through ROCm), FlashAttention-3 a
 // Hopper GPU (FlashAttention repository, Dao-AILab/flash-attention,
@@ -108,11 +108,11 @@ func flashUnsupported(g *GPU, a string) string {
 	}
 	switch {
 	case g.Vendor == "Google":
-		return g.Name + " has no FlashAttention kernels"
+		return CodeFlashNone
 	case a == AttnFlash3 && !isHopper(g):
-		return "FlashAttention-3 runs on Hopper GPUs (H100, H200), not on the " + g.Name
+		return CodeFlash3Hopper
 	case g.Vendor == "NVIDIA" && g.BF16TFLOPS == 0:
-		return "FlashAttention-2 needs an Ampere or newer GPU, not the " + g.Name
+		return CodeFlash2Ampere
 	}
 	return ""
 }

@@ -74,6 +74,13 @@ const (
 	CodeHead               = "request.head"
 	CodeCalibrationUnknown = "request.calibration_unknown" // known ([]string)
 	CodeNotFinite          = "request.not_finite"
+	CodeAttention          = "request.attention"     // among ([]string)
+	CodeFlashNone          = "request.flash_none"    // name (the GPU's name)
+	CodeFlash3Hopper       = "request.flash3_hopper" // name
+	CodeFlash2Ampere       = "request.flash2_ampere" // name
+	CodePrecision          = "request.precision"     // among (the precisions, in words)
+	CodeGPUInvisible       = "request.gpu_invisible" // char (U+…), at (byte)
+	CodeGPUBlank           = "request.gpu_blank"
 )
 
 // Codes of a request body's errors: JSON that does not decode.
@@ -170,7 +177,8 @@ var errTexts = []MessageText{
 
 	{Code: CodeExamplesTwice, Tech: "give {tokens:key} or {examples:key}, not both"},
 	{Code: CodeTokensBelowSeq, Tech: "must cover at least one sequence ({seq:int} tokens)"},
-	{Code: CodeMaxStepsTokens, Tech: "gives {tokens:short} tokens (steps × accumulation × batch × seq_len × {data:int} data-parallel ranks), beyond the accepted {max:short}"},
+	{Code: CodeMaxStepsTokens, Tech: "gives {tokens:short} tokens (steps × accumulation × batch × seq_len × {data:int} data-parallel ranks), beyond the accepted {max:short}",
+		Plain: "gives {tokens:short} tokens (steps × accumulation × batch × sequence length × {data:int} data-parallel ranks), beyond the accepted {max:short}"},
 	{Code: CodeStrategyRequired, Tech: "is required: one of single, ddp, fsdp, tp, or {example}",
 		Plain: "is required: one of single, ddp, fsdp, tp, or a hybrid layout"},
 	{Code: CodeDataMode, Tech: "must be \"ddp\" or \"fsdp\""},
@@ -184,6 +192,15 @@ var errTexts = []MessageText{
 	{Code: CodeHead, Tech: "must be \"lm\" or \"classifier\""},
 	{Code: CodeCalibrationUnknown, Tech: "is not a known calibration; known: {known:list}"},
 	{Code: CodeNotFinite, Tech: "gives a result that is not a finite number; check that the values are within physical ranges"},
+
+	{Code: CodeAttention, Tech: "must be one of {among:list}"},
+	{Code: CodeFlashNone, Tech: "{name} has no FlashAttention kernels; use sdpa or eager"},
+	{Code: CodeFlash3Hopper, Tech: "FlashAttention-3 runs on Hopper GPUs (H100, H200), not on the {name}; use sdpa or eager"},
+	{Code: CodeFlash2Ampere, Tech: "FlashAttention-2 needs an Ampere or newer GPU, not the {name}; use sdpa or eager"},
+	{Code: CodePrecision, Tech: "must be one of {among}"},
+	{Code: CodeGPUInvisible, Tech: "must not hold control or invisible characters; found {char} at byte {at:int}"},
+	{Code: CodeGPUBlank, Tech: "must name an accelerator, for example h100-sxm5 or a100-sxm4-80gb",
+		Plain: "must name an accelerator: choose a GPU from the list"},
 
 	{Code: CodeBodyUnread, Tech: "could not be read: {reason}"},
 	{Code: CodeBodyTooLarge, Tech: "must be at most {max:int} bytes, got more"},
@@ -213,7 +230,8 @@ var errTexts = []MessageText{
 	{Code: CodeHFMLPOnlyLayers, Tech: "must be empty, and decoder_sparse_step 1: wattscale models every layer as a mixture of experts"},
 	{Code: CodeHFSharedExpert, Tech: "must be a multiple of moe_intermediate_size: wattscale counts the shared expert as that many always-chosen experts"},
 	{Code: CodeHFUnknownKey, Tech: "is not a known key; close matches: {near:list}"},
-	{Code: CodeHFMaxLength, Tech: "differs from max_seq_length; give one sequence length"},
+	{Code: CodeHFMaxLength, Tech: "differs from max_seq_length; give one sequence length",
+		Plain: "differs from the Trainer's max sequence length; give one sequence length"},
 	{Code: CodeHFFP16BF16, Tech: "cannot be true with bf16 (the Trainer refuses both)"},
 	{Code: CodeHFUnmodelled, Tech: "must be null, false or empty: what it turns on (DoRA, adapters on some layers, per-module ranks) is not modelled"},
 	{Code: CodeHFModuleNames, Tech: "must be a list of module names"},

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -78,7 +79,7 @@ func (g *GPU) PeakFLOPS(p Precision) (float64, error) {
 		known = known || q == p
 	}
 	if !known {
-		return 0, fieldErr("training.precision", string(p), "must be one of %s", joinPrecisions(Precisions))
+		return 0, codeErr(CodePrecision, "training.precision", string(p), Args{{Name: "among", Str: joinPrecisions(Precisions)}})
 	}
 	t := g.peakTFLOPS(p)
 	if t <= 0 {
@@ -231,11 +232,11 @@ func (h *Hardware) Lookup(name string) (*GPU, error) {
 		return &h.GPUs[i], nil // the usual spelling: no normalising needed
 	}
 	if r, at := invisible(name); at >= 0 {
-		return nil, fieldErr("hardware.gpu", name, "must not hold control or invisible characters; found %U at byte %d", r, at)
+		return nil, codeErr(CodeGPUInvisible, "hardware.gpu", name, Args{{Name: "char", Str: fmt.Sprintf("%U", r)}, {Name: "at", Num: float64(at)}})
 	}
 	k := normName(name)
 	if k == "" {
-		return nil, fieldErr("hardware.gpu", name, "must name an accelerator, for example h100-sxm5 or a100-sxm4-80gb")
+		return nil, codeErr(CodeGPUBlank, "hardware.gpu", name, nil)
 	}
 	if i, ok := h.keys[k]; ok {
 		return &h.GPUs[i], nil
