@@ -129,7 +129,7 @@ func bytesPerElement(p model.Precision) float64 {
 // an inference stage computes the language-model head.
 func (e *estimator) resolveArch(m model.ModelSpec, path string) (string, model.Arch, error) {
 	if m.Head != "" && m.Head != "lm" {
-		return "", model.Arch{}, &model.FieldError{Field: path + ".model.head", Value: quote(m.Head), Message: "must be \"lm\": an inference stage computes the language-model head"}
+		return "", model.Arch{}, errAt(CodeHeadLM, path+".model.head", quote(m.Head), nil)
 	}
 	name, a, _, err := e.cat.ResolveModel(m, path)
 	return name, a, err
@@ -158,7 +158,7 @@ func (e *estimator) resolveDevice(s *InferenceSpec, a model.Arch, path string) (
 	switch d.strategy {
 	case "":
 		if n != 1 {
-			return nil, &model.FieldError{Field: path + ".strategy", Message: fmt.Sprintf("is required for %d GPUs: tp (weights split over them) or dp (a replica on each)", n)}
+			return nil, errAt(CodeStageStrategyNeeded, path+".strategy", "", model.Args{{Name: "n", Num: float64(n)}})
 		}
 		d.strategy = InferSingle
 	case InferSingle:
@@ -168,11 +168,11 @@ func (e *estimator) resolveDevice(s *InferenceSpec, a model.Arch, path string) (
 	case InferTP:
 		d.tensor = n
 		if n > a.Heads || a.Heads%n != 0 {
-			return nil, &model.FieldError{Field: path + ".hardware.count", Value: strconv.Itoa(n), Message: fmt.Sprintf("must divide the model's %d attention heads for tensor parallelism", a.Heads)}
+			return nil, errAt(CodeStageTPHeads, path+".hardware.count", strconv.Itoa(n), model.Args{{Name: "heads", Num: float64(a.Heads)}})
 		}
 	case InferDP:
 	default:
-		return nil, &model.FieldError{Field: path + ".strategy", Value: quote(s.Strategy), Message: "must be single, tp or dp"}
+		return nil, errAt(CodeStageStrategy, path+".strategy", quote(s.Strategy), nil)
 	}
 	rp := e.rp
 	d.uC, d.uM = rp.UCompute.Value, rp.UMemory.Value
@@ -216,7 +216,7 @@ var (
 // lookupGPU resolves a hardware spec; count must be at least minCount.
 func (e *estimator) lookupGPU(h model.HardwareSpec, path string, minCount int) (*model.GPU, int, error) {
 	if h.GPU == "" {
-		return nil, 0, &model.FieldError{Field: path + ".hardware.gpu", Message: "is required, for example \"h100-sxm5\""}
+		return nil, 0, errAt(model.CodeCandidateGPURequired, path+".hardware.gpu", "", nil)
 	}
 	g, err := e.cat.Hardware.Lookup(h.GPU)
 	if err != nil {
@@ -339,9 +339,7 @@ func (m inferModel) genMemPerSeq(ctx float64, tensor int) float64 {
 func fitBatch(d *device, m inferModel, perSeq, given, limit float64, path, what string) (float64, error) {
 	free := usableMemory*d.gpu.MemoryGB*1e9 - m.resident/float64(d.tensor)
 	if free < perSeq {
-		return 0, &model.FieldError{Field: path + ".hardware.count", Value: strconv.Itoa(d.n),
-			Message: fmt.Sprintf("is too small: %s weights need %.1f GB per GPU and one sequence's %s %.2f GB, more than %.0f %% of the %.0f GB of a %s; use more GPUs with tp, or a larger GPU",
-				m.name, m.resident/float64(d.tensor)/1e9, what, perSeq/1e9, usableMemory*100, d.gpu.MemoryGB, d.gpu.ID)}
+		return 0, errAt(CodeStageMemory, path+".hardware.count", strconv.Itoa(d.n), model.Args{{Name: "model", Str: m.name}, {Name: "weights_gb", Num: m.resident / float64(d.tensor) / 1e9}, {Name: "what", Str: what}, {Name: "seq_gb", Num: perSeq / 1e9}, {Name: "usable_pct", Num: usableMemory * 100}, {Name: "capacity_gb", Num: d.gpu.MemoryGB}, {Name: "gpu", Str: d.gpu.ID}})
 	}
 	most := math.Floor(free / perSeq)
 	if given != 0 {
@@ -349,8 +347,7 @@ func fitBatch(d *device, m inferModel, perSeq, given, limit float64, path, what 
 			return 0, err
 		}
 		if given > most {
-			return 0, &model.FieldError{Field: path + ".batch", Value: model.ShortNum(given),
-				Message: fmt.Sprintf("does not fit: at most %.0f sequences fit in the %.1f GB left per GPU after the weights (%s %.2f GB per sequence)", most, free/1e9, what, perSeq/1e9)}
+			return 0, errAt(CodeStageBatchFit, path+".batch", model.ShortNum(given), model.Args{{Name: "most", Num: most}, {Name: "free_gb", Num: free / 1e9}, {Name: "what", Str: what}, {Name: "seq_gb", Num: perSeq / 1e9}})
 		}
 		return given, nil
 	}
@@ -403,20 +400,20 @@ func (e *estimator) inference(s *InferenceSpec, role string, fallback *model.Mod
 	switch role {
 	case RegimeKD:
 		if hasGen {
-			return stageEst{}, &model.FieldError{Field: path + ".prompts", Message: "is for synthetic generation; a kd teacher caches logits over tokens (tokens, seq_len, top_k)"}
+			return stageEst{}, errAt(CodeKDPrompts, path+".prompts", "", nil)
 		}
 		hasPrefill = true
 	case RegimeSynthetic:
 		if hasPrefill {
-			return stageEst{}, &model.FieldError{Field: path + ".tokens", Message: "is for logit caching; a synthetic-data teacher generates (prompts, prompt_tokens, max_new_tokens)"}
+			return stageEst{}, errAt(CodeSyntheticTokens, path+".tokens", "", nil)
 		}
 		hasGen = true
 	default:
 		if s.TopK != 0 {
-			return stageEst{}, &model.FieldError{Field: path + ".top_k", Message: "applies to a kd teacher only"}
+			return stageEst{}, errAt(CodeTopKOnlyKD, path+".top_k", "", nil)
 		}
 		if !hasPrefill && !hasGen {
-			return stageEst{}, &model.FieldError{Field: path + ".tokens", Message: "give the benchmark tokens scored (tokens, seq_len) and/or generated (prompts, prompt_tokens, max_new_tokens)"}
+			return stageEst{}, errAt(CodeEvalWork, path+".tokens", "", nil)
 		}
 	}
 	var flops, bytes, tokens float64
@@ -554,7 +551,7 @@ func (e *estimator) prerun(s *PrerunSpec, path string) (stageEst, error) {
 		return stageEst{}, err
 	}
 	if s.IdleS == 0 && s.BurnInS == 0 {
-		return stageEst{}, &model.FieldError{Field: path + ".idle_s", Message: "give idle_s and/or burn_in_s, seconds"}
+		return stageEst{}, errAt(CodeIdleNeeded, path+".idle_s", "", nil)
 	}
 	busy := g.BusyPowerW(e.rp.Activity.Value)
 	j := float64(n) * (g.IdlePowerW*s.IdleS + busy*s.BurnInS)
@@ -565,7 +562,7 @@ func (e *estimator) prerun(s *PrerunSpec, path string) (stageEst, error) {
 // student estimates the student stage through the fine-tuning estimate.
 func (e *estimator) student(req model.Request, site model.SiteSpec, calName, path string) (stageEst, model.Response, error) {
 	if req.Site != (model.SiteSpec{}) {
-		return stageEst{}, model.Response{}, &model.FieldError{Field: path + ".site", Message: "set the site once, in the plan's site"}
+		return stageEst{}, model.Response{}, errAt(CodeSiteOnce, path+".site", "", nil)
 	}
 	req.Site = site
 	if req.Calibration == "" {
@@ -605,9 +602,17 @@ func checkKWh(field string, x float64) error {
 		return err
 	}
 	if x > 0 && x < minKWh {
-		return &model.FieldError{Field: field, Value: model.ShortNum(x), Message: fmt.Sprintf("must be 0 or from %s to %s kWh: a stage that used less than 3.6 J was not measured", model.ShortNum(minKWh), model.ShortNum(maxKWh))}
+		return errAt(CodeKWhRange, field, model.ShortNum(x), model.Args{{Name: "min", Num: minKWh}, {Name: "max", Num: maxKWh}})
 	}
 	return nil
 }
 
 func quote(s string) string { return strconv.Quote(s) }
+
+// errAt is the error code about field, with value the value given as
+// written ("" for none) and args the numbers its words speak of.
+func errAt(code, field, value string, args model.Args) *model.FieldError {
+	fe := model.CodeErr(code, field, nil, args)
+	fe.Value = value
+	return fe
+}

@@ -122,10 +122,10 @@ func Evaluate(cat *model.Catalog, p Plan) (Result, error) {
 		return Result{}, err
 	}
 	if len(p.Options) == 0 {
-		return Result{}, &model.FieldError{Field: "options", Message: "must list at least one option (pipeline)"}
+		return Result{}, errAt(CodeNoOptions, "options", "", nil)
 	}
 	if len(p.Options) > MaxOptions {
-		return Result{}, &model.FieldError{Field: "options", Value: fmt.Sprint(len(p.Options)), Message: fmt.Sprintf("must hold at most %d options", MaxOptions)}
+		return Result{}, errAt(CodeTooManyOptions, "options", fmt.Sprint(len(p.Options)), model.Args{{Name: "max", Num: MaxOptions}})
 	}
 	if err := checkPlanBudget(cat, &p); err != nil {
 		return Result{}, err
@@ -148,7 +148,7 @@ func Evaluate(cat *model.Catalog, p Plan) (Result, error) {
 	}
 	r := ev.result()
 	if !finiteResult(&r) {
-		return Result{}, &model.FieldError{Field: "options", Message: "give a result that is not a finite number; check that the values are within physical ranges"}
+		return Result{}, errAt(model.CodeNotFinite, "options", "", nil)
 	}
 	return r, nil
 }
@@ -160,7 +160,7 @@ func checkTokens(field string, x float64) error {
 		return nil
 	}
 	if math.IsNaN(x) || math.IsInf(x, 0) || x < 1 || x > maxTokens {
-		return &model.FieldError{Field: field, Value: model.ShortNum(x), Message: fmt.Sprintf("must be 0 (unknown) or a number of tokens from 1 to %s", model.ShortNum(maxTokens))}
+		return errAt(CodeTokensRange, field, model.ShortNum(x), model.Args{{Name: "max", Num: maxTokens}})
 	}
 	return nil
 }
@@ -229,25 +229,25 @@ func (ev *evaluation) resolveOption(i int, in *Option) (*opt, error) {
 	}
 	switch {
 	case o.name == "":
-		return nil, &model.FieldError{Field: o.path + ".name", Message: "is required (or a preset, whose name is used)"}
+		return nil, errAt(CodeNameRequired, o.path+".name", "", nil)
 	case len(o.name) > maxName:
-		return nil, &model.FieldError{Field: o.path + ".name", Message: fmt.Sprintf("must be at most %d characters", maxName)}
+		return nil, errAt(model.CodeTooLong, o.path+".name", "", model.Args{{Name: "max", Num: maxName}})
 	case ev.byName[strings.ToLower(o.name)] != nil:
-		return nil, &model.FieldError{Field: o.path + ".name", Value: quote(o.name), Message: "is used by another option; names must be unique"}
+		return nil, errAt(CodeNameTaken, o.path+".name", quote(o.name), nil)
 	}
 	o.regime = strings.ToLower(strings.TrimSpace(in.Regime))
 	if o.preset != nil {
 		if o.regime != "" && o.regime != o.preset.Regime {
-			return nil, &model.FieldError{Field: o.path + ".regime", Value: quote(in.Regime), Message: fmt.Sprintf("contradicts preset %s, whose regime is %s", o.preset.Name, o.preset.Regime)}
+			return nil, errAt(CodeRegimePreset, o.path+".regime", quote(in.Regime), model.Args{{Name: "preset", Str: o.preset.Name}, {Name: "regime", Str: string(o.preset.Regime)}})
 		}
 		o.regime = o.preset.Regime
 	}
 	switch o.regime {
 	case RegimeSFT, RegimeKD, RegimeSynthetic:
 	case "":
-		return nil, &model.FieldError{Field: o.path + ".regime", Message: "is required: sft, kd or synthetic"}
+		return nil, errAt(CodeRegimeRequired, o.path+".regime", "", nil)
 	default:
-		return nil, &model.FieldError{Field: o.path + ".regime", Value: quote(in.Regime), Message: "must be sft (direct fine-tuning), kd (logit distillation) or synthetic (synthetic-data SFT)"}
+		return nil, errAt(CodeRegime, o.path+".regime", quote(in.Regime), nil)
 	}
 
 	o.quality = in.Quality
@@ -256,8 +256,7 @@ func (ev *evaluation) resolveOption(i int, in *Option) (*opt, error) {
 	}
 	if q := o.quality; q != nil {
 		if math.IsNaN(*q) || *q < 0 || *q > 1 {
-			return nil, &model.FieldError{Field: o.path + ".quality", Value: model.ShortNum(*q),
-				Message: "must be a score from 0 to 1 (the student's benchmark score ÷ the teacher's; 0.7 for 70 %)"}
+			return nil, errAt(CodeQuality, o.path+".quality", model.ShortNum(*q), nil)
 		}
 	}
 	o.tokens = in.Tokens
@@ -271,14 +270,14 @@ func (ev *evaluation) resolveOption(i int, in *Option) (*opt, error) {
 			return nil, err
 		}
 		if !o.distilled() {
-			return nil, &model.FieldError{Field: o.path + ".students", Message: "applies to kd and synthetic options: it counts the students sharing a teacher stage"}
+			return nil, errAt(CodeStudentsSFT, o.path+".students", "", nil)
 		}
 	}
 	if in.Baseline != "" && !o.distilled() {
-		return nil, &model.FieldError{Field: o.path + ".baseline", Message: "applies to kd and synthetic options: an sft option is itself a baseline"}
+		return nil, errAt(CodeBaselineSFT, o.path+".baseline", "", nil)
 	}
 	if in.ShareTeacherWith != "" && !o.distilled() {
-		return nil, &model.FieldError{Field: o.path + ".share_teacher_with", Message: "applies to kd and synthetic options: an sft pipeline has no teacher stage"}
+		return nil, errAt(CodeShareSFT, o.path+".share_teacher_with", "", nil)
 	}
 	if s := in.Serving; s != nil {
 		if err := PlanField("options[].serving.j_ref").Bounds.Check(o.path+".serving.j_ref", s.JRef); err != nil {
@@ -303,17 +302,17 @@ func (ev *evaluation) checkStageSources(o *opt) error {
 	if in.TotalKWh != nil || (o.preset != nil && o.preset.StagesKWh == (StageValues{})) {
 		o.unsplit = true
 		if in.TotalKWh != nil && o.preset != nil {
-			return &model.FieldError{Field: o.path + ".total_kwh", Message: fmt.Sprintf("conflicts with preset %s, which gives the energy", o.preset.Name)}
+			return errAt(CodeTotalPreset, o.path+".total_kwh", "", model.Args{{Name: "preset", Str: o.preset.Name}})
 		}
 		if in.StagesKWh != nil || in.Prerun != nil || in.Preprocess != nil || in.Teacher != nil || in.Student != nil || in.Eval != nil {
 			f := ".stages_kwh"
 			if in.StagesKWh == nil {
 				f = ".student"
 			}
-			return &model.FieldError{Field: o.path + f, Message: "conflicts with a total given without a stage split (total_kwh or a total-only preset); give stages or a total, not both"}
+			return errAt(CodeTotalAndStages, o.path+f, "", nil)
 		}
 		if in.ShareTeacherWith != "" {
-			return &model.FieldError{Field: o.path + ".share_teacher_with", Message: "needs a stage split: this option gives only a total"}
+			return errAt(CodeShareNeedsSplit, o.path+".share_teacher_with", "", nil)
 		}
 		if in.TotalKWh != nil {
 			if err := checkKWh(o.path+".total_kwh", *in.TotalKWh); err != nil {
@@ -345,21 +344,21 @@ func (ev *evaluation) checkStageSources(o *opt) error {
 			if fromPreset {
 				given = append(given, "preset "+o.preset.Name)
 			}
-			return &model.FieldError{Field: field, Message: fmt.Sprintf("is given %d ways (%s); give each stage once: measured, estimated or from a preset", n, strings.Join(given, ", "))}
+			return errAt(CodeStageWays, field, "", model.Args{{Name: "n", Num: float64(n)}, {Name: "ways", List: given}})
 		}
 		if s == StageTeacher {
 			switch {
 			case !o.distilled() && n > 0:
-				return &model.FieldError{Field: stageField(), Message: "is not part of an sft pipeline: direct SFT has no teacher; use regime kd or synthetic"}
+				return errAt(CodeSFTNoTeacher, stageField(), "", nil)
 			case in.ShareTeacherWith != "" && n > 0:
-				return &model.FieldError{Field: stageField(), Message: fmt.Sprintf("conflicts with share_teacher_with %q: a shared teacher stage is counted in the option that produces it", in.ShareTeacherWith)}
+				return errAt(CodeTeacherShared, stageField(), "", model.Args{{Name: "with", Str: in.ShareTeacherWith}})
 			case o.distilled() && in.ShareTeacherWith == "" && n == 0:
-				return &model.FieldError{Field: stageField(), Message: fmt.Sprintf("is required for a %s pipeline: give it measured (stages_kwh.teacher), estimated (teacher) or reuse another option's (share_teacher_with)", o.regime)}
+				return errAt(CodeTeacherRequired, stageField(), "", model.Args{{Name: "regime", Str: string(o.regime)}})
 			}
 			continue
 		}
 		if n == 0 && s != StagePrerun {
-			return &model.FieldError{Field: stageField(), Message: fmt.Sprintf("is required: give the %s stage measured (stages_kwh.%s, kWh; 0 if it did not run) or estimated (%s)", s, s, s)}
+			return errAt(CodeStageRequired, stageField(), "", model.Args{{Name: "stage", Str: s}})
 		}
 	}
 	if in.StageTokens != nil {
@@ -369,7 +368,7 @@ func (ev *evaluation) checkStageSources(o *opt) error {
 				continue
 			}
 			if in.StagesKWh.Get(s) == nil && (o.preset == nil || o.preset.StagesKWh.Get(s) == nil) {
-				return &model.FieldError{Field: o.path + ".stage_tokens." + s, Message: "applies to measured stages only; an estimated stage counts its own tokens"}
+				return errAt(CodeStageTokensMeasured, o.path+".stage_tokens."+s, "", nil)
 			}
 			if err := checkTokens(o.path+".stage_tokens."+s, *v); err != nil {
 				return err
@@ -401,7 +400,7 @@ func (ev *evaluation) link() error {
 	find := func(name, field string) (*opt, error) {
 		o := ev.byName[strings.ToLower(strings.TrimSpace(name))]
 		if o == nil {
-			return nil, &model.FieldError{Field: field, Value: quote(name), Message: "names no option in the plan; known: " + ev.names()}
+			return nil, errAt(CodeOptionUnknown, field, quote(name), model.Args{{Name: "known", Str: ev.names()}})
 		}
 		return o, nil
 	}
@@ -419,7 +418,7 @@ func (ev *evaluation) link() error {
 			return err
 		}
 		if b.distilled() {
-			return &model.FieldError{Field: "baseline", Value: quote(ev.plan.Baseline), Message: fmt.Sprintf("must name a direct-SFT option (regime sft); %s is %s", b.name, b.regime)}
+			return errAt(CodeBaselineNotSFT, "baseline", quote(ev.plan.Baseline), model.Args{{Name: "name", Str: b.name}, {Name: "regime", Str: string(b.regime)}})
 		}
 		planBase = b
 	case len(sfts) == 1:
@@ -437,7 +436,7 @@ func (ev *evaluation) link() error {
 				return err
 			}
 			if b.distilled() {
-				return &model.FieldError{Field: o.path + ".baseline", Value: quote(o.in.Baseline), Message: fmt.Sprintf("must name a direct-SFT option (regime sft); %s is %s", b.name, b.regime)}
+				return errAt(CodeBaselineNotSFT, o.path+".baseline", quote(o.in.Baseline), model.Args{{Name: "name", Str: b.name}, {Name: "regime", Str: string(b.regime)}})
 			}
 			o.baseline = b
 		}
@@ -451,16 +450,16 @@ func (ev *evaluation) link() error {
 		}
 		switch {
 		case w == o:
-			return &model.FieldError{Field: f, Value: quote(o.in.ShareTeacherWith), Message: "names this option itself"}
+			return errAt(CodeShareSelf, f, quote(o.in.ShareTeacherWith), nil)
 		case w.regime != o.regime:
-			return &model.FieldError{Field: f, Value: quote(o.in.ShareTeacherWith), Message: fmt.Sprintf("must name a %s option: %s is %s, and %s outputs are not %s outputs", o.regime, w.name, w.regime, teacherWork(w.regime), teacherWork(o.regime))}
+			return errAt(CodeShareRegime, f, quote(o.in.ShareTeacherWith), model.Args{{Name: "regime", Str: string(o.regime)}, {Name: "name", Str: w.name}, {Name: "other", Str: string(w.regime)}, {Name: "other_work", Str: teacherWork(w.regime)}, {Name: "work", Str: teacherWork(o.regime)}})
 		case w.in.ShareTeacherWith != "":
-			return &model.FieldError{Field: f, Value: quote(o.in.ShareTeacherWith), Message: fmt.Sprintf("must name the option that produces the teacher stage; %s itself shares %s's", w.name, w.in.ShareTeacherWith)}
+			return errAt(CodeShareChain, f, quote(o.in.ShareTeacherWith), model.Args{{Name: "name", Str: w.name}, {Name: "with", Str: w.in.ShareTeacherWith}})
 		case w.unsplit:
-			return &model.FieldError{Field: f, Value: quote(o.in.ShareTeacherWith), Message: fmt.Sprintf("names %s, which gives only a total, no teacher stage", w.name)}
+			return errAt(CodeShareTotal, f, quote(o.in.ShareTeacherWith), model.Args{{Name: "name", Str: w.name}})
 		}
 		if o.in.Students != 0 {
-			return &model.FieldError{Field: o.path + ".students", Message: fmt.Sprintf("set students on %s, which produces the teacher stage this option shares", w.name)}
+			return errAt(CodeStudentsOnProducer, o.path+".students", "", model.Args{{Name: "name", Str: w.name}})
 		}
 		o.owner = w
 		w.sharers++
@@ -472,7 +471,7 @@ func (ev *evaluation) link() error {
 		o.students = 1 + o.sharers
 		if o.in.Students != 0 {
 			if int(o.in.Students) < o.students {
-				return &model.FieldError{Field: o.path + ".students", Value: model.ShortNum(o.in.Students), Message: fmt.Sprintf("must be at least %d: %d option(s) in the plan share this teacher stage", o.students, o.sharers)}
+				return errAt(CodeStudentsAtLeast, o.path+".students", model.ShortNum(o.in.Students), model.Args{{Name: "min", Num: float64(o.students)}, {Name: "sharers", Num: float64(o.sharers)}})
 			}
 			o.students = int(o.in.Students)
 		}
@@ -506,7 +505,7 @@ func (ev *evaluation) needEstimator(field string) (*estimator, error) {
 		return ev.est, nil
 	}
 	if ev.cat == nil {
-		return nil, &model.FieldError{Field: field, Message: "cannot be estimated without the hardware and calibration catalog; give it measured"}
+		return nil, errAt(CodeNoCatalog, field, "", nil)
 	}
 	est, err := newEstimator(ev.cat, ev.plan.Calibration)
 	if err != nil {
@@ -587,7 +586,7 @@ func (ev *evaluation) fillStages(o *opt) error {
 				ev.assumeOnce("prerun (environment checks, idle baseline, burn-in) is counted only where an option gives it; the paper's published stage table has no prerun column, so its presets leave it out")
 				continue
 			}
-			return &model.FieldError{Field: o.path + ".stages_kwh." + s, Message: "is required"}
+			return errAt(CodeRequired, o.path+".stages_kwh."+s, "", nil)
 		}
 		lo, hi := stageEnds(st)
 		switch s {
@@ -665,13 +664,13 @@ func (ev *evaluation) estimateStage(o *opt, s string, studentModel *model.ModelS
 		ev.inferenceAssumptions(est)
 		if in.Eval.Model == (model.ModelSpec{}) {
 			if studentModel == nil {
-				return stageEst{}, &model.FieldError{Field: field + ".model", Message: "is required when the student stage is not estimated (it defaults to the student's model)"}
+				return stageEst{}, errAt(CodeEvalModel, field+".model", "", nil)
 			}
 			ev.assumeOnce("estimated evaluation runs the student's model unless eval.model names another")
 		}
 		return est.inference(in.Eval, "eval", studentModel, field)
 	}
-	return stageEst{}, fmt.Errorf("distill: unknown stage %q", s)
+	return stageEst{}, fmt.Errorf("distill: unknown stage %q", s) // internal: the callers pass the stages' constants
 }
 
 func (ev *evaluation) inferenceAssumptions(est *estimator) {

@@ -223,7 +223,7 @@ func parsePlan(raw []byte) (Plan, error) {
 		return Plan{}, err
 	}
 	if len(top.Options) > MaxOptions {
-		return Plan{}, &model.FieldError{Field: "options", Value: fmt.Sprint(len(top.Options)), Message: fmt.Sprintf("must hold at most %d options", MaxOptions)}
+		return Plan{}, errAt(CodeTooManyOptions, "options", fmt.Sprint(len(top.Options)), model.Args{{Name: "max", Num: MaxOptions}})
 	}
 	p.Options = make([]Option, len(top.Options))
 	for i, raw := range top.Options {
@@ -255,7 +255,7 @@ func parseOption(raw json.RawMessage, o *Option, path string) error {
 		Serving          json.RawMessage `json:"serving"`
 	}
 	if isNull(raw) {
-		return &model.FieldError{Field: path, Message: "must be an option object, not null"}
+		return errAt(CodeOptionNull, path, "", nil)
 	}
 	if err := decodeAt(raw, &j, path); err != nil {
 		return err

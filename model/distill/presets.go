@@ -77,5 +77,5 @@ func FindPreset(presets []Preset, name, field string) (*Preset, error) {
 		names[i] = p.Name
 	}
 	sort.Strings(names)
-	return nil, &model.FieldError{Field: field, Value: quote(name), Message: "is not a known preset; known: " + strings.Join(names, ", ")}
+	return nil, errAt(CodePlanPresetUnknown, field, quote(name), model.Args{{Name: "known", List: names}})
 }

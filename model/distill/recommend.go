@@ -121,7 +121,7 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 		return out, err
 	}
 	if isNull(j.Plan) {
-		return out, &model.FieldError{Field: "plan", Message: "is required: the distillation plan, as site distill reads it"}
+		return out, errAt(CodePlanRequired, "plan", "", nil)
 	}
 	if out.Plan, err = parsePlan(j.Plan); err != nil {
 		return out, atPath("plan", err)
@@ -131,7 +131,7 @@ func ParseRecommendRequest(r io.Reader) (RecommendRequest, error) {
 		return out, err
 	}
 	if len(j.Stages) > MaxStageSearches {
-		return out, &model.FieldError{Field: "stages", Value: fmt.Sprint(len(j.Stages)), Message: fmt.Sprintf("must list at most %d stages", MaxStageSearches)}
+		return out, errAt(CodeTooManyStages, "stages", fmt.Sprint(len(j.Stages)), model.Args{{Name: "max", Num: MaxStageSearches}})
 	}
 	for i, raw := range j.Stages {
 		path := fmt.Sprintf("stages[%d]", i)
@@ -196,11 +196,11 @@ func Recommend(cat *model.Catalog, req RecommendRequest) (Recommendation, error)
 		path := fmt.Sprintf("stages[%d]", i)
 		stage := strings.ToLower(strings.TrimSpace(s.Stage))
 		if stage != StageTeacher && stage != StageStudent && stage != StageEval {
-			return out, &model.FieldError{Field: path + ".stage", Value: quote(s.Stage), Message: "must be teacher, student or eval (the stages the recommender searches)"}
+			return out, errAt(CodeSearchStage, path+".stage", quote(s.Stage), nil)
 		}
 		idx := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, strings.TrimSpace(s.Option)) })
 		if idx < 0 {
-			return out, &model.FieldError{Field: path + ".option", Value: quote(s.Option), Message: "is not an option of the plan; its options: " + strings.Join(names, ", ")}
+			return out, errAt(CodeSearchOption, path+".option", quote(s.Option), model.Args{{Name: "known", List: names}})
 		}
 		d := 0.0
 		if s.DeadlineS != nil {
@@ -211,7 +211,7 @@ func Recommend(cat *model.Catalog, req RecommendRequest) (Recommendation, error)
 		}
 		key := fmt.Sprintf("%d.%s", idx, stage)
 		if _, dup := settings[key]; dup {
-			return out, &model.FieldError{Field: path, Message: fmt.Sprintf("sets the %s stage of %s again", stage, names[idx])}
+			return out, errAt(CodeStageAgain, path, "", model.Args{{Name: "stage", Str: stage}, {Name: "option", Str: names[idx]}})
 		}
 		st := global
 		st.path = path
@@ -330,7 +330,7 @@ func checkSettings(path string, deadline float64, minimise string) error {
 	case "", model.MinEnergy, model.MinCO2e, model.MinCost, model.MinTime:
 		return nil
 	}
-	return &model.FieldError{Field: at("minimise"), Value: quote(minimise), Message: "must be one of energy, co2e, cost, time"}
+	return errAt(model.CodeMinimise, at("minimise"), quote(minimise), nil)
 }
 
 // studentModel is the option's student model, for an evaluation stage that
@@ -438,7 +438,7 @@ func (e *estimator) recommendInference(cat *model.Catalog, rec *StageRecommendat
 		if st.path != "" {
 			field = st.path + ".minimise"
 		}
-		return &model.FieldError{Field: field, Value: quote(st.minimise), Message: "must be one of energy, co2e, cost, time"}
+		return errAt(model.CodeMinimise, field, quote(st.minimise), nil)
 	}
 	if st.deadline != 0 {
 		field := "deadline_s"
