@@ -1,10 +1,13 @@
-// Package calcapi is the logic behind the browser calculator (wasm/calc):
-// JSON in, JSON out, one call per interaction, tested natively. The
-// syscall/js glue only passes strings to these methods.
+// Package calcapi is the logic behind the browser calculator and planner
+// (wasm/calc, wasm/planner), one call per interaction, tested natively.
 //
-// Every method returns a JSON document and never panics: a bad request
-// comes back as {"error": {...}} with the field path and the form input to
-// mark, so the page can show the message beside the field.
+// The methods the planner's page calls take and return JSON documents
+// and never panic: a bad request comes back as {"error": {...}} with the
+// field path and the form input to mark, so the page can show the
+// message beside the field. The calculator's page (package view) calls
+// the value forms (EstimateForm, RecommendOf, OwnCalibrations and
+// AddCalibrations, Form.Query and ParseFormQuery), which link no JSON
+// codec into calc.wasm.
 package calcapi
 
 import (

@@ -80,7 +80,7 @@ func (a *API) Recommend(input []byte) (out []byte) {
 		return mustJSON(RecommendOutput{Error: e})
 	}
 	o, rr := a.recommend(in.Form)
-	if o.Error == nil || rr != nil {
+	if rr != nil {
 		o.Request = mustJSON(rr)
 	}
 	return mustJSON(o)

@@ -2,9 +2,10 @@
 
 // Package jsexport is the syscall/js glue the WebAssembly entry points
 // (calculator, planner, refit) share: it builds the catalog (Catalog) and
-// registers Go functions that
-// take and return JSON strings on one global object, then tells the page.
-// The functions themselves are package calcapi's and fitapi's, tested
+// registers Go functions on one global object, then tells the page: the
+// planner's and the refit's take and return JSON strings (Func, Run), the
+// calculator's plain values (ValueFunc, RunValues: no JSON codec). The
+// functions themselves are package calcapi's, view's and fitapi's, tested
 // natively.
 package jsexport
 
