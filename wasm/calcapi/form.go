@@ -134,22 +134,25 @@ type Error struct {
 func decodeInput(input []byte, v any) *Error {
 	if err := model.CheckKeys(input, v); err != nil {
 		fe := model.AsFieldError(err)
-		return &Error{Field: fe.Field, Message: fe.Message, Text: fe.Error()}
+		return &Error{Field: fe.Field, Message: fe.Message, Text: fe.Error(), Code: fe.Code, Args: fe.Args}
 	}
 	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := dec.Decode(v); err != nil { // encoding/json's words: no code
 		return &Error{Field: "(body)", Message: "is not valid JSON: " + err.Error(), Text: "(body): is not valid JSON: " + err.Error()}
 	}
 	return nil
 }
 
-func formErr(field, input, value, msg string) *Error {
-	e := &model.FieldError{Field: field, Message: msg}
+// formErr is the form's error code about field (the form's input input),
+// value the text typed there ("" for none) and args the values its words
+// speak of.
+func formErr(field, input, value, code string, args model.Args) *Error {
+	e := model.CodeErr(code, field, nil, args)
 	if value != "" {
 		e.Value = strconv.Quote(value)
 	}
-	return &Error{Field: field, Input: input, Value: e.Value, Message: msg, Text: e.Error(), Say: msg}
+	return &Error{Field: field, Input: input, Value: e.Value, Message: e.Message, Text: e.Error(), Say: e.Say(pageNamer), Code: code, Args: args}
 }
 
 // Codes of the form's own errors: an input left empty that the estimate
@@ -160,10 +163,39 @@ const (
 	CodePresetRequired = "form.preset_required"
 )
 
+// Codes of the form's other errors: text that is not a number, a choice
+// the form does not offer, inputs that need each other.
+const (
+	CodeNumberTooLarge = "form.number_too_large"
+	CodeNumberExample  = "form.number_example" // example (the field's, in words)
+	CodeNumber         = "form.number"         // example
+	CodeRows           = "form.rows"           // max
+	CodeStudents       = "form.students"       // max
+	CodeJRefNeeded     = "form.jref_needed"
+	CodeJStuNeeded     = "form.jstu_needed"
+	CodeStudentMode    = "form.student_mode"
+	CodeLength         = "form.length"
+	CodeOnOff          = "form.on_off"
+	CodeFormLoRARank   = "form.lora_rank"
+	CodeTensorDivides  = "form.tensor_divides" // count (GPUs)
+)
+
 var formTexts = []model.MessageText{
 	{Code: CodeRequired, Tech: "is required"},
 	{Code: CodeTokensRequired, Tech: "is required", Plain: "is needed: the tokens the run processes, for example 2e8 or 200M"},
 	{Code: CodePresetRequired, Tech: "is required: a preset such as bert-base, or custom", Plain: "is needed: pick a model from the list, or type custom to give its shape"},
+	{Code: CodeNumberTooLarge, Tech: "is too large to be a number here"},
+	{Code: CodeNumberExample, Tech: "must be {example}"},
+	{Code: CodeNumber, Tech: "must be a number, for example {example}"},
+	{Code: CodeRows, Tech: "must be a whole number of options from 1 to {max:int}"},
+	{Code: CodeStudents, Tech: "must be a whole number of students from 1 to {max}"},
+	{Code: CodeJRefNeeded, Tech: "is needed with the student's serving energy, to compute T*"},
+	{Code: CodeJStuNeeded, Tech: "is needed with the reference model's serving energy, to compute T*"},
+	{Code: CodeStudentMode, Tech: "must be empty (a measured energy) or estimate"},
+	{Code: CodeLength, Tech: "must be tokens (total tokens) or epochs (tokens per epoch × epochs)"},
+	{Code: CodeOnOff, Tech: "must be on, off or empty (the default)"},
+	{Code: CodeFormLoRARank, Tech: "must be a whole number from 1 to the model's hidden size; leave it empty for the method's default"},
+	{Code: CodeTensorDivides, Tech: "must be a whole number that divides the GPU count ({count})"},
 }
 
 var _ = model.AddTexts(formTexts)
@@ -257,7 +289,8 @@ func (f Form) number(key string, required bool) (float64, *Error) {
 	}
 	x, ok := ParseNumber(raw)
 	if !ok {
-		return 0, formErr(path, key, f[key], numberProblem(formFields[key].Example, raw, calcNumberExample))
+		code, args := numberProblem(formFields[key].Example, raw, calcNumberExample)
+		return 0, formErr(path, key, f[key], code, args)
 	}
 	return x, nil
 }
@@ -298,7 +331,7 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 	switch l := strings.TrimSpace(f["length"]); l {
 	case "", "tokens", "epochs":
 	default:
-		return req, formErr("training", "length", l, "must be tokens (total tokens) or epochs (tokens per epoch × epochs)")
+		return req, formErr("training", "length", l, CodeLength, nil)
 	}
 	for i := range model.RequestFields {
 		fd := &model.RequestFields[i]
@@ -318,7 +351,8 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 			}
 			x, ok := ParseNumber(raw)
 			if !ok {
-				return req, formErr(fd.Path, k, f[k], numberProblem(fd.Example, raw, calcNumberExample))
+				code, args := numberProblem(fd.Example, raw, calcNumberExample)
+				return req, formErr(fd.Path, k, f[k], code, args)
 			}
 			v = x
 		case model.KindBool:
@@ -330,7 +364,7 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 			case "0", "false", "off":
 				v = false
 			default:
-				return req, formErr(fd.Path, k, raw, "must be on, off or empty (the default)")
+				return req, formErr(fd.Path, k, raw, CodeOnOff, nil)
 			}
 		default:
 			if k == "model" && raw == "custom" || k == "region" || raw == "" && fd.Optional || raw == fd.Implied && raw != "" {
@@ -343,13 +377,13 @@ func (f Form) Request(regions []Region) (model.Request, *Error) {
 		}
 	}
 	if r := req.Training.LoRA; r != nil && r.Rank == 0 && strings.TrimSpace(f["rank"]) != "" {
-		return req, formErr("training.lora.rank", "rank", f["rank"], "must be a whole number from 1 to the model's hidden size; leave it empty for the method's default")
+		return req, formErr("training.lora.rank", "rank", f["rank"], CodeFormLoRARank, nil)
 	}
 	if req.Strategy.Name == model.Hybrid {
 		// The form asks for the tensor degree; the data degree is the rest.
 		t, n := req.Strategy.Tensor, req.Hardware.Count
 		if t < 1 || t != float64(int64(t)) || n != float64(int64(n)) || int64(n)%int64(t) != 0 {
-			return req, formErr("strategy.tensor", "tensor", f["tensor"], "must be a whole number that divides the GPU count ("+f["count"]+")")
+			return req, formErr("strategy.tensor", "tensor", f["tensor"], CodeTensorDivides, model.Args{{Name: "count", Num: n}})
 		}
 		req.Strategy.Data = n / t
 	}

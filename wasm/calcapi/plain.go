@@ -136,19 +136,19 @@ var gpuNames = sync.OnceValue(func() map[string]string {
 	return m
 })
 
-// numberProblem says why text is not a number the input takes: what a
+// numberProblem is the code of why text is not a number the input takes: what a
 // number there looks like (ex, the Example of the input's field row), or
 // else "a number, for example " + fallback.
-func numberProblem(ex, raw, fallback string) string {
+func numberProblem(ex, raw, fallback string) (code string, args model.Args) {
 	t := strings.NewReplacer(",", "", "_", "", " ", "").Replace(strings.TrimSpace(raw))
 	t = strings.TrimRight(t, "kKmMbBgGtT")
 	if x, err := strconv.ParseFloat(t, 64); err != nil && math.IsInf(x, 0) {
-		return "is too large to be a number here"
+		return CodeNumberTooLarge, nil
 	}
 	if ex != "" {
-		return "must be " + ex
+		return CodeNumberExample, model.Args{{Name: "example", Str: ex}}
 	}
-	return "must be a number, for example " + fallback
+	return CodeNumber, model.Args{{Name: "example", Str: fallback}}
 }
 
 // EnvelopeNote explains in plain words why an estimate lies outside its

@@ -252,20 +252,21 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 		}
 		x, ok := ParseNumber(raw)
 		if !ok {
-			return nil, formErr(field, key, f[key], numberProblem(planExample(fd), raw, planNumberExample))
+			code, args := numberProblem(planExample(fd), raw, planNumberExample)
+			return nil, formErr(field, key, f[key], code, args)
 		}
 		return &x, nil
 	}
 	rows, ok := ParseNumber(f["rows"])
 	if !ok || rows < 1 || rows > MaxPlanRows || rows != float64(int(rows)) {
-		return p, formErr("options", "rows", f["rows"], fmt.Sprintf("must be a whole number of options from 1 to %d", MaxPlanRows))
+		return p, formErr("options", "rows", f["rows"], CodeRows, model.Args{{Name: "max", Num: MaxPlanRows}})
 	}
 	n, err := num("n", 0, true)
 	if err != nil {
 		return p, err
 	}
 	if fd := distill.PlanFieldByKey("n"); fd.Bounds.Check(fd.Path, *n) != nil {
-		return p, formErr(fd.Path, "n", f["n"], fmt.Sprintf("must be a whole number of students from 1 to %g", fd.Bounds.Max))
+		return p, formErr(fd.Path, "n", f["n"], CodeStudents, model.Args{{Name: "max", Num: fd.Bounds.Max}})
 	}
 	jref, err := num("jref", 0, false)
 	if err != nil {
@@ -277,9 +278,9 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 	}
 	if (jref == nil) != (jstu == nil) {
 		if jref == nil {
-			return p, formErr(distill.PlanFieldByKey("jref").Path, "jref", "", "is needed with the student's serving energy, to compute T*")
+			return p, formErr(distill.PlanFieldByKey("jref").Path, "jref", "", CodeJRefNeeded, nil)
 		}
-		return p, formErr(distill.PlanFieldByKey("jstu").Path, "jstu", "", "is needed with the reference model's serving energy, to compute T*")
+		return p, formErr(distill.PlanFieldByKey("jstu").Path, "jstu", "", CodeJStuNeeded, nil)
 	}
 	for i := 1; i <= int(rows); i++ {
 		k := func(s string) string { return fmt.Sprintf("o%d.%s", i, s) }
@@ -315,7 +316,7 @@ func (f PlanForm) Plan(regions []Region) (distill.Plan, *Error) {
 				}
 				o.Student = req
 			default:
-				return p, formErr(path+".student", k("smode"), mode, "must be empty (a measured energy) or estimate")
+				return p, formErr(path+".student", k("smode"), mode, CodeStudentMode, nil)
 			}
 			// Quality is a score from 0 to 1; "70 %" reads as 0.7.
 			qkey, orig := k("q"), f[k("q")]
