@@ -89,6 +89,7 @@ const (
 	CodeBodyTooLarge  = "body.too_large" // max (bytes)
 	CodeBodyDataAfter = "body.data_after"
 	CodeBodyEmpty     = "body.empty"
+	CodeBodyNotJSON   = "body.not_json"
 	CodeBodyTruncated = "body.truncated"
 	CodeBodySyntax    = "body.syntax"         // offset (bytes), detail (encoding/json's words)
 	CodeJSONBeyond    = "json.beyond_float64" // the number as the error's value
@@ -206,6 +207,7 @@ var errTexts = []MessageText{
 	{Code: CodeBodyTooLarge, Tech: "must be at most {max:int} bytes, got more"},
 	{Code: CodeBodyDataAfter, Tech: "must hold exactly one JSON object; found data after it"},
 	{Code: CodeBodyEmpty, Tech: "is empty; send a JSON object"},
+	{Code: CodeBodyNotJSON, Tech: "is not valid JSON"},
 	{Code: CodeBodyTruncated, Tech: "is not valid JSON: it ends too early"},
 	{Code: CodeBodySyntax, Tech: "is not valid JSON at byte {offset:int}: {detail}"},
 	{Code: CodeJSONBeyond, Tech: "must be a finite number; this one is beyond ±1.8e308"},

@@ -55,6 +55,9 @@ func NewCatalog(hw *Hardware, presets []Preset, cals []Calibration, def string) 
 		if err := cals[i].Validate(); err != nil {
 			return nil, err
 		}
+		// The catalog's own errors are not coded: its tables are the
+		// content's and the page's own calibrations, checked before (the
+		// page refuses a shipped name, calcapi.CodeShippedName).
 		if _, dup := c.byName[cals[i].Name]; dup {
 			return nil, fmt.Errorf("catalog: calibration %q appears twice", cals[i].Name)
 		}

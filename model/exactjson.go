@@ -42,8 +42,9 @@ func CheckKeys(raw []byte, v any) error {
 	return err
 }
 
-// errMalformed stops the scan at bytes that are not JSON.
-var errMalformed = &FieldError{Field: "(body)", Message: "is not valid JSON"}
+// errMalformed stops the scan at bytes that are not JSON (a literal: its
+// words are CodeBodyNotJSON's).
+var errMalformed = &FieldError{Field: "(body)", Message: "is not valid JSON", Code: CodeBodyNotJSON}
 
 // maxKeyDepth bounds the nesting the scan follows (encoding/json stops at
 // 10,000); deeper is left to the decoder.

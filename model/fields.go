@@ -323,6 +323,9 @@ func checkField(path string, x float64) error {
 
 // Set stores v (float64, bool or string, as the field's kind says) at the
 // field's JSON path in req. A strategy name goes to Strategy.Name.
+//
+// Its errors are not coded: they say the field table and the request type
+// disagree, a programming error.
 func (f *Field) Set(req *Request, v any) error {
 	if f.Path == "" {
 		return fmt.Errorf("model: field %q has no request path", f.Key)

@@ -143,6 +143,7 @@ type Residual struct {
 // Fan's type 7, as R's default). Classes are returned in IntervalClasses
 // order, those without residuals left out.
 func QuantilesByClass(res []Residual, level float64) ([]ClassQuantiles, error) {
+	// Not coded: the callers' levels and residuals are the program's.
 	if !(level > 0 && level < 1) {
 		return nil, fmt.Errorf("interval: level must be in (0, 1), got %g", level)
 	}

@@ -68,7 +68,8 @@ func (k *calConsts) holds(c *Calibration) bool {
 // other calibrations: a fit tries thousands of constants this way.
 func (c *Catalog) WithDefault(cal Calibration) (*Catalog, error) {
 	d, ok := c.byName[c.Default]
-	if !ok {
+	if !ok { // not coded: the catalog's own tables, not a request
+
 		return nil, fmt.Errorf("catalog: default calibration %q not found", c.Default)
 	}
 	cal.Name = c.Default
