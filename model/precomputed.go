@@ -69,7 +69,6 @@ func (k *calConsts) holds(c *Calibration) bool {
 func (c *Catalog) WithDefault(cal Calibration) (*Catalog, error) {
 	d, ok := c.byName[c.Default]
 	if !ok { // not coded: the catalog's own tables, not a request
-
 		return nil, fmt.Errorf("catalog: default calibration %q not found", c.Default)
 	}
 	cal.Name = c.Default
