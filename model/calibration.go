@@ -217,16 +217,19 @@ func ParseCalibration(data []byte) (Calibration, error) {
 // Validate checks that a calibration is usable by Estimate.
 func (c *Calibration) Validate() error {
 	if c.Name == "" || c.Version == "" {
-		return fmt.Errorf("calibration: name and version are required")
+		return msgErr(CodeCalNameVersion, nil)
 	}
 	bad := func(what string, x float64) error {
-		return fmt.Errorf("calibration %s: %s out of range: %g", c.Name, what, x)
+		return msgErr(CodeCalRange, Args{{Name: "name", Str: c.Name}, {Name: "what", Str: what}, {Name: "x", Num: x}})
+	}
+	block := func(kind, block string) error {
+		return msgErr(CodeCalBlock, Args{{Name: "name", Str: c.Name}, {Name: "kind", Str: kind}, {Name: "block", Str: block}})
 	}
 	switch c.Kind {
 	case KindRoofline:
 		r := c.Roofline
 		if r == nil {
-			return fmt.Errorf("calibration %s: kind roofline needs a roofline block", c.Name)
+			return block("roofline", "roofline")
 		}
 		if !(r.UCompute.Value > 0 && r.UCompute.Value <= 1) {
 			return bad("u_compute", r.UCompute.Value)
@@ -256,7 +259,7 @@ func (c *Calibration) Validate() error {
 		}
 		if c.Comm != nil {
 			if err := c.Comm.Validate(); err != nil {
-				return fmt.Errorf("calibration %s: %w", c.Name, err)
+				return msgErr(CodeCalComm, Args{{Name: "name", Str: c.Name}, {Name: "problem", Msgs: []Message{AsMessage(err)}}})
 			}
 		}
 		for ic, a := range c.AlphaEta {
@@ -267,7 +270,7 @@ func (c *Calibration) Validate() error {
 	case KindLogLinear:
 		l := c.Law
 		if l == nil {
-			return fmt.Errorf("calibration %s: kind loglinear needs a law block", c.Name)
+			return block("loglinear", "law")
 		}
 		for _, x := range []float64{l.LnKappa.Value, l.AlphaC.Value, l.AlphaM.Value, l.AlphaEta.Value} {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -278,7 +281,7 @@ func (c *Calibration) Validate() error {
 			return bad("ref_tokens", l.RefTokens)
 		}
 	default:
-		return fmt.Errorf("calibration %s: unknown kind %q", c.Name, c.Kind)
+		return msgErr(CodeCalKind, Args{{Name: "name", Str: c.Name}, {Name: "kind", Str: string(c.Kind)}})
 	}
 	if !(c.Interval.SigmaLn > 0 && c.Interval.SigmaLn < 5) {
 		return bad("interval.sigma_ln", c.Interval.SigmaLn)
@@ -292,11 +295,11 @@ func (c *Calibration) Validate() error {
 	for _, ic := range []Interconnect{PCIe, NVLink} {
 		set, ok := c.Speedup[ic]
 		if !ok {
-			return fmt.Errorf("calibration %s: no speedup curves for %s", c.Name, ic)
+			return msgErr(CodeCalNoCurves, Args{{Name: "name", Str: c.Name}, {Name: "interconnect", Str: string(ic)}})
 		}
 		for name, l := range map[string]SpeedupLaw{"tp": set.TP, "fsdp": set.FSDP, "ddp": set.DDP} {
 			if err := l.Validate(); err != nil {
-				return fmt.Errorf("calibration %s: speedup %s/%s: %w", c.Name, ic, name, err)
+				return msgErr(CodeCalSpeedup, Args{{Name: "name", Str: c.Name}, {Name: "interconnect", Str: string(ic)}, {Name: "layout", Str: name}, {Name: "problem", Msgs: []Message{AsMessage(err)}}})
 			}
 		}
 	}

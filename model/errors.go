@@ -129,6 +129,28 @@ func nonFinite(x float64) (string, bool) {
 	return "", false
 }
 
+// MessageError is an error that is a Message about no request field (a
+// calibration's): its text is the message's technical words.
+type MessageError struct{ Msg Message }
+
+func (e *MessageError) Error() string { return e.Msg.Text(Technical) }
+
+// msgErr is the error code about args.
+func msgErr(code string, args Args) error { return &MessageError{Message{Code: code, Args: args}} }
+
+// AsMessage is err as a Message: the *MessageError or *FieldError in its
+// chain, else CodeNote with its words.
+func AsMessage(err error) Message {
+	var me *MessageError
+	if errors.As(err, &me) {
+		return me.Msg
+	}
+	if fe := AsFieldError(err); fe != nil && fe.Code != "" {
+		return fe.Msg()
+	}
+	return Note(err.Error())
+}
+
 // AsFieldError returns the *FieldError in err's chain, or nil.
 func AsFieldError(err error) *FieldError {
 	var fe *FieldError

@@ -134,6 +134,24 @@ const (
 	CodeHFTargetModule    = "hf.target_module" // name, modules ([]string)
 )
 
+// Codes of a calibration's errors (Calibration.Validate; errors of type
+// *MessageError, about no request field): name is the calibration's.
+const (
+	CodeCalNameVersion = "cal.name_version"
+	CodeCalRange       = "cal.range"      // name, what (its key), x
+	CodeCalBlock       = "cal.block"      // name, kind, block
+	CodeCalKind        = "cal.kind"       // name, kind
+	CodeCalNoCurves    = "cal.no_curves"  // name, interconnect
+	CodeCalComm        = "cal.comm"       // name, problem ([]Message: CodeComm…)
+	CodeCalSpeedup     = "cal.speedup"    // name, interconnect, layout, problem ([]Message: CodeLaw…)
+	CodeLawSaturating  = "law.saturating" // s_inf, k
+	CodeLawAmdahl      = "law.amdahl"     // p, sigma, gamma
+	CodeLawForm        = "law.form"       // form, saturating, amdahl
+	CodeCommExposed    = "comm.exposed"   // exposed, exposed_tp
+	CodeCommLatency    = "comm.latency"   // latency_s
+	CodeCommClass      = "comm.class"     // class
+)
+
 // errTexts are the words of the codes above.
 var errTexts = []MessageText{
 	{Code: CodePresetUnknown, Tech: "is not a known preset; close matches: {near:list}"},
@@ -247,6 +265,20 @@ var errTexts = []MessageText{
 	{Code: CodeHFTargetsRegex, Tech: "must be a list of module names or \"all-linear\"; a regular expression is not read"},
 	{Code: CodeHFTargetsList, Tech: "must be a list of module names or \"all-linear\""},
 	{Code: CodeHFTargetModule, Tech: "holds {name:q}, not a linear layer of this model; its modules are {modules:list}"},
+
+	{Code: CodeCalNameVersion, Tech: "calibration: name and version are required"},
+	{Code: CodeCalRange, Tech: "calibration {name}: {what} out of range: {x}"},
+	{Code: CodeCalBlock, Tech: "calibration {name}: kind {kind} needs a {block} block"},
+	{Code: CodeCalKind, Tech: "calibration {name}: unknown kind {kind:q}"},
+	{Code: CodeCalNoCurves, Tech: "calibration {name}: no speedup curves for {interconnect}"},
+	{Code: CodeCalComm, Tech: "calibration {name}: {problem}"},
+	{Code: CodeCalSpeedup, Tech: "calibration {name}: speedup {interconnect}/{layout}: {problem}"},
+	{Code: CodeLawSaturating, Tech: "saturating law needs s_inf > 0 and k > 0, got s_inf={s_inf} k={k}"},
+	{Code: CodeLawAmdahl, Tech: "amdahl law needs 0 <= p <= 1, sigma >= 0, gamma >= 0, got p={p} sigma={sigma} gamma={gamma}"},
+	{Code: CodeLawForm, Tech: "unknown speedup form {form:q} (want {saturating:q} or {amdahl:q})"},
+	{Code: CodeCommExposed, Tech: "comm: exposed shares must be in [0, 10], got {exposed} and {exposed_tp}"},
+	{Code: CodeCommLatency, Tech: "comm: latency_s must be in [0, 1] seconds, got {latency_s}"},
+	{Code: CodeCommClass, Tech: "comm: unknown interconnect class {class:q}"},
 
 	{Code: CodeOverBudget, Tech: "asks for more work than one request may: {what:cat}; the budget is {budget:int} work units (a fine-tuning configuration tried is {per_config:int}, an inference configuration {per_inference:int}, each search {per_search:int} more, each stage estimated {per_stage:int}); narrow the search (fewer GPUs, a lower max_count, fewer power_limits_w) or split the request"},
 	{Code: CodeBudgetConfigs, Tech: "{n:int} configurations ({parts:semilist})"},

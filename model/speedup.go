@@ -73,14 +73,14 @@ func (l SpeedupLaw) Validate() error {
 	switch l.Form {
 	case Saturating:
 		if !(l.SInf > 0) || !(l.K > 0) || math.IsInf(l.SInf, 0) || math.IsInf(l.K, 0) {
-			return fmt.Errorf("saturating law needs s_inf > 0 and k > 0, got s_inf=%g k=%g", l.SInf, l.K)
+			return msgErr(CodeLawSaturating, Args{{Name: "s_inf", Num: l.SInf}, {Name: "k", Num: l.K}})
 		}
 	case Amdahl:
 		if l.P < 0 || l.P > 1 || l.Sigma < 0 || l.Gamma < 0 || math.IsNaN(l.Sigma) || math.IsNaN(l.Gamma) || math.IsInf(l.Sigma, 0) || math.IsInf(l.Gamma, 0) {
-			return fmt.Errorf("amdahl law needs 0 <= p <= 1, sigma >= 0, gamma >= 0, got p=%g sigma=%g gamma=%g", l.P, l.Sigma, l.Gamma)
+			return msgErr(CodeLawAmdahl, Args{{Name: "p", Num: l.P}, {Name: "sigma", Num: l.Sigma}, {Name: "gamma", Num: l.Gamma}})
 		}
 	default:
-		return fmt.Errorf("unknown speedup form %q (want %q or %q)", l.Form, Saturating, Amdahl)
+		return msgErr(CodeLawForm, Args{{Name: "form", Str: string(l.Form)}, {Name: "saturating", Str: string(Saturating)}, {Name: "amdahl", Str: string(Amdahl)}})
 	}
 	return nil
 }
@@ -283,14 +283,14 @@ func (c *CommParams) Applies(ic Interconnect) bool {
 // Validate checks the parameters.
 func (c *CommParams) Validate() error {
 	if !(c.Exposed.Value >= 0 && c.Exposed.Value <= 10) || !(c.ExposedTP.Value >= 0 && c.ExposedTP.Value <= 10) {
-		return fmt.Errorf("comm: exposed shares must be in [0, 10], got %g and %g", c.Exposed.Value, c.ExposedTP.Value)
+		return msgErr(CodeCommExposed, Args{{Name: "exposed", Num: c.Exposed.Value}, {Name: "exposed_tp", Num: c.ExposedTP.Value}})
 	}
 	if !(c.LatencyS.Value >= 0 && c.LatencyS.Value <= 1) {
-		return fmt.Errorf("comm: latency_s must be in [0, 1] seconds, got %g", c.LatencyS.Value)
+		return msgErr(CodeCommLatency, Args{{Name: "latency_s", Num: c.LatencyS.Value}})
 	}
 	for _, ic := range c.Classes {
 		if ic != PCIe && ic != NVLink {
-			return fmt.Errorf("comm: unknown interconnect class %q", ic)
+			return msgErr(CodeCommClass, Args{{Name: "class", Str: string(ic)}})
 		}
 	}
 	return nil

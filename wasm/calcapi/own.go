@@ -105,7 +105,11 @@ func (a *API) AddCalibrations(raws [][]byte, accept []string) OwnOutput {
 	for _, raw := range raws {
 		c, err := model.ParseCalibration(raw)
 		if err != nil {
-			return OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Message: err.Error(), Text: err.Error(), Say: "your calibration could not be used: " + err.Error()}}
+			e := &Error{Field: "calibration", Input: "cal", Message: err.Error(), Text: err.Error(), Say: "your calibration could not be used: " + err.Error()}
+			if m := model.AsMessage(err); m.Code != model.CodeNote { // a JSON error of jsonv's has no code
+				e.Code, e.Args = m.Code, m.Args
+			}
+			return OwnOutput{Error: e}
 		}
 		if checks := model.FitChecks(c); len(checks) > 0 && !slices.Contains(accept, c.Name) {
 			m := model.Message{Code: model.CodeFitFailedChecks, Field: "calibration", Args: model.Args{{Name: "name", Str: c.Name}, {Name: "checks", Msgs: checks}}}
