@@ -150,6 +150,10 @@ const (
 	CodeCommExposed    = "comm.exposed"   // exposed, exposed_tp
 	CodeCommLatency    = "comm.latency"   // latency_s
 	CodeCommClass      = "comm.class"     // class
+
+	CodePowerCalName     = "power_cal.name"
+	CodePowerCalRange    = "power_cal.range"    // name, what, x, range (interval notation)
+	CodePowerCalInterval = "power_cal.interval" // name
 )
 
 // errTexts are the words of the codes above.
@@ -279,6 +283,9 @@ var errTexts = []MessageText{
 	{Code: CodeCommExposed, Tech: "comm: exposed shares must be in [0, 10], got {exposed} and {exposed_tp}"},
 	{Code: CodeCommLatency, Tech: "comm: latency_s must be in [0, 1] seconds, got {latency_s}"},
 	{Code: CodeCommClass, Tech: "comm: unknown interconnect class {class:q}"},
+	{Code: CodePowerCalName, Tech: "power calibration: name is empty"},
+	{Code: CodePowerCalRange, Tech: "power calibration {name}: {what} {x} not in {range}"},
+	{Code: CodePowerCalInterval, Tech: "power calibration {name}: interval figures must be finite and non-negative"},
 
 	{Code: CodeOverBudget, Tech: "asks for more work than one request may: {what:cat}; the budget is {budget:int} work units (a fine-tuning configuration tried is {per_config:int}, an inference configuration {per_inference:int}, each search {per_search:int} more, each stage estimated {per_stage:int}); narrow the search (fewer GPUs, a lower max_count, fewer power_limits_w) or split the request"},
 	{Code: CodeBudgetConfigs, Tech: "{n:int} configurations ({parts:semilist})"},

@@ -109,22 +109,28 @@ func ParsePowerCalibration(b []byte) (PowerCalibration, error) {
 	return c, c.Validate()
 }
 
+// bad is the error for the constant what at x, outside its range (in
+// interval notation).
+func (c *PowerCalibration) bad(what string, x float64, rng string) error {
+	return msgErr(CodePowerCalRange, Args{{Name: "name", Str: c.Name}, {Name: "what", Str: what}, {Name: "x", Num: x}, {Name: "range", Str: rng}})
+}
+
 // Validate checks the constants are in their physical ranges.
 func (c *PowerCalibration) Validate() error {
 	p := c.Params
 	switch {
 	case c.Name == "":
-		return fmt.Errorf("power calibration: name is empty")
+		return msgErr(CodePowerCalName, nil)
 	case !(p.Static.Value >= 0 && p.Static.Value < 1):
-		return fmt.Errorf("power calibration %s: static_share %v not in [0, 1)", c.Name, p.Static.Value)
+		return c.bad("static_share", p.Static.Value, "[0, 1)")
 	case !(p.Exponent.Value >= 1 && p.Exponent.Value <= 10):
-		return fmt.Errorf("power calibration %s: exponent %v not in [1, 10]", c.Name, p.Exponent.Value)
+		return c.bad("exponent", p.Exponent.Value, "[1, 10]")
 	case !(p.ClockBound.Value > 0 && p.ClockBound.Value <= 1):
-		return fmt.Errorf("power calibration %s: clock_bound_share %v not in (0, 1]", c.Name, p.ClockBound.Value)
+		return c.bad("clock_bound_share", p.ClockBound.Value, "(0, 1]")
 	case !(p.Tracking.Value > 0 && p.Tracking.Value <= 1.2):
-		return fmt.Errorf("power calibration %s: tracking %v not in (0, 1.2]", c.Name, p.Tracking.Value)
+		return c.bad("tracking", p.Tracking.Value, "(0, 1.2]")
 	case !finite(c.MinU, c.SigmaLnTime, c.SigmaLnEnergy, c.WidenHardware, c.WidenPerEFold) || c.SigmaLnTime < 0 || c.SigmaLnEnergy < 0:
-		return fmt.Errorf("power calibration %s: interval figures must be finite and non-negative", c.Name)
+		return msgErr(CodePowerCalInterval, Args{{Name: "name", Str: c.Name}})
 	}
 	return nil
 }
