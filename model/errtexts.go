@@ -156,6 +156,30 @@ const (
 	CodePowerCalInterval = "power_cal.interval" // name
 )
 
+// Codes of a measurement CSV's errors (ParseMeasurements; inside the
+// line's csvx.LineError): column is the column's name, text the cell.
+const (
+	CodeMeasEmpty    = "meas.empty" // columns ([]string: the required)
+	CodeMeasRows     = "meas.rows"  // max
+	CodeMeasNoRows   = "meas.no_rows"
+	CodeColEmpty     = "col.empty"      // column
+	CodeColNotFinite = "col.not_finite" // column, text
+	CodeColOutside   = "col.outside"    // column, text, lo, hi
+	CodeColNotWhole  = "col.not_whole"  // column, text
+	CodeColModel     = "col.model"      // problem ([]Message)
+	CodeColShapeHint = "col.shape_hint" // problem ([]Message)
+	CodeColGLU       = "col.glu"        // text
+	CodeColHead      = "col.head"       // text
+	CodeColTensor    = "col.tensor"     // tensor, count
+	CodeColDataMode  = "col.data_mode"  // text
+	CodeColStrategy  = "col.strategy"   // text
+	CodeColSingle    = "col.single"     // count
+	CodeColPrecision = "col.precision"  // text, among
+	CodeColPositive  = "col.positive"   // column
+	CodeColEta       = "col.eta"        // text
+	CodeColEtaSingle = "col.eta_single" // text
+)
+
 // errTexts are the words of the codes above.
 var errTexts = []MessageText{
 	{Code: CodePresetUnknown, Tech: "is not a known preset; close matches: {near:list}"},
@@ -284,6 +308,25 @@ var errTexts = []MessageText{
 	{Code: CodeCommLatency, Tech: "comm: latency_s must be in [0, 1] seconds, got {latency_s}"},
 	{Code: CodeCommClass, Tech: "comm: unknown interconnect class {class:q}"},
 	{Code: CodePowerCalName, Tech: "power calibration: name is empty"},
+	{Code: CodeMeasEmpty, Tech: "measurements: empty file; the first line must be a header with {columns:list}"},
+	{Code: CodeMeasRows, Tech: "more than {max:int} rows"},
+	{Code: CodeMeasNoRows, Tech: "measurements: no data rows after the header"},
+	{Code: CodeColEmpty, Tech: "column {column}: empty"},
+	{Code: CodeColNotFinite, Tech: "column {column}: {text:q} is not a finite number"},
+	{Code: CodeColOutside, Tech: "column {column}: {text} is outside [{lo}, {hi}]"},
+	{Code: CodeColNotWhole, Tech: "column {column}: {text} is not a whole number"},
+	{Code: CodeColModel, Tech: "column model: {problem}"},
+	{Code: CodeColShapeHint, Tech: "{problem} (give a model preset or the shape columns)"},
+	{Code: CodeColGLU, Tech: "column glu: {text:q} is not true or false"},
+	{Code: CodeColHead, Tech: "column head: {text:q} is not lm or classifier"},
+	{Code: CodeColTensor, Tech: "column tensor: {tensor:int} does not divide count {count:int}"},
+	{Code: CodeColDataMode, Tech: "column data_mode: {text:q} is not ddp or fsdp"},
+	{Code: CodeColStrategy, Tech: "column strategy: {text:q} is not one of single, ddp, fsdp, tp, hybrid"},
+	{Code: CodeColSingle, Tech: "column strategy: single with count {count:int}"},
+	{Code: CodeColPrecision, Tech: "column precision: {text:q} is not one of {among}"},
+	{Code: CodeColPositive, Tech: "column {column}: must be greater than 0"},
+	{Code: CodeColEta, Tech: "column eta: {text:q} is not a number in (0, 2] (the measured parallel efficiency T₁/(N·T_N))"},
+	{Code: CodeColEtaSingle, Tech: "column eta: {text} on one GPU; a single-GPU run has η = 1 by definition (leave it empty)"},
 	{Code: CodePowerCalRange, Tech: "power calibration {name}: {what} {x} not in {range}"},
 	{Code: CodePowerCalInterval, Tech: "power calibration {name}: interval figures must be finite and non-negative"},
 

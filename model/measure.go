@@ -57,7 +57,7 @@ func ParseMeasurements(r io.Reader, presets []Preset) ([]Measurement, error) {
 	rd, err := csvx.NewReader(r, csvx.Header{Required: requiredColumns, Known: MeasurementColumns,
 		MissingText: "missing required column %q", UnknownText: "unknown column %q (known: " + strings.Join(MeasurementColumns, ", ") + ")"})
 	if errors.Is(err, csvx.ErrEmpty) {
-		return nil, fmt.Errorf("measurements: empty file; the first line must be a header with %s", strings.Join(requiredColumns, ", "))
+		return nil, msgErr(CodeMeasEmpty, Args{{Name: "columns", List: requiredColumns}})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("measurements: %w", err)
@@ -65,7 +65,7 @@ func ParseMeasurements(r io.Reader, presets []Preset) ([]Measurement, error) {
 	n := 0
 	out, err := csvx.All(rd, func(row csvx.Row) (Measurement, error) {
 		if n++; n > MaxMeasurementRows {
-			return Measurement{}, fmt.Errorf("more than %d rows", MaxMeasurementRows)
+			return Measurement{}, msgErr(CodeMeasRows, Args{{Name: "max", Num: MaxMeasurementRows}})
 		}
 		m, err := parseMeasurement(row, presets)
 		if err != nil {
@@ -77,7 +77,7 @@ func ParseMeasurements(r io.Reader, presets []Preset) ([]Measurement, error) {
 		return nil, fmt.Errorf("measurements: %w", err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("measurements: no data rows after the header")
+		return nil, msgErr(CodeMeasNoRows, nil)
 	}
 	return out, nil
 }
@@ -90,14 +90,14 @@ func parseMeasurement(row csvx.Row, presets []Preset) (Measurement, error) {
 			if optional {
 				return 0, nil
 			}
-			return 0, fmt.Errorf("column %s: empty", name)
+			return 0, msgErr(CodeColEmpty, Args{{Name: "column", Str: name}})
 		}
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return 0, fmt.Errorf("column %s: %q is not a finite number", name, s)
+			return 0, msgErr(CodeColNotFinite, Args{{Name: "column", Str: name}, {Name: "text", Str: s}})
 		}
 		if x < lo || x > hi {
-			return 0, fmt.Errorf("column %s: %s is outside [%g, %g]", name, s, lo, hi)
+			return 0, msgErr(CodeColOutside, Args{{Name: "column", Str: name}, {Name: "text", Str: s}, {Name: "lo", Num: lo}, {Name: "hi", Num: hi}})
 		}
 		return x, nil
 	}
@@ -107,7 +107,7 @@ func parseMeasurement(row csvx.Row, presets []Preset) (Measurement, error) {
 			return 0, err
 		}
 		if x != math.Trunc(x) {
-			return 0, fmt.Errorf("column %s: %s is not a whole number", name, get(name))
+			return 0, msgErr(CodeColNotWhole, Args{{Name: "column", Str: name}, {Name: "text", Str: get(name)}})
 		}
 		return int(x), nil
 	}
@@ -117,7 +117,7 @@ func parseMeasurement(row csvx.Row, presets []Preset) (Measurement, error) {
 	if m.Model != "" {
 		p, err := FindPreset(presets, m.Model)
 		if err != nil {
-			return m, fmt.Errorf("column model: %s", AsFieldError(err).Message)
+			return m, msgErr(CodeColModel, Args{{Name: "problem", Msgs: []Message{AsMessage(err)}}})
 		}
 		m.Model, m.Arch = p.Name, p.Arch
 	} else {
@@ -127,7 +127,7 @@ func parseMeasurement(row csvx.Row, presets []Preset) (Measurement, error) {
 			p *int
 		}{{"layers", &a.Layers}, {"hidden", &a.Hidden}, {"heads", &a.Heads}, {"ffn", &a.FFN}, {"vocab", &a.Vocab}} {
 			if *f.p, err = whole(f.n, 1, 1<<22, false); err != nil {
-				return m, fmt.Errorf("%w (give a model preset or the shape columns)", err)
+				return m, msgErr(CodeColShapeHint, Args{{Name: "problem", Msgs: []Message{AsMessage(err)}}})
 			}
 		}
 		if a.KVHeads, err = whole("kv_heads", 0, 1<<22, true); err != nil {
@@ -138,20 +138,20 @@ func parseMeasurement(row csvx.Row, presets []Preset) (Measurement, error) {
 		case "1", "true", "yes":
 			a.GLU = true
 		default:
-			return m, fmt.Errorf("column glu: %q is not true or false", g)
+			return m, msgErr(CodeColGLU, Args{{Name: "text", Str: g}})
 		}
 		if err := a.Validate("model"); err != nil {
-			return m, fmt.Errorf("shape: %w", err)
+			return m, fmt.Errorf("shape: %w", err) // the shape's *FieldError inside is coded
 		}
 		m.Arch = a
 	}
 	switch m.Head = get("head"); m.Head {
 	case "", "lm", "classifier":
 	default:
-		return m, fmt.Errorf("column head: %q is not lm or classifier", m.Head)
+		return m, msgErr(CodeColHead, Args{{Name: "text", Str: m.Head}})
 	}
 	if m.GPU = get("gpu"); m.GPU == "" {
-		return m, fmt.Errorf("column gpu: empty")
+		return m, msgErr(CodeColEmpty, Args{{Name: "column", Str: "gpu"}})
 	}
 	if m.Count, err = whole("count", 1, 1<<20, false); err != nil {
 		return m, err
@@ -164,17 +164,17 @@ func parseMeasurement(row csvx.Row, presets []Preset) (Measurement, error) {
 			return m, err
 		}
 		if m.Count%m.Tensor != 0 {
-			return m, fmt.Errorf("column tensor: %d does not divide count %d", m.Tensor, m.Count)
+			return m, msgErr(CodeColTensor, Args{{Name: "tensor", Num: float64(m.Tensor)}, {Name: "count", Num: float64(m.Count)}})
 		}
 		m.DataMode = strings.ToLower(get("data_mode"))
 		if m.DataMode != "" && m.DataMode != DDP && m.DataMode != FSDP {
-			return m, fmt.Errorf("column data_mode: %q is not ddp or fsdp", m.DataMode)
+			return m, msgErr(CodeColDataMode, Args{{Name: "text", Str: m.DataMode}})
 		}
 	default:
-		return m, fmt.Errorf("column strategy: %q is not one of single, ddp, fsdp, tp, hybrid", m.Strategy)
+		return m, msgErr(CodeColStrategy, Args{{Name: "text", Str: m.Strategy}})
 	}
 	if m.Strategy == Single && m.Count != 1 {
-		return m, fmt.Errorf("column strategy: single with count %d", m.Count)
+		return m, msgErr(CodeColSingle, Args{{Name: "count", Num: float64(m.Count)}})
 	}
 	if m.SeqLen, err = whole("seq_len", 1, 1<<21, false); err != nil {
 		return m, err
@@ -191,7 +191,7 @@ func parseMeasurement(row csvx.Row, presets []Preset) (Measurement, error) {
 		ok = ok || p == m.Precision
 	}
 	if !ok {
-		return m, fmt.Errorf("column precision: %q is not one of %s", get("precision"), joinPrecisions(Precisions))
+		return m, msgErr(CodeColPrecision, Args{{Name: "text", Str: get("precision")}, {Name: "among", Str: joinPrecisions(Precisions)}})
 	}
 	if m.PowerLimitW, err = num("power_limit_w", 0, 5000, true); err != nil {
 		return m, err
@@ -200,23 +200,23 @@ func parseMeasurement(row csvx.Row, presets []Preset) (Measurement, error) {
 		return m, err
 	}
 	if m.EnergyKWh <= 0 {
-		return m, fmt.Errorf("column energy_kwh: must be greater than 0")
+		return m, msgErr(CodeColPositive, Args{{Name: "column", Str: "energy_kwh"}})
 	}
 	if m.DurationS, err = num("duration_s", 0, 1e10, false); err != nil {
 		return m, err
 	}
 	if m.DurationS <= 0 {
-		return m, fmt.Errorf("column duration_s: must be greater than 0")
+		return m, msgErr(CodeColPositive, Args{{Name: "column", Str: "duration_s"}})
 	}
 	if s := get("eta"); s != "" {
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil || !(x > 0 && x <= 2) {
-			return m, fmt.Errorf("column eta: %q is not a number in (0, 2] (the measured parallel efficiency T₁/(N·T_N))", s)
+			return m, msgErr(CodeColEta, Args{{Name: "text", Str: s}})
 		}
 		m.Eta = x
 	}
 	if m.Count == 1 && m.Eta > 0 && m.Eta != 1 {
-		return m, fmt.Errorf("column eta: %s on one GPU; a single-GPU run has η = 1 by definition (leave it empty)", get("eta"))
+		return m, msgErr(CodeColEtaSingle, Args{{Name: "text", Str: get("eta")}})
 	}
 	m.Stage, m.Group, m.Source = get("stage"), get("group"), get("source")
 	return m, nil
