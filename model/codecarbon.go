@@ -52,12 +52,12 @@ func ParseCodeCarbonRuns(raw []byte) (CodeCarbonRuns, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&top); err != nil {
-		return CodeCarbonRuns{}, &FieldError{Field: "(body)", Message: "must be a JSON object with \"request\" (one request for every row) or \"projects\" (a request per project_name): " + err.Error()}
+		return CodeCarbonRuns{}, codeErr(CodeCCTop, "(body)", nil, Args{{Name: "detail", Str: err.Error()}})
 	}
 	var runs CodeCarbonRuns
 	switch {
 	case len(top.Request) > 0 && top.Projects != nil:
-		return runs, &FieldError{Field: "projects", Message: "cannot be given with request: give one request for every row, or one per project_name"}
+		return runs, codeErr(CodeCCBoth, "projects", nil, nil)
 	case len(top.Request) > 0:
 		req, err := DecodeRequest(top.Request, "request")
 		if err != nil {
@@ -74,7 +74,7 @@ func ParseCodeCarbonRuns(raw []byte) (CodeCarbonRuns, error) {
 			runs.Projects[name] = req
 		}
 	default:
-		return runs, &FieldError{Field: "(body)", Message: "must hold \"request\" (one request for every row) or \"projects\" (a request per project_name)"}
+		return runs, codeErr(CodeCCNeither, "(body)", nil, nil)
 	}
 	return runs, nil
 }
@@ -92,10 +92,10 @@ func ParseCodeCarbonRuns(raw []byte) (CodeCarbonRuns, error) {
 func (c *Catalog) CodeCarbonMeasurements(r io.Reader, runs CodeCarbonRuns, scope, source string) ([]Measurement, error) {
 	col := map[string]string{CodeCarbonGPU: "gpu_energy", CodeCarbonTotal: "energy_consumed"}[scope]
 	if col == "" {
-		return nil, fieldErr("scope", scope, "must be one of %s (gpu_energy, or energy_consumed: GPUs, CPU and RAM)", strings.Join(CodeCarbonScopes, ", "))
+		return nil, codeErr(CodeCCScope, "scope", scope, Args{{Name: "scopes", List: CodeCarbonScopes}})
 	}
 	if runs.All == nil && len(runs.Projects) == 0 {
-		return nil, errors.New("codecarbon: no request describes the log's runs")
+		return nil, errors.New("codecarbon: no request describes the log's runs") // not coded: ParseCodeCarbonRuns refuses such runs
 	}
 	req := []string{"duration", col, "gpu_model", "gpu_count"}
 	if runs.All == nil {
@@ -113,7 +113,7 @@ func (c *Catalog) CodeCarbonMeasurements(r io.Reader, runs CodeCarbonRuns, scope
 		if rq == nil {
 			p, ok := runs.Projects[name]
 			if !ok {
-				return Measurement{}, row.Errorf("project_name", "%q has no request; the requests name %s", name, strings.Join(sortedKeys(runs.Projects), ", "))
+				return Measurement{}, row.Wrap("project_name", msgErr(CodeCCProject, Args{{Name: "name", Str: name}, {Name: "known", List: sortedKeys(runs.Projects)}}))
 			}
 			rq, key = &p, name
 		}
@@ -137,7 +137,7 @@ func (c *Catalog) CodeCarbonMeasurements(r io.Reader, runs CodeCarbonRuns, scope
 			s := row.Get(column)
 			x, err := strconv.ParseFloat(s, 64)
 			if err != nil || !(x > 0) || math.IsInf(x, 0) {
-				return 0, row.Errorf(column, "must be a positive number, got %q", s)
+				return 0, row.Wrap(column, msgErr(CodeCCPositive, Args{{Name: "text", Str: s}}))
 			}
 			return x, nil
 		}
@@ -168,15 +168,15 @@ func (c *Catalog) measurementOf(req Request) (Measurement, error) {
 	in, tr, par := resp.Inputs, resp.Training, resp.Parallel
 	switch {
 	case tr.Method != MethodFull:
-		return Measurement{}, fieldErr("training.method", tr.Method, "cannot be fitted: the measurement schema describes full fine-tuning")
+		return Measurement{}, codeErr(CodeFitMethod, "training.method", tr.Method, nil)
 	case tr.GradientCheckpointing:
-		return Measurement{}, fieldErr("training.gradient_checkpointing", true, "cannot be fitted: the measurement schema has no recompute")
+		return Measurement{}, codeErr(CodeFitRecompute, "training.gradient_checkpointing", true, nil)
 	case in.GradientAccumulation > 1:
-		return Measurement{}, fieldErr("training.gradient_accumulation", in.GradientAccumulation, "cannot be fitted: the measurement schema has no accumulation")
+		return Measurement{}, codeErr(CodeFitAccumulation, "training.gradient_accumulation", in.GradientAccumulation, nil)
 	case par.Context > 1:
-		return Measurement{}, fieldErr("strategy.context", par.Context, "cannot be fitted: the measurement schema has no context parallelism")
+		return Measurement{}, codeErr(CodeFitContext, "strategy.context", par.Context, nil)
 	case tr.Attention != AttnSDPA || tr.Compile || tr.Stack != "":
-		return Measurement{}, &FieldError{Field: "training", Message: "attention, compile and stack must be left at their defaults to be fitted: the calibration is fitted as the default stack"}
+		return Measurement{}, codeErr(CodeFitStack, "training", nil, nil)
 	}
 	m := Measurement{Arch: in.Arch, Head: in.Head, GPU: in.GPU, Count: in.Count, Strategy: par.Strategy, SeqLen: in.SeqLen, BatchPerGPU: in.BatchPerGPU,
 		Tokens: in.Tokens, Precision: in.Precision, PowerLimitW: req.Hardware.PowerLimitW}
@@ -189,7 +189,7 @@ func (c *Catalog) measurementOf(req Request) (Measurement, error) {
 			m.Model = p
 		}
 	} else if a := in.Arch; a.Experts > 0 || a.HeadDim > 0 || a.Tied {
-		return Measurement{}, &FieldError{Field: "model", Message: "a shape with experts, head_dim or tied embeddings cannot be fitted outside a preset: the measurement schema has no columns for them"}
+		return Measurement{}, codeErr(CodeFitShape, "model", nil, nil)
 	}
 	return m, nil
 }
@@ -204,25 +204,25 @@ func codeCarbonGPUAgrees(h *Hardware, row csvx.Row, m Measurement) error {
 	raw := row.Get("gpu_model")
 	n, name := splitCodeCarbonGPU(raw)
 	if name == "" {
-		return row.Errorf("gpu_model", "is empty (CodeCarbon saw no GPU) but the request names %d %s", m.Count, g.Name)
+		return row.Wrap("gpu_model", msgErr(CodeCCGPUEmpty, Args{{Name: "count", Num: float64(m.Count)}, {Name: "name", Str: g.Name}}))
 	}
 	agree := gpuFamily(name) == gpuFamily(g.Name)
 	if lg, err := h.Lookup(name); err == nil && lg.ID != g.ID {
 		agree = false
 	}
 	if !agree {
-		return row.Errorf("gpu_model", "the log's GPU %q is not the request's %s (%s)", name, g.Name, g.ID)
+		return row.Wrap("gpu_model", msgErr(CodeCCGPUOther, Args{{Name: "log", Str: name}, {Name: "name", Str: g.Name}, {Name: "id", Str: g.ID}}))
 	}
 	cs := row.Get("gpu_count")
 	cnt, err := strconv.ParseFloat(cs, 64)
 	if err != nil || cnt != math.Trunc(cnt) || cnt < 1 {
-		return row.Errorf("gpu_count", "must be a whole number of GPUs, got %q", cs)
+		return row.Wrap("gpu_count", msgErr(CodeCCCountWhole, Args{{Name: "text", Str: cs}}))
 	}
 	if n > 0 && float64(n) != cnt {
-		return row.Errorf("gpu_count", "is %s but gpu_model says %d × %s", cs, n, name)
+		return row.Wrap("gpu_count", msgErr(CodeCCCountModel, Args{{Name: "text", Str: cs}, {Name: "n", Num: float64(n)}, {Name: "name", Str: name}}))
 	}
 	if int(cnt) != m.Count {
-		return row.Errorf("gpu_count", "the log saw %s %s GPUs, the request names %d (CodeCarbon counts every GPU it sees, so its energy would include idle ones)", cs, name, m.Count)
+		return row.Wrap("gpu_count", msgErr(CodeCCCountRequest, Args{{Name: "text", Str: cs}, {Name: "name", Str: name}, {Name: "count", Num: float64(m.Count)}}))
 	}
 	return nil
 }

@@ -180,6 +180,29 @@ const (
 	CodeColEtaSingle = "col.eta_single" // text
 )
 
+// Codes of a CodeCarbon import's errors: the runs' requests (cc.top and
+// the fit.* refusals of what the measurement schema cannot hold are about
+// request fields) and the emissions.csv rows (text is the cell).
+const (
+	CodeCCTop           = "cc.top"   // detail (encoding/json's words)
+	CodeCCScope         = "cc.scope" // scopes ([]string)
+	CodeCCBoth          = "cc.both"
+	CodeCCNeither       = "cc.neither"
+	CodeCCProject       = "cc.project"       // name, known ([]string)
+	CodeCCPositive      = "cc.positive"      // text
+	CodeCCGPUEmpty      = "cc.gpu_empty"     // count, name (the GPU's)
+	CodeCCGPUOther      = "cc.gpu_other"     // log, name, id
+	CodeCCCountWhole    = "cc.count_whole"   // text
+	CodeCCCountModel    = "cc.count_model"   // text, n, name
+	CodeCCCountRequest  = "cc.count_request" // text, name, count
+	CodeFitMethod       = "fit.method"
+	CodeFitRecompute    = "fit.recompute"
+	CodeFitAccumulation = "fit.accumulation"
+	CodeFitContext      = "fit.context"
+	CodeFitStack        = "fit.stack"
+	CodeFitShape        = "fit.shape"
+)
+
 // errTexts are the words of the codes above.
 var errTexts = []MessageText{
 	{Code: CodePresetUnknown, Tech: "is not a known preset; close matches: {near:list}"},
@@ -308,6 +331,23 @@ var errTexts = []MessageText{
 	{Code: CodeCommLatency, Tech: "comm: latency_s must be in [0, 1] seconds, got {latency_s}"},
 	{Code: CodeCommClass, Tech: "comm: unknown interconnect class {class:q}"},
 	{Code: CodePowerCalName, Tech: "power calibration: name is empty"},
+	{Code: CodeCCTop, Tech: "must be a JSON object with \"request\" (one request for every row) or \"projects\" (a request per project_name): {detail}"},
+	{Code: CodeCCScope, Tech: "must be one of {scopes:list} (gpu_energy, or energy_consumed: GPUs, CPU and RAM)"},
+	{Code: CodeCCBoth, Tech: "cannot be given with request: give one request for every row, or one per project_name"},
+	{Code: CodeCCNeither, Tech: "must hold \"request\" (one request for every row) or \"projects\" (a request per project_name)"},
+	{Code: CodeCCProject, Tech: "{name:q} has no request; the requests name {known:list}"},
+	{Code: CodeCCPositive, Tech: "must be a positive number, got {text:q}"},
+	{Code: CodeCCGPUEmpty, Tech: "is empty (CodeCarbon saw no GPU) but the request names {count:int} {name}"},
+	{Code: CodeCCGPUOther, Tech: "the log's GPU {log:q} is not the request's {name} ({id})"},
+	{Code: CodeCCCountWhole, Tech: "must be a whole number of GPUs, got {text:q}"},
+	{Code: CodeCCCountModel, Tech: "is {text} but gpu_model says {n:int} × {name}"},
+	{Code: CodeCCCountRequest, Tech: "the log saw {text} {name} GPUs, the request names {count:int} (CodeCarbon counts every GPU it sees, so its energy would include idle ones)"},
+	{Code: CodeFitMethod, Tech: "cannot be fitted: the measurement schema describes full fine-tuning"},
+	{Code: CodeFitRecompute, Tech: "cannot be fitted: the measurement schema has no recompute"},
+	{Code: CodeFitAccumulation, Tech: "cannot be fitted: the measurement schema has no accumulation"},
+	{Code: CodeFitContext, Tech: "cannot be fitted: the measurement schema has no context parallelism"},
+	{Code: CodeFitStack, Tech: "attention, compile and stack must be left at their defaults to be fitted: the calibration is fitted as the default stack"},
+	{Code: CodeFitShape, Tech: "a shape with experts, head_dim or tied embeddings cannot be fitted outside a preset: the measurement schema has no columns for them"},
 	{Code: CodeMeasEmpty, Tech: "measurements: empty file; the first line must be a header with {columns:list}"},
 	{Code: CodeMeasRows, Tech: "more than {max:int} rows"},
 	{Code: CodeMeasNoRows, Tech: "measurements: no data rows after the header"},
