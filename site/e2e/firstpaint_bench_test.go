@@ -462,8 +462,9 @@ func offlineRevisit(t testing.TB, dir string) string {
 	for i := 0; i < 3; i++ {
 		do(t, ctx, "reopen offline", chromedp.Navigate(srv.URL+"/"))
 		ms := eval[float64](t, ctx, inputSeenMs)
-		st := eval[[]float64](t, ctx, `(function(p){ return [p.startMs, p.wasmInstantiatedMs, p.firstEstimateCallMs]; })(window.wattscalePerf)`)
-		again = append(again, fmt.Sprintf("%.0f ms (calc.js start %.0f, wasm instantiated %.0f, first call %.0f ms)", ms, st[0], st[1], st[2]))
+		st := eval[[]float64](t, ctx, `(function(p){ return [p.startMs, p.wasmInstantiatedMs, p.goReadyMs, p.firstEstimateCallMs]; })(window.wattscalePerf)`)
+		how := eval[string](t, ctx, `String(document.getElementById('calc-root').dataset.wasmResponse || '')`)
+		again = append(again, fmt.Sprintf("%.0f ms (calc.js start %.0f, wasm compiled and instantiated %.0f [+%.0f, response %s], Go ready %.0f [+%.0f], first call %.0f ms)", ms, st[0], st[1], st[1]-st[0], how, st[2], st[2]-st[1], st[3]))
 	}
 	return fmt.Sprintf("opens (estimate visible at %.0f ms, computed at %.0f ms) and computes (GPU count changed to 8: %.4g → %.4g kWh); reopened with the GPU count changed at DOMContentLoaded, navigation → recomputed estimate: %s", visible, eval[float64](t, ctx, `window.wattscalePerf.firstEstimateMs`), before, after, strings.Join(again, "; "))
 }

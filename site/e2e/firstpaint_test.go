@@ -452,6 +452,12 @@ func TestServiceWorkerOffline(t *testing.T) {
 
 	do(t, ctx, "reload offline", chromedp.Navigate(srv.URL+"/?model=bert-base&count=2"))
 	waitFor(t, ctx, "the calculator offline", `document.getElementById('calc-root').dataset.ready === '1'`)
+	// The page compiles the wasm straight from the service worker's copy
+	// (Cache Storage, application/wasm), not through the worker's fetch
+	// handler nor from a response made in the page.
+	if how := eval[string](t, ctx, `String(document.getElementById('calc-root').dataset.wasmSource) + ' ' + String(document.getElementById('calc-root').dataset.wasmResponse)`); how != "streaming cache" {
+		t.Errorf("offline: the wasm was loaded by %q, want %q (streaming compilation from the service worker's copy)", how, "streaming cache")
+	}
 	before := pageEnergy(t, ctx)
 	choose(t, ctx, "count", "8")
 	if after := pageEnergy(t, ctx); after == before || after <= 0 {

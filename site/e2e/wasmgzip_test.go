@@ -14,7 +14,8 @@ import (
 // beside it and inflates it in the page instead of downloading the raw
 // file (issue 31), and computes the estimate for what was typed. On a
 // host that compresses in transit, the negotiated wasm is used and no copy
-// is fetched. The bytes each path moved are logged.
+// is fetched and the response is compiled as it came. The bytes each path
+// moved are logged.
 func TestWasmFromPlainHost(t *testing.T) {
 	dir := builtSite(t)
 	for _, c := range []struct {
@@ -32,6 +33,16 @@ func TestWasmFromPlainHost(t *testing.T) {
 		}
 		if fetchedGz != c.gzip || eval[bool](t, ctx, `!!window.wattscalePerf.wasmGzip`) != c.gzip {
 			t.Errorf("%s: fetched %q, wasmGzip %v; want the gzip copy fetched and inflated: %v", c.name, got, eval[bool](t, ctx, `!!window.wattscalePerf.wasmGzip`), c.gzip)
+		}
+		// The negotiated wasm (application/wasm from the host) is compiled
+		// as it came, so that the browser can keep the compiled code; the
+		// inflated copy is a response made in the page.
+		want := "as-served"
+		if c.gzip {
+			want = "inflated"
+		}
+		if how := eval[string](t, ctx, `String(document.getElementById('calc-root').dataset.wasmResponse)`); how != want {
+			t.Errorf("%s: the wasm response was %q, want %q", c.name, how, want)
 		}
 		form := eval[string](t, ctx, `document.getElementById('f-count').value`)
 		if form != "8" {

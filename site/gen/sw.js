@@ -23,9 +23,23 @@ self.addEventListener('install', function (e) {
     // Pages and unhashed files from the network; content-hashed files
     // (name.0123456789.ext never changes) may come from the HTTP cache, so
     // the calc.wasm the page has just downloaded is not fetched again.
-    return c.addAll(FILES.map(function (f) { return new Request(f, { cache: /\.[0-9a-f]{10}\.[a-z]+$/.test(f) ? 'default' : 'reload' }); }));
+    return c.addAll(FILES.map(function (f) { return new Request(f, { cache: /\.[0-9a-f]{10}\.[a-z]+$/.test(f) ? 'default' : 'reload' }); }))
+      .then(function () { return Promise.all(FILES.filter(function (f) { return /\.wasm$/.test(f); }).map(function (f) { return wasmTyped(c, f); })); });
   }).then(function () { return self.skipWaiting(); }));
 });
+
+// wasmTyped stores the copy of a wasm file as application/wasm when the
+// host gave it another type: the page then compiles it straight from the
+// copy (streaming, and the browser may keep the compiled code for the next
+// visit) instead of retyping it in a response of its own.
+function wasmTyped(c, f) {
+  return c.match(f).then(function (r) {
+    if (!r || /^application\/wasm\s*(;|$)/i.test(r.headers.get('Content-Type') || '')) return;
+    return r.blob().then(function (b) {
+      return c.put(f, new Response(b, { headers: { 'Content-Type': 'application/wasm' } }));
+    });
+  });
+}
 
 self.addEventListener('activate', function (e) {
   e.waitUntil(caches.keys().then(function (keys) {

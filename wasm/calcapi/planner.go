@@ -468,18 +468,13 @@ func (a *API) Distill(input []byte) (out []byte) {
 	if e := decodeInput(input, &in); e != nil {
 		return mustJSON(PlanOutput{Error: e})
 	}
-	return mustJSON(a.DistillOf(in))
-}
-
-// DistillOf is Distill for a decoded input.
-func (a *API) DistillOf(in PlanInput) PlanOutput {
 	var o PlanOutput
 	o.Plan = in.Plan
 	if in.Form != nil {
 		p, ferr := in.Form.Plan(a.Regions)
 		if ferr != nil {
 			o.Error = ferr
-			return o
+			return mustJSON(o)
 		}
 		o.Plan = mustJSON(p)
 	}
@@ -507,7 +502,7 @@ func (a *API) DistillOf(in PlanInput) PlanOutput {
 		}
 		o.Error = e
 	}
-	return o
+	return mustJSON(o)
 }
 
 // PlannerMeta is what the planner page needs besides Meta: the paper's
@@ -571,13 +566,8 @@ var PlanFormFields = sync.OnceValue(func() []model.Field {
 // PlannerMeta returns the planner's catalogue as JSON.
 func (a *API) PlannerMeta() (out []byte) {
 	defer recoverInto(&out)
-	return mustJSON(PlannerMetaOf())
-}
-
-// PlannerMetaOf is the planner's catalogue (PlannerMeta's, decoded).
-func PlannerMetaOf() PlannerMeta {
-	return PlannerMeta{Presets: distill.Presets(), Regimes: distill.Regimes, Sets: PlanSets, Default: DefaultPlanForm(), Custom: CustomPlanForm(), Citation: distill.PaperCitation, MaxRows: MaxPlanRows,
-		StudentKeys: StudentKeys, StudentForms: studentForms(), Fields: PlanFormFields(), Layout: PlannerLayout()}
+	return mustJSON(PlannerMeta{Presets: distill.Presets(), Regimes: distill.Regimes, Sets: PlanSets, Default: DefaultPlanForm(), Custom: CustomPlanForm(), Citation: distill.PaperCitation, MaxRows: MaxPlanRows,
+		StudentKeys: StudentKeys, StudentForms: studentForms(), Fields: PlanFormFields(), Layout: PlannerLayout()})
 }
 
 // studentForms are DefaultStudentForm for each preset and for a row of the

@@ -41,15 +41,9 @@ func (a *API) DistillRecommend(input []byte) (out []byte) {
 	if in.Form == nil {
 		return mustJSON(PlanRecommendOutput{Error: &Error{Field: "(body)", Message: "has no form", Text: "(body): has no form"}})
 	}
-	return mustJSON(a.DistillRecommendOf(in.Form))
-}
-
-// DistillRecommendOf is DistillRecommend for a planner form.
-func (a *API) DistillRecommendOf(form PlanForm) PlanRecommendOutput {
-	in := PlanInput{Form: form}
 	rr, ferr := in.Form.RecommendRequest(a.Regions)
 	if ferr != nil {
-		return PlanRecommendOutput{Error: ferr}
+		return mustJSON(PlanRecommendOutput{Error: ferr})
 	}
 	o := PlanRecommendOutput{Request: mustJSON(rr)}
 	res, err := distill.Recommend(a.Catalog, rr)
@@ -65,8 +59,8 @@ func (a *API) DistillRecommendOf(form PlanForm) PlanRecommendOutput {
 		}
 		e.Field = strings.TrimPrefix(e.Field, "plan.") // the form's plan, as Distill names its fields
 		o.Error = e
-		return o
+		return mustJSON(o)
 	}
 	o.Result = &res
-	return o
+	return mustJSON(o)
 }
