@@ -30,7 +30,6 @@
 
   var script = document.currentScript;
   var BASE = script && script.src ? new URL('.', script.src).href : '';
-  var SVGNS = 'http://www.w3.org/2000/svg';
   var perf = (window.wattscalePerf = window.wattscalePerf || {});
   var ASSETS = {};
 
@@ -400,7 +399,7 @@
   function setHTML(e, html) {
     var t = document.createElement('template');
     t.innerHTML = html;
-    morphChildren(e, t.content, null, false);
+    morphChildren(e, t.content);
   }
 
   // sameNode says whether a kept node a can stand for the new node b:
@@ -420,19 +419,15 @@
   // morphChildren makes live's children those of fresh: each new child
   // takes the place of the first kept child that can stand for it (the
   // live children skipped on the way are removed) and is morphed into it;
-  // a child with no counterpart is moved in. map, when given, records
-  // new element → the live element kept in its place. With filled set, a
-  // new element with no content keeps the live one's: the build's empty
-  // slots that render then fills (the numbers, cards, charts) keep the
-  // prerendered content until render morphs it.
-  function morphChildren(live, fresh, map, filled) {
+  // a child with no counterpart is moved in.
+  function morphChildren(live, fresh) {
     var kids = Array.prototype.slice.call(fresh.childNodes), lc = live.firstChild;
     for (var i = 0; i < kids.length; i++) {
       var fc = kids[i], m = lc;
       while (m && !sameNode(m, fc)) m = m.nextSibling;
       if (!m) { live.insertBefore(fc, lc); continue; }
       while (lc !== m) { var gone = lc; lc = lc.nextSibling; live.removeChild(gone); }
-      morphNode(m, fc, map, filled);
+      morphNode(m, fc);
       lc = m.nextSibling;
     }
     while (lc) { var n = lc.nextSibling; live.removeChild(lc); lc = n; }
@@ -444,9 +439,8 @@
   // (the prerendered defaults) stay, as does a details element the
   // visitor opened.
   var KEEP_ATTR = { INPUT: { value: 1, checked: 1 }, OPTION: { selected: 1 }, DETAILS: { open: 1 } };
-  function morphNode(live, fresh, map, filled) {
+  function morphNode(live, fresh) {
     if (live.nodeType !== 1) { if (live.data !== fresh.data) live.data = fresh.data; return; }
-    if (map) map.set(fresh, live);
     var keep = KEEP_ATTR[live.nodeName] || {}, a, i;
     for (i = live.attributes.length - 1; i >= 0; i--) {
       a = live.attributes[i];
@@ -457,30 +451,42 @@
       if (live.getAttribute(a.name) !== a.value) live.setAttribute(a.name, a.value);
     }
     // (A node marked data-js keeps its content: the script fills it.)
-    if (!(filled && !fresh.firstChild) && !fresh.hasAttribute('data-js')) morphChildren(live, fresh, map, filled);
+    if (!fresh.hasAttribute('data-js')) morphChildren(live, fresh);
   }
 
-  // takeOver makes the children of live (a prerendered page's) those of
-  // fresh (what build made) by morphChildren, the build's empty slots
-  // keeping the prerendered content, and returns kept: the live node that
-  // stands for a node of fresh. The calculator's and the planner's build
-  // adopt a prerendered page so.
-  function takeOver(live, fresh) {
-    var map = new Map();
-    morphChildren(live, fresh, map, true);
-    return function (n) { return map.get(n) || n; };
+  // place puts Go's answer out (RenderOutput, PlanRenderOutput) into the
+  // page: only the parts whose markup changed (seen: the markup of each
+  // part as last placed) are parsed and morphed into live, the element
+  // matching sel; without live the whole markup goes in at the top of
+  // root. False when the answer has no markup.
+  function place(root, live, out, seen, sel) {
+    var t = document.createElement('template');
+    if (out.parts) {
+      out.parts.forEach(function (p) {
+        if (seen[p.key] === p.html) return;
+        var n = live.querySelector('[data-part="' + p.key + '"]');
+        t.innerHTML = p.html;
+        if (n && t.content.firstElementChild) morphNode(n, t.content.firstElementChild);
+        seen[p.key] = p.html;
+      });
+    } else if (out.html) {
+      t.innerHTML = out.html;
+      var fresh = t.content.querySelector(sel);
+      if (live && fresh) morphNode(live, fresh);
+      else root.insertBefore(t.content, root.firstChild);
+    } else return false;
+    return true;
   }
-  // keepInputs points a form's inputs (a node or a list of radios per key)
-  // at the nodes kept in their place.
-  function keepInputs(inputs, kept) {
-    for (var k in inputs) inputs[k] = Array.isArray(inputs[k]) ? inputs[k].map(kept) : kept(inputs[k]);
-  }
-  // regionSelect is the grid regions' select: each with its intensity,
-  // then a custom intensity.
-  function regionSelect(regions) {
-    return select(regions.map(function (r) {
-      return { value: r.id, text: r.name + ' — ' + sig(r.carbon_g_per_kwh) + ' g/kWh' };
-    }).concat([{ value: 'custom', text: 'Custom intensity' }]));
+
+  // fill sets each control's value and checked state (properties, which
+  // the morph leaves alone) from the values s Go answered with.
+  function fill(controls, s) {
+    Array.prototype.forEach.call(controls, function (c) {
+      var v = s[c.name] == null ? '' : s[c.name];
+      if (c.type === 'radio') { if (c.checked !== (c.value === v)) c.checked = c.value === v; }
+      else if (c.type === 'checkbox') { var on = v === '1' || v === 'true' || v === 'on'; if (c.checked !== on) c.checked = on; }
+      else if (c.value !== v) c.value = v;
+    });
   }
 
   function esc(s) {
@@ -504,157 +510,6 @@
     btn.dataset.label = old;
     btn.textContent = ok ? 'Copied' : 'Select and copy by hand';
     setTimeout(function () { btn.textContent = old; }, 1600);
-  }
-
-  /* ---------- charts (hand-written SVG) ----------
-   * Every chart goes through scale (one axis helper) and frame (grid, ticks,
-   * axes, labels). The viewBox is the chart's width in CSS pixels, so the
-   * stylesheet's one text size (13 px) is the size people see, on a phone
-   * as on a desktop; charts are redrawn when their width changes. */
-
-  function niceStep(span, n) {
-    var raw = span / n, p = Math.pow(10, Math.floor(Math.log10(raw))), f = raw / p;
-    return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * p;
-  }
-  // scale maps [min, max] onto pixels [a, b] and picks ticks. o.log: a log
-  // scale, ticks at 1-2-5 per decade (fewer on wide spans) or at powers of
-  // two (o.base2); otherwise linear with round steps, the ends widened to
-  // them. o.ticks replaces the ticks. Returns {map, ticks, min, max}.
-  function scale(min, max, a, b, o) {
-    o = o || {};
-    var ticks = [], map, lo, hi;
-    if (o.log) {
-      var lmin = Math.log(min), lmax = Math.log(max);
-      if (lmax - lmin < 1e-9) { lmin -= 0.5; lmax += 0.5; }
-      map = function (v) { return a + (Math.log(v) - lmin) / (lmax - lmin) * (b - a); };
-      lo = Math.exp(lmin); hi = Math.exp(lmax);
-      if (o.base2) {
-        for (var v = 1; v <= max * 1.0001; v *= 2) if (v >= min / 1.0001) ticks.push(v);
-      } else {
-        var e0 = Math.floor(Math.log10(min)), e1 = Math.ceil(Math.log10(max));
-        var mults = e1 - e0 <= 2 ? [1, 2, 5] : e1 - e0 <= 4 ? [1, 3] : [1];
-        for (var e = e0; e <= e1; e++) mults.forEach(function (m) {
-          var t = m * Math.pow(10, e);
-          if (t >= min * 0.999 && t <= max * 1.001) ticks.push(+t.toPrecision(12));
-        });
-        if (ticks.length < 2) ticks = [min, max];
-      }
-    } else {
-      var step = niceStep(max - min || 1, Math.max(2, Math.min(6, Math.round(Math.abs(b - a) / 70))));
-      lo = Math.floor(min / step) * step; hi = Math.ceil(max / step) * step;
-      if (hi === lo) hi = lo + step;
-      for (var t = lo; t <= hi + step / 2; t += step) ticks.push(+t.toPrecision(12));
-      map = function (v) { return a + (v - lo) / (hi - lo) * (b - a); };
-    }
-    if (o.ticks) ticks = o.ticks;
-    return { map: map, ticks: ticks, min: lo, max: hi };
-  }
-
-  // chartWidth is the width to draw a chart in: its box's, within reason.
-  function chartWidth(box) {
-    return clampChart(box && box.clientWidth);
-  }
-  // clampChart is a chart's width for a box w pixels wide (560 when unknown).
-  function clampChart(w) {
-    return Math.round(Math.max(280, Math.min(760, w || 560)));
-  }
-
-  // frame draws a chart's grid, ticks, axes and axis labels and returns the
-  // SVG parts with the two scales. o: {id, title, desc, width, height,
-  // left, role (default img; group when the chart holds controls), cls,
-  // x: {min, max, log, base2, ticks, fmt, label}, y: {...}}.
-  function frame(o) {
-    var W = o.width || 560, H = o.height || 300, L = o.left || 64, R = 16, T = 16, B = 50;
-    var xa = scale(o.x.min, o.x.max, L, W - R, o.x), ya = scale(o.y.min, o.y.max, H - B, T, o.y);
-    var fx = o.x.fmt || function (v) { return sig(v, 2); }, fy = o.y.fmt || function (v) { return sig(v, 2); };
-    var out = ['<svg viewBox="0 0 ' + W + ' ' + H + '" width="' + W + '" height="' + H + '" role="' + (o.role || 'img') + '" aria-labelledby="' + o.id + '-t' + (o.desc ? ' ' + o.id + '-d' : '') + '" class="chart' + (o.cls ? ' ' + o.cls : '') + '" id="' + o.id + '">',
-      '<title id="' + o.id + '-t">' + esc(o.title) + '</title>' + (o.desc ? '<desc id="' + o.id + '-d">' + esc(o.desc) + '</desc>' : '')];
-    ya.ticks.forEach(function (t) {
-      var y = ya.map(t).toFixed(1);
-      out.push('<line class="grid" x1="' + L + '" x2="' + (W - R) + '" y1="' + y + '" y2="' + y + '"/>');
-      out.push('<text class="tick" x="' + (L - 6) + '" y="' + y + '" dy="0.32em" text-anchor="end">' + esc(fy(t)) + '</text>');
-    });
-    // Thin out x labels that would overlap (about 7 px per character).
-    var lastEnd = -Infinity;
-    xa.ticks.forEach(function (t) {
-      var x = xa.map(t), label = fx(t), half = label.length * 3.6;
-      out.push('<line class="grid" y1="' + T + '" y2="' + (H - B) + '" x1="' + x.toFixed(1) + '" x2="' + x.toFixed(1) + '"/>');
-      if (x - half < lastEnd + 6) return;
-      lastEnd = x + half;
-      out.push('<text class="tick" y="' + (H - B + 18) + '" x="' + x.toFixed(1) + '" text-anchor="middle">' + esc(label) + '</text>');
-    });
-    out.push('<line class="axis" x1="' + L + '" x2="' + (W - R) + '" y1="' + (H - B) + '" y2="' + (H - B) + '"/>');
-    out.push('<line class="axis" x1="' + L + '" x2="' + L + '" y1="' + T + '" y2="' + (H - B) + '"/>');
-    out.push('<text class="label" x="' + ((L + W - R) / 2) + '" y="' + (H - 10) + '" text-anchor="middle">' + esc(o.x.label) + '</text>');
-    out.push('<text class="label" transform="translate(15 ' + ((T + H - B) / 2) + ') rotate(-90)" text-anchor="middle">' + esc(o.y.label) + '</text>');
-    return { out: out, xa: xa, ya: ya, W: W, H: H, L: L, R: R, T: T, B: B };
-  }
-
-  // lineChart draws series of [x, y] points. o: {id, title, desc, width,
-  // series:[{name, key, pts}], xLabel, yLabel, fmtY, fmtX, mark:{x, y, label}, xBase2}
-  function lineChart(o) {
-    var xs = [], ys = [];
-    o.series.forEach(function (s) { s.pts.forEach(function (p) { xs.push(p[0]); ys.push(p[1]); }); });
-    if (o.mark) { xs.push(o.mark.x); ys.push(o.mark.y); }
-    if (!xs.length) return '<p class="muted">No feasible configuration to chart.</p>';
-    var xmin = Math.min.apply(null, xs), xmax = Math.max.apply(null, xs);
-    var ymin = Math.min.apply(null, ys), ymax = Math.max.apply(null, ys);
-    var ylog = ymax / ymin > 8;
-    var f = frame({ id: o.id, title: o.title, desc: o.desc, width: o.width,
-      x: { min: xmin, max: xmax, log: true, base2: o.xBase2, fmt: o.fmtX || String, label: o.xLabel },
-      y: ylog ? { min: ymin, max: ymax, log: true, fmt: o.fmtY, label: o.yLabel + ' (log scale)' } : { min: 0, max: ymax * 1.05, fmt: o.fmtY, label: o.yLabel } });
-    var out = f.out, xa = f.xa, ya = f.ya;
-    o.series.forEach(function (s) {
-      if (!s.pts.length) return;
-      var d = s.pts.map(function (p, i) { return (i ? 'L' : 'M') + xa.map(p[0]).toFixed(1) + ' ' + ya.map(p[1]).toFixed(1); }).join('');
-      out.push('<path class="line s-' + s.key + '" d="' + d + '"/>');
-      if (s.pts.length === 1) out.push('<circle class="dot s-' + s.key + '" r="4" cx="' + xa.map(s.pts[0][0]).toFixed(1) + '" cy="' + ya.map(s.pts[0][1]).toFixed(1) + '"/>');
-    });
-    if (o.mark) {
-      var mx = xa.map(o.mark.x), my = ya.map(o.mark.y);
-      out.push('<circle class="mark" r="6" cx="' + mx.toFixed(1) + '" cy="' + my.toFixed(1) + '"/>');
-      var anchor = mx > f.W - 150 ? 'end' : 'start', dx = anchor === 'end' ? -10 : 10;
-      out.push('<text class="mark-label" x="' + (mx + dx).toFixed(1) + '" y="' + (my - 10).toFixed(1) + '" text-anchor="' + anchor + '">' + esc(o.mark.label) + '</text>');
-    }
-    out.push('</svg>');
-    return out.join('');
-  }
-
-  // legend lists series; an entry with a note (a strategy that does not
-  // fit, say) is struck through and says why.
-  function legend(series) {
-    return '<ul class="legend">' + series.map(function (s) {
-      return '<li' + (s.note ? ' class="absent" data-absent="' + esc(s.key) + '"' : '') + '><span class="swatch ' + (s.cls || 's-' + s.key) + '" aria-hidden="true"></span>' + esc(s.name) +
-        (s.note ? ' <span class="why">' + esc(s.note) + '</span>' : '') + '</li>';
-    }).join('') + '</ul>';
-  }
-
-  /* ---------- the calculator ---------- */
-
-  // applies reports whether a row of the field table (meta.fields, from
-  // model.RequestFields) matters for the form state s: its "when" names the
-  // form key and value it depends on.
-  function applies(f, s) {
-    var w = f.when;
-    if (!w) return true;
-    var v = s[w.key] == null ? '' : s[w.key];
-    if (w.in) return w.in.indexOf(v) >= 0;
-    return (v === (w.value || '')) !== !!w.not;
-  }
-
-  // followRegion keeps the grid region and the carbon intensity of a form
-  // being edited in step, as calcapi's Region.Apply reads them: choosing a
-  // region fills in its intensity; typing another intensity makes the
-  // region "custom". Used by the calculator and the planner.
-  function followRegion(self, st, k, v) {
-    var regions = self.meta.regions;
-    if (k === 'region') {
-      var r = regions.filter(function (x) { return x.id === v; })[0];
-      if (r) { st.carbon = String(r.carbon_g_per_kwh); self.inputs.carbon.value = st.carbon; }
-    } else if (k === 'carbon') {
-      var cur = regions.filter(function (x) { return x.id === st.region; })[0];
-      if (cur && String(cur.carbon_g_per_kwh) !== v.trim()) { st.region = 'custom'; self.inputs.region.value = 'custom'; }
-    }
   }
 
   /* ---------- the calculator ----------
@@ -816,22 +671,7 @@
     var out = this.api.render(new URLSearchParams(this.state).toString(), changed || this.linked, widths.e || 0, widths.t || 0, this.embed, !!live);
     this.linked = '';
     perf.lastEstimateCallMs = performance.now() - t0;
-    var t = document.createElement('template'), seen = this.parts || (this.parts = {});
-    if (out.parts) {
-      // Only the parts whose markup changed are parsed and morphed.
-      out.parts.forEach(function (p) {
-        if (seen[p.key] === p.html) return;
-        var n = live.querySelector('[data-part="' + p.key + '"]');
-        t.innerHTML = p.html;
-        if (n && t.content.firstElementChild) morphNode(n, t.content.firstElementChild, null, false);
-        seen[p.key] = p.html;
-      });
-    } else if (out.html) {
-      t.innerHTML = out.html;
-      var fresh = t.content.querySelector('.calc-layout');
-      if (live && fresh) morphNode(live, fresh, null, false);
-      else root.insertBefore(t.content, root.firstChild);
-    } else return out;
+    if (!place(root, live, out, this.parts || (this.parts = {}), '.calc-layout')) return out;
     this.out = out;
     this.state = out.form;
     if (this.needsURL) {
@@ -892,17 +732,8 @@
     }
   };
 
-  // fill sets each control's value and checked state (properties, which
-  // the morph leaves alone) from the state Go answered with.
-  Calculator.prototype.fill = function () {
-    var s = this.state;
-    Array.prototype.forEach.call(this.root.querySelectorAll('.calc-layout [name]'), function (c) {
-      var v = s[c.name] == null ? '' : s[c.name];
-      if (c.type === 'radio') { if (c.checked !== (c.value === v)) c.checked = c.value === v; }
-      else if (c.type === 'checkbox') { var on = v === '1' || v === 'true' || v === 'on'; if (c.checked !== on) c.checked = on; }
-      else if (c.value !== v) c.value = v;
-    });
-  };
+  // fill: the calculator's controls from the state Go answered with.
+  Calculator.prototype.fill = function () { fill(this.root.querySelectorAll('.calc-layout [name]'), this.state); };
 
   // tellParent reports each estimate and the content height to the page
   // that embeds this one (assets/embed.js listens). The figures are what the
@@ -932,746 +763,91 @@
     if (e) e.closest('.results').scrollIntoView({ block: 'start' });
   };
 
+  /* ---------- the distillation planner ----------
+   * Go draws it (wasm/calcapi/view, through planner.wasm's render) and
+   * keeps its rules (a ready-made plan fills the rows, editing a preset row
+   * makes it the user's own, rows added and removed, a searched
+   * configuration or Hugging Face files loaded into a row). This reports
+   * each change with the state Go last answered, and puts the markup in
+   * place as the calculator's. */
 
-  /* ---------- form helpers (the planner's; the calculator's form is Go's) ---------- */
-
-  // labelled builds one labelled control with its hint and error slot
-  // (hint null: none; '': one the page fills in later).
-  function labelled(self, key, label, control, hint) {
-    var id = 'f-' + key;
-    control.id = id;
-    control.name = key;
-    var hintId = id + '-hint', errId = id + '-err';
-    control.setAttribute('aria-describedby', (hint !== null ? hintId + ' ' : '') + errId);
-    self.inputs[key] = control;
-    return el('div', { class: 'field', 'data-key': key }, [
-      el('label', { for: id, text: label }),
-      control,
-      hint !== null ? el('p', { class: 'hint', id: hintId, text: hint || '' }) : null,
-      el('p', { class: 'err', id: errId, 'aria-live': 'polite' })
-    ]);
-  }
-
-  // say is the form's words for the value v of the table row f (as Go's
-  // model.Field.Text).
-  function say(f, v) { return f.say && f.say[v] != null ? f.say[v] : v === '' ? 'Default' : v; }
-
-  // control builds the input of a row of the field table: a select of its
-  // choices (an enum) or of the values it offers, in the table's words; or
-  // a text field with the keyboard of its kind.
-  function control(f) {
-    var vs = f.kind === 'enum' ? f.choices : f.offer;
-    if (vs) return select(vs.map(function (v) { return { value: v, text: say(f, v) }; }));
-    return textInput(f.kind === 'int' ? 'numeric' : f.kind === 'number' ? 'decimal' : 'text');
-  }
-
-  function textInput(mode, list) {
-    var i = el('input', { type: 'text', inputmode: mode || 'decimal', autocomplete: 'off', spellcheck: 'false' });
-    if (list) i.setAttribute('list', list);
-    return i;
-  }
-
-  function select(options) {
-    var s = el('select');
-    options.forEach(function (o) {
-      if (o.group) {
-        var g = el('optgroup', { label: o.group });
-        o.options.forEach(function (x) { g.appendChild(el('option', { value: x.value, text: x.text })); });
-        s.appendChild(g);
-      } else s.appendChild(el('option', { value: o.value, text: o.text }));
-    });
-    return s;
-  }
-
-  // fieldset builds one fieldset of a form's layout (Meta.layout,
-  // PlannerMeta.layout: wasm/calcapi's layout.go, which wasm/calcapi/view
-  // draws too): its legend, its items (a field by draw[item.control] or
-  // input(key); a block of items as a grid row, hidden with data-group
-  // while none of its fields applies) and its note.
-  function fieldset(sec, draw, input) {
-    var items = function (list) {
-      var out = [];
-      (list || []).forEach(function (it) { out = out.concat(item(it)); });
-      return out;
-    };
-    var item = function (it) {
-      if (it.key) return draw[it.control] ? draw[it.control](it.key) : input(it.key);
-      var kids = items(it.items);
-      if (!it.grid && !it.toggle) return kids;
-      var a = {};
-      if (it.grid) a['class'] = it.grid;
-      if (it.toggle) a['data-group'] = '';
-      return el('div', a, kids);
-    };
-    var kids = [el('legend', { text: sec.legend })].concat(items(sec.items));
-    if (sec.note) kids.push(el('p', { class: 'hint', text: sec.note }));
-    return el('fieldset', {}, kids);
-  }
-
-  // staleText is the banner over figures kept from a previous answer: the
-  // fields to fix, by label, and that what is shown is not the answer.
-  function staleText(labels, what) {
-    var q = labels.map(function (l) { return '“' + l + '”'; });
-    var names = q.length > 1 ? q.slice(0, -1).join(', ') + ' and ' + q[q.length - 1] : q[0];
-    return (names ? 'Fix ' + names + ' to update the ' + what + '. ' : '') + 'The figures below are the previous ' + what + ', dimmed: not an answer for the form as it is now.';
-  }
-
-  function strategyText(st) {
-    if (typeof st === 'string') return st === 'single' ? 'single GPU' : st.toUpperCase();
-    return 'tensor ' + st.tensor + ' × ' + (st.data_mode || 'fsdp').toUpperCase() + ' ' + st.data;
-  }
-  function configText(c, gpus) {
-    var g = (gpus || []).filter(function (x) { return x.id === c.hardware.gpu; })[0];
-    return c.hardware.count + ' × ' + (g ? g.name : c.hardware.gpu) + ', ' + strategyText(c.strategy) + ', ' + c.hardware.power_limit_w + ' W limit';
-  }
-
-  /* ---------- the distillation planner ---------- */
-
-  // STAGES: a stage's name in the plan and its row key.
-  var STAGES = [['preprocess', 'pre'], ['teacher', 'teacher'], ['student', 'student'], ['eval', 'eval']];
-
-  // (The planner's panels use setHTML too, defined above with the
-  // calculator's: one keyed morph for both.)
-
-  // Planner draws the planner into root. opts.adopt: root holds the
-  // prerendered planner, which the first build patches in place.
-  function Planner(root, api, meta, opts) {
+  function Planner(root, wasm) {
     this.root = root;
-    this.adopt = !!(opts && opts.adopt);
-    this.api = api;
-    this.meta = meta;
-    this.pm = JSON.parse(api.plannerMeta());
-    // The planner's field table (calcapi.PlanFormFields): "oK.x" keys are
-    // each option row's, written o1.x, o2.x, … in the form and the link.
-    var PF = this.PF = {};
-    this.pm.fields.forEach(function (f) { PF[f.key] = f; });
-    var keyRe = new RegExp('^(' + this.pm.fields.map(function (f) {
-      return f.key.replace(/[.]/g, '\\.').replace(/^oK\\\./, 'o\\d+\\.');
-    }).join('|') + ')$');
-    this.state = Object.assign({}, this.pm.default_form);
-    this.inputs = {};
-    this.last = null;
-    var q = new URLSearchParams(location.search), self = this, any = false, rowsGiven = false;
-    q.forEach(function (v, k) {
-      if (keyRe.test(k)) {
-        if (!any) { self.clearRows(); any = true; }
-        if (k === 'rows' || /^o\d+\./.test(k)) rowsGiven = true;
-        self.state[k] = v;
-      }
+    this.wasm = wasm;
+    this.state = null; // the form as Go last answered it
+    var self = this;
+    root.classList.add('wattscale', 'planner');
+    var onInput = function (e) { self.onInput(e); };
+    root.addEventListener('input', onInput);
+    root.addEventListener('change', onInput);
+    root.addEventListener('submit', function (e) { if (e.target.closest('.calc-form')) e.preventDefault(); });
+    root.addEventListener('click', function (e) {
+      var b = e.target.closest && e.target.closest('.plan-layout [data-add], .plan-layout [data-remove], .plan-layout [data-use]');
+      if (!b) return;
+      if (b.hasAttribute('data-add')) self.update({ action: 'add' });
+      else if (b.hasAttribute('data-remove')) self.update({ action: 'remove', row: +b.getAttribute('data-remove') });
+      else self.update({ action: 'use', row: +b.getAttribute('data-use') });
     });
-    // A hand-written link may name a ready-made plan alone (?set=all).
-    if (any && !rowsGiven && this.state.set) this.loadSet(this.state.set);
-    this.build();
-    this.update();
     var tid = 0;
     window.addEventListener('resize', function () {
       clearTimeout(tid);
-      tid = setTimeout(function () {
-        var box = self.results.querySelector('.stages');
-        if (self.last && box && box.clientWidth !== self.chartW) self.renderCharts(self.last.result);
-      }, 150);
+      tid = setTimeout(function () { if (self.width() !== self.chartW) self.update({}); }, 150);
     });
+    this.update({ link: location.search });
+    this.buildHF();
   }
 
-  Planner.prototype.clearRows = function () {
-    for (var k in this.state) if (/^o\d+\./.test(k)) delete this.state[k];
-  };
-  Planner.prototype.rows = function () { var n = parseInt(this.state.rows, 10); return n > 0 && n <= this.pm.max_rows ? n : 0; };
-  Planner.prototype.preset = function (name) { return this.pm.presets.filter(function (p) { return p.name === name; })[0]; };
-  // rowKeys are a row's keys after "oK.": the measured stages and, for an
-  // estimated student stage (smode "estimate"), the calculator's form keys
-  // of its training request ("s.KEY", calcapi.StudentKeys).
-  Planner.prototype.rowKeys = function () {
-    return this.pm.fields.filter(function (f) { return f.key.indexOf('oK.') === 0; }).map(function (f) { return f.key.slice(3); });
-  };
-  // rowState is row o's inputs keyed as the table ("oK.x"), for its "when".
-  Planner.prototype.rowState = function (o) {
-    var st = this.state, out = {};
-    for (var k in st) if (k.indexOf(o) === 0) out['oK.' + k.slice(o.length)] = st[k];
-    return out;
-  };
-  // studentState is row o's student request as the calculator's form keys.
-  Planner.prototype.studentState = function (o) {
-    var st = this.state, sub = {};
-    this.pm.student_keys.forEach(function (k) { sub[k] = st[o + 's.' + k] == null ? '' : st[o + 's.' + k]; });
-    return sub;
-  };
-  // studentForm is row o's student request as estimating it starts from:
-  // its own inputs once it has a model, else the paper's setup for its
-  // preset or regime (call it before the row stops being a preset row).
-  Planner.prototype.studentForm = function (o) {
-    var st = this.state, sub = this.studentState(o);
-    return sub.model ? sub : Object.assign({}, this.pm.student_forms[st[o + 'preset'] || ''] || this.pm.student_forms[(st[o + 'regime'] || 'sft') + '-1b'] || this.pm.student_forms['']);
-  };
-  // estimated reports whether row o's student stage is estimated.
-  Planner.prototype.estimated = function (o) { return !this.state[o + 'preset'] && this.state[o + 'smode'] === 'estimate'; };
-  // ownRow makes a preset row the user's own, keeping the preset's numbers.
-  Planner.prototype.ownRow = function (o, p) {
-    var st = this.state;
-    st[o + 'preset'] = '';
-    st[o + 'name'] = p.name + ' (mine)'; st[o + 'regime'] = p.regime; st[o + 'q'] = p.quality != null ? String(p.quality) : '';
-    STAGES.forEach(function (s) { var x = p.stages_kwh[s[0]]; st[o + s[1]] = x != null ? String(x) : ''; });
-    st.set = 'custom';
-  };
-
-  // loadSet starts from a ready-made plan; "My own numbers" (and a name the
-  // planner does not know) opens on an editable example that evaluates:
-  // the paper's 1B pair as the user's own numbers (calcapi.CustomPlanForm).
-  Planner.prototype.loadSet = function (set) {
-    this.clearRows();
-    var names = this.pm.sets[set], st = this.state;
-    if (!names) {
-      var c = this.pm.custom_form;
-      for (var k in c) if (k === 'rows' || /^o\d+\./.test(k)) st[k] = c[k];
-      st.set = 'custom';
-      return;
-    }
-    st.rows = String(names.length);
-    names.forEach(function (n, i) { st['o' + (i + 1) + '.preset'] = n; });
-  };
-
-  Planner.prototype.query = function () {
-    // The plan's keys in the table's order (the search settings only when
-    // set), then each row's that apply (a preset row: its preset and
-    // baseline; an estimated student: its training inputs).
-    var q = new URLSearchParams(), st = this.state, n = this.rows(), fields = this.pm.fields;
-    fields.forEach(function (f) {
-      if (f.key.indexOf('oK.') === 0) return;
-      if (f.group !== 'recommend' || st[f.key]) q.set(f.key, st[f.key] == null ? '' : st[f.key]);
-    });
-    for (var i = 1; i <= n; i++) {
-      var o = 'o' + i + '.', rs = this.rowState(o), est = this.estimated(o), preset = !!st[o + 'preset'];
-      fields.forEach(function (f) {
-        if (f.key.indexOf('oK.') !== 0) return;
-        var k = o + f.key.slice(3), v = st[k];
-        if (v == null || v === '' || !applies(f, rs)) return;
-        if (preset ? f.key !== 'oK.preset' && f.key !== 'oK.baseline' : f.group === 'student' && !est) return;
-        q.set(k, v);
-      });
-    }
-    return q.toString();
-  };
-
-  // tfield builds the field of a key ("o2.x": row oK.x's) with the label,
-  // hint and control (unless c is given) of its row of the planner's field
-  // table; hint, when given, overrides the table's.
-  Planner.prototype.tfield = function (key, c, hint) {
-    var f = this.PF[key.replace(/^o\d+\./, 'oK.')];
-    return labelled(this, key, f.label, c || control(f), hint !== undefined ? hint : (f.hint || null));
-  };
-
-  Planner.prototype.build = function () {
-    var self = this, m = this.meta, pm = this.pm;
-    this.F = {};
-    m.fields.forEach(function (f) { self.F[f.key] = f; });
-    this.inputs = {};
-    this.root.classList.add('wattscale', 'planner');
-    var form = el('form', { class: 'calc-form', novalidate: true, 'aria-label': 'Distillation plan' });
-    form.appendChild(el('a', { href: '#plan-results', class: 'btn skip-results', text: 'Jump to the result ↓' }));
-    var tf = function (k) { return self.tfield(k); };
-    var draw = { regions: function (k) { return self.tfield(k, regionSelect(m.regions)); } };
-    pm.layout.forEach(function (sec) {
-      if (!sec.rows) { form.appendChild(fieldset(sec, draw, tf)); return; }
-      for (var i = 1; i <= self.rows(); i++) form.appendChild(self.buildRow(i));
-      form.appendChild(el('p', {}, [el('button', { type: 'button', class: 'btn', 'data-add': '1', text: '+ Add an option' })]));
-    });
-    form.appendChild(el('p', { class: 'err form-err', 'aria-live': 'polite' }));
-
-    var res = el('section', { class: 'results', 'aria-label': 'Plan result', id: 'plan-results', tabindex: '-1' });
-    res.innerHTML = '<div class="status" role="status" aria-live="polite"></div>' +
-      '<h2 class="h first">Options side by side</h2><div class="options"></div>' +
-      '<h2 class="h">Energy by stage</h2><div class="stages"></div>' +
-      '<section class="stage-rec-box" aria-labelledby="stage-rec-h"><h2 class="h" id="stage-rec-h">Cheaper hardware per stage</h2><p class="muted small">Each estimated GPU stage searched on its own over GPU type × count × layout (and power limit for training), as the calculator\'s “Cheaper ways to run this”, keeping a training stage’s tokens and sequences per optimizer step; teacher and student may end up on different hardware.</p><div class="stage-rec"></div></section>' +
-      '<h2 class="h">Energy per student against reuse</h2><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline\'s student stage. Distillation pays off right of N*.</p><div class="curve"></div>' +
-      '<h2 class="h">Energy and quality</h2><p class="muted small">One-off pipeline energy against quality Q (student score ÷ teacher score); the dashed line joins the Pareto-efficient options.</p><div class="plane"></div>' +
-      '<div class="tstar"></div><div class="advice-box"></div><div class="pnotes"></div>';
-    var layout = el('div', { class: 'plan-layout' }, [form, res]), live = this.adopt && this.root.querySelector('.plan-layout');
-    this.adopt = false;
-    if (live) {
-      // The prerendered planner: patch it and use its nodes, as the
-      // calculator's build does. Its results keep their nodes until
-      // render patches each part.
-      keepInputs(this.inputs, takeOver(live, layout));
-      layout = live;
-    } else {
-      this.root.innerHTML = '';
-      this.root.appendChild(layout);
-    }
-    this.wire(layout.querySelector('form'), layout.querySelector('#plan-results'));
-    this.fill();
-    this.buildHF();
-  };
-
-  // buildHF adds the "Paste from Hugging Face" box (hfBox, as the
-  // calculator's) once, after the plan, with a choice of the option whose
-  // student stage the files describe; that stage is then estimated.
-  Planner.prototype.buildHF = function () {
-    var self = this, pick = this.hfPick;
-    if (!pick) {
-      pick = this.hfPick = el('div', { class: 'field' }, [el('label', { for: 'hf-row', text: 'Option to fill' }), select([])]);
-      pick.querySelector('select').id = 'hf-row';
-      this.hfSec = hfBox({ where: 'the chosen option\'s estimated student stage', pick: pick, form: function () { return self.studentForm('o' + self.hfRow() + '.'); }, take: function (vals) { return self.takeHF(vals); } });
-    }
-    var c = pick.querySelector('select'), was = c.value;
-    c.innerHTML = '';
-    for (var i = 1; i <= this.rows(); i++) {
-      var o = 'o' + i + '.';
-      c.appendChild(el('option', { value: String(i), text: 'Option ' + i + ': ' + (this.state[o + 'preset'] || this.state[o + 'name'] || '') }));
-    }
-    c.value = was && +was <= this.rows() ? was : '1';
-    this.root.appendChild(this.hfSec);
-  };
-  Planner.prototype.hfRow = function () { return +this.hfPick.querySelector('select').value || 1; };
-
-  // takeHF puts the files' calculator form values into the chosen option's
-  // estimated student stage (a preset row becomes the user's own) and
-  // returns the keys the stage does not take.
-  Planner.prototype.takeHF = function (vals) {
-    var st = this.state, o = 'o' + this.hfRow() + '.', sub = this.studentForm(o), PF = this.PF, left = [];
-    if (st[o + 'preset']) this.ownRow(o, this.preset(st[o + 'preset']));
-    st[o + 'smode'] = 'estimate';
-    for (var k in sub) st[o + 's.' + k] = sub[k];
-    for (k in vals) {
-      var f = PF['oK.s.' + k];
-      if (!f) { left.push(k); continue; }
-      st[o + 's.' + k] = vals[k] === '1' && f.offer ? 'on' : vals[k]; // a checkbox's value as the row's select of default, on, off
-    }
-    this.rebuild();
-    return left;
-  };
-
-  // wire listens to the form and the results the page shows.
-  Planner.prototype.wire = function (form, res) {
-    var self = this, pm = this.pm;
-    this.form = form;
-    this.formErr = form.querySelector('.form-err');
-    this.results = res;
-    form.addEventListener('submit', function (e) { e.preventDefault(); });
-    form.addEventListener('input', function (e) { self.onInput(e); });
-    form.addEventListener('change', function (e) { self.onInput(e); });
-    form.addEventListener('click', function (e) {
-      if (e.target.closest('[data-add]')) {
-        var r = self.rows() + 1;
-        if (r > pm.max_rows) return;
-        self.state.rows = String(r);
-        var o = 'o' + r + '.';
-        self.state[o + 'name'] = 'option ' + r; self.state[o + 'regime'] = 'kd';
-        self.state.set = 'custom';
-        self.rebuild('o' + r + '.name');
-        return;
-      }
-      var b = e.target.closest('[data-remove]');
-      if (!b) return;
-      self.removeRow(parseInt(b.getAttribute('data-remove'), 10));
-    });
-    res.addEventListener('click', function (e) {
-      var b = e.target.closest('[data-use]');
-      if (b) self.useConfig(self.recStages[+b.getAttribute('data-use')]);
-    });
-  };
-
-  Planner.prototype.buildRow = function (i) {
-    var self = this, o = 'o' + i + '.', st = this.state, PF = this.PF, m = this.meta;
-    var tf = function (k) { return self.tfield(o + k); };
-    var fs = el('fieldset', { class: 'row-opt', 'data-row': i }, [el('legend', { text: 'Option ' + i })]);
-    var presets = [{ value: '', text: 'My own numbers' }].concat(this.pm.presets.map(function (p) { return { value: p.name, text: p.name + ' — ' + say(PF['oK.regime'], p.regime) + ', ' + p.student }; }));
-    fs.appendChild(this.tfield(o + 'preset', select(presets), ''));
-    fs.appendChild(el('div', { class: 'grid2' }, ['name', 'regime'].map(tf)));
-    var stg = el('div', { class: 'grid2' }, STAGES.map(function (s) { return tf(s[1]); }));
-    stg.children[1].setAttribute('data-teacher', '1');
-    fs.appendChild(stg);
-    fs.appendChild(tf('smode'));
-    // The estimated student's inputs: rows of the calculator's field table
-    // (the student's model and GPU: a select of the catalogue's).
-    fs.appendChild(el('div', { class: 'grid2 student-est', 'data-student-est': '1' }, this.pm.student_keys.map(function (k) {
-      var c = k === 'model' ? select(m.presets.map(function (p) { return { value: p.name, text: p.name }; }).concat([{ value: 'custom', text: 'custom shape' }])) :
-        k === 'gpu' ? select(m.gpus.map(function (g) { return { value: g.id, text: g.name }; })) : null;
-      var node = self.tfield(o + 's.' + k, c);
-      node.setAttribute('data-skey', k);
-      return node;
-    })));
-    var sfts = [];
-    for (var j = 1; j <= this.rows(); j++) {
-      var reg = st['o' + j + '.preset'] ? (this.preset(st['o' + j + '.preset']) || {}).regime : st['o' + j + '.regime'];
-      if (reg === 'sft') sfts.push(st['o' + j + '.preset'] || st['o' + j + '.name']);
-    }
-    var bl = this.tfield(o + 'baseline', select([{ value: '', text: 'The plan\'s direct-SFT option' }].concat(sfts.map(function (n) { return { value: n, text: n }; }))));
-    bl.setAttribute('data-distilled', '1');
-    fs.appendChild(el('div', { class: 'grid2' }, [tf('q'), bl]));
-    if (this.rows() > 1) fs.appendChild(el('button', { type: 'button', class: 'btn small', 'data-remove': String(i), text: 'Remove option ' + i }));
-    return fs;
-  };
-
-  Planner.prototype.fill = function () {
-    var st = this.state, self = this;
-    for (var k in this.inputs) {
-      var c = this.inputs[k], v = st[k] == null ? '' : st[k];
-      var mm = /^o(\d+)\.(.*)$/.exec(k);
-      if (mm && mm[2] !== 'preset' && mm[2] !== 'baseline' && st['o' + mm[1] + '.preset']) {
-        // A preset row shows the paper's numbers.
-        var p = this.preset(st['o' + mm[1] + '.preset']);
-        if (p) v = mm[2] === 'smode' || mm[2].indexOf('s.') === 0 ? '' : mm[2] === 'name' ? p.name : mm[2] === 'regime' ? p.regime : mm[2] === 'q' ? (p.quality != null ? String(p.quality) : '') :
-          (function () { var key = { pre: 'preprocess', teacher: 'teacher', student: 'student', eval: 'eval' }[mm[2]]; var x = p.stages_kwh[key]; return x != null ? String(x) : ''; })();
-      }
-      var has = function (x) { return Array.prototype.some.call(c.options, function (o) { return o.value === x; }); };
-      if (c.tagName === 'SELECT' && v === '' && !has('')) {
-        // An optional choice the link leaves out shows the value the model
-        // then uses (the table's default, when it is one of the choices).
-        var f = this.PF[k.replace(/^o\d+\./, 'oK.')];
-        if (f && f.optional && has(f.default || '')) v = f.default;
-      }
-      if (c.tagName === 'SELECT' && v !== '' && !has(v)) c.appendChild(el('option', { value: v, text: v + ' (not a known choice)' }));
-      c.value = v;
-    }
-    for (var i = 1; i <= this.rows(); i++) {
-      var o = 'o' + i + '.';
-      var pr = st[o + 'preset'] ? this.preset(st[o + 'preset']) : null;
-      var regime = pr ? pr.regime : st[o + 'regime'];
-      var row = this.root.querySelector('[data-row="' + i + '"]');
-      if (!row) continue;
-      row.querySelector('[data-teacher]').hidden = regime === 'sft';
-      this.toggleStudent(i);
-      row.querySelector('[data-distilled]').hidden = regime === 'sft';
-      var hint = row.querySelector('#f-o' + i + '\\.preset-hint');
-      if (hint) hint.textContent = pr ? (pr.teacher_work ? 'teacher: ' + pr.teacher_work + '; ' : '') + 'published total ' + pr.total_kwh + ' kWh' + (pr.stages_kwh.student == null ? ' (no stage split published)' : '') : 'stage energies you measured, kWh';
-    }
-  };
-
-  // toggleStudent shows row i's student inputs that apply: the measured
-  // kWh, or the estimate's inputs by the field table's "when".
-  Planner.prototype.toggleStudent = function (i) {
-    var o = 'o' + i + '.', row = this.root.querySelector('[data-row="' + i + '"]'), F = this.F;
-    if (!row) return;
-    var est = this.estimated(o), sub = this.studentState(o);
-    row.querySelector('.field[data-key="' + o + 'student"]').hidden = est;
-    row.querySelector('[data-student-est]').hidden = !est;
-    Array.prototype.forEach.call(row.querySelectorAll('[data-skey]'), function (n) { n.hidden = !applies(F[n.getAttribute('data-skey')], sub); });
-  };
-
-  Planner.prototype.rebuild = function (focusKey) {
-    var scroll = window.scrollY;
-    this.build();
-    this.update();
-    history.replaceState(null, '', '?' + this.query() + location.hash);
-    window.scrollTo(0, scroll);
-    if (focusKey && this.inputs[focusKey]) this.inputs[focusKey].focus();
-  };
-
-  Planner.prototype.removeRow = function (r) {
-    var st = this.state, n = this.rows(), keys = this.rowKeys();
-    for (var i = r; i < n; i++) keys.forEach(function (k) { st['o' + i + '.' + k] = st['o' + (i + 1) + '.' + k]; });
-    keys.forEach(function (k) { delete st['o' + n + '.' + k]; });
-    st.rows = String(n - 1);
-    st.set = 'custom';
-    this.rebuild();
+  // width is the width of the charts' box (0 before the first layout).
+  Planner.prototype.width = function () {
+    var b = this.root.querySelector('.plan-layout .stages');
+    return b ? b.clientWidth : 0;
   };
 
   Planner.prototype.onInput = function (e) {
     var t = e.target, k = t.name;
-    if (!k || !(k in this.inputs)) return;
-    var v = t.value;
-    if (this.state[k] === v && k.indexOf('.') < 0) return;
-    var st = this.state;
-    if (k === 'set') { if (v === st.set) return; st.set = v; this.loadSet(v); this.rebuild('set'); return; }
-    var mm = /^o(\d+)\.(.*)$/.exec(k);
-    if (mm) {
-      var o = 'o' + mm[1] + '.';
-      if (mm[2] === 'preset') {
-        if (st[k] === v) return;
-        var was = st[k] ? this.preset(st[k]) : null;
-        st[k] = v;
-        if (!v && was) { // keep the preset's numbers as the start of the user's own
-          st[o + 'name'] = was.name + ' (mine)'; st[o + 'regime'] = was.regime; st[o + 'q'] = was.quality != null ? String(was.quality) : '';
-          STAGES.forEach(function (s) { var x = was.stages_kwh[s[0]]; st[o + s[1]] = x != null ? String(x) : ''; });
-        }
-        st.set = 'custom';
-        this.rebuild(k);
-        return;
-      }
-      if (mm[2] === 'smode') {
-        // Estimating the student: a preset row becomes the user's own, and
-        // the estimate opens on the paper's setup for that pipeline.
-        var from = st[o + 'preset'] || '', sf = this.studentForm(o);
-        if (from) this.ownRow(o, this.preset(from));
-        st[k] = v;
-        if (v === 'estimate') for (var sk in sf) st[o + 's.' + sk] = sf[sk];
-        this.rebuild(k);
-        return;
-      }
-      if (mm[2] !== 'baseline' && st[o + 'preset']) {
-        // Editing a number of a preset row makes it the user's own.
-        this.ownRow(o, this.preset(st[o + 'preset']));
-        st[k] = v;
-        this.inputs.set.value = 'custom';
-        this.inputs[o + 'preset'].value = '';
-        this.inputs[o + 'name'].value = st[o + 'name'];
-        this.update();
-        this.fill();
-        history.replaceState(null, '', '?' + this.query() + location.hash);
-        return;
-      }
-      if (mm[2] === 'regime' || mm[2] === 'name') { st[k] = v; this.rebuild(k); return; }
-    }
-    if (st[k] === v) return;
-    st[k] = v;
-    followRegion(this, st, k, v);
-    if (mm && mm[2].indexOf('s.') === 0) this.toggleStudent(+mm[1]);
-    this.update();
-    history.replaceState(null, '', '?' + this.query() + location.hash);
+    if (!k || !this.state || !t.closest('.plan-layout') || this.show[k] === t.value) return;
+    this.update({ changed: k, value: t.value });
   };
 
-  Planner.prototype.clearErrors = function () {
-    var root = this.root;
-    Array.prototype.forEach.call(root.querySelectorAll('.field.invalid'), function (f) { f.classList.remove('invalid'); });
-    Array.prototype.forEach.call(root.querySelectorAll('[aria-invalid]'), function (c) { c.removeAttribute('aria-invalid'); });
-    Array.prototype.forEach.call(root.querySelectorAll('.calc-form .err'), function (p) { setText(p, ''); });
-  };
-  // showError puts one error beside its input, in the form's words
-  // (err.say; the JSON path stays for the command line and the API).
-  Planner.prototype.showError = function (err) {
-    var key = err.input, ctl = key && this.inputs[key];
-    var typed = ctl && !Array.isArray(ctl) && ctl.type !== 'checkbox' && ctl.tagName !== 'SELECT' ? ctl.value : null;
-    var msg = (err.say || err.message) + (typed !== null && typed.trim() !== '' ? ' (you entered “' + typed + '”)' : err.value ? ' (got ' + err.value + ')' : '');
-    if (ctl && !Array.isArray(ctl)) {
-      var f = ctl.closest('.field');
-      f.classList.add('invalid');
-      ctl.setAttribute('aria-invalid', 'true');
-      var label = f.querySelector('label').textContent;
-      f.querySelector('.err').textContent = msg.charAt(0).toUpperCase() + msg.slice(1);
-      // The field may be in a hidden group (a URL can carry anything): say so.
-      if (ctl.offsetParent === null) this.formErr.textContent = (this.formErr.textContent ? this.formErr.textContent + ' ' : '') + label + ': ' + msg;
-      return label;
-    }
-    this.formErr.textContent = msg.charAt(0).toUpperCase() + msg.slice(1);
-    return null;
-  };
-
-  Planner.prototype.update = function () {
-    var out = call(this.api.distill, { form: this.state });
-    this.render(out);
+  // update has Go apply the change o to the form and draw the result.
+  Planner.prototype.update = function (o) {
+    var root = this.root, live = root.querySelector('.plan-layout');
+    o.form = this.state;
+    o.width = this.width();
+    o.parts = !!live;
+    var t0 = performance.now();
+    var out = call(this.wasm.render, o);
+    perf.lastPlanMs = performance.now() - t0;
+    place(root, live, out, this.parts || (this.parts = {}), '.plan-layout');
+    this.out = out;
+    this.state = out.form;
+    this.show = out.show;
+    fill(root.querySelectorAll('.plan-layout [name]'), out.show);
+    if (root.dataset.state !== out.state) root.dataset.state = out.state;
+    this.chartW = this.width();
+    if (o.changed || o.action) history.replaceState(null, '', '?' + out.query + location.hash);
+    var f = out.focus && document.getElementById('f-' + out.focus);
+    if (f) f.focus();
+    if (this.hfPick) this.hfRows();
     return out;
   };
 
-  Planner.prototype.render = function (out) {
-    this.clearErrors();
-    this.formErr.textContent = '';
-    var res = this.results, status = res.querySelector('.status');
-    if (out.error) {
-      var label = this.showError(out.error);
-      var where = label ? 'Check “' + label + '”: ' : '';
-      res.classList.add('stale');
-      if (!this.last) res.classList.add('empty');
-      tell(status, 'error', this.last ? staleText(label ? [label] : [], 'plan') : where + (out.error.say || out.error.message));
-      this.root.dataset.state = 'error';
-      return;
-    }
-    res.classList.remove('stale', 'empty');
-    status.textContent = '';
-    this.root.dataset.state = 'ok';
-    this.last = out;
-    var r = out.result;
-    try { this.renderStageRec(); } catch (e) {
-      var sr = res.querySelector('.stage-rec');
-      if (sr) setHTML(sr, '<p class="err">Could not search cheaper hardware: ' + esc(e.message) + '</p>');
-    }
-    this.renderOptions(r, out.best_per_student, out.n_star_text);
-    this.renderCharts(r);
-    var ts = r.options.filter(function (o) { return o.t_star_tokens != null; });
-    setHTML(res.querySelector('.tstar'), ts.length ? '<h2 class="h">Serving threshold T*</h2><ul>' + ts.map(function (o) {
-      return '<li data-tstar="' + o.t_star_tokens + '"><strong>' + esc(o.name) + '</strong>: ' + esc(sig(o.t_star_tokens)) + ' served tokens repay its ' + esc(energyText(o.extra_train_kwh)) + ' of extra training energy.</li>';
-    }).join('') + '</ul>' : '');
-    setHTML(res.querySelector('.advice-box'), r.advice.length ? '<h2 class="h">What the numbers say</h2><ul class="advice">' + r.advice.map(function (a) { return '<li>' + esc(a) + '</li>'; }).join('') + '</ul>' : '');
-    // (the warnings in the form's words: calcapi's Say of each coded one)
-    var s = r.site, warns = out.warnings_say || [];
-    setHTML(res.querySelector('.pnotes'),
-      (warns.length ? '<div class="warnings" role="note"><h3>Warnings</h3><ul>' + warns.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></div>' : '') +
-      '<p class="muted small">Whole plan: ' + esc(energyText(r.plan_total_kwh)) + ', ' + esc(massText(r.plan_co2e_kg)) + ' and ' + esc(usd(r.plan_cost_usd)) + ' at PUE ' + esc(sig(s.pue)) + ', ' + esc(sig(s.carbon_g_per_kwh)) + ' g CO₂e/kWh' + (s.region ? ' (' + esc(s.region) + ')' : '') + ' and $' + esc(sig(s.usd_per_kwh)) + '/kWh. ' +
-      'Preset stage energies: ' + esc(this.pm.citation) + '.</p>' +
-      (r.assumptions.length ? '<details class="assumptions"><summary>Assumptions used (' + r.assumptions.length + ')</summary><ul>' + r.assumptions.map(function (w) { return '<li>' + esc(w) + '</li>'; }).join('') + '</ul></details>' : ''));
+  // buildHF adds the "Paste from Hugging Face" box (hfBox, as the
+  // calculator's) after the plan, with a choice of the option whose
+  // student stage the files describe; that stage is then estimated.
+  Planner.prototype.buildHF = function () {
+    var self = this;
+    this.hfPick = el('div', { class: 'field' }, [el('label', { for: 'hf-row', text: 'Option to fill' }), el('select', { id: 'hf-row' })]);
+    this.hfRows();
+    this.root.appendChild(hfBox({ where: 'the chosen option\'s estimated student stage', pick: this.hfPick,
+      form: function () { return self.out.hf[self.hfRow() - 1]; },
+      take: function (vals) { return self.update({ action: 'hf', row: self.hfRow(), values: vals }).left || []; } }));
   };
-
-  // renderStageRec runs the recommender on each estimated stage of the plan
-  // (calcapi.DistillRecommend, as `site recommend -plan`) and lists, per
-  // searched stage, the user's configuration and the best, with a button
-  // that loads a student stage's best into its option.
-  Planner.prototype.renderStageRec = function () {
-    var box = this.results.querySelector('.stage-rec');
-    this.recStages = [];
-    if (!box || !this.api.distillRecommend) return;
-    var any = false;
-    for (var i = 1; i <= this.rows(); i++) if (this.estimated('o' + i + '.')) any = true;
-    if (!any) {
-      setHTML(box, '<p class="muted">Measured and published stage energies have no configuration to change. Set an option’s “Student stage” to “Estimated from its training setup” to search GPU type, count, layout and power limit for it.</p>');
-      return;
-    }
-    var t0 = performance.now();
-    var out = call(this.api.distillRecommend, { form: this.state });
-    perf.lastPlanRecommendMs = performance.now() - t0;
-    if (out.error) {
-      if (out.error.input === 'deadline' || out.error.input === 'minimise') this.showError(out.error);
-      setHTML(box, '<p class="muted">' + esc(out.error.say || out.error.message) + '</p>');
-      return;
-    }
-    var r = out.result, obj = { energy: 'energy', co2e: 'CO₂e', cost: 'electricity cost', time: 'time' };
-    var stageGPUs = this.meta.gpus;
-    var done = r.stages.filter(function (s) { return !s.reason; }), skipped = r.stages.filter(function (s) { return s.reason; });
-    this.recStages = done;
-    var html = '<p class="stage-rec-total" data-before="' + r.plan_total_kwh + '" data-after="' + r.plan_total_best_kwh + '">Whole plan: ' + esc(energyText(r.plan_total_kwh)) + ' as planned, ' +
-      esc(energyText(r.plan_total_best_kwh)) + ' with every searched stage at its best' + (r.saving.energy_kwh > 0 ? ' (' + esc(Math.round(r.saving.energy_pct * 10) / 10 + ' %') + ' less)' : '') + '.</p><ul class="stage-recs">';
-    done.forEach(function (s, j) {
-      var b = s.best, c = s.current, row = +/^options\[(\d+)\]/.exec(s.path)[1] + 1;
-      html += '<li data-stage-rec="' + esc(s.path) + '"' + (b ? ' data-best-kwh="' + b.energy_kwh + '"' : '') + (c ? ' data-current-kwh="' + c.energy_kwh + '"' : '') + '><strong>' + esc(s.option) + ', ' + esc(s.stage) + '</strong>: ' +
-        (c ? 'yours ' + esc(configText(c, stageGPUs)) + ': ' + esc(energyText(c.energy_kwh)) + ', ' + esc(timeText(c.time_s)) + '. ' : '') +
-        (b ? (s.meets_deadline ? 'Least ' + esc(obj[s.minimise] || s.minimise) + (s.deadline_s ? ' within the deadline' : '') : 'Nothing meets the deadline; fastest') + ': ' + esc(configText(b, stageGPUs)) + ': ' + esc(energyText(b.energy_kwh)) + ', ' + esc(timeText(b.time_s)) +
-          (s.saving && s.saving.energy_kwh > 0 ? ' (' + esc(energyText(s.saving.energy_kwh)) + ', ' + esc(Math.round(s.saving.energy_pct) + ' %') + ' less)' : '') + '. ' +
-          (s.stage === 'student' ? '<button type="button" class="btn small" data-use="' + j + '">Use it for option ' + row + '</button>' : '') : esc((s.warnings || []).join(' '))) +
-        (b && s.warnings && s.warnings.length ? '<br><span class="muted small">' + esc(s.warnings.join(' ')) + '</span>' : '') + '</li>';
-    });
-    html += '</ul>';
-    // Stages not searched, grouped by why.
-    var why = {}, order = [];
-    skipped.forEach(function (s) {
-      if (!why[s.reason]) { why[s.reason] = []; order.push(s.reason); }
-      why[s.reason].push(s.option + ' ' + s.stage);
-    });
-    if (order.length) html += '<div class="muted small stage-rec-skipped"><p>Not searched:</p><ul>' + order.map(function (r) { return '<li>' + esc(why[r].join(', ')) + ': ' + esc(r) + '.</li>'; }).join('') + '</ul></div>';
-    setHTML(box, html);
-  };
-
-  // useConfig puts a student stage's recommended hardware into its option.
-  Planner.prototype.useConfig = function (s) {
-    if (!s || !s.best) return;
-    var c = s.best, o = 'o' + (+/^options\[(\d+)\]/.exec(s.path)[1] + 1) + '.', st = this.state;
-    st[o + 's.gpu'] = c.hardware.gpu;
-    st[o + 's.count'] = String(c.hardware.count);
-    st[o + 's.power'] = String(c.hardware.power_limit_w);
-    // the micro-batch and accumulation that hold the stage's global batch
-    if (c.batch_per_gpu) {
-      st[o + 's.batch'] = String(c.batch_per_gpu);
-      st[o + 's.accum'] = c.gradient_accumulation > 1 ? String(c.gradient_accumulation) : '';
-    }
-    if (typeof c.strategy === 'string') st[o + 's.strategy'] = c.strategy;
-    else { st[o + 's.strategy'] = 'hybrid'; st[o + 's.tensor'] = String(c.strategy.tensor); st[o + 's.data_mode'] = c.strategy.data_mode || 'fsdp'; }
-    this.fill();
-    this.update();
-    history.replaceState(null, '', '?' + this.query() + location.hash);
-  };
-
-  Planner.prototype.renderCharts = function (r) {
-    this.renderStages(r);
-    this.renderCurve(r);
-    this.renderPlane(r);
-    this.chartW = this.results.querySelector('.stages').clientWidth;
-  };
-
-  // renderOptions shows one card per option; bestName (calcapi's
-  // BestPerStudent: options with a stage split only) gets the badge.
-  Planner.prototype.renderOptions = function (r, bestName, nstar) {
-    var regime = this.PF['oK.regime'], best = r.options.filter(function (o) { return o.name === bestName; })[0] || null;
-    setHTML(this.results.querySelector('.options'), r.options.map(function (o) {
-      var ns = '<span class="nstar">' + esc((nstar || {})[o.name] || '') + '</span>';
-      return '<div class="option' + (o === best ? ' best' : '') + '" data-option="' + esc(o.name) + '"' + (o.n_star != null ? ' data-nstar="' + o.n_star + '"' : '') + ' data-oneoff="' + o.one_off_kwh + '" data-student="' + o.student_kwh + '">' +
-        '<h3>' + esc(o.name) + '</h3><span class="sub">' + esc(say(regime, o.regime)) + ' · ' + esc(o.source) + '</span>' +
-        '<span class="v">' + esc(energyText(o.one_off_kwh)) + '</span><span class="sub">one-off pipeline' + (o.regime !== 'sft' ? '; ' + esc(energyText(o.kwh_per_student)) + ' per student at N = ' + o.students : '') + '</span>' +
-        '<span class="sub">' + esc(massText(o.co2e_kg)) + ' · ' + esc(usd(o.cost_usd)) + (o.quality != null ? ' · Q ' + esc(sig(o.quality, 2)) : '') + (o.j_per_token ? ' · ' + esc(sig(o.j_per_token)) + ' J/token' : '') + '</span>' +
-        (o.regime !== 'sft' ? '<p class="small">' + ns + (o.baseline ? ' (against ' + esc(o.baseline) + ')' : '') + '</p>' : '') +
-        (o.stages.length && o.stages[0].stage === 'unsplit' ? '<p class="small muted">Total only: no stage split published, so not ranked per student.</p>' : '') +
-        (o === best ? '<p class="small"><strong>Lowest energy per student</strong></p>' : '') + '</div>';
-    }).join(''));
-  };
-
-  Planner.prototype.renderStages = function (r) {
-    var box = this.results.querySelector('.stages');
-    var W = chartWidth(box), rowH = 32, L = Math.min(150, Math.round(W * 0.3)), R = 86, H = r.options.length * rowH + 10;
-    var max = Math.max.apply(null, r.options.map(function (o) { return o.one_off_kwh; })) || 1;
-    var xa = scale(0, max, L, W - R, { ticks: [] });
-    var maxChars = Math.floor((L - 8) / 7.2);
-    var out = ['<svg class="chart" viewBox="0 0 ' + W + ' ' + H + '" width="' + W + '" height="' + H + '" role="img" aria-label="' + esc('Energy by stage of each option: ' + r.options.map(function (o) { return o.name + ' ' + energyText(o.one_off_kwh); }).join('; ')) + '">'];
-    var present = {};
-    r.options.forEach(function (o, i) {
-      var y = 5 + i * rowH, x = L;
-      out.push('<text class="bar-label" x="' + (L - 8) + '" y="' + (y + 16) + '" text-anchor="end">' + esc(o.name.length > maxChars ? o.name.slice(0, maxChars - 1) + '…' : o.name) + '</text>');
-      o.stages.forEach(function (s) {
-        var e = s.source === 'shared' ? 0 : s.energy_kwh;
-        if (s.stage === 'teacher' && o.teacher_shared_with) e = o.one_off_kwh - o.total_kwh;
-        var w = xa.map(e) - L;
-        if (w <= 0) return;
-        present[s.stage] = true;
-        out.push('<rect class="st-' + esc(s.stage) + '" x="' + x.toFixed(1) + '" y="' + y + '" width="' + w.toFixed(1) + '" height="' + (rowH - 10) + '"><title>' + esc((s.stage === 'unsplit' ? 'total, no stage split published' : s.stage) + ': ' + energyText(e)) + '</title></rect>');
-        x += w;
-      });
-      out.push('<text class="bar-label" x="' + (x + 6).toFixed(1) + '" y="' + (y + 16) + '">' + esc(energyText(o.one_off_kwh)) + '</text>');
-    });
-    out.push('</svg>');
-    var items = [['prerun', 'Prerun'], ['preprocess', 'Preprocess'], ['teacher', 'Teacher'], ['student', 'Student'], ['eval', 'Evaluation'], ['unsplit', 'Total only (no stage split published)']];
-    setHTML(box, out.join('') + legend(items.filter(function (s) { return present[s[0]]; }).map(function (s) {
-      return { key: s[0], name: s[1], cls: 'st-' + s[0] + ' block' };
-    })));
-  };
-
-  Planner.prototype.renderCurve = function (r) {
-    var dist = r.options.filter(function (o) { return o.curve && o.curve.length; });
-    var box = this.results.querySelector('.curve');
-    if (!dist.length) { setHTML(box, '<p class="muted">No distilled option: nothing to amortise.</p>'); return; }
-    var ys = [];
-    dist.forEach(function (o) { o.curve.forEach(function (p) { ys.push(p.kwh_per_student); }); if (o.baseline_student_kwh != null) ys.push(o.baseline_student_kwh); });
-    var f = frame({ id: 'curve', width: chartWidth(box), left: 60,
-      title: 'Energy per student against the number of students: ' + dist.map(function (o) { return o.name + (o.n_star != null ? ' breaks even at N* = ' + sig(o.n_star) : ' does not break even'); }).join('; '),
-      x: { min: 1, max: 50, log: true, ticks: [1, 2, 5, 10, 20, 50], fmt: String, label: 'Students sharing the teacher stage (N)' },
-      y: { min: 0, max: Math.max.apply(null, ys) * 1.05, label: 'kWh per student' } });
-    var out = f.out, xa = f.xa, ya = f.ya, W = f.W, L = f.L, R = f.R, T = f.T, H = f.H, B = f.B;
-    var keys = ['ddp', 'tp', 'fsdp', 'hybrid', 'single'];
-    var legendItems = [];
-    dist.forEach(function (o, i) {
-      var key = keys[i % keys.length];
-      var d = o.curve.map(function (p, j) { return (j ? 'L' : 'M') + xa.map(p.n).toFixed(1) + ' ' + ya.map(p.kwh_per_student).toFixed(1); }).join('');
-      out.push('<path class="line s-' + key + '" d="' + d + '"/>');
-      if (o.baseline_student_kwh != null) {
-        var by = ya.map(o.baseline_student_kwh).toFixed(1);
-        out.push('<line class="line s-' + key + '" stroke-dasharray="6 4" x1="' + L + '" x2="' + (W - R) + '" y1="' + by + '" y2="' + by + '"/>');
-      }
-      if (o.n_star != null && o.n_star >= 1 && o.n_star <= 50) {
-        var nx = xa.map(o.n_star).toFixed(1), ny = ya.map(o.baseline_student_kwh).toFixed(1);
-        out.push('<line class="nstar" x1="' + nx + '" x2="' + nx + '" y1="' + T + '" y2="' + (H - B) + '"/><circle class="mark" r="5" cx="' + nx + '" cy="' + ny + '"/>');
-        var right = +nx > (L + W - R) / 2;
-        out.push('<text class="mark-label" x="' + (+nx + (right ? -6 : 6)) + '" y="' + (T + 14 + i * 18) + '" text-anchor="' + (right ? 'end' : 'start') + '">N* = ' + esc(sig(o.n_star)) + ' (' + esc(o.name) + ')</text>');
-      }
-      legendItems.push({ key: key, name: o.name + (o.baseline ? ' (dashed: ' + o.baseline + ' student)' : '') });
-    });
-    out.push('</svg>');
-    setHTML(box, out.join('') + legend(legendItems));
-  };
-
-  Planner.prototype.renderPlane = function (r) {
-    var pts = r.options.filter(function (o) { return o.quality != null; });
-    var box = this.results.querySelector('.plane');
-    if (!pts.length) { setHTML(box, '<p class="muted">No option has a quality score: give Q to place options on the plane.</p>'); return; }
-    var xs = pts.map(function (o) { return o.one_off_kwh; }), qs = pts.map(function (o) { return o.quality; });
-    var f = frame({ id: 'plane', width: chartWidth(box), left: 60,
-      title: 'Energy–quality plane. Pareto-efficient: ' + r.pareto.map(function (p) { return p.name; }).join(', ') + '. Dominated: ' + (r.dominated.map(function (d) { return d.name; }).join(', ') || 'none'),
-      x: { min: 0, max: Math.max.apply(null, xs) * 1.1, label: 'One-off pipeline energy (kWh)' },
-      y: { min: Math.max(0, Math.min.apply(null, qs) - 0.05), max: Math.min(1.05, Math.max.apply(null, qs) + 0.05), label: 'Quality Q (0 to 1)' } });
-    var out = f.out, xa = f.xa, ya = f.ya, W = f.W;
-    var par = r.pareto.slice().sort(function (a, b) { return a.energy_kwh - b.energy_kwh; });
-    if (par.length > 1) {
-      var d = '';
-      par.forEach(function (p, i) {
-        var x = xa.map(p.energy_kwh).toFixed(1), y = ya.map(p.quality).toFixed(1);
-        if (!i) d += 'M' + x + ' ' + y; else d += 'H' + x + 'V' + y;
-      });
-      out.push('<path class="front" d="' + d + '"/>');
-    }
-    var onFront = {};
-    r.pareto.forEach(function (p) { onFront[p.name] = true; });
-    pts.forEach(function (o) {
-      var x = xa.map(o.one_off_kwh), y = ya.map(o.quality);
-      var key = { sft: 'single', kd: 'ddp', synthetic: 'tp' }[o.regime] || 'fsdp';
-      out.push('<circle class="pt s-' + key + '" style="fill:var(--s-' + key + ')" r="' + (onFront[o.name] ? 7 : 5) + '" cx="' + x.toFixed(1) + '" cy="' + y.toFixed(1) + '"/>');
-      var anchor = x > W - 140 ? 'end' : 'start';
-      out.push('<text class="mark-label" x="' + (x + (anchor === 'end' ? -10 : 10)).toFixed(1) + '" y="' + (y + 4).toFixed(1) + '" text-anchor="' + anchor + '">' + esc(o.name) + (onFront[o.name] ? '' : ' (dominated)') + '</text>');
-    });
-    out.push('</svg>');
-    setHTML(box, out.join('') + legend([{ key: 'single', name: 'Direct SFT' }, { key: 'ddp', name: 'Logit KD' }, { key: 'tp', name: 'Synthetic-data SFT' }]));
+  Planner.prototype.hfRow = function () { return +this.hfPick.querySelector('select').value || 1; };
+  Planner.prototype.hfRows = function () {
+    var c = this.hfPick.querySelector('select'), was = c.value;
+    setHTML(c, this.out.hf_options);
+    c.value = was && +was <= this.out.hf.length ? was : '1';
   };
 
   /* ---------- refit (fit.wasm, loaded on demand) ---------- */
@@ -1991,11 +1167,8 @@
     perf.goReadyMs = performance.now();
     var app;
     if (mode === 'planner') {
-      // (The calculator needs no catalogue: Go draws its form.)
-      var meta = JSON.parse(window.wattscale.meta());
-      perf.metaMs = performance.now();
-      // The prerendered plan is patched in place; what the visitor typed
-      // into it meanwhile goes through the planner's own input handling.
+      // The prerendered plan is morphed in place; what the visitor typed
+      // into it meanwhile is then handed to Go as changes.
       var typed = pre ? typedValues(root) : {};
       // (A select the generator left blank, an estimated student's input
       // on a preset row, shows its first option without being typed.)
@@ -2003,14 +1176,9 @@
         var c = root.querySelector('.calc-form [name="' + k + '"]');
         if (c && c.tagName === 'SELECT' && c.selectedIndex === 0 && !Array.prototype.some.call(c.options, function (o) { return o.defaultSelected; })) delete typed[k];
       });
-      app = new Planner(root, window.wattscale, meta, { adopt: pre });
+      app = new Planner(root, window.wattscale);
       root.removeAttribute('data-linked');
-      Object.keys(typed).forEach(function (k) {
-        var c = app.inputs[k];
-        if (!c) return;
-        c.value = typed[k];
-        app.onInput({ target: c });
-      });
+      Object.keys(typed).forEach(function (k) { app.update({ changed: k, value: typed[k] }); });
     } else {
       carry = pre ? typedValues(root) : null;
       app = new Calculator(root, window.wattscale, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
@@ -2046,7 +1214,7 @@
     });
   }
 
-  window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, lineChart: lineChart, legend: legend, copyText: copyText, call: call, timeText: timeText, massText: massText, usd: usd, powerText: powerText, paramsText: paramsText };
+  window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, copyText: copyText, call: call, timeText: timeText, massText: massText, usd: usd, powerText: powerText, paramsText: paramsText };
 
   // afterFirstPaint calls f once the page has painted a frame: the
   // WebAssembly's compilation (megabytes, on the page's own thread and the

@@ -129,3 +129,42 @@ func TestLongMessageBehindDisclosure(t *testing.T) {
 		shot(t, ctx, fmt.Sprintf("long-message-%d", w))
 	}
 }
+
+// TestPhonePlannerSummary: on a 390 px phone the planner shows its result
+// within the first screen, as the calculator does: a summary above the
+// form names the option with the lowest energy per student (the card
+// marked best) with its energy per student, stays in view while the form
+// scrolls under it, and a tap brings the options into view.
+func TestPhonePlannerSummary(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	do(t, ctx, "viewport", chromedp.EmulateViewport(390, 844))
+	openCalc(t, ctx, srv.URL+"/planner/index.html")
+	type sum struct {
+		Top, Bottom, Screen float64
+		Text, Best, PerStu  string
+	}
+	const probe = `(function(){ var s = document.querySelector('.plan-layout .summary'), b = document.querySelector('.options .option.best');
+  if (!s || !s.getClientRects().length) return {Top: -1, Bottom: -1, Screen: window.innerHeight, Text: '', Best: '', PerStu: ''};
+  var r = s.getBoundingClientRect();
+  return {Top: r.top, Bottom: r.bottom, Screen: window.innerHeight, Text: s.textContent, Best: b ? b.dataset.option : '', PerStu: b ? b.textContent : ''}; })()`
+	s := eval[sum](t, ctx, probe)
+	shot(t, ctx, "phone-planner-summary-390")
+	if s.Top < 0 || s.Bottom > s.Screen {
+		t.Fatalf("at 390 px the planner's summary is at %.0f–%.0f px of a %.0f px screen, want it shown within the first screen", s.Top, s.Bottom, s.Screen)
+	}
+	if s.Best == "" || !strings.Contains(s.Text, s.Best) {
+		t.Errorf("summary %q does not name the best option %q", s.Text, s.Best)
+	}
+	// Its one-off energy is the best card's.
+	if one := strings.SplitN(strings.SplitN(s.Text, s.Best, 2)[1], " one-off", 2)[0]; one == "" || !strings.Contains(s.PerStu, one+"one-off pipeline") {
+		t.Errorf("summary %q: one-off energy %q, the best card says %q", s.Text, one, s.PerStu)
+	}
+	eval[bool](t, ctx, `(window.scrollTo(0, 1500), true)`)
+	waitFor(t, ctx, "the scroll", `window.scrollY >= 1400`)
+	if s := eval[sum](t, ctx, probe); s.Top < 0 || s.Bottom > s.Screen {
+		t.Errorf("scrolled into the form, the summary is at %.0f–%.0f px, want it kept in view", s.Top, s.Bottom)
+	}
+	do(t, ctx, "tap the summary", chromedp.Click(chromedp.CSS(".plan-layout .summary")))
+	waitFor(t, ctx, "the options in view", `(function(){ var r = document.querySelector('.options').getBoundingClientRect(); return r.top >= 0 && r.top < window.innerHeight - 100; })()`)
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
@@ -225,6 +226,32 @@ func TestPlannerPrerenderTakeover(t *testing.T) {
 			checkTakeover(t, ctx, width, before, after, beforeCtl, afterCtl, 1)
 			shot(t, static, fmt.Sprintf("planner-nojs-%d", width))
 			shot(t, ctx, fmt.Sprintf("planner-takeover-%d", width))
+			if width != 1280 {
+				return
+			}
+			// Typing into the prerendered number of students: Go redraws
+			// the form on each key, into an error and out of it, and the
+			// input stays the prerendered node, focused, with the caret
+			// after what was typed.
+			eval[bool](t, ctx, `(function(){ var e = document.getElementById('f-n'); e.focus(); e.setSelectionRange(1, 1); return true; })()`)
+			type caret struct {
+				Same, Focused, Invalid bool
+				At                     int
+				Value, Msg             string
+			}
+			const probe = `({Same: document.getElementById('f-n') === window.wsPre[1], Focused: document.activeElement === window.wsPre[1], At: window.wsPre[1].selectionStart,
+  Value: window.wsPre[1].value, Invalid: window.wsPre[1].closest('.field').classList.contains('invalid'), Msg: document.getElementById('f-n-err').textContent})`
+			for _, k := range []struct {
+				key, value string
+				invalid    bool
+			}{{"x", "1x", true}, {kb.Backspace, "1", false}, {"2", "12", false}} {
+				do(t, ctx, "type "+k.key, chromedp.KeyEvent(k.key))
+				waitFor(t, ctx, "the plan for n = "+k.value, fmt.Sprintf(`window.wattscaleApp.state.n === %q`, k.value))
+				c := eval[caret](t, ctx, probe)
+				if !c.Same || !c.Focused || c.At != len(k.value) || c.Value != k.value || c.Invalid != k.invalid || (c.Msg != "") != k.invalid {
+					t.Errorf("after typing to %q: %+v; want the prerendered input kept, focused, the caret at %d, in error %v with its message", k.value, c, len(k.value), k.invalid)
+				}
+			}
 		})
 	}
 }

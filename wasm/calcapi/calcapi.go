@@ -1,10 +1,12 @@
 // Package calcapi is the logic behind the browser calculator and planner
 // (wasm/calc, wasm/planner), one call per interaction, tested natively.
 //
-// The methods the planner's page calls take and return JSON documents
-// and never panic: a bad request comes back as {"error": {...}} with the
-// field path and the form input to mark, so the page can show the
-// message beside the field. The calculator's page (package view) calls
+// The JSON methods (Distill, DistillRecommend, the API's) never panic: a
+// bad request comes back as {"error": {...}} with the field path and the
+// form input to mark, so the page can show the message beside the field;
+// the planner's page (package view's Plan) calls their typed forms
+// (DistillOf, DistillRecommendOf, PlannerMetaOf). The calculator's page
+// (package view) calls
 // the value forms (EstimateForm, RecommendOf, OwnCalibrations and
 // AddCalibrations, Form.Query and ParseFormQuery), which link no JSON
 // codec into calc.wasm.
@@ -380,16 +382,6 @@ func (a *API) CalcFuncs() map[string]func([]byte) []byte {
 		"addCalibration": a.AddCalibration,
 		"sampleCSV":      func([]byte) []byte { return a.SampleCSV() },
 	}
-}
-
-// PlannerFuncs are the planner page's functions (wasm/planner): the
-// calculator's and the planner's own.
-func (a *API) PlannerFuncs() map[string]func([]byte) []byte {
-	fns := a.CalcFuncs()
-	fns["distill"] = a.Distill
-	fns["distillRecommend"] = a.DistillRecommend
-	fns["plannerMeta"] = func([]byte) []byte { return a.PlannerMeta() }
-	return fns
 }
 
 // IntervalNote says what set r's interval: its ends as multiples of the

@@ -468,13 +468,18 @@ func (a *API) Distill(input []byte) (out []byte) {
 	if e := decodeInput(input, &in); e != nil {
 		return mustJSON(PlanOutput{Error: e})
 	}
+	return mustJSON(a.DistillOf(in))
+}
+
+// DistillOf is Distill for a decoded input.
+func (a *API) DistillOf(in PlanInput) PlanOutput {
 	var o PlanOutput
 	o.Plan = in.Plan
 	if in.Form != nil {
 		p, ferr := in.Form.Plan(a.Regions)
 		if ferr != nil {
 			o.Error = ferr
-			return mustJSON(o)
+			return o
 		}
 		o.Plan = mustJSON(p)
 	}
@@ -502,7 +507,7 @@ func (a *API) Distill(input []byte) (out []byte) {
 		}
 		o.Error = e
 	}
-	return mustJSON(o)
+	return o
 }
 
 // PlannerMeta is what the planner page needs besides Meta: the paper's
@@ -566,8 +571,13 @@ var PlanFormFields = sync.OnceValue(func() []model.Field {
 // PlannerMeta returns the planner's catalogue as JSON.
 func (a *API) PlannerMeta() (out []byte) {
 	defer recoverInto(&out)
-	return mustJSON(PlannerMeta{Presets: distill.Presets(), Regimes: distill.Regimes, Sets: PlanSets, Default: DefaultPlanForm(), Custom: CustomPlanForm(), Citation: distill.PaperCitation, MaxRows: MaxPlanRows,
-		StudentKeys: StudentKeys, StudentForms: studentForms(), Fields: PlanFormFields(), Layout: PlannerLayout()})
+	return mustJSON(PlannerMetaOf())
+}
+
+// PlannerMetaOf is the planner's catalogue (PlannerMeta's, decoded).
+func PlannerMetaOf() PlannerMeta {
+	return PlannerMeta{Presets: distill.Presets(), Regimes: distill.Regimes, Sets: PlanSets, Default: DefaultPlanForm(), Custom: CustomPlanForm(), Citation: distill.PaperCitation, MaxRows: MaxPlanRows,
+		StudentKeys: StudentKeys, StudentForms: studentForms(), Fields: PlanFormFields(), Layout: PlannerLayout()}
 }
 
 // studentForms are DefaultStudentForm for each preset and for a row of the

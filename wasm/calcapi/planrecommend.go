@@ -41,9 +41,15 @@ func (a *API) DistillRecommend(input []byte) (out []byte) {
 	if in.Form == nil {
 		return mustJSON(PlanRecommendOutput{Error: &Error{Field: "(body)", Message: "has no form", Text: "(body): has no form"}})
 	}
+	return mustJSON(a.DistillRecommendOf(in.Form))
+}
+
+// DistillRecommendOf is DistillRecommend for a planner form.
+func (a *API) DistillRecommendOf(form PlanForm) PlanRecommendOutput {
+	in := PlanInput{Form: form}
 	rr, ferr := in.Form.RecommendRequest(a.Regions)
 	if ferr != nil {
-		return mustJSON(PlanRecommendOutput{Error: ferr})
+		return PlanRecommendOutput{Error: ferr}
 	}
 	o := PlanRecommendOutput{Request: mustJSON(rr)}
 	res, err := distill.Recommend(a.Catalog, rr)
@@ -59,8 +65,8 @@ func (a *API) DistillRecommend(input []byte) (out []byte) {
 		}
 		e.Field = strings.TrimPrefix(e.Field, "plan.") // the form's plan, as Distill names its fields
 		o.Error = e
-		return mustJSON(o)
+		return o
 	}
 	o.Result = &res
-	return mustJSON(o)
+	return o
 }

@@ -68,8 +68,10 @@ func (a *advice) w(s ...string) {
 }
 
 // gpuName is the GPU's display name, or its id when the table has none.
-func (a *advice) gpuName(id string) string {
-	for _, g := range a.m.GPUs {
+func (a *advice) gpuName(id string) string { return gpuName(a.m, id) }
+
+func gpuName(m *calcapi.Meta, id string) string {
+	for _, g := range m.GPUs {
 		if g.ID == id && g.Name != "" {
 			return g.Name
 		}
@@ -93,8 +95,12 @@ func strategyText(s model.Strategy) string {
 }
 
 // configText is a configuration in words: count, GPU, layout, power limit.
-func (a *advice) configText(c *model.Config) string {
-	return strconv.Itoa(c.Hardware.Count) + " × " + a.gpuName(c.Hardware.GPU) + ", " + strategyText(c.Strategy) + ", " + Num(c.Hardware.PowerLimitW) + " W limit"
+func (a *advice) configText(c *model.Config) string { return configText(a.m, c.Hardware, c.Strategy) }
+
+// configText is a searched configuration (the calculator's or a planner
+// stage's) in words.
+func configText(m *calcapi.Meta, hw model.ConfigHardware, s model.Strategy) string {
+	return strconv.Itoa(hw.Count) + " × " + gpuName(m, hw.GPU) + ", " + strategyText(s) + ", " + Num(hw.PowerLimitW) + " W limit"
 }
 
 // load is the form values that put configuration c into the form, as a
@@ -148,7 +154,7 @@ func (a *advice) draw(r *model.RecommendResponse, say *calcapi.RecommendSay, wid
 		return
 	}
 	b, cur := r.Best, r.Current
-	obj := map[string]string{"energy": "energy", "co2e": "CO₂e", "cost": "electricity cost", "time": "time"}[r.Minimise]
+	obj := objective[r.Minimise]
 	lead := "Nothing meets the deadline; fastest"
 	if r.MeetsDeadline {
 		lead = "Least " + esc(obj)

@@ -87,6 +87,12 @@ type calcView struct {
 	// parts are the markup's parts that change from one state to the
 	// next, each one element marked data-part (part).
 	parts []Part
+	// The planner's: what its figures are ("plan"; "" = "estimate"),
+	// which of its fields are hidden (instead of toggle), and the keys
+	// written as selects.
+	what    string
+	hidden  func(key string) bool
+	selects map[string]bool
 }
 
 // Part is one element of the calculator's markup, marked data-part="Key":
@@ -200,6 +206,9 @@ func (c *calcView) query() string {
 
 // hides reports whether the field of key is hidden (toggle).
 func (c *calcView) hides(key string) bool {
+	if c.hidden != nil {
+		return c.hidden(key)
+	}
 	f, ok := c.rows[key]
 	return c.toggle && ok && !f.When.Holds(func(k string) string { return c.state[k] })
 }
@@ -325,6 +334,10 @@ func (c *calcView) textInput(key, mode, list string) string {
 type option struct{ value, text string }
 
 func (c *calcView) sel(key string, opts []option) string {
+	if c.selects == nil {
+		c.selects = map[string]bool{}
+	}
+	c.selects[key] = true
 	v := c.state[key]
 	var b strings.Builder
 	b.WriteString(`<select<CTL>`)

@@ -7,44 +7,49 @@ import (
 	"testing"
 )
 
-// TestFuncsAreWhatThePageCalls: the functions the calculator and planner
-// WebAssembly export are those calc.js calls (api.NAME, wattscale.meta
-// for the planner), the planner's those of calcapi's calculator and its
-// own; each answers missing arguments rather than panicking: the
-// planner's with JSON, the calculator's with a string (markup, CSV, the
-// calibration's JSON answer) or render's object.
+// TestFuncsAreWhatThePageCalls: the functions calc.wasm exports are those
+// calc.js's calculator calls (api.NAME), planner.wasm's
+// those its planner calls (wasm.NAME); each answers missing arguments
+// rather than panicking: the planner's with JSON, the calculator's with a
+// string (markup, CSV, the calibration's JSON answer) or render's object.
 func TestFuncsAreWhatThePageCalls(t *testing.T) {
 	_, api := newCalc(t)
-	calc, planner := CalcFuncs(api), api.PlannerFuncs()
-	for name := range api.CalcFuncs() {
-		if _, ok := planner[name]; !ok {
-			t.Errorf("the planner does not export the calculator's %s", name)
-		}
-	}
 	js, err := os.ReadFile("../../../site/assets/calc.js")
 	if err != nil {
 		t.Fatal(err)
 	}
-	called := map[string]bool{"meta": true}
-	for _, m := range regexp.MustCompile(`\bapi\.([A-Za-z]+)\b`).FindAllSubmatch(js, -1) {
-		called[string(m[1])] = true
-	}
-	for name := range called {
-		if calc[name] == nil && planner[name] == nil {
-			t.Errorf("calc.js calls %s, which neither WebAssembly exports", name)
+	calls := func(re string, called map[string]bool) map[string]bool {
+		for _, m := range regexp.MustCompile(re).FindAllSubmatch(js, -1) {
+			called[string(m[1])] = true
 		}
+		return called
+	}
+	calc, calcCalled := CalcFuncs(api), calls(`\bapi\.([A-Za-z]+)\b`, map[string]bool{})
+	planner, planCalled := PlanFuncs(api), calls(`\bwasm\.([A-Za-z]+)\b`, map[string]bool{})
+	for name := range calcCalled {
+		if calc[name] == nil {
+			t.Errorf("calc.js: the calculator calls %s, which calc.wasm does not export", name)
+		}
+	}
+	for name := range planCalled {
+		if planner[name] == nil {
+			t.Errorf("calc.js: the planner calls %s, which planner.wasm does not export", name)
+		}
+	}
+	if len(planCalled) == 0 {
+		t.Errorf("calc.js: the planner calls nothing")
 	}
 	for name, f := range planner {
-		if !called[name] {
-			t.Errorf("planner.wasm exports %s but calc.js never calls it", name)
+		if !planCalled[name] {
+			t.Errorf("planner.wasm exports %s but the planner never calls it", name)
 		}
-		if out := f(nil); name != "sampleCSV" && !json.Valid(out) {
+		if out := f(nil); !json.Valid(out) {
 			t.Errorf("planner %s(nil) = %.200q, want JSON", name, out)
 		}
 	}
 	for name, f := range calc {
-		if !called[name] {
-			t.Errorf("calc.wasm exports %s but calc.js never calls it", name)
+		if !calcCalled[name] {
+			t.Errorf("calc.wasm exports %s but the calculator never calls it", name)
 		}
 		switch out := f(nil).(type) {
 		case string:

@@ -15,6 +15,7 @@ package view
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,16 @@ type planView struct {
 	state calcapi.PlanForm
 	out   *calcapi.PlanOutput
 	c     calcView // writes the markup
+	// At run time (Plan): width is the charts' box's width (0: the
+	// prerender's two widths); errs the plan's errors, marked beside their
+	// inputs, out then the previous plan, dimmed (stale), or the default's,
+	// hidden (empty); rec the per-stage search of the estimated stages, or
+	// recErr why there is none.
+	width        float64
+	errs         []*calcapi.Error
+	stale, empty bool
+	rec          *distill.Recommendation
+	recErr       *calcapi.Error
 }
 
 func (v *planView) w(s ...string) { v.c.w(s...) }
@@ -104,6 +115,26 @@ func (v *planView) display() calcapi.Form {
 			}
 		}
 	}
+	// An optional choice left out shows the value the model then uses
+	// (the table's default, when it is one of the choices).
+	for _, f := range v.pm.Fields {
+		opts := f.Options()
+		if !f.Optional || opts == nil || slices.Contains(opts, "") || !slices.Contains(opts, f.Default) {
+			continue
+		}
+		keys := []string{f.Key}
+		if strings.HasPrefix(f.Key, distill.OptionKeyPrefix) {
+			keys = nil
+			for i := 1; i <= v.rows(); i++ {
+				keys = append(keys, distill.RowKey(f.Key, i))
+			}
+		}
+		for _, k := range keys {
+			if out[k] == "" {
+				out[k] = f.Default
+			}
+		}
+	}
 	return out
 }
 
@@ -125,7 +156,29 @@ func hiddenIf(h bool) string {
 
 // markField puts attrs on the field div of key that field wrote.
 func markField(html, key, attrs string) string {
-	return strings.Replace(html, `<div class="field" data-key="`+key+`"`, `<div class="field" data-key="`+key+`"`+attrs, 1)
+	return strings.Replace(html, ` data-key="`+key+`"`, ` data-key="`+key+`"`+attrs, 1)
+}
+
+// hidden reports whether the field of key is hidden: a direct-SFT row's
+// teacher stage and baseline, an estimated student's measured energy, and
+// the inputs of an estimate that a row does not make or whose row of the
+// field table does not apply.
+func (v *planView) hidden(key string) bool {
+	num, rest, ok := rowKey(key)
+	if !ok {
+		return false
+	}
+	o := "o" + num + "."
+	switch {
+	case rest == "teacher", rest == "baseline":
+		return v.regime(o) == distill.RegimeSFT
+	case rest == "student":
+		return v.estimated(o)
+	case strings.HasPrefix(rest, "s."):
+		sub := func(k string) string { return v.state[o+strings.TrimPrefix(k, distill.OptionKeyPrefix)] }
+		return !v.estimated(o) || !v.c.rows[key].When.Holds(sub)
+	}
+	return false
 }
 
 func (v *planView) markup() (string, error) {
@@ -133,8 +186,11 @@ func (v *planView) markup() (string, error) {
 	if r == nil {
 		return "", fmt.Errorf("prerender planner: no result")
 	}
-	v.c = calcView{meta: v.meta, state: v.display(), blankSelects: true, rows: map[string]model.Field{}}
+	v.c = calcView{meta: v.meta, state: v.display(), blankSelects: true, rows: map[string]model.Field{}, what: "plan", errs: v.errs, stale: v.stale, empty: v.empty, hidden: v.hidden}
 	c := &v.c
+	if e := v.recErr; e != nil && (e.Input == "deadline" || e.Input == "minimise") {
+		c.errs = append(c.errs, e) // beside its field; the plan stands
+	}
 	for _, f := range v.pm.Fields {
 		if !strings.HasPrefix(f.Key, distill.OptionKeyPrefix) {
 			c.rows[f.Key] = f
@@ -143,7 +199,12 @@ func (v *planView) markup() (string, error) {
 			c.rows[distill.RowKey(f.Key, i)] = f
 		}
 	}
-	v.w(`<div class="plan-layout"><form class="calc-form" novalidate="" aria-label="Distillation plan">`,
+	v.w(`<div class="plan-layout">`)
+	at := c.b.Len()
+	v.summary(r)
+	c.part("sum", at)
+	at = c.b.Len()
+	v.w(`<form class="calc-form" novalidate="" aria-label="Distillation plan" data-part="form">`,
 		`<a href="#plan-results" class="btn skip-results">Jump to the result ↓</a>`)
 	c.controls = map[string]func(key string) string{
 		calcapi.ControlRegions: func(k string) string { return c.field(k, c.rows[k].Label, c.sel(k, regionOptions(v.meta)), nil) },
@@ -158,23 +219,45 @@ func (v *planView) markup() (string, error) {
 		}
 		c.fieldset(sec, false)
 	}
-	v.w(`<p class="err form-err" aria-live="polite"></p></form>`)
+	v.w(`<p class="err form-err" aria-live="polite">`, esc(c.formErr()), `</p></form>`)
+	c.part("form", at)
 
-	v.w(`<section class="results" aria-label="Plan result" id="plan-results" tabindex="-1"><div class="status" role="status" aria-live="polite"></div>`,
+	cls, status := "results", `<div class="status" role="status" aria-live="polite"></div>`
+	if len(v.errs) > 0 {
+		cls += " stale"
+		if v.empty {
+			cls += " empty"
+		}
+		status = `<div class="status" role="alert" aria-live="polite" data-kind="error">` + esc(c.errorBanner()) + `</div>`
+	}
+	at = c.b.Len()
+	v.w(`<section class="`, cls, `" aria-label="Plan result" id="plan-results" tabindex="-1" data-part="res">`, status,
 		`<h2 class="h first">Options side by side</h2><div class="options">`)
 	v.options(r, v.out.BestPerStudent)
 	v.w(`</div><h2 class="h">Energy by stage</h2><div class="stages">`)
-	v.stages(r, prerenderPlanChartNarrowW, "narrow", false)
-	v.stages(r, prerenderPlanChartW, "wide", true)
+	if v.width > 0 {
+		v.stages(r, clampChart(v.width), "", true)
+	} else {
+		v.stages(r, prerenderPlanChartNarrowW, "narrow", false)
+		v.stages(r, prerenderPlanChartW, "wide", true)
+	}
 	v.w(`</div><section class="stage-rec-box" aria-labelledby="stage-rec-h"><h2 class="h" id="stage-rec-h">Cheaper hardware per stage</h2><p class="muted small">Each estimated GPU stage searched on its own over GPU type × count × layout (and power limit for training), as the calculator's “Cheaper ways to run this”, keeping a training stage’s tokens and sequences per optimizer step; teacher and student may end up on different hardware.</p><div class="stage-rec">`)
 	v.stageRec()
 	v.w(`</div></section>`,
 		`<h2 class="h">Energy per student against reuse</h2><p class="muted small">Per-student energy Ē(N) = E_teacher/N + E_student of each distilled option; the dashed line is its direct-SFT baseline's student stage. Distillation pays off right of N*.</p><div class="curve">`)
-	v.curve(r, prerenderPlanChartNarrowW, "-n", "narrow", false)
-	v.curve(r, prerenderPlanChartW, "", "wide", true)
+	if v.width > 0 {
+		v.curve(r, clampChart(v.width), "", "", true)
+	} else {
+		v.curve(r, prerenderPlanChartNarrowW, "-n", "narrow", false)
+		v.curve(r, prerenderPlanChartW, "", "wide", true)
+	}
 	v.w(`</div><h2 class="h">Energy and quality</h2><p class="muted small">One-off pipeline energy against quality Q (student score ÷ teacher score); the dashed line joins the Pareto-efficient options.</p><div class="plane">`)
-	v.plane(r, prerenderPlanChartNarrowW, "-n", "narrow", false)
-	v.plane(r, prerenderPlanChartW, "", "wide", true)
+	if v.width > 0 {
+		v.plane(r, clampChart(v.width), "", "", true)
+	} else {
+		v.plane(r, prerenderPlanChartNarrowW, "-n", "narrow", false)
+		v.plane(r, prerenderPlanChartW, "", "wide", true)
+	}
 	v.w(`</div><div class="tstar">`)
 	v.tstar(r)
 	v.w(`</div><div class="advice-box">`)
@@ -187,7 +270,9 @@ func (v *planView) markup() (string, error) {
 	}
 	v.w(`</div><div class="pnotes">`)
 	v.notes(r)
-	v.w(`</div></section></div>`)
+	v.w(`</div></section>`)
+	c.part("res", at)
+	v.w(`</div>`)
 	return v.c.b.String(), nil
 }
 
@@ -195,7 +280,6 @@ func (v *planView) markup() (string, error) {
 func (v *planView) row(i int) {
 	o := "o" + strconv.Itoa(i) + "."
 	st, c := v.state, &v.c
-	regime := v.regime(o)
 	pr := v.preset(st[o+"preset"])
 	presets := []option{{"", "My own numbers"}}
 	for _, p := range v.pm.Presets {
@@ -218,15 +302,12 @@ func (v *planView) row(i int) {
 		f := c.inputs(o + s[1])
 		switch s[1] {
 		case "teacher":
-			f = markField(f, o+s[1], ` data-teacher="1"`+hiddenIf(regime == distill.RegimeSFT))
-		case "student":
-			f = markField(f, o+s[1], hiddenIf(v.estimated(o)))
+			f = markField(f, o+s[1], ` data-teacher="1"`)
 		}
 		v.w(f)
 	}
 	v.w(`</div>`, c.inputs(o+"smode"))
 	v.w(`<div class="grid2 student-est" data-student-est="1"`, hiddenIf(!v.estimated(o)), `>`)
-	sub := func(k string) string { return st[o+strings.TrimPrefix(k, distill.OptionKeyPrefix)] } // "oK.s.x" → "o1.s.x"
 	for _, k := range v.pm.StudentKeys {
 		key := o + "s." + k
 		f := ""
@@ -249,7 +330,7 @@ func (v *planView) row(i int) {
 		default:
 			f = c.inputs(key)
 		}
-		v.w(markField(f, key, ` data-skey="`+k+`"`+hiddenIf(!c.rows[key].When.Holds(sub))))
+		v.w(markField(f, key, ` data-skey="`+k+`"`))
 	}
 	v.w(`</div>`)
 	bl := []option{{"", "The plan's direct-SFT option"}}
@@ -264,7 +345,7 @@ func (v *planView) row(i int) {
 		}
 	}
 	v.w(`<div class="grid2">`, c.inputs(o+"q"),
-		markField(c.field(o+"baseline", c.rows[o+"baseline"].Label, c.sel(o+"baseline", bl), nil), o+"baseline", ` data-distilled="1"`+hiddenIf(regime == distill.RegimeSFT)), `</div>`)
+		markField(c.field(o+"baseline", c.rows[o+"baseline"].Label, c.sel(o+"baseline", bl), nil), o+"baseline", ` data-distilled="1"`), `</div>`)
 	if v.rows() > 1 {
 		v.w(`<button type="button" class="btn small" data-remove="`, strconv.Itoa(i), `">Remove option `, strconv.Itoa(i), `</button>`)
 	}
@@ -331,6 +412,16 @@ func chartHeight(w, h float64) string {
 	return "height:" + ToFixed((w-pad)*h/w+padV, 2) + "px"
 }
 
+// preAttrs are a prerendered chart's attributes at width W: data-pre
+// (cls: wide or narrow) and the height it is held at; none at run time
+// (cls "").
+func preAttrs(W float64, cls string) (attrs, style string) {
+	if cls == "" {
+		return "", ""
+	}
+	return ` data-pre="` + cls + `"`, chartHeight(W, 300)
+}
+
 // stages is calc.js's renderStages at width W, marked data-pre=cls (wide
 // or narrow); legend: with the legend after it.
 func (v *planView) stages(r *distill.Result, W float64, cls string, legend bool) {
@@ -351,7 +442,15 @@ func (v *planView) stages(r *distill.Result, W float64, cls string, legend bool)
 		names = append(names, o.Name+" "+EnergyText(o.OneOffKWh))
 	}
 	n := Num
-	v.w(`<svg class="chart" data-pre="`, cls, `" viewBox="0 0 `, n(W), ` `, n(H), `" width="`, n(W), `" height="`, n(H), `" style="`, chartHeight(W, H), `" role="img" aria-label="`, esc("Energy by stage of each option: "+strings.Join(names, "; ")), `">`)
+	pre := ""
+	if cls != "" {
+		pre = ` data-pre="` + cls + `"`
+	}
+	v.w(`<svg class="chart"`, pre, ` viewBox="0 0 `, n(W), ` `, n(H), `" width="`, n(W), `" height="`, n(H), `"`)
+	if cls != "" {
+		v.w(` style="`, chartHeight(W, H), `"`)
+	}
+	v.w(` role="img" aria-label="`, esc("Energy by stage of each option: "+strings.Join(names, "; ")), `">`)
 	present := map[string]bool{}
 	for i, o := range r.Options {
 		y, x := 5+float64(i)*rowH, L
@@ -395,18 +494,6 @@ func (v *planView) stages(r *distill.Result, W float64, cls string, legend bool)
 	v.w(legendHTML(items))
 }
 
-// stageRec is calc.js's renderStageRec for a plan without an estimated
-// stage (the default's): nothing to search. With one, the WebAssembly
-// fills it in.
-func (v *planView) stageRec() {
-	for i := 1; i <= v.rows(); i++ {
-		if v.estimated("o" + strconv.Itoa(i) + ".") {
-			return
-		}
-	}
-	v.w(`<p class="muted">Measured and published stage energies have no configuration to change. Set an option’s “Student stage” to “Estimated from its training setup” to search GPU type, count, layout and power limit for it.</p>`)
-}
-
 // curve is calc.js's renderCurve, energy per student against N, at width
 // W; id is added to the chart's id, cls is its data-pre; legend: with the
 // legend after it (and the note that replaces the chart when there is
@@ -440,7 +527,8 @@ func (v *planView) curve(r *distill.Result, W float64, id, cls string, legend bo
 		titles = append(titles, t)
 	}
 	var b strings.Builder
-	f := chartFrame(&b, frameSpec{id: "curve" + id, attrs: ` data-pre="` + cls + `"`, width: W, left: 60, style: chartHeight(W, 300),
+	attrs, style := preAttrs(W, cls)
+	f := chartFrame(&b, frameSpec{id: "curve" + id, attrs: attrs, width: W, left: 60, style: style,
 		title: "Energy per student against the number of students: " + strings.Join(titles, "; "),
 		x:     axisSpec{min: 1, max: 50, log: true, ticks: []float64{1, 2, 5, 10, 20, 50}, fmt: Num, label: "Students sharing the teacher stage (N)"},
 		y:     axisSpec{min: 0, max: top * 1.05, label: "kWh per student"}})
@@ -515,7 +603,8 @@ func (v *planView) plane(r *distill.Result, W float64, id, cls string, legend bo
 		domText = "none"
 	}
 	var b strings.Builder
-	f := chartFrame(&b, frameSpec{id: "plane" + id, attrs: ` data-pre="` + cls + `"`, width: W, left: 60, style: chartHeight(W, 300),
+	attrs, style := preAttrs(W, cls)
+	f := chartFrame(&b, frameSpec{id: "plane" + id, attrs: attrs, width: W, left: 60, style: style,
 		title: "Energy–quality plane. Pareto-efficient: " + strings.Join(par, ", ") + ". Dominated: " + domText,
 		x:     axisSpec{min: 0, max: xmax * 1.1, label: "One-off pipeline energy (kWh)"},
 		y:     axisSpec{min: math.Max(0, qmin-0.05), max: math.Min(1.05, qmax+0.05), label: "Quality Q (0 to 1)"}})

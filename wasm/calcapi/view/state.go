@@ -105,7 +105,7 @@ func (c *calcView) errText(e *calcapi.Error) string {
 // a select or radio buttons).
 func (c *calcView) isText(key string) bool {
 	f, ok := c.rows[key]
-	if !ok {
+	if !ok || c.selects[key] {
 		return false
 	}
 	switch c.controlOf(key) {
@@ -174,7 +174,11 @@ func (c *calcView) errorBanner() string {
 		}
 	}
 	if !c.empty {
-		return staleText(labels, "estimate")
+		what := c.what
+		if what == "" {
+			what = "estimate"
+		}
+		return staleText(labels, what)
 	}
 	where := ""
 	if len(labels) > 0 {
