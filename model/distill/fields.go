@@ -32,7 +32,7 @@ var notSFT = &model.When{Key: "oK.regime", Value: RegimeSFT, Not: true}
 // PlanFields is the planner form's field table, in the form's order.
 var PlanFields = []model.Field{
 	{Key: "set", Kind: model.KindEnum, Group: "plan", Label: "Start from", Choices: []string{"1b", "13b", "all", "custom"}, Form: "1b",
-		Say:  map[string]string{"1b": "Paper: 1B students (OLMo-2 1B, teacher OLMo-2 32B)", "13b": "Paper: 13B students", "all": "Paper: all seven pipelines", "custom": "My own numbers"},
+		Say:  map[string]string{"1b": "Paper: 1B students, 32B teacher", "13b": "Paper: 13B students", "all": "Paper: all seven pipelines", "custom": "My own numbers"},
 		Hint: "Stage energies from Lambert & Luccioni (ICML 2026), measured on one H100",
 		Help: "a ready-made plan (the paper's pipelines by student size) or the user's own numbers"},
 	{Key: "n", Example: "a whole number, for example 4", Path: "options[].students", Kind: model.KindInt, Group: "plan", Label: "Students sharing each teacher stage (N)", Form: "1",

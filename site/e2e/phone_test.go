@@ -42,9 +42,9 @@ func TestPhoneDetailsShowsHeadline(t *testing.T) {
 // TestPhoneSelectsNotCut: at 390 px no select of the calculator's form or
 // of a planner option shows its chosen option cut: the option's text,
 // measured in the select's font, fits the select's box less its padding
-// and arrow; the refit's selects too. (Still cut, not held here: the
-// planner's set and an option's preset, whose choices are longer than a
-// phone's width.)
+// and arrow; the refit's selects too, and the planner's "Start from" and
+// option presets (their words shortened to fit: a preset's student is in
+// its hint).
 func TestPhoneSelectsNotCut(t *testing.T) {
 	srv := serve(t, builtSite(t))
 	for _, page := range []string{"/index.html", "/planner/index.html"} {
@@ -53,7 +53,7 @@ func TestPhoneSelectsNotCut(t *testing.T) {
 		openCalc(t, ctx, srv.URL+page)
 		cut := eval[[]string](t, ctx, `(function(){
   var c = document.createElement('canvas').getContext('2d'), out = [];
-  document.querySelectorAll('.wattscale .calc-form > fieldset:not(.row-opt) select:not([id="f-set"]), .wattscale .row-opt select:not([id$=".preset"]), .wattscale .refit select').forEach(function (s) {
+  document.querySelectorAll('.wattscale .calc-form > fieldset:not(.row-opt) select, .wattscale .row-opt select, .wattscale .refit select').forEach(function (s) {
     if (!s.offsetParent || s.selectedIndex < 0) return;
     var cs = getComputedStyle(s);
     c.font = cs.fontStyle + ' ' + cs.fontWeight + ' ' + cs.fontSize + ' ' + cs.fontFamily;

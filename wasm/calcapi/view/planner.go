@@ -283,11 +283,11 @@ func (v *planView) row(i int) {
 	pr := v.preset(st[o+"preset"])
 	presets := []option{{"", "My own numbers"}}
 	for _, p := range v.pm.Presets {
-		presets = append(presets, option{p.Name, p.Name + " — " + regimeName(p.Regime) + ", " + p.Student})
+		presets = append(presets, option{p.Name, p.Name + " — " + regimeName(p.Regime)})
 	}
 	hint := "stage energies you measured, kWh"
 	if pr != nil {
-		hint = ""
+		hint = "student " + pr.Student + "; "
 		if pr.TeacherWork != "" {
 			hint = "teacher: " + pr.TeacherWork + "; "
 		}
