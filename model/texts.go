@@ -286,7 +286,8 @@ var modelTexts = []MessageText{
 	{Code: CodeQLoRAUnsupportedGPU, Tech: "needs the bitsandbytes quantisation kernels, which run on NVIDIA (CUDA) and AMD (ROCm) GPUs, not on {gpu:gpu}; use lora"},
 	{Code: CodePrecisionUnsupported, Tech: "is not supported in hardware by {gpu:gpu}; it supports {supported}"},
 	{Code: CodePowerFixed, Tech: "must be {default_w:short} W for {gpu:agpu}, which has no user-settable power limit (or leave it out)"},
-	{Code: CodePowerBelowIdle, Tech: "must be above the {idle_w:short} W {gpu:agpu} draws idle (no board accepts a limit below its idle power; its estimated lowest limit is {min_w:short} W, its default {default_w:short} W)"},
+	{Code: CodePowerBelowIdle, Tech: "must be above the {idle_w:short} W {gpu:agpu} draws idle (no board accepts a limit below its idle power; its estimated lowest limit is {min_w:short} W, its default {default_w:short} W)",
+		Brief: "must be above the {idle_w:short} W {gpu:agpu} draws idle, at least {min_w:short} W"},
 	{Code: CodePowerRange, Tech: "must be from {min_w:short} to {default_w:short} W for {gpu:agpu} (its range of power limits; leave it out for the default {default_w:short} W)"},
 
 	{Code: CodeNoteImport, Tech: "{file:path}: {used:list}{rest:cat}"},
