@@ -20,7 +20,7 @@ const (
 
 // Calibration is a named, versioned set of fitted constants with its
 // provenance, fit statistics and envelope. Calibrations are data (JSON under
-// content/calibrations); ParseCalibration reads one.
+// the shipped calibrations, listed on the site's report page); ParseCalibration reads one.
 type Calibration struct {
 	Name        string `json:"name"`
 	Version     string `json:"version"`
@@ -88,7 +88,7 @@ type TensorParams struct {
 	// calibration's envelope: a refit of the table stage without a source
 	// starts from it. Estimates use the calibration's Envelope alone.
 	BaseEnvelope *Envelope `json:"base_envelope,omitempty"`
-	// Rows lists the validation runs (content/validation/runs.csv ids) the
+	// Rows lists the validation runs (run ids of the site's validation page) the
 	// constants were fitted to.
 	Rows []string `json:"rows,omitempty"`
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Measurement is one measured training run in the project's measurement
-// schema (docs: content/data/README.md). Energy is the accelerators' energy
+// schema (docs: the site's "Measuring your own runs" page). Energy is the accelerators' energy
 // for the whole run in kWh; Tokens are all tokens processed (all epochs).
 type Measurement struct {
 	Model       string  // preset name, or "" when the shape columns are given

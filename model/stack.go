@@ -6,7 +6,7 @@ import (
 
 // Software stacks (training.stack): how well the training software uses the
 // hardware. The roofline's achieved fractions of peak are calibrations
-// (content/calibrations), fitted mostly to research-style runs; stacks tuned
+// (the shipped calibrations; the site's report page), fitted mostly to research-style runs; stacks tuned
 // for throughput do better in two ways that public benchmarks document:
 //
 //  1. a higher achieved fraction of the tensor-core peak (model FLOPs

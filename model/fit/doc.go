@@ -21,7 +21,8 @@
 //     from the published scaling points by NLS and OLS, the time model from
 //     single-GPU rows), then, when validation runs are given, the table
 //     stage (FitTable): tensor-precision and communication constants by
-//     Huber-weighted NLS on content/validation/runs.csv.
+//     Huber-weighted NLS on the published validation runs (the site's
+//     validation page).
 //
 // Every calibration records its envelope (the ranges of the rows it was
 // fitted on), its interval (the cross-validated RMSE of ln energy) and

@@ -1,5 +1,5 @@
 // Package validate scores energy estimators against the validation table
-// content/validation/runs.csv: published training runs with their reported
+// (the site's validation page): published training runs with their reported
 // energy. It reads the table (ReadRuns), turns each run into a wattscale
 // request with every assumption listed (Run.Inputs), predicts each run with
 // wattscale and two baseline estimators, and summarises the fold errors
@@ -19,7 +19,7 @@ import (
 )
 
 // Run is one row of the validation table. Zero numbers mean "not reported"
-// (the CSV cell was empty). content/validation/README.md defines each column.
+// (the CSV cell was empty). The validation page defines each column.
 type Run struct {
 	ID    string
 	Phase string // pretrain, finetune or distill
