@@ -247,7 +247,7 @@ func (c *calcView) markup() (string, error) {
 			if cal.Own {
 				calHint = "Yours: fitted on this page and kept in this browser. " + calHint
 			}
-			if f := c.failedChecks(cal.Name); f != "" {
+			if f := failedChecks(cal); f != "" {
 				calHint = "Yours, used although it failed its fit checks: " + f + ". " + cal.Title
 			}
 		}
@@ -358,7 +358,7 @@ func (c *calcView) results(r *model.Response) {
 	if cu.InEnvelope {
 		env = ", inside its fitted range"
 	}
-	if c.failedChecks(cu.Name) != "" {
+	if cal, _ := c.calInfo(cu.Name); cal.Own && len(cal.Checks) > 0 {
 		env = ": your calibration failed its fit checks, so this is not an estimate you can rely on"
 	}
 	c.w(`<p class="calline muted small">`, esc("Calibration "+cu.Name+" "+cu.Version+" ("+cu.Kind+c.yours(cu.Name)+")"+env+" · accelerator energy only; the wall figure adds PUE"), `</p></div>`)

@@ -51,8 +51,8 @@ func FitReport(c model.Calibration, kind string, checks []model.Message) string 
 		case k.P != 0:
 			p = Sig(k.P, 2)
 		}
-		w(`<tr data-coef="`, esc(k.Name), `"><th scope="row"><code>`, esc(k.Name), `</code></th><td class="num" data-value="`, jsNumber(k.Value), `">`, esc(Sig(k.Value, 4)),
-			`</td><td class="num" data-se="`, jsNumber(k.SE), `">`, esc(se), `</td><td class="num">`, esc(ci), `</td><td class="num">`, esc(p), `</td></tr>`)
+		w(`<tr data-coef="`, esc(k.Name), `"><th scope="row"><code>`, esc(k.Name), `</code></th><td class="num" data-value="`, Num(k.Value), `">`, esc(Sig(k.Value, 4)),
+			`</td><td class="num" data-se="`, Num(k.SE), `">`, esc(se), `</td><td class="num">`, esc(ci), `</td><td class="num">`, esc(p), `</td></tr>`)
 	}
 	w(`</tbody></table></div><dl class="fitstats">`)
 	stat := func(label, v string) {
@@ -104,7 +104,3 @@ func FitReport(c model.Calibration, kind string, checks []model.Message) string 
 	w(`<p class="use-note small" role="status"></p>`)
 	return b.String()
 }
-
-// jsNumber is x as JavaScript's String(x) writes it closely enough for
-// parseFloat to give x back: the shortest decimal that round-trips.
-func jsNumber(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

@@ -21,34 +21,40 @@ func (c *calcView) energyOutput(v, unit, kwh string) string {
 	return `<output id="energy" data-kwh="` + kwh + `" elementtiming="estimate">` + esc(v) + ` <span class="unit">` + esc(unit) + `</span></output>`
 }
 
+// calInfo is the calibration named name as the form lists it.
+func (c *calcView) calInfo(name string) (calcapi.CalInfo, bool) {
+	for _, cal := range c.meta.Calibrations {
+		if cal.Name == name {
+			return cal, true
+		}
+	}
+	return calcapi.CalInfo{}, false
+}
+
 // yours is ", yours" for a calibration the user fitted in this browser,
 // ", yours, failed checks" for one they use although it failed its fit
 // checks.
 func (c *calcView) yours(name string) string {
-	for _, cal := range c.meta.Calibrations {
-		if cal.Name == name && cal.Own {
-			if len(cal.Checks) > 0 {
-				return ", yours, failed checks"
-			}
-			return ", yours"
-		}
+	switch cal, _ := c.calInfo(name); {
+	case cal.Own && len(cal.Checks) > 0:
+		return ", yours, failed checks"
+	case cal.Own:
+		return ", yours"
 	}
 	return ""
 }
 
-// failedChecks are the fit checks the calibration named failed, in the
-// page's words, one after the other; "" for none.
-func (c *calcView) failedChecks(name string) string {
-	for _, cal := range c.meta.Calibrations {
-		if cal.Name == name && cal.Own && len(cal.Checks) > 0 {
-			s := make([]string, len(cal.Checks))
-			for i, m := range cal.Checks {
-				s[i] = calcapi.Say(m)
-			}
-			return strings.Join(s, "; ")
-		}
+// failedChecks are the fit checks a calibration of the user's failed, in
+// the page's words, one after the other; "" for none.
+func failedChecks(cal calcapi.CalInfo) string {
+	if !cal.Own {
+		return ""
 	}
-	return ""
+	s := make([]string, len(cal.Checks))
+	for i, m := range cal.Checks {
+		s[i] = calcapi.Say(m)
+	}
+	return strings.Join(s, "; ")
 }
 
 // errFor is the form's error about the input key, or nil.
