@@ -20,6 +20,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wattscale/wattscale/wasm/calcapi/view"
 )
 
 func main() {
@@ -63,7 +65,7 @@ header p { margin: 0; opacity: 0.85; }
 <body>
 <header><h1>wattscale energy calculator</h1>
 <p>A self-contained offline copy: the model runs in this page as WebAssembly and nothing leaves your computer. The full site has the planner, the refit, the methodology and the coefficient report.</p></header>
-<main><div id="calc-root" data-mode="calculator"></div></main>
+<main><div id="calc-root" data-mode="calculator">{{.Boxes}}</div></main>
 <script>{{.WasmExec}}</script>
 <script>{{.Embed}}</script>
 <script>{{.Calc}}</script>
@@ -105,6 +107,8 @@ func build(site string) ([]byte, error) {
 	err = page.Execute(&b, struct {
 		CSS                   template.CSS
 		WasmExec, Embed, Calc template.JS
-	}{template.CSS(files["assets/calc.css"]), js(files["assets/wasm_exec.js"]), js(files["assets/calc-embed.js"]), js(files["assets/calc.js"])})
+		Boxes                 template.HTML // what the site's boxes below the calculator say here
+	}{template.CSS(files["assets/calc.css"]), js(files["assets/wasm_exec.js"]), js(files["assets/calc-embed.js"]), js(files["assets/calc.js"]),
+		template.HTML(view.HFBox("", false, true) + view.RefitBox(0, 0, true))})
 	return b.Bytes(), err
 }

@@ -1,29 +1,22 @@
 /* wattscale calculator and planner: the page side.
  *
- * Contract with the page (site/templates): a mount element
+ * Contract with the page (site/gen/templates): a mount element
  *   <div id="calc-root" data-mode="calculator"></div>   (or "planner", "embed")
- * and, by relative URLs, assets/calc.css, assets/wasm_exec.js and
- * assets/calc.js. Everything else is found next to this script, under the
- * name the mount element's data-assets JSON maps it to (the build gives
- * the wasm and scripts content-hashed names, calc.0123456789.wasm; without
- * data-assets the plain names below are used):
- *   calc.wasm        the Go calculator (wasm/calc), loaded on start
- *   calc-embed.js    window.WATTSCALE_WASM_GZ_B64 = base64(gzip(calc.wasm)),
- *                    loaded only when fetching calc.wasm fails (file://)
- *   planner.wasm     the calculator and the distillation planner
- *                    (wasm/planner), loaded instead of calc.wasm on the planner
- *   planner-embed.js window.WATTSCALE_PLANNER_WASM_GZ_B64, its file:// fallback
- *   fit.wasm         the refit (wasm/fit, gonum) and the Hugging Face import (wasm/hfapi), loaded only when asked for
- *   fit-embed.js     window.WATTSCALE_FIT_WASM_GZ_B64, its file:// fallback
+ * and assets/calc.css, assets/wasm_exec.js and assets/calc.js. The other
+ * files are found next to this script, under the names the mount's
+ * data-assets JSON maps them to (content-hashed; plain names without it):
+ *   calc.wasm, planner.wasm   the calculator (wasm/calc), the planner (wasm/planner)
+ *   fit.wasm                  the refit and the Hugging Face import (wasm/fit), loaded when asked for
+ *   calc-embed.js, planner-embed.js, fit-embed.js
+ *                             window.WATTSCALE_*_GZ_B64 = base64(gzip(the wasm)): the file:// fallback
  *
- * All model logic is Go: this file builds the form, sends the form as typed
- * (one JSON call per interaction: the estimate and the chart sweep
- * together), and draws the answer. No library, no network beyond the
- * files above, so it works offline and from file://.
- *
- * On a page with a prerendered estimate the page's head asks for the wasm
- * at low priority and this script compiles it after the first paint
- * (afterFirstPaint; site/templates/layout.html says why).
+ * Go draws everything (wasm/calcapi/view): the form, the estimate, the
+ * plan, the boxes below them and what they answer. This file keeps the
+ * form state and hands it to Go on each input, morphs Go's markup into the
+ * nodes already there (a prerendered page is taken over in place), and
+ * keeps the address, the local storage, the events and the loading of the
+ * WebAssembly. No library and no network beyond these files: it works
+ * offline and from file://.
  */
 (function () {
   'use strict';
@@ -32,11 +25,10 @@
   var BASE = script && script.src ? new URL('.', script.src).href : '';
   var perf = (window.wattscalePerf = window.wattscalePerf || {});
   var ASSETS = {};
+  var WASM_TYPE = /^application\/wasm\s*(;|$)/i;
 
   // asset is the name a file next to this script was written under.
-  function asset(name) {
-    return ASSETS[name] || name;
-  }
+  function asset(name) { return ASSETS[name] || name; }
 
   /* ---------- loading Go WebAssembly ---------- */
 
@@ -50,40 +42,22 @@
     });
   }
 
-  function b64ToBytes(b64) {
-    var bin = atob(b64);
-    var out = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
+  // inflateB64 is the bytes of a base64 gzip stream (an embed script's).
+  function inflateB64(b64) {
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
   }
 
-  // tell shows a status message of a kind (error, warning, success or
-  // info) in el: styled by kind, and announced at once (role alert) only
-  // for an error.
-  function tell(el, kind, text) {
-    if (!el) return;
-    el.textContent = text;
-    el.dataset.kind = text ? kind : '';
-    el.setAttribute('role', kind === 'error' && text ? 'alert' : 'status');
-  }
-
-  async function gunzip(bytes) {
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    return new Response(stream).arrayBuffer();
-  }
-
-  // asWasm is a fetched wasm as application/wasm, whatever type the host
-  // gave it (a host that serves .wasm as application/octet-stream would
-  // otherwise cost streaming compilation). A response that says
-  // application/wasm already is taken as it is (perf.wasmResponse
-  // 'as-served'): the browser keeps the code it compiles from a response
-  // of the network, the HTTP cache or the service worker's copy, under its
-  // address, and the next visit skips the compilation (Chromium's
-  // WebAssembly code cache), which it cannot do for a response made in the
-  // page ('retyped', 'inflated').
+  // asWasm is a fetched wasm as application/wasm (a host may serve it as
+  // application/octet-stream, which costs streaming compilation). A
+  // response already typed so is taken as it is: the browser keeps the code
+  // it compiles from the network's, the HTTP cache's or the service
+  // worker's response under its address (Chromium's code cache), which it
+  // cannot do for a response made in the page.
   function asWasm(r) {
     if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + r.url);
-    if (r.url && /^application\/wasm\s*(;|$)/i.test(r.headers.get('Content-Type') || '')) {
+    if (r.url && WASM_TYPE.test(r.headers.get('Content-Type') || '')) {
       perf.wasmResponse = 'as-served';
       return r;
     }
@@ -91,19 +65,15 @@
     return new Response(r.body, { headers: { 'Content-Type': 'application/wasm' } });
   }
 
-  // wasmFrom is the page's wasm as an application/wasm response for
-  // streaming compilation. resp is the response to the wasm's own address:
-  // taken as it is when the host compressed it in transit (Content-Encoding)
-  // or when the service worker serves it from its copy. A host that
-  // sends files as they are would send the whole raw file, four times the
-  // gzip copy the build writes beside it, so that copy is fetched instead
-  // and inflated in the page (DecompressionStream); whatever fails there
-  // falls back to the raw response.
+  // wasmFrom is the page's wasm as an application/wasm response: resp as
+  // it is when the host compressed it in transit or the service worker
+  // serves it, else the build's gzip copy beside it (a quarter of the raw
+  // file) inflated in the page; whatever fails there falls back to resp.
   async function wasmFrom(resp, url) {
     var r = await resp;
     perf.wasmResponseMs = performance.now();
     if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + r.url);
-    var kept = navigator.serviceWorker && navigator.serviceWorker.controller; // the service worker's copy: no download
+    var kept = navigator.serviceWorker && navigator.serviceWorker.controller;
     if (kept || r.headers.get('Content-Encoding') || typeof DecompressionStream === 'undefined') return asWasm(r);
     var gz;
     try {
@@ -123,43 +93,35 @@
       cancel: function (why) { return reader.cancel(why); }
     });
     // A host that adds Content-Encoding: gzip to a .gz file has had the
-    // browser inflate it already: the bytes then start with wasm's magic,
-    // not gzip's (1f 8b).
+    // browser inflate it: the bytes then start with wasm's magic, not 1f 8b.
     var body = head[0] === 0x1f && head[1] === 0x8b ? rest.pipeThrough(new DecompressionStream('gzip')) : rest;
     return new Response(body, { headers: { 'Content-Type': 'application/wasm' } });
   }
 
-  // keptWasm is the service worker's copy of a content-hashed wasm
-  // (calc.0123456789.wasm: the same address is the same file), read by the
-  // page from Cache Storage itself, or null. On a return visit this skips
-  // the worker's fetch handler, through which the 2.8 MB body took two to
-  // four times as long to arrive (BenchmarkOfflineRevisit), and the
-  // response is one the browser can keep compiled code for.
+  // keptWasm is the service worker's copy of a content-hashed wasm, read
+  // from Cache Storage by the page itself (faster than through the
+  // worker's fetch handler, BenchmarkOfflineRevisit), or null.
   async function keptWasm(url, name) {
     if (asset(name) === name || !window.caches || !navigator.serviceWorker || !navigator.serviceWorker.controller) return null;
     try {
       var r = await caches.match(url);
-      return r && r.ok && /^application\/wasm\s*(;|$)/i.test(r.headers.get('Content-Type') || '') ? r : null;
+      return r && r.ok && WASM_TYPE.test(r.headers.get('Content-Type') || '') ? r : null;
     } catch (e) {
       return null;
     }
   }
 
-  // loadGo starts a Go wasm program. It tries streaming compilation, then
-  // fetch().arrayBuffer() (hosts that serve .wasm with a wrong MIME type),
-  // then the base64 gzip copy a classic script carries (file://, where
-  // fetch is blocked). It resolves with the name of the path that worked
-  // once the program has set window[o.global].
+  // loadGo starts the Go program o.wasm: by streaming compilation, then
+  // fetch().arrayBuffer(), then the base64 gzip copy o.embedScript carries
+  // (file://, where fetch is blocked). It resolves with the way that
+  // worked once the program has set window[o.global].
   async function loadGo(o) {
     if (typeof Go === 'undefined') await loadScript(BASE + asset('wasm_exec.js'));
     perf.wasmExecMs = performance.now();
-    var url = BASE + asset(o.wasm);
-    var go = new Go();
-    var inst = null, how = '', errors = [];
+    var url = BASE + asset(o.wasm), go = new Go(), inst = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
-      // The page's head may have asked for it already, at low priority
-      // (window.wattscaleEarlyWasm, templates/layout.html): that response
-      // is taken once.
+      // The page's head may have asked for it already (wattscaleEarlyWasm,
+      // templates/layout.html): that response is taken once.
       var early = window.wattscaleEarlyWasm, resp, kept = await keptWasm(url, o.wasm);
       if (early && early.name === o.wasm) { window.wattscaleEarlyWasm = null; resp = early.response; }
       if (kept) {
@@ -187,8 +149,7 @@
     if (!inst) {
       try {
         if (!window[o.embedGlobal]) await loadScript(BASE + asset(o.embedScript));
-        var bytes = await gunzip(b64ToBytes(window[o.embedGlobal]));
-        inst = (await WebAssembly.instantiate(bytes, go.importObject)).instance;
+        inst = (await WebAssembly.instantiate(await inflateB64(window[o.embedGlobal]), go.importObject)).instance;
         how = 'embedded';
       } catch (e) {
         errors.push('embedded copy: ' + e.message);
@@ -197,215 +158,46 @@
     }
     perf.wasmInstantiatedMs = performance.now();
     var ready = new Promise(function (resolve) { window[o.readyHook] = resolve; });
-    go.run(inst).then(function () {
-      window[o.global] = undefined;
-    });
+    go.run(inst).then(function () { window[o.global] = undefined; });
     if (!window[o.global]) await ready;
     if (!window[o.global]) throw new Error(o.wasm + ' did not start' + (window.wattscaleError ? ': ' + window.wattscaleError : ''));
     return how;
   }
 
-  function call(fn, arg) {
-    var out = fn(JSON.stringify(arg));
-    return JSON.parse(out);
+  function call(fn, arg) { return JSON.parse(fn(JSON.stringify(arg))); }
+
+  /* ---------- putting Go's markup in place ---------- */
+
+  // tell shows a status message of a kind (error, warning, success, info)
+  // in el, announced at once (role alert) only for an error.
+  function tell(el, kind, text) {
+    if (!el) return;
+    el.textContent = text;
+    el.dataset.kind = text ? kind : '';
+    el.setAttribute('role', kind === 'error' && text ? 'alert' : 'status');
   }
 
-  /* ---------- formatting: Go's rules (model.ShortNum, site/format.go) ----------
-   * The numbers on this page read as the generated pages and the command
-   * line print them: the same thresholds, the same significant digits,
-   * rounding half to even on the exact binary value (as strconv does), a
-   * true minus sign. site/numbers_browser_test.go compares the two on a table. */
-
-  var DASH = '—', MINUS = '−';
-
-  // exactDec returns the exact decimal expansion of a > 0 as
-  // {d: digits without leading or trailing zeros, e} with a = 0.d × 10^e, or
-  // null below 1e-6, where Number.prototype.toFixed would lose digits (no
-  // rounding tie can occur there at the precisions used here).
-  function exactDec(a) {
-    if (a < 1e-6) return null;
-    var s = Number.isInteger(a) ? BigInt(a).toString() : a.toFixed(100);
-    var dot = s.indexOf('.'), ip = dot < 0 ? s : s.slice(0, dot), fp = dot < 0 ? '' : s.slice(dot + 1);
-    var all = (ip === '0' ? '' : ip) + fp, e = ip === '0' ? 0 : ip.length, i = 0;
-    while (i < all.length && all[i] === '0') i++;
-    return { d: all.slice(i).replace(/0+$/, ''), e: e - i };
-  }
-  // roundDec keeps the first k digits of x, rounding half to even.
-  function roundDec(x, k) {
-    if (k >= x.d.length) return x;
-    if (k < 0) return { d: '', e: x.e };
-    var keep = x.d.slice(0, k), rest = x.d.slice(k);
-    var odd = keep.length > 0 && (+keep[keep.length - 1]) % 2 === 1;
-    var up = rest[0] > '5' || (rest[0] === '5' && (/[1-9]/.test(rest.slice(1)) || odd));
-    if (!up) return { d: keep.replace(/0+$/, ''), e: x.e };
-    var arr = keep.split(''), i = arr.length - 1;
-    while (i >= 0 && arr[i] === '9') { arr[i] = '0'; i--; }
-    if (i < 0) return { d: ('1' + arr.join('')).replace(/0+$/, ''), e: x.e + 1 };
-    arr[i] = String(+arr[i] + 1);
-    return { d: arr.join('').replace(/0+$/, ''), e: x.e };
-  }
-  // fmtF is strconv.FormatFloat(a, 'f', dec, 64) for a ≥ 0.
-  function fmtF(a, dec) {
-    var x = a === 0 ? { d: '', e: 0 } : exactDec(a);
-    if (!x) return a.toFixed(dec);
-    var r = roundDec(x, x.e + dec), ip, fp;
-    if (r.d === '') { ip = '0'; fp = ''; }
-    else if (r.e <= 0) { ip = '0'; fp = '0'.repeat(-r.e) + r.d; }
-    else if (r.d.length <= r.e) { ip = r.d + '0'.repeat(r.e - r.d.length); fp = ''; }
-    else { ip = r.d.slice(0, r.e); fp = r.d.slice(r.e); }
-    return dec > 0 ? ip + '.' + (fp + '0'.repeat(dec)).slice(0, dec) : ip;
-  }
-  // digitsOf rounds a > 0 to n significant digits: {d (trailing zeros
-  // trimmed), e} with a ≈ 0.d × 10^e.
-  function digitsOf(a, n) {
-    var x = exactDec(a);
-    if (!x) {
-      var t = a.toExponential(n - 1).split('e');
-      return { d: t[0].replace('.', '').replace(/0+$/, ''), e: +t[1] + 1 };
-    }
-    return roundDec(x, n);
-  }
-  // fmtE is the mantissa and exponent of strconv.FormatFloat(a, 'e', n-1, 64).
-  function fmtE(a, n) {
-    var r = digitsOf(a, n), d = (r.d + '0'.repeat(n)).slice(0, n);
-    return [d[0] + (n > 1 ? '.' + d.slice(1) : ''), r.e - 1];
-  }
-  function sup(e) {
-    var m = { '-': '⁻', '0': '⁰', '1': '¹', '2': '²', '3': '³', '4': '⁴', '5': '⁵', '6': '⁶', '7': '⁷', '8': '⁸', '9': '⁹' };
-    return String(e).split('').map(function (c) { return m[c] || c; }).join('');
-  }
-  function signed(x, s) { return x < 0 || Object.is(x, -0) ? MINUS + s : s; }
-
-  // sig is site/format.go's sig: n significant digits, without an exponent
-  // for magnitudes from 1e-4 to below 1e6, else "1.23 × 10⁷".
-  function sig(x, n) {
-    n = n || 3;
-    if (!isFinite(x)) return DASH;
-    if (x === 0) return '0';
-    var a = Math.abs(x);
-    if (a >= 1e-4 && a < 1e6) return signed(x, fmtF(a, Math.max(0, n - 1 - Math.floor(Math.log10(a)))));
-    var m = fmtE(a, n);
-    return signed(x, m[0] + ' × 10' + sup(m[1]));
-  }
-  // fixedDec is site/format.go's fixed: d decimals, a true minus sign.
-  function fixedDec(x, d) { return isFinite(x) ? signed(x, fmtF(Math.abs(x), d)) : DASH; }
-  // trimZeros drops trailing decimal zeros ("2.00" → "2").
-  function trimZeros(s) {
-    if (s.indexOf('.') < 0 || s.indexOf('×') >= 0) return s;
-    return s.replace(/0+$/, '').replace(/\.$/, '');
-  }
-  // groupInt writes the digits of a whole number with thousands commas.
-  function groupInt(s) { return s.replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
-  // grouped is site/format.go's grouped: a whole number (half away from
-  // zero), thousands separated.
-  function grouped(x) {
-    var s = groupInt(fmtF(Math.floor(Math.abs(x) + 0.5), 0));
-    return x < 0 ? MINUS + s : s;
-  }
-  // fmtKWh, fmtCount, fmtDuration are site/format.go's functions of the same name.
-  function fmtKWh(x) {
-    if (!isFinite(x)) return DASH;
-    return Math.abs(x) >= 100 ? grouped(x) + ' kWh' : sig(x, 4) + ' kWh';
-  }
-  function fmtCount(x) {
-    if (!isFinite(x)) return DASH;
-    var us = [[1e12, ' T'], [1e9, ' B'], [1e6, ' M'], [1e3, ' k']];
-    for (var i = 0; i < us.length; i++) if (Math.abs(x) >= us[i][0]) return trimZeros(sig(x / us[i][0], 3)) + us[i][1];
-    return trimZeros(sig(x, 3));
-  }
-  function fmtDuration(s) {
-    if (!isFinite(s)) return DASH;
-    if (s < 120) return trimZeros(sig(s, 3)) + ' s';
-    if (s < 2 * 3600) return trimZeros(sig(s / 60, 3)) + ' min';
-    if (s < 72 * 3600) return trimZeros(sig(s / 3600, 3)) + ' h';
-    return trimZeros(sig(s / 86400, 3)) + ' days';
-  }
-  // shortNum is model.ShortNum, the form of numbers inside messages: whole
-  // numbers below a million exactly, others as strconv's %.3g.
-  function shortNum(x) {
-    if (isNaN(x)) return 'NaN';
-    if (!isFinite(x)) return x > 0 ? '+Inf' : '-Inf';
-    var neg = x < 0 || Object.is(x, -0) ? '-' : '', a = Math.abs(x);
-    if (Number.isInteger(x) && a < 1e6) return neg + fmtF(a, 0);
-    if (a === 0) return neg + '0';
-    var r = digitsOf(a, 3), nd = r.d.length, dp = r.e, eprec = 3;
-    if (eprec > nd && nd >= dp) eprec = nd;
-    var exp = dp - 1;
-    if (exp < -4 || exp >= eprec) {
-      var m = r.d[0] + (nd > 1 ? '.' + r.d.slice(1) : ''), ae = Math.abs(exp);
-      return neg + m + 'e' + (exp < 0 ? '-' : '+') + (ae < 10 ? '0' : '') + ae;
-    }
-    return neg + fmtF(a, Math.max((3 > dp ? nd : 3) - dp, 0));
-  }
-  var fmt = { sig: sig, fixed: fixedDec, trimZeros: trimZeros, grouped: grouped, fmtKWh: fmtKWh, fmtCount: fmtCount, fmtDuration: fmtDuration, shortNum: shortNum };
-
-  // energy in kWh -> [number, unit]
-  function energyParts(kwh) {
-    var a = Math.abs(kwh);
-    if (a < 1) return [sig(kwh * 1000), 'Wh'];
-    if (a < 1e4) return [sig(kwh), 'kWh'];
-    if (a < 1e7) return [sig(kwh / 1000), 'MWh'];
-    return [sig(kwh / 1e6), 'GWh'];
-  }
-  function energyText(kwh) { var p = energyParts(kwh); return p[0] + ' ' + p[1]; }
-  function massParts(kg) {
-    var a = Math.abs(kg);
-    if (a < 1) return [sig(kg * 1000), 'g CO₂e'];
-    if (a < 1000) return [sig(kg), 'kg CO₂e'];
-    return [sig(kg / 1000), 't CO₂e'];
-  }
-  function massText(kg) { var p = massParts(kg); return p[0] + ' ' + p[1]; }
-  function timeText(s) { return fmtDuration(s); }
-  function powerText(w) { return w < 1e4 ? sig(w) + ' W' : sig(w / 1000) + ' kW'; }
-  function usd(x) {
-    if (!isFinite(x)) return DASH;
-    if (Math.abs(x) < 1 || Math.abs(x) >= 1e6) return '$' + sig(x);
-    var s = fmtF(Math.abs(x), 2).split('.');
-    return signed(x, '$' + groupInt(s[0]) + '.' + s[1]);
-  }
-  function paramsText(n) {
-    if (n >= 1e9) return sig(n / 1e9) + ' B';
-    return sig(n / 1e6) + ' M';
+  // para is a paragraph of class cls saying text.
+  function para(cls, text) {
+    var p = document.createElement('p');
+    p.className = cls;
+    p.textContent = text;
+    return p;
   }
 
-  /* ---------- small DOM helpers ---------- */
-
-  function el(tag, attrs, kids) {
-    var e = document.createElement(tag);
-    if (attrs) for (var k in attrs) {
-      var v = attrs[k];
-      if (v === null || v === undefined || v === false) continue;
-      if (k === 'text') e.textContent = v;
-      else if (k === 'html') e.innerHTML = v;
-      else if (k === 'class') e.className = v;
-      else e.setAttribute(k, v === true ? '' : v);
-    }
-    (kids || []).forEach(function (c) { if (c) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); });
-    return e;
-  }
-  // setText sets an element's text, touching nothing when it is already
-  // that text (the prerendered page's nodes stay as they are).
-  function setText(e, s) {
-    s = String(s);
-    var c = e.firstChild;
-    if (c && c.nodeType === 3 && !c.nextSibling) { if (c.data !== s) c.data = s; }
-    else if (e.textContent !== s) e.textContent = s;
-  }
-
-  // setHTML makes an element's content the markup html by changing only
-  // what differs (morph): the nodes already there are kept, so that the
-  // takeover of a prerendered calculator and each recompute restyle only
-  // what changed, not a freshly parsed subtree.
+  // setHTML makes e's content the markup html by changing only what
+  // differs (morph): the nodes already there are kept, so that a takeover
+  // and each recompute restyle only what changed.
   function setHTML(e, html) {
     var t = document.createElement('template');
     t.innerHTML = html;
     morphChildren(e, t.content);
   }
 
-  // sameNode says whether a kept node a can stand for the new node b:
-  // both text, or elements with the same name and the same id, or form
-  // key (a field whose class says it is in error stays the same field:
-  // its input keeps its focus and caret), or, with neither, class.
+  // sameNode says whether a kept node a can stand for the new node b: both
+  // text, or elements of the same name and id, or form key (a field in
+  // error stays the same field: its input keeps focus and caret), or,
+  // with neither, class.
   function sameNode(a, b) {
     if (a.nodeType !== b.nodeType) return false;
     if (a.nodeType !== 1) return true;
@@ -417,9 +209,9 @@
   }
 
   // morphChildren makes live's children those of fresh: each new child
-  // takes the place of the first kept child that can stand for it (the
-  // live children skipped on the way are removed) and is morphed into it;
-  // a child with no counterpart is moved in.
+  // takes the place of the first kept child that can stand for it (those
+  // skipped on the way are removed) and is morphed into it; one with no
+  // counterpart is moved in.
   function morphChildren(live, fresh) {
     var kids = Array.prototype.slice.call(fresh.childNodes), lc = live.firstChild;
     for (var i = 0; i < kids.length; i++) {
@@ -433,11 +225,10 @@
     while (lc) { var n = lc.nextSibling; live.removeChild(lc); lc = n; }
   }
 
-  // morphNode makes live (a node sameNode matched) look as fresh: its text,
-  // attributes and children. A form control's value and checked state and
-  // an option's selection are properties, set by fill: their attributes
-  // (the prerendered defaults) stay, as does a details element the
-  // visitor opened.
+  // morphNode makes live look as fresh: text, attributes, children. A
+  // control's value and checked state and an option's selection are
+  // properties (fill sets them): their attributes stay, as does a details
+  // element the visitor opened. A node marked data-js keeps its content.
   var KEEP_ATTR = { INPUT: { value: 1, checked: 1 }, OPTION: { selected: 1 }, DETAILS: { open: 1 } };
   function morphNode(live, fresh) {
     if (live.nodeType !== 1) { if (live.data !== fresh.data) live.data = fresh.data; return; }
@@ -450,13 +241,11 @@
       a = fresh.attributes[i];
       if (live.getAttribute(a.name) !== a.value) live.setAttribute(a.name, a.value);
     }
-    // (A node marked data-js keeps its content: the script fills it.)
     if (!fresh.hasAttribute('data-js')) morphChildren(live, fresh);
   }
 
-  // place puts Go's answer out (RenderOutput, PlanRenderOutput) into the
-  // page: only the parts whose markup changed (seen: the markup of each
-  // part as last placed) are parsed and morphed into live, the element
+  // place puts Go's answer out into the page: only the parts whose markup
+  // changed since last placed (seen) are morphed into live, the element
   // matching sel; without live the whole markup goes in at the top of
   // root. False when the answer has no markup.
   function place(root, live, out, seen, sel) {
@@ -478,8 +267,7 @@
     return true;
   }
 
-  // fill sets each control's value and checked state (properties, which
-  // the morph leaves alone) from the values s Go answered with.
+  // fill sets each control's value and checked state from the values s.
   function fill(controls, s) {
     Array.prototype.forEach.call(controls, function (c) {
       var v = s[c.name] == null ? '' : s[c.name];
@@ -489,8 +277,14 @@
     });
   }
 
-  function esc(s) {
-    return String(s).replace(/[&<>"']/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]; });
+  // wireForm sends root's inputs to onInput and, a moment after the
+  // window's last resize, calls onResize.
+  function wireForm(root, onInput, onResize) {
+    var tid = 0;
+    root.addEventListener('input', onInput);
+    root.addEventListener('change', onInput);
+    root.addEventListener('submit', function (e) { if (e.target.closest('.calc-form')) e.preventDefault(); });
+    window.addEventListener('resize', function () { clearTimeout(tid); tid = setTimeout(onResize, 150); });
   }
 
   async function copyText(text, btn) {
@@ -499,7 +293,10 @@
       if (navigator.clipboard && window.isSecureContext) { await navigator.clipboard.writeText(text); ok = true; }
     } catch (e) { ok = false; }
     if (!ok) {
-      var ta = el('textarea', { class: 'offscreen', 'aria-hidden': 'true', tabindex: '-1' });
+      var ta = document.createElement('textarea');
+      ta.className = 'offscreen';
+      ta.setAttribute('aria-hidden', 'true');
+      ta.tabIndex = -1;
       ta.value = text;
       document.body.appendChild(ta);
       ta.select();
@@ -512,21 +309,14 @@
     setTimeout(function () { btn.textContent = old; }, 1600);
   }
 
-  /* ---------- the calculator ----------
-   * Go draws it (wasm/calcapi/view, through calc.wasm's render): the form
-   * with its values, hints and messages, and the estimate. This keeps the
-   * form state, hands it to Go on each input, puts the markup in place by
-   * morphing the nodes already there (setHTML's morph), and keeps the
-   * address, the local storage and the events. */
+  /* ---------- the calculator (calc.wasm's render, view.CalcFuncs) ---------- */
 
   function Calculator(root, api, opts) {
     this.root = root;
-    this.fitBytes = root.getAttribute('data-fit-bytes') || '';
     this.api = api;
     this.embed = !!opts.embed;
     this.state = formState(root);
-    this.out = null; // the last answer (RenderOutput)
-    this.last = null; // the last one that estimated
+    this.out = null; // the last answer
     var q = new URLSearchParams(location.search), self = this, linked = '';
     q.forEach(function (v, k) { if (k in self.state) self.state[k] = v; });
     // A link with a grid region but no intensity takes the region's figure.
@@ -538,11 +328,10 @@
     this.needsURL = !Object.keys(this.state).length && q.toString() !== '';
     this.wire();
     this.loadOwn();
-    if (!this.embed) { this.buildHF(); this.buildRefit(); }
+    if (!this.embed) { this.hf(); this.refitBox(); }
   }
 
-  // formState is the form as the page shows it: every named control of
-  // the calculator, by name.
+  // formState is every named control of the calculator's form, by name.
   function formState(root) {
     var s = {};
     Array.prototype.forEach.call(root.querySelectorAll('.calc-layout [name]'), function (c) {
@@ -553,23 +342,20 @@
     return s;
   }
 
-  /* The user's own calibrations: fitted on this page, kept in this
-   * browser's local storage, added to the calculator's catalog by Go
-   * (calcapi.AddCalibration), listed as "yours". */
-  // A calibration that failed its fit checks is used only when the user
-  // said so (the report's "use it anyway"): its name is kept in accept.
+  /* The user's own calibrations: fitted on this page, kept in local
+   * storage, added to the catalog by Go (calcapi.AddCalibration). One that
+   * failed its checks is used only when the user said so (its name is kept
+   * in ACCEPT_KEY). */
   var OWN_KEY = 'wattscale-own-calibrations', ACCEPT_KEY = 'wattscale-own-accepted';
   function stored(key) {
     try { var v = JSON.parse(localStorage.getItem(key) || '[]'); return Array.isArray(v) ? v : []; } catch (e) { return []; }
   }
   Calculator.prototype.loadOwn = function () {
     var cals = stored(OWN_KEY);
-    if (!cals.length || !this.api || !this.api.addCalibration) return null;
-    var res = this.api.addCalibration(JSON.stringify({ calibrations: cals, accept: stored(ACCEPT_KEY) }));
-    return res.error || null;
+    if (cals.length && this.api && this.api.addCalibration) this.api.addCalibration(JSON.stringify({ calibrations: cals, accept: stored(ACCEPT_KEY) }));
   };
   // useOwn adds a calibration the user just fitted and selects it; anyway
-  // says they chose it although it failed its checks.
+  // says they chose it although it failed its checks. It answers the error.
   Calculator.prototype.useOwn = function (cal, anyway) {
     var cals = stored(OWN_KEY).filter(function (c) { return c.name !== cal.name; });
     var accept = stored(ACCEPT_KEY).filter(function (n) { return n !== cal.name; });
@@ -586,7 +372,7 @@
       res = add();
     }
     if (res.error) return res.error.say || res.error.message;
-    try { localStorage.setItem(OWN_KEY, JSON.stringify(cals)); localStorage.setItem(ACCEPT_KEY, JSON.stringify(accept)); } catch (e) { /* private mode: kept for this visit only */ }
+    try { localStorage.setItem(OWN_KEY, JSON.stringify(cals)); localStorage.setItem(ACCEPT_KEY, JSON.stringify(accept)); } catch (e) { /* private mode: this visit only */ }
     this.state.cal = cal.name;
     this.update('cal');
     return '';
@@ -600,14 +386,14 @@
     return u.href;
   };
 
-  // wire listens once on the mount element: the form's inputs, the
-  // recommender's points, the copy buttons, and the window's width.
+  // wire listens on the mount element: the form, the recommender's points
+  // (click, Enter or space; arrows move between them), the copy buttons.
   Calculator.prototype.wire = function () {
     var self = this, root = this.root;
-    var onInput = function (e) { self.onInput(e); };
-    root.addEventListener('input', onInput);
-    root.addEventListener('change', onInput);
-    root.addEventListener('submit', function (e) { if (e.target.closest('.calc-form')) e.preventDefault(); });
+    wireForm(root, function (e) { self.onInput(e); }, function () {
+      var ce = root.querySelector('.chart-e');
+      if (self.out && ce && ce.clientWidth !== self.chartW) self.update('');
+    });
     var pick = function (e) {
       var g = e.target.closest && e.target.closest('.cheaper-out [data-pareto]');
       if (!g) return;
@@ -632,16 +418,7 @@
       var b = e.target.closest && e.target.closest('.share [data-copy]');
       if (!b) return;
       var what = b.getAttribute('data-copy');
-      var text = what === 'url' ? self.shareURL() : (root.querySelector('#snip-' + what) || {}).textContent || '';
-      copyText(text, b);
-    });
-    var tid = 0;
-    window.addEventListener('resize', function () {
-      clearTimeout(tid);
-      tid = setTimeout(function () {
-        var ce = root.querySelector('.chart-e');
-        if (self.out && ce && ce.clientWidth !== self.chartW) self.update('');
-      }, 150);
+      copyText(what === 'url' ? self.shareURL() : (root.querySelector('#snip-' + what) || {}).textContent || '', b);
     });
   };
 
@@ -649,25 +426,21 @@
     var t = e.target, k = t.name;
     if (!k || !(k in this.state) || !t.closest('.calc-layout')) return;
     var v = t.type === 'checkbox' ? (t.checked ? '1' : '') : t.value;
-    if (t.type === 'radio' && !t.checked) return;
-    if (this.state[k] === v) return;
+    if ((t.type === 'radio' && !t.checked) || this.state[k] === v) return;
     var t0 = performance.now();
     this.state[k] = v;
     this.update(k);
     perf.lastInputMs = performance.now() - t0;
   };
 
-  // update has Go draw the form state (changed: the input the user just
-  // changed) and puts it in place.
+  // update has Go draw the form state (changed: the input just changed)
+  // and puts it in place. The state goes as a query string, the answer
+  // comes back as an object (no JSON on either side).
   Calculator.prototype.update = function (changed) {
     if (!this.api) return null;
     var root = this.root, ce = root.querySelector('.chart-e'), ct = root.querySelector('.chart-t');
-    var empty = root.querySelector('.results.empty');
-    var widths = empty || !ce ? {} : { e: ce.clientWidth, t: ct ? ct.clientWidth : 0 };
-    var t0 = performance.now();
-    var live = root.querySelector('.calc-layout');
-    // The form state goes to Go as a query string, the answer comes back
-    // as an object (view.CalcFuncs: no JSON on either side).
+    var widths = root.querySelector('.results.empty') || !ce ? {} : { e: ce.clientWidth, t: ct ? ct.clientWidth : 0 };
+    var t0 = performance.now(), live = root.querySelector('.calc-layout');
     var out = this.api.render(new URLSearchParams(this.state).toString(), changed || this.linked, widths.e || 0, widths.t || 0, this.embed, !!live);
     this.linked = '';
     perf.lastEstimateCallMs = performance.now() - t0;
@@ -686,7 +459,7 @@
     if (changed) history.replaceState(null, '', '?' + out.query + location.hash);
     perf.sweepPoints = root.querySelectorAll('.chart-e path.line').length;
     if (out.state !== 'ok') return out;
-    this.last = out;
+    this.last = out; // the last answer that estimated
     var u = root.querySelector('#share-url');
     if (u && u.value !== this.shareURL()) u.value = this.shareURL();
     if (this.embed) {
@@ -697,10 +470,9 @@
     return out;
   };
 
-  // adviseLater has Go draw the recommender's panel (view.Advice, the
-  // search: tens of milliseconds) once the figures of this render have
-  // been painted, so that an input's answer never waits for it; edits
-  // made meanwhile are drawn by the one call that follows them.
+  // adviseLater has Go draw the recommender's panel (view.Advice: tens of
+  // milliseconds) once this render's figures are painted, so that no input
+  // waits for it; edits made meanwhile are drawn by the one call after.
   Calculator.prototype.adviseLater = function () {
     if (this.advising) return;
     this.advising = true;
@@ -710,34 +482,32 @@
         self.advising = false;
         try { self.advise(); } catch (e) {
           var co = self.root.querySelector('.cheaper-out');
-          if (co) co.innerHTML = '<p class="err">Could not search cheaper configurations: ' + esc(e.message) + '</p>';
+          if (co) co.replaceChildren(para('err', 'Could not search cheaper configurations: ' + e.message));
         }
       }, 0);
     });
   };
 
-  // advise puts Go's panel for the form state into .cheaper-out. A
-  // deadline or an objective in error is shown beside its input.
+  // advise puts Go's panel into .cheaper-out; a deadline or objective in
+  // error is shown beside its input.
   Calculator.prototype.advise = function () {
     var co = this.root.querySelector('.cheaper-out');
     if (!co || !this.api || !this.api.advise || !this.out || this.out.state !== 'ok') return;
-    var t0 = performance.now();
-    var html = this.api.advise(new URLSearchParams(this.state).toString(), co.clientWidth || 0);
+    var t0 = performance.now(), html = this.api.advise(new URLSearchParams(this.state).toString(), co.clientWidth || 0);
     perf.lastRecommendMs = performance.now() - t0;
     setHTML(co, html);
     var bad = co.querySelector('[data-input]'), f = bad && this.root.querySelector('.calc-layout [data-key="' + bad.getAttribute('data-input') + '"]');
     if (f) {
       f.classList.add('invalid');
-      setText(f.querySelector('.err'), bad.getAttribute('data-msg'));
+      var er = f.querySelector('.err'), msg = bad.getAttribute('data-msg');
+      if (er.textContent !== msg) er.textContent = msg;
     }
   };
 
-  // fill: the calculator's controls from the state Go answered with.
   Calculator.prototype.fill = function () { fill(this.root.querySelectorAll('.calc-layout [name]'), this.state); };
 
   // tellParent reports each estimate and the content height to the page
-  // that embeds this one (assets/embed.js listens). The figures are what the
-  // page shows anyway, so any origin may read them.
+  // that embeds this one (assets/embed.js): figures the page shows anyway.
   Calculator.prototype.tellParent = function (post) {
     if (window.parent === window || !post) return;
     window.parent.postMessage(Object.assign({ type: 'wattscale:estimate', url: new URL('../index.html?' + this.query(), BASE).href }, post), '*');
@@ -749,38 +519,42 @@
     }
   };
 
-  // loadConfig puts the configuration of a point of the recommender's
-  // front (g: its data-load, the form values Go wrote) into the form,
-  // estimates it and records it in the address (so the chosen point
-  // round-trips through a shared link).
+  // loadConfig puts a recommender point's configuration (g's data-load,
+  // form values Go wrote) into the form, estimates it and records it in
+  // the address.
   Calculator.prototype.loadConfig = function (g) {
     var s = this.state;
     new URLSearchParams(g.getAttribute('data-load') || '').forEach(function (v, k) { s[k] = v; });
-    var said = g.getAttribute('data-loaded');
     this.update('gpu');
-    tell(this.root.querySelector('.results .status'), 'success', said);
+    tell(this.root.querySelector('.results .status'), 'success', g.getAttribute('data-loaded'));
     var e = this.root.querySelector('#energy');
     if (e) e.closest('.results').scrollIntoView({ block: 'start' });
   };
 
-  /* ---------- the distillation planner ----------
-   * Go draws it (wasm/calcapi/view, through planner.wasm's render) and
-   * keeps its rules (a ready-made plan fills the rows, editing a preset row
-   * makes it the user's own, rows added and removed, a searched
-   * configuration or Hugging Face files loaded into a row). This reports
-   * each change with the state Go last answered, and puts the markup in
-   * place as the calculator's. */
+  // hf starts the Hugging Face box; the files fill the whole form.
+  Calculator.prototype.hf = function () {
+    var self = this;
+    hfBox(this.root, function () { return self.state; }, function (vals) {
+      Object.assign(self.state, vals);
+      self.fill();
+      self.update();
+      history.replaceState(null, '', '?' + self.query() + location.hash);
+      return [];
+    });
+  };
+
+  /* ---------- the distillation planner (planner.wasm's render, view.PlanFuncs) ----------
+   * Go keeps the planner's rules too: this reports each change with the
+   * state Go last answered and puts the markup in place. */
 
   function Planner(root, wasm) {
     this.root = root;
     this.wasm = wasm;
     this.state = null; // the form as Go last answered it
+    this.hfPick = root.querySelector('#hf-row');
     var self = this;
     root.classList.add('wattscale', 'planner');
-    var onInput = function (e) { self.onInput(e); };
-    root.addEventListener('input', onInput);
-    root.addEventListener('change', onInput);
-    root.addEventListener('submit', function (e) { if (e.target.closest('.calc-form')) e.preventDefault(); });
+    wireForm(root, function (e) { self.onInput(e); }, function () { if (self.width() !== self.chartW) self.update({}); });
     root.addEventListener('click', function (e) {
       var b = e.target.closest && e.target.closest('.plan-layout [data-add], .plan-layout [data-remove], .plan-layout [data-use]');
       if (!b) return;
@@ -788,16 +562,13 @@
       else if (b.hasAttribute('data-remove')) self.update({ action: 'remove', row: +b.getAttribute('data-remove') });
       else self.update({ action: 'use', row: +b.getAttribute('data-use') });
     });
-    var tid = 0;
-    window.addEventListener('resize', function () {
-      clearTimeout(tid);
-      tid = setTimeout(function () { if (self.width() !== self.chartW) self.update({}); }, 150);
-    });
     this.update({ link: location.search });
-    this.buildHF();
+    // The Hugging Face files fill the chosen option's student stage.
+    var row = function () { return +self.hfPick.value || 1; };
+    hfBox(root, function () { return self.out.hf[row() - 1]; }, function (vals) { return self.update({ action: 'hf', row: row(), values: vals }).left || []; });
   }
 
-  // width is the width of the charts' box (0 before the first layout).
+  // width is the charts' box's width (0 before the first layout).
   Planner.prototype.width = function () {
     var b = this.root.querySelector('.plan-layout .stages');
     return b ? b.clientWidth : 0;
@@ -815,8 +586,7 @@
     o.form = this.state;
     o.width = this.width();
     o.parts = !!live;
-    var t0 = performance.now();
-    var out = call(this.wasm.render, o);
+    var t0 = performance.now(), out = call(this.wasm.render, o);
     perf.lastPlanMs = performance.now() - t0;
     place(root, live, out, this.parts || (this.parts = {}), '.plan-layout');
     this.out = out;
@@ -828,29 +598,15 @@
     if (o.changed || o.action) history.replaceState(null, '', '?' + out.query + location.hash);
     var f = out.focus && document.getElementById('f-' + out.focus);
     if (f) f.focus();
-    if (this.hfPick) this.hfRows();
+    if (this.hfPick) {
+      var was = this.hfPick.value;
+      setHTML(this.hfPick, out.hf_options);
+      this.hfPick.value = was && +was <= out.hf.length ? was : '1';
+    }
     return out;
   };
 
-  // buildHF adds the "Paste from Hugging Face" box (hfBox, as the
-  // calculator's) after the plan, with a choice of the option whose
-  // student stage the files describe; that stage is then estimated.
-  Planner.prototype.buildHF = function () {
-    var self = this;
-    this.hfPick = el('div', { class: 'field' }, [el('label', { for: 'hf-row', text: 'Option to fill' }), el('select', { id: 'hf-row' })]);
-    this.hfRows();
-    this.root.appendChild(hfBox({ where: 'the chosen option\'s estimated student stage', pick: this.hfPick,
-      form: function () { return self.out.hf[self.hfRow() - 1]; },
-      take: function (vals) { return self.update({ action: 'hf', row: self.hfRow(), values: vals }).left || []; } }));
-  };
-  Planner.prototype.hfRow = function () { return +this.hfPick.querySelector('select').value || 1; };
-  Planner.prototype.hfRows = function () {
-    var c = this.hfPick.querySelector('select'), was = c.value;
-    setHTML(c, this.out.hf_options);
-    c.value = was && +was <= this.out.hf.length ? was : '1';
-  };
-
-  /* ---------- refit (fit.wasm, loaded on demand) ---------- */
+  /* ---------- the boxes that run fit.wasm (view.HFBox, view.RefitBox) ---------- */
 
   var fitLoading = null;
   function loadFit() {
@@ -861,52 +617,30 @@
     return fitLoading;
   }
 
-  // FIT_WORKER runs fit.wasm off the page's thread, so a fit of several
-  // seconds never freezes the form; cancelling terminates it.
-  var FIT_WORKER = [
-    'self.onmessage = async function (e) {',
-    '  var d = e.data;',
-    '  try {',
-    '    if (!self.wattscale_fit) {',
-    '      importScripts(d.base + d.exec);',
-    '      var go = new Go(), inst;',
-    '      var ready = new Promise(function (r) { self.wattscaleFitReady = r; });',
-    '      try { inst = (await WebAssembly.instantiateStreaming(fetch(d.base + d.wasm), go.importObject)).instance; }',
-    '      catch (x) { var r = await fetch(d.base + d.wasm); if (!r.ok) throw new Error("HTTP " + r.status); inst = (await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject)).instance; }',
-    '      go.run(inst);',
-    '      if (!self.wattscale_fit) await ready;',
-    '    }',
-    '    self.postMessage({ stage: "fitting" });',
-    '    self.postMessage({ out: self.wattscale_fit.fit(d.arg) });',
-    '  } catch (err) { self.postMessage({ error: String(err && err.message || err) }); }',
-    '};'].join('\n');
-
-  /* ---------- Paste from Hugging Face (fit.wasm's hf, loaded on demand) ---------- */
-
-  // hfBox is the box that takes a run's Hugging Face files (the model's
-  // config.json, the trainer's arguments, PEFT's adapter_config.json),
-  // pasted or dropped, reads them with wasm/hfapi (in fit.wasm: the readers
-  // are too large for calc.wasm) and lists what it took from which file.
-  // The calculator and the planner share it: host.where says in words what
-  // the files fill, host.pick is a control put before the text (the
-  // planner's option) or null, host.form() is the calculator form the
-  // files are read against (its GPU count, layout and model), and
-  // host.take(values) puts the values into the page and returns the keys
-  // it could not take.
-  function hfBox(host) {
-    var sec = el('section', { class: 'hf-import', 'aria-labelledby': 'hf-h' });
-    if (!BASE && !window.WATTSCALE_FIT_WASM_GZ_B64) {
-      sec.innerHTML = '<h2 id="hf-h">Paste from Hugging Face</h2><p>Reading Hugging Face files is not part of this single-file copy. Use it on the full site, or run <code>go run ./site estimate -hf-config config.json -hf-args training_args.json -peft adapter_config.json</code>.</p>';
-      return sec;
-    }
-    sec.innerHTML =
-      '<h2 id="hf-h">Paste from Hugging Face</h2>' +
-      '<p>Paste or drop the files your run is described by: the model\'s <code>config.json</code>, the trainer\'s arguments as JSON (<code>TrainingArguments</code> or TRL names) and PEFT\'s <code>adapter_config.json</code> (with a QLoRA run\'s <code>BitsAndBytesConfig</code> keys). They fill ' + esc(host.where) + '; a field you type afterwards wins. Nothing leaves this page.</p>' +
-      '<div class="field"><label for="hf-text">Files (one or more JSON objects)</label><textarea id="hf-text" rows="5" spellcheck="false"></textarea></div>' +
-      '<div class="hf-btns"><button type="button" class="btn primary" id="hf-go">Fill the form</button></div>' +
-      '<div class="hf-status" role="status" aria-live="polite"></div><div class="hf-out"></div>';
-    var text = sec.querySelector('#hf-text'), go = function () { hfImport(sec, host); };
-    if (host.pick) sec.insertBefore(host.pick, text.parentNode);
+  // hfBox shows root's "Paste from Hugging Face" box and reads the files
+  // pasted or dropped there with fit.wasm's hf (wasm/hfapi) against the
+  // calculator form form(); take(values) puts the values into the page and
+  // answers the keys it could not take.
+  function hfBox(root, form, take) {
+    var sec = root.querySelector('.hf-import'), text = sec && sec.querySelector('#hf-text');
+    if (sec) sec.hidden = false;
+    if (!text) return; // the single-file copy's box
+    var st = sec.querySelector('.hf-status'), out = sec.querySelector('.hf-out');
+    var go = function () {
+      if (!text.value.trim()) return;
+      tell(st, 'info', 'Reading the files…');
+      loadFit().then(function () {
+        var res = call(window.wattscale_fit.hf, { files: [text.value], form: form() });
+        if (res.error) {
+          tell(st, 'error', res.error.text || res.error.message);
+          out.innerHTML = '';
+          return;
+        }
+        var n = Object.keys(res.form || {}).length, left = take(res.form || {});
+        tell(st, left.length ? 'warning' : 'success', 'Filled ' + (n - left.length) + ' fields from ' + (res.took || []).length + ' keys.' + (left.length ? ' Not taken here: ' + left.join(', ') + '.' : ''));
+        out.innerHTML = res.html || '';
+      }).catch(function (e) { tell(st, 'error', 'Could not start the importer: ' + (e && e.message || e)); });
+    };
     text.addEventListener('dragover', function (e) { e.preventDefault(); });
     text.addEventListener('drop', function (e) {
       var files = Array.prototype.slice.call((e.dataTransfer && e.dataTransfer.files) || []);
@@ -916,74 +650,35 @@
     });
     text.addEventListener('paste', function () { setTimeout(go, 0); });
     sec.querySelector('#hf-go').addEventListener('click', go);
-    return sec;
   }
 
-  // hfImport reads the box's files (wasm/hfapi.Import) into host's form
-  // and lists what each key gave.
-  function hfImport(sec, host) {
-    var text = sec.querySelector('#hf-text').value, st = sec.querySelector('.hf-status'), out = sec.querySelector('.hf-out');
-    if (!text.trim()) return Promise.resolve();
-    tell(st, 'info', 'Reading the files…');
-    return loadFit().then(function () {
-      var res = call(window.wattscale_fit.hf, { files: [text], form: host.form() });
-      if (res.error) {
-        tell(st, 'error', res.error.text || res.error.message);
-        out.innerHTML = '';
-        return;
-      }
-      var keys = Object.keys(res.form || {}), left = host.take(res.form || {}), took = res.took || [];
-      tell(st, left.length ? 'warning' : 'success', 'Filled ' + (keys.length - left.length) + ' fields from ' + took.length + ' keys.' + (left.length ? ' Not taken here: ' + left.join(', ') + '.' : ''));
-      var rows = took.map(function (t) {
-        return '<tr><td><code>' + esc(t.file) + '</code></td><td><code>' + esc(t.key) + '</code></td><td><code>' + esc(t.value) + '</code></td><td>' +
-          (t.field ? '<code>' + esc(t.field) + '</code>' : '') + '</td><td>' + esc(t.use) + (t.note ? ' (' + esc(t.note) + ')' : '') + '</td></tr>';
-      });
-      out.innerHTML = '<div class="hf-scroll" tabindex="0" role="region" aria-label="What each key gave"><table class="hf-took small"><caption>What each key gave</caption><thead><tr><th scope="col">File</th><th scope="col">Key</th><th scope="col">Value</th><th scope="col">Field</th><th scope="col">Use</th></tr></thead><tbody>' +
-        rows.join('') + '</tbody></table></div>' + (res.notes || []).map(function (n) { return '<p class="small">' + esc(n) + '</p>'; }).join('');
-    }).catch(function (e) { tell(st, 'error', 'Could not start the importer: ' + (e && e.message || e)); });
-  }
+  // FIT_WORKER runs fit.wasm off the page's thread, so a fit of several
+  // seconds never freezes the form; cancelling terminates it.
+  var FIT_WORKER = 'self.onmessage = async function (e) {\n' +
+    '  var d = e.data;\n' +
+    '  try {\n' +
+    '    if (!self.wattscale_fit) {\n' +
+    '      importScripts(d.base + d.exec);\n' +
+    '      var go = new Go(), inst, ready = new Promise(function (r) { self.wattscaleFitReady = r; });\n' +
+    '      try { inst = (await WebAssembly.instantiateStreaming(fetch(d.base + d.wasm), go.importObject)).instance; }\n' +
+    '      catch (x) { var r = await fetch(d.base + d.wasm); if (!r.ok) throw new Error("HTTP " + r.status); inst = (await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject)).instance; }\n' +
+    '      go.run(inst);\n' +
+    '      if (!self.wattscale_fit) await ready;\n' +
+    '    }\n' +
+    '    self.postMessage({ stage: "fitting" });\n' +
+    '    self.postMessage({ out: self.wattscale_fit.fit(d.arg) });\n' +
+    '  } catch (err) { self.postMessage({ error: String(err && err.message || err) }); }\n' +
+    '};';
 
-  // buildHF adds the box; the files fill the whole form.
-  Calculator.prototype.buildHF = function () {
-    var self = this;
-    this.root.appendChild(hfBox({ where: 'the form above', pick: null, form: function () { return self.state; }, take: function (vals) {
-      for (var k in vals) self.state[k] = vals[k];
-      self.fill();
-      self.update();
-      history.replaceState(null, '', '?' + self.query() + location.hash);
-      return [];
-    } }));
-  };
-
-  Calculator.prototype.buildRefit = function () {
-    var self = this;
-    var sec = el('section', { class: 'refit', 'aria-labelledby': 'refit-h' });
-    if (!BASE && !window.WATTSCALE_FIT_WASM_GZ_B64) {
-      // The single-file offline copy carries the calculator only.
-      sec.innerHTML = '<h2 id="refit-h">Refit the law to your own measurements</h2><p>The refit is not part of this single-file copy. Use it on the full site, or run <code>go run ./site fit -data FILE.csv</code>.</p>';
-      this.root.appendChild(sec);
-      return;
-    }
-    sec.innerHTML =
-      '<h2 id="refit-h">Refit the law to your own measurements</h2>' +
-      '<p>Upload runs you measured, one row per run, in the project\'s CSV schema (columns <code>model</code> or the shape, <code>gpu</code>, <code>count</code>, <code>strategy</code>, <code>seq_len</code>, <code>batch_per_gpu</code>, <code>tokens</code>, <code>precision</code>, <code>energy_kwh</code>, <code>duration_s</code>, and for the paper\'s specification <code>eta</code>, each multi-GPU run\'s measured efficiency T₁/(N·T<sub>N</sub>), and <code>group</code>; the Zeus power trace also works). ' +
-      'The fit runs in this page, in the background, with a separate module loaded only now' + fitSize(this.fitBytes) + '; nothing is uploaded anywhere.</p>' +
-      '<p class="small">No measurements yet? <a class="sample-dl" href="#" download="wattscale-sample-synthetic.csv">Download a sample CSV</a> or <button type="button" class="btn small" id="refit-sample">put it in the box</button>. ' +
-      '<span class="muted">Its rows are synthetic, not measurements: BERT-base and BERT-large runs on V100s computed from the paper\'s published law (calibration ' + esc('zoubeirou2026-bert-pooled') + ', Zoubeirou a Mayaki 2026, arXiv 2606.23546) with 10 % noise and each run\'s parallel efficiency in its eta column, so a law fit gives the law\'s coefficients back within about two standard errors; the roofline fit, another model, fails its checks on it.</span></p>' +
-      '<div class="refit-in"><div class="field"><label for="refit-file">Measurement CSV file</label><input type="file" id="refit-file" accept=".csv,text/csv"></div>' +
-      '<div class="field"><label for="refit-text">or paste the CSV</label><textarea id="refit-text" rows="4" spellcheck="false"></textarea></div>' +
-      '<div class="field"><label for="refit-kind">Fit</label><select id="refit-kind"><option value="law">Log-linear law, hardware terms</option><option value="paper">Paper\'s spec. (measured η)</option><option value="roofline">Roofline model</option></select></div>' +
-      '<div class="field wide"><label for="refit-cc">A CodeCarbon emissions.csv? The requests describing its rows (JSON: {"request": …} or {"projects": {"NAME": …}}; empty for a measurement CSV)</label><textarea id="refit-cc" rows="3" spellcheck="false"></textarea></div>' +
-      '<div class="field"><label for="refit-scope">CodeCarbon energy</label><select id="refit-scope"><option value="gpu">gpu_energy: the GPUs</option><option value="total">energy_consumed: GPUs, CPU and RAM</option></select></div>' +
-      '<div class="refit-btns"><button type="button" class="btn primary" id="refit-go">Fit</button> <button type="button" class="btn" id="refit-cancel" hidden>Cancel</button></div></div>' +
-      '<div class="refit-progress" hidden><progress aria-label="Fitting"></progress> <span class="refit-elapsed"></span></div>' +
-      '<div class="refit-status" role="status" aria-live="polite"></div><div class="refit-out"></div>';
-    this.root.appendChild(sec);
-    var file = sec.querySelector('#refit-file'), text = sec.querySelector('#refit-text');
+  // refitBox shows the refit's box and wires its file, sample and buttons.
+  Calculator.prototype.refitBox = function () {
+    var self = this, sec = this.root.querySelector('.refit');
+    if (sec) sec.hidden = false;
+    var file = sec && sec.querySelector('#refit-file'), text = sec && sec.querySelector('#refit-text');
+    if (!file) return; // the single-file copy's box
     file.addEventListener('change', function () {
       var f = file.files[0];
-      if (!f) return;
-      f.text().then(function (t) { text.value = t; self.refitName = f.name; });
+      if (f) f.text().then(function (t) { text.value = t; self.refitName = f.name; });
     });
     var sample = function () { return self.api ? self.api.sampleCSV() : ''; };
     sec.querySelector('.sample-dl').addEventListener('click', function (e) {
@@ -1001,17 +696,6 @@
     sec.querySelector('#refit-cancel').addEventListener('click', function () { self.cancelRefit('Cancelled: the form is as it was.'); });
   };
 
-  // fitSize states fit.wasm's size as the build wrote it: bytes is the
-  // mount element's data-fit-bytes, "RAW GZIP" in bytes (gzip -9), set by
-  // the generator from the built file; nothing when the build has no fit.wasm.
-  function fitSize(bytes) {
-    var b = bytes.split(' ').map(Number);
-    if (!(b[0] > 0)) return '';
-    var mb = function (n) { return (n / 1e6).toFixed(1); };
-    var gz = b[1] > 0 ? ', ' + mb(b[1]) + ' MB compressed' : '';
-    return ' (<span class="fit-size" data-raw-mb="' + mb(b[0]) + '"' + (gz ? ' data-gzip-mb="' + mb(b[1]) + '"' : '') + '>fit.wasm: ' + mb(b[0]) + ' MB' + gz + '</span>)';
-  }
-
   Calculator.prototype.cancelRefit = function (msg) {
     var sec = this.root.querySelector('.refit');
     if (this.fitWorker) { this.fitWorker.terminate(); this.fitWorker = null; }
@@ -1022,9 +706,8 @@
     if (msg) { sec.querySelector('.refit-status').textContent = msg; sec.dataset.state = 'cancelled'; }
   };
 
-  // runFit fits in a Web Worker where the page is served over HTTP(S), and
-  // on the page's own thread from file:// (where a worker cannot load the
-  // module).
+  // runFit fits in a Web Worker over HTTP(S), and on the page's own thread
+  // from file:// (where a worker cannot load the module).
   Calculator.prototype.runFit = function (arg, onStage) {
     var self = this;
     if (location.protocol === 'file:' || !BASE || typeof Worker === 'undefined') {
@@ -1046,31 +729,29 @@
     });
   };
 
+  // refit fits the box's CSV (wasm/fitapi) and shows Go's report.
   Calculator.prototype.refit = async function () {
-    var self = this;
-    var sec = this.root.querySelector('.refit'), st = sec.querySelector('.refit-status'), out = sec.querySelector('.refit-out');
-    var csv = sec.querySelector('#refit-text').value;
-    var f = sec.querySelector('#refit-file').files[0];
+    var self = this, sec = this.root.querySelector('.refit'), q = function (s) { return sec.querySelector(s); };
+    var st = q('.refit-status'), out = q('.refit-out'), csv = q('#refit-text').value, f = q('#refit-file').files[0];
     if (!csv.trim() && f) csv = await f.text();
     if (!csv.trim()) { tell(st, 'warning', 'Choose a CSV file or paste one first.'); return; }
-    var arg = { csv: csv, name: this.refitName || (f && f.name) || 'pasted.csv', kind: sec.querySelector('#refit-kind').value };
-    var cc = sec.querySelector('#refit-cc').value.trim();
+    var kind = q('#refit-kind').value, cc = q('#refit-cc').value.trim();
+    var arg = { csv: csv, name: this.refitName || (f && f.name) || 'pasted.csv', kind: kind };
     if (cc) {
       try { arg.codecarbon = JSON.parse(cc); } catch (e) { tell(st, 'error', 'The CodeCarbon requests are not JSON: ' + e.message); sec.dataset.state = 'error'; return; }
-      arg.scope = sec.querySelector('#refit-scope').value;
+      arg.scope = q('#refit-scope').value;
     }
-    var rows = csv.trim().split('\n').length - 1;
-    var prog = sec.querySelector('.refit-progress'), elapsed = sec.querySelector('.refit-elapsed');
+    var rows = csv.trim().split('\n').length - 1, elapsed = q('.refit-elapsed');
     var t0 = performance.now(), stage = 'Loading the fitting module';
-    prog.hidden = false;
-    sec.querySelector('#refit-cancel').hidden = false;
-    sec.querySelector('#refit-go').disabled = true;
+    arg.started_ms = Date.now();
+    q('.refit-progress').hidden = false;
+    q('#refit-cancel').hidden = false;
+    q('#refit-go').disabled = true;
     sec.dataset.state = 'loading';
     tell(st, 'info', stage + '…');
     var tick = function () { elapsed.textContent = stage + ': ' + Math.round((performance.now() - t0) / 1000) + ' s (the form stays usable)'; };
     tick();
     this.fitTimer = setInterval(tick, 500);
-    var kind = sec.querySelector('#refit-kind').value;
     var res;
     try {
       res = await this.runFit(arg, function (s, how) {
@@ -1096,28 +777,24 @@
       return;
     }
     var failed = (res.checks || []).length > 0;
-    tell(st, failed ? 'warning' : 'success', 'Fitted ' + res.calibration.name + ' on ' + res.rows + ' rows in ' + fmtDuration((performance.now() - t0) / 1000) + (failed ? '; it failed its checks (below).' : '.'));
+    tell(st, failed ? 'warning' : 'success', res.said);
     out.innerHTML = res.html;
     sec.dataset.state = 'done';
     sec.dataset.checks = failed ? 'failed' : 'passed';
-    var blob = new Blob([JSON.stringify(res.calibration, null, 2) + '\n'], { type: 'application/json' });
-    var a = out.querySelector('.dl');
-    a.href = URL.createObjectURL(blob);
+    out.querySelector('.dl').href = URL.createObjectURL(new Blob([JSON.stringify(res.calibration, null, 2) + '\n'], { type: 'application/json' }));
     var use = out.querySelector('.use-cal'), anyway = out.querySelector('.use-anyway');
     if (anyway) anyway.addEventListener('change', function () { use.disabled = !anyway.checked; });
-    use.addEventListener('click', function (e) {
+    use.addEventListener('click', function () {
       var err = self.useOwn(res.calibration, failed);
-      var note = out.querySelector('.use-note');
-      note.textContent = err ? 'Could not use it: ' + err : 'The calculator above now uses ' + self.state.cal + ' (yours, kept in this browser' + (failed ? ', marked as failing its checks' : '') + '; choose it again under Calibration any time).';
+      out.querySelector('.use-note').textContent = err ? 'Could not use it: ' + err : 'The calculator above now uses ' + self.state.cal + ' (yours, kept in this browser' + (failed ? ', marked as failing its checks' : '') + '; choose it again under Calibration any time).';
       if (!err) self.root.querySelector('#f-cal').scrollIntoView({ block: 'center' });
     });
   };
 
   /* ---------- start ---------- */
 
-  // typedValues returns the form values the visitor changed in the
-  // prerendered calculator (the generator writes the default estimate into
-  // the page; wasm/calcapi/view) before the WebAssembly took over.
+  // typedValues is the form values the visitor changed in the prerendered
+  // form before the WebAssembly took over.
   function typedValues(root) {
     var out = {};
     Array.prototype.forEach.call(root.querySelectorAll('.calc-form input[name], .calc-form select[name]'), function (c) {
@@ -1131,45 +808,40 @@
 
   async function start(root) {
     perf.startMs = performance.now();
-    var mode = root.getAttribute('data-mode') || 'calculator';
-    // A prerendered calculator stays as it is (numbers, charts, a form
-    // that takes input) until the WebAssembly redraws it in place.
+    var mode = root.getAttribute('data-mode') || 'calculator', planner = mode === 'planner';
+    // A prerendered page stays as it is (numbers, charts, a form that takes
+    // input) until the WebAssembly redraws it in place.
     var pre = root.getAttribute('data-prerendered') === '1';
     root.setAttribute('aria-busy', 'true');
-    if (!pre) root.innerHTML = '<p class="loading">Loading the calculator…</p>';
-    var how;
-    // A site built from another content tree hands the WebAssembly that
-    // tree's calibrations (site/build.go); it reads them when it starts.
+    if (!pre) root.replaceChildren(para('loading', 'Loading the calculator…'), ...root.querySelectorAll(':scope > section[hidden]'));
+    // A site built from another content tree hands the WebAssembly its
+    // calibrations, which it reads when it starts.
     var cals = root.getAttribute('data-calibrations');
     if (cals) window.wattscaleCalibrations = cals;
-    // What the visitor typed into the prerendered form before the
-    // WebAssembly answered: kept, and applied over a link's values.
-    var carry = null;
-    // The wasm's compilation begins at once, on the browser's compiler
-    // threads.
-    var loading = loadGo(mode === 'planner' ?
+    var loading = loadGo(planner ?
       { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
       { wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
-    loading.catch(function () { /* reported below */ });
+    var how;
     try {
       how = await loading;
     } catch (e) {
-      var msg = '<p class="fatal" role="alert">The ' + (mode === 'planner' ? 'planner' : 'calculator') + ' could not start: ' + esc(e.message) +
-        (pre ? '. The numbers below are the default ' + (mode === 'planner' ? 'plan' : 'estimate') + ', computed when the site was built.' : '') + '</p>';
+      var msg = para('fatal', 'The ' + (planner ? 'planner' : 'calculator') + ' could not start: ' + e.message +
+        (pre ? '. The numbers below are the default ' + (planner ? 'plan' : 'estimate') + ', computed when the site was built.' : ''));
+      msg.setAttribute('role', 'alert');
       unpending(root);
-      if (pre) root.insertAdjacentHTML('afterbegin', msg);
-      else root.innerHTML = msg;
+      if (pre) root.insertBefore(msg, root.firstChild);
+      else root.replaceChildren(msg);
       root.removeAttribute('aria-busy');
       return;
     }
     root.dataset.wasmSource = how;
     if (how === 'streaming' && perf.wasmResponse) root.dataset.wasmResponse = perf.wasmResponse;
     perf.goReadyMs = performance.now();
-    var app;
-    if (mode === 'planner') {
-      // The prerendered plan is morphed in place; what the visitor typed
-      // into it meanwhile is then handed to Go as changes.
-      var typed = pre ? typedValues(root) : {};
+    var loadingP = pre ? null : root.querySelector(':scope > p.loading');
+    // What the visitor typed into the prerendered form meanwhile is kept:
+    // applied over a link's values, or handed to the planner as changes.
+    var typed = pre ? typedValues(root) : {}, app;
+    if (planner) {
       // (A select the generator left blank, an estimated student's input
       // on a preset row, shows its first option without being typed.)
       Object.keys(typed).forEach(function (k) {
@@ -1180,48 +852,41 @@
       root.removeAttribute('data-linked');
       Object.keys(typed).forEach(function (k) { app.update({ changed: k, value: typed[k] }); });
     } else {
-      carry = pre ? typedValues(root) : null;
-      app = new Calculator(root, window.wattscale, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: carry });
+      app = new Calculator(root, window.wattscale, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: pre ? typed : null });
       perf.calculatorMs = performance.now();
-      app.update(carry && Object.keys(carry).length ? Object.keys(carry)[0] : '');
+      app.update(Object.keys(typed)[0] || '');
       unpending(root);
       perf.firstEstimateCallMs = perf.lastEstimateCallMs;
       root.removeAttribute('data-linked');
     }
+    if (loadingP) loadingP.remove();
     root.removeAttribute('aria-busy');
     root.dataset.ready = '1';
     perf.firstEstimateMs = performance.now();
-    // The rest of the page is laid out once this estimate has been
-    // painted (calc.css: data-settled), not in the frame that shows it.
+    // The rest of the page is laid out once this estimate has been painted
+    // (calc.css: data-settled), not in the frame that shows it.
     requestAnimationFrame(function () { setTimeout(function () { root.dataset.settled = '1'; }, 0); });
     window.wattscaleApp = app;
     if (mode !== 'embed') registerServiceWorker();
   }
 
-  // registerServiceWorker installs sw.js (written by the generator next to
-  // the site's index.html), which keeps the calculator, the planner and
-  // their files for visits without a network. Not from file:// (no service
-  // workers there) and not in the embedded calculator, which lives in
-  // other sites' pages.
+  // registerServiceWorker installs sw.js (next to the site's index.html),
+  // which keeps the calculator, the planner and their files for visits
+  // without a network: not from file:// nor in a page that embeds this one.
   function registerServiceWorker() {
     if (!('serviceWorker' in navigator) || !BASE || !/^https?:$/.test(location.protocol) || window.parent !== window) return;
     var root = new URL('../', BASE);
-    navigator.serviceWorker.register(new URL('sw.js', root).href, { scope: root.href }).then(function (reg) {
+    navigator.serviceWorker.register(new URL('sw.js', root).href, { scope: root.href }).then(function () {
       perf.serviceWorker = 'registered';
-      return reg;
     }, function (e) {
       perf.serviceWorker = 'failed: ' + e.message;
     });
   }
 
-  window.WattscaleInternals = { fmt: fmt, el: el, esc: esc, sig: sig, energyText: energyText, energyParts: energyParts, copyText: copyText, call: call, timeText: timeText, massText: massText, usd: usd, powerText: powerText, paramsText: paramsText };
-
   // afterFirstPaint calls f once the page has painted a frame: the
-  // WebAssembly's compilation (megabytes, on the page's own thread and the
-  // machine's cores) starts after the prerendered estimate is on screen,
-  // not in the tasks that parse, lay out and paint it; its download began
-  // in the page's head. A tab that is not shown paints no frames: there a
-  // timer starts it.
+  // WebAssembly's compilation starts after the prerendered estimate is on
+  // screen (its download began in the page's head). A hidden tab paints
+  // no frames: there a timer starts it.
   function afterFirstPaint(f) {
     var done = false;
     function once() { if (!done) { done = true; f(); } }
@@ -1230,19 +895,16 @@
   }
 
   // pending marks the calculator's figures as the previous estimate while
-  // an edit waits for the WebAssembly (root[data-pending], calc.css): the
-  // prerendered or last figures stay, dimmed and labelled, and the status
-  // line says the change is on its way. The first answer (start) reflects
-  // every edit and clears it. Not once the WebAssembly has answered, nor
-  // in the planner.
+  // an edit waits for the WebAssembly (root[data-pending], calc.css), puts
+  // what was typed into the address at once (a reload keeps it) and says
+  // so in the status line. Not once the WebAssembly answered, nor in the
+  // planner.
   var PENDING_TEXT = 'Your change is computed as soon as the calculator has loaded: the figures below are the previous estimate.';
   function pending(root) {
     if (root.dataset.ready === '1' || root.getAttribute('data-mode') === 'planner') return;
     var status = root.querySelector('.results .status');
     if (!status) return;
     root.dataset.pending = '1';
-    // What was typed goes into the address at once (a reload or a shared
-    // link keeps it); the estimate follows when Go answers.
     var q = new URLSearchParams(location.search), typed = typedValues(root);
     Object.keys(typed).forEach(function (k) { q.set(k, typed[k]); });
     history.replaceState(null, '', '?' + q.toString() + location.hash);
@@ -1259,21 +921,19 @@
   function boot() {
     var root = document.getElementById('calc-root');
     if (!root) return;
-    // Edits made before the WebAssembly answers: those made before this
-    // script ran (the form is in the page's HTML) and those to come.
-    if (root.getAttribute('data-prerendered') === '1') {
-      var edited = function (e) { if (e.target && e.target.closest && e.target.closest('.calc-form')) pending(root); };
-      root.addEventListener('input', edited);
-      root.addEventListener('change', edited);
-      if (Object.keys(typedValues(root)).length) pending(root);
-    }
     try {
       ASSETS = JSON.parse(root.getAttribute('data-assets') || '{}');
     } catch (e) {
       ASSETS = {};
     }
-    if (root.getAttribute('data-prerendered') === '1') afterFirstPaint(function () { start(root); });
-    else start(root);
+    if (root.getAttribute('data-prerendered') !== '1') return start(root);
+    // Edits made before the WebAssembly answers: before this script ran
+    // (the form is in the page's HTML) and to come.
+    var edited = function (e) { if (e.target && e.target.closest && e.target.closest('.calc-form')) pending(root); };
+    root.addEventListener('input', edited);
+    root.addEventListener('change', edited);
+    if (Object.keys(typedValues(root)).length) pending(root);
+    afterFirstPaint(function () { start(root); });
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
   else boot();

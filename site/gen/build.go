@@ -151,7 +151,7 @@ func compute(s *Site, wasm map[string][]byte) (*Computed, error) {
 		}
 	}
 	if bin, ok := wasm["assets/fit.wasm"]; ok {
-		c.FitBytes = fmt.Sprintf("%d %d", len(bin), embeddedGzipLen(wasm["assets/fit-embed.js"]))
+		c.FitBytes = [2]int{len(bin), embeddedGzipLen(wasm["assets/fit-embed.js"])}
 	}
 	c.AssetNames = fingerprint(c.Assets)
 	if len(c.Assets) > 0 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"fmt"
 	"html"
 	"math"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/wasm/calcapi"
+	"github.com/wattscale/wattscale/wasm/calcapi/view"
 )
 
 // TestBuildRealContent builds the real content/ tree: any broken link,
@@ -548,8 +548,8 @@ func TestBuildInMemory(t *testing.T) {
 	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 	zw.Write(wasm["assets/fit.wasm"])
 	zw.Close()
-	if want := fmt.Sprintf(`data-fit-bytes="%d %d"`, len(wasm["assets/fit.wasm"]), gz.Len()); !strings.Contains(page, want) {
-		t.Errorf("index.html lacks %s", want)
+	if want := view.RefitBox(len(wasm["assets/fit.wasm"]), gz.Len(), false); !strings.Contains(page, want) {
+		t.Errorf("index.html lacks the refit box for fit.wasm's %d and %d bytes: %s", len(wasm["assets/fit.wasm"]), gz.Len(), want)
 	}
 	joined := strings.Join(notes, "\n")
 	if !strings.HasPrefix(joined, "from before") || !strings.Contains(joined, "Zeus charts left out: DATA_DIR is not set") || strings.Contains(joined, "calculator: the module's content/calibrations") {

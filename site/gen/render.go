@@ -14,6 +14,8 @@ import (
 	"github.com/alecthomas/chroma/v2"
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
 	"github.com/alecthomas/chroma/v2/styles"
+
+	"github.com/wattscale/wattscale/wasm/calcapi/view"
 )
 
 //go:embed templates/*.html
@@ -36,9 +38,9 @@ type Computed struct {
 	// compiled into it; "" otherwise. The calculator, planner and embed
 	// pages carry it (data-calibrations).
 	Calibrations string
-	// FitBytes is fit.wasm's size as built, "RAW GZIP" in bytes (gzip -9),
-	// which the refit panel states (data-fit-bytes); "" = no fit.wasm.
-	FitBytes string
+	// FitBytes is fit.wasm's size as built, raw and gzip -9 bytes, which
+	// the refit box states (view.RefitBox); zero = no fit.wasm.
+	FitBytes [2]int
 	Notes    []string // what the build left out and why
 }
 
@@ -99,7 +101,10 @@ type calcShell struct {
 	// Calibrations is Computed.Calibrations: JSON that calc.js hands to the
 	// WebAssembly before it starts; "" = the calibrations compiled in.
 	Calibrations string
-	FitBytes     string // Computed.FitBytes, for the refit panel
+	// Boxes is the boxes below the calculator or the planner that run
+	// through fit.wasm (view.HFBox, view.RefitBox), hidden until calc.js
+	// starts them; "" = none (the embedded calculator).
+	Boxes template.HTML
 	// InlineCSS is the site's and the calculator's stylesheets, which a
 	// page with a prerendered calculator carries in its head instead of
 	// linking them (see inlineCSS); "" = linked.
@@ -270,9 +275,15 @@ func shell(mode string, names map[string]string) calcShell {
 }
 
 // carrying sets what the page hands to the calculator from the computed
-// site: the calibrations and fit.wasm's size.
+// site: the calibrations, and the boxes below it (stating fit.wasm's size).
 func (s calcShell) carrying(c *Computed) calcShell {
-	s.Calibrations, s.FitBytes = c.Calibrations, c.FitBytes
+	s.Calibrations = c.Calibrations
+	switch s.Mode {
+	case "calculator":
+		s.Boxes = template.HTML(view.HFBox("the form above", false, false) + view.RefitBox(c.FitBytes[0], c.FitBytes[1], false))
+	case "planner":
+		s.Boxes = template.HTML(view.HFBox("the chosen option's estimated student stage", true, false))
+	}
 	return s
 }
 

@@ -10,8 +10,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
@@ -30,17 +32,22 @@ type Input struct {
 	// the energy read, "gpu" (default) or "total".
 	CodeCarbon json.RawMessage `json:"codecarbon,omitempty"`
 	Scope      string          `json:"scope,omitempty"`
+	// StartedMs is when the user asked for the fit (Unix milliseconds, the
+	// page's clock), from which Output.Said counts the time it took.
+	StartedMs float64 `json:"started_ms,omitempty"`
 }
 
 // Output is Fit's result: the calibration (with its fit diagnostics in
 // Calibration.Fit), the number of rows read, the checks it failed
 // (model.FitChecks; none for a fit a user can rely on) and the report's
-// markup for the page (view.FitReport), or Error.
+// markup for the page (view.FitReport) and its status line (view.FitDone,
+// when Input.StartedMs is given), or Error.
 type Output struct {
 	Calibration *model.Calibration `json:"calibration,omitempty"`
 	Rows        int                `json:"rows,omitempty"`
 	Checks      []model.Message    `json:"checks,omitempty"`
 	HTML        string             `json:"html,omitempty"`
+	Said        string             `json:"said,omitempty"`
 	Error       *Error             `json:"error,omitempty"`
 }
 
@@ -76,8 +83,15 @@ func Fit(input []byte) (out []byte) {
 		return mustJSON(Output{Error: &Error{Text: err.Error()}})
 	}
 	checks := model.FitChecks(cal)
-	return mustJSON(Output{Calibration: &cal, Rows: n, Checks: checks, HTML: view.FitReport(cal, kindOf(in.Kind), checks)})
+	o := Output{Calibration: &cal, Rows: n, Checks: checks, HTML: view.FitReport(cal, kindOf(in.Kind), checks)}
+	if in.StartedMs > 0 {
+		o.Said = view.FitDone(cal.Name, n, math.Max(0, float64(now().UnixMilli())-in.StartedMs)/1000, len(checks) > 0)
+	}
+	return mustJSON(o)
 }
+
+// now is the clock Output.Said counts with (a test sets it).
+var now = time.Now
 
 // kindOf is the fit asked for, as the command line's -kind names it.
 func kindOf(k string) string {

@@ -10,10 +10,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/model/fit"
+	"github.com/wattscale/wattscale/wasm/calcapi/view"
 )
 
 // syntheticCSV writes measurements in the project's schema: the default
@@ -110,6 +112,44 @@ func TestFitRecoversTheLaw(t *testing.T) {
 	// should explain most of the variance of ln E.
 	if c.Fit.R2 < 0.9 {
 		t.Errorf("R² = %.3f on synthetic data with 10 %% noise, want at least 0.9", c.Fit.R2)
+	}
+}
+
+// TestFitSaysWhatItDid checks the status line a fit answers with when the
+// page says when the user asked: the calibration, the rows read and the
+// time since (on a clock the test sets), and a fit that failed its checks
+// says so.
+func TestFitSaysWhatItDid(t *testing.T) {
+	at := time.UnixMilli(1_800_000_000_000)
+	now = func() time.Time { return at }
+	t.Cleanup(func() { now = time.Now })
+	csv := syntheticCSV(t)
+	for _, c := range []struct {
+		kind string
+		ms   float64
+		want string
+	}{{"law", 3_250, "Fitted user-law on %d rows in 3.25 s%s"}, {"roofline", 150_000, "Fitted user-roofline on %d rows in 2.5 min%s"}} {
+		in, _ := json.Marshal(Input{CSV: csv, Name: "runs.csv", Kind: c.kind, StartedMs: float64(at.UnixMilli()) - c.ms})
+		var got Output
+		if err := json.Unmarshal(Fit(in), &got); err != nil || got.Error != nil {
+			t.Fatalf("%v %+v", err, got.Error)
+		}
+		end := "."
+		if len(got.Checks) > 0 {
+			end = "; it failed its checks (below)."
+		}
+		if want := fmt.Sprintf(c.want, got.Rows, end); got.Said != want {
+			t.Errorf("said %q, want %q", got.Said, want)
+		}
+	}
+	if got, want := view.FitDone("user-roofline", 12, 4, true), "Fitted user-roofline on 12 rows in 4 s; it failed its checks (below)."; got != want {
+		t.Errorf("a failed fit says %q, want %q", got, want)
+	}
+	// Without the time asked, no status line (the fit is the same).
+	in, _ := json.Marshal(Input{CSV: csv, Name: "runs.csv"})
+	var got Output
+	if err := json.Unmarshal(Fit(in), &got); err != nil || got.Said != "" {
+		t.Errorf("without started_ms: said %q (%v)", got.Said, err)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/wasm/calcapi"
+	"github.com/wattscale/wattscale/wasm/calcapi/view"
 )
 
 // Input is what the page sends: the files' texts, in any order, and the
@@ -26,12 +27,13 @@ type Input struct {
 }
 
 // Output is the form values the files give (only the keys they set), what
-// each key of each file gave, the notes an estimate would add, and the
-// first error.
+// each key of each file gave, the notes an estimate would add, the two as
+// the box's markup (view.HFTook), and the first error.
 type Output struct {
 	Form  calcapi.Form     `json:"form,omitempty"`
 	Took  []model.Imported `json:"took,omitempty"`
 	Notes []string         `json:"notes,omitempty"`
+	HTML  string           `json:"html,omitempty"`
 	Error *calcapi.Error   `json:"error,omitempty"`
 }
 
@@ -53,6 +55,7 @@ func Import(input []byte) (out []byte) {
 	if err != nil {
 		return answer(Output{Error: errOf(err)})
 	}
+	o.HTML = view.HFTook(o.Took, o.Notes)
 	return answer(o)
 }
 

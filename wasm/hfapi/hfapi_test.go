@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/wasm/calcapi"
+	"github.com/wattscale/wattscale/wasm/calcapi/view"
 )
 
 const example = "../../content/examples/hf-llama-3-8b-qlora"
@@ -48,6 +50,10 @@ func TestImportExample(t *testing.T) {
 	}
 	if len(out.Took) < 30 {
 		t.Errorf("%d keys listed, want every key of the three files", len(out.Took))
+	}
+	// The box lists them as view.HFTook draws them: a row per key.
+	if out.HTML != view.HFTook(out.Took, out.Notes) || strings.Count(out.HTML, "<tr><td>") != len(out.Took) {
+		t.Errorf("the box's markup is not view.HFTook's for the %d keys read:\n%s", len(out.Took), out.HTML)
 	}
 	for k, v := range out.Form {
 		form[k] = v

@@ -7,10 +7,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/wattscale/wattscale/content"
+	"github.com/wattscale/wattscale/model"
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
@@ -252,4 +254,34 @@ func TestRenderParts(t *testing.T) {
 	if len(same.Parts) != 0 {
 		t.Errorf("the same state again: %d parts, want none", len(same.Parts))
 	}
+}
+
+// TestBoxes holds the boxes below the calculator and the planner as golden
+// HTML: the Hugging Face box of each page, the refit box stating
+// fit.wasm's size, the single-file copy's two, and the list of what the
+// Hugging Face files gave. Every box starts hidden (calc.js shows it).
+func TestBoxes(t *testing.T) {
+	took := []model.Imported{{File: "model.hf_config", Key: "hidden_size", Value: "4096", Field: "hidden", Use: "used"},
+		{File: "training.hf_args", Key: "report_to", Value: `["<none>"]`, Use: "ignored", Note: "not about the run's cost"}}
+	boxes := map[string]string{
+		"calculator": HFBox("the form above", false, false) + RefitBox(3_456_789, 1_049_999, false),
+		"planner":    HFBox("the chosen option's estimated student stage", true, false),
+		"offline":    HFBox("", false, true) + RefitBox(0, 0, true),
+	}
+	for name, html := range boxes {
+		if n, hidden := strings.Count(html, "<section"), len(regexp.MustCompile(`<section[^>]* hidden>`).FindAllString(html, -1)); n == 0 || n != hidden {
+			t.Errorf("%s: %d boxes, %d hidden", name, n, hidden)
+		}
+	}
+	if s := boxes["calculator"]; !strings.Contains(s, `data-raw-mb="3.5" data-gzip-mb="1.0">fit.wasm: 3.5 MB, 1.0 MB compressed<`) {
+		t.Errorf("the refit box does not state fit.wasm's size:\n%s", s)
+	}
+	if s := RefitBox(0, 0, false); strings.Contains(s, "fit-size") {
+		t.Errorf("without fit.wasm the refit box states a size:\n%s", s)
+	}
+	if s := HFTook(took, []string{"a note"}); !strings.Contains(s, `<code>[&#34;&lt;none&gt;&#34;]</code>`) || strings.Count(s, "<tr><td>") != 2 {
+		t.Errorf("HFTook does not list each key, escaped:\n%s", s)
+	}
+	golden(t, "boxes", "<!-- calculator -->\n"+boxes["calculator"]+"\n<!-- planner -->\n"+boxes["planner"]+"\n<!-- offline -->\n"+boxes["offline"]+
+		"\n<!-- took -->\n"+HFTook(took, []string{"a note"})+"\n")
 }
