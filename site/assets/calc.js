@@ -1,22 +1,17 @@
 /* wattscale calculator and planner: the page side.
  *
- * Contract with the page (site/gen/templates): a mount element
- *   <div id="calc-root" data-mode="calculator"></div>   (or "planner", "embed")
- * and assets/calc.css, assets/wasm_exec.js and assets/calc.js. The other
- * files are found next to this script, under the names the mount's
- * data-assets JSON maps them to (content-hashed; plain names without it):
- *   calc.wasm, planner.wasm   the calculator (wasm/calc), the planner (wasm/planner)
- *   fit.wasm                  the refit and the Hugging Face import (wasm/fit), loaded when asked for
- *   calc-embed.js, planner-embed.js, fit-embed.js
- *                             window.WATTSCALE_*_GZ_B64 = base64(gzip(the wasm)): the file:// fallback
+ * The page (site/gen/templates) has a mount element <div id="calc-root"
+ * data-mode="calculator|planner|embed">, assets/calc.css and
+ * assets/wasm_exec.js. Next to this script, under the names the mount's
+ * data-assets maps them to: calc.wasm or planner.wasm (started at once),
+ * fit.wasm (the refit and the Hugging Face import, when asked for), and
+ * each one's NAME-embed.js (base64 of its gzip: the file:// fallback).
  *
- * Go draws everything (wasm/calcapi/view): the form, the estimate, the
- * plan, the boxes below them and what they answer. This file keeps the
- * form state and hands it to Go on each input, morphs Go's markup into the
- * nodes already there (a prerendered page is taken over in place), and
- * keeps the address, the local storage, the events and the loading of the
- * WebAssembly. No library and no network beyond these files: it works
- * offline and from file://.
+ * Go draws everything (wasm/calcapi/view). This file hands Go the form
+ * state on each input and morphs its markup into the nodes already there
+ * (a prerendered page is taken over in place); it keeps the address, the
+ * local storage, the events and the loading of the WebAssembly. No library
+ * and no network beyond these files: it works offline and from file://.
  */
 (function () {
   'use strict';
@@ -49,12 +44,9 @@
     return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
   }
 
-  // asWasm is a fetched wasm as application/wasm (a host may serve it as
-  // application/octet-stream, which costs streaming compilation). A
-  // response already typed so is taken as it is: the browser keeps the code
-  // it compiles from the network's, the HTTP cache's or the service
-  // worker's response under its address (Chromium's code cache), which it
-  // cannot do for a response made in the page.
+  // asWasm is a fetched wasm typed application/wasm, for streaming
+  // compilation. One typed so already is taken as it is: the browser keeps
+  // the code compiled from it (not from a response made in the page).
   function asWasm(r) {
     if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + r.url);
     if (r.url && WASM_TYPE.test(r.headers.get('Content-Type') || '')) {
@@ -65,10 +57,9 @@
     return new Response(r.body, { headers: { 'Content-Type': 'application/wasm' } });
   }
 
-  // wasmFrom is the page's wasm as an application/wasm response: resp as
-  // it is when the host compressed it in transit or the service worker
-  // serves it, else the build's gzip copy beside it (a quarter of the raw
-  // file) inflated in the page; whatever fails there falls back to resp.
+  // wasmFrom is the wasm as a response: resp when compressed in transit or
+  // kept by the service worker, else the gzip copy beside it (a quarter of
+  // the size) inflated in the page; resp when that fails.
   async function wasmFrom(resp, url) {
     var r = await resp;
     perf.wasmResponseMs = performance.now();
@@ -99,8 +90,7 @@
   }
 
   // keptWasm is the service worker's copy of a content-hashed wasm, read
-  // from Cache Storage by the page itself (faster than through the
-  // worker's fetch handler, BenchmarkOfflineRevisit), or null.
+  // from Cache Storage directly (BenchmarkOfflineRevisit), or null.
   async function keptWasm(url, name) {
     if (asset(name) === name || !window.caches || !navigator.serviceWorker || !navigator.serviceWorker.controller) return null;
     try {
@@ -111,17 +101,15 @@
     }
   }
 
-  // loadGo starts the Go program o.wasm: by streaming compilation, then
-  // fetch().arrayBuffer(), then the base64 gzip copy o.embedScript carries
-  // (file://, where fetch is blocked). It resolves with the way that
-  // worked once the program has set window[o.global].
+  // loadGo starts the Go program o.wasm by streaming compilation, else
+  // fetch().arrayBuffer(), else o.embedScript's copy (file://), and
+  // resolves with the way that worked once it has set window[o.global].
   async function loadGo(o) {
     if (typeof Go === 'undefined') await loadScript(BASE + asset('wasm_exec.js'));
     perf.wasmExecMs = performance.now();
     var url = BASE + asset(o.wasm), go = new Go(), inst = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
-      // The page's head may have asked for it already (wattscaleEarlyWasm,
-      // templates/layout.html): that response is taken once.
+      // The page's head may have fetched it already (templates/layout.html).
       var early = window.wattscaleEarlyWasm, resp, kept = await keptWasm(url, o.wasm);
       if (early && early.name === o.wasm) { window.wattscaleEarlyWasm = null; resp = early.response; }
       if (kept) {
@@ -168,8 +156,8 @@
 
   /* ---------- putting Go's markup in place ---------- */
 
-  // tell shows a status message of a kind (error, warning, success, info)
-  // in el, announced at once (role alert) only for an error.
+  // tell shows a status message of a kind (error, warning, success, info),
+  // announced at once only for an error.
   function tell(el, kind, text) {
     if (!el) return;
     el.textContent = text;
@@ -177,7 +165,6 @@
     el.setAttribute('role', kind === 'error' && text ? 'alert' : 'status');
   }
 
-  // para is a paragraph of class cls saying text.
   function para(cls, text) {
     var p = document.createElement('p');
     p.className = cls;
@@ -185,19 +172,17 @@
     return p;
   }
 
-  // setHTML makes e's content the markup html by changing only what
-  // differs (morph): the nodes already there are kept, so that a takeover
-  // and each recompute restyle only what changed.
+  // setHTML morphs e's content into html: the nodes already there are
+  // kept, so a takeover and each recompute restyle only what changed.
   function setHTML(e, html) {
     var t = document.createElement('template');
     t.innerHTML = html;
     morphChildren(e, t.content);
   }
 
-  // sameNode says whether a kept node a can stand for the new node b: both
-  // text, or elements of the same name and id, or form key (a field in
-  // error stays the same field: its input keeps focus and caret), or,
-  // with neither, class.
+  // sameNode says whether a kept node a can stand for the new node b: same
+  // name and id, or form key (a field in error keeps its input's focus and
+  // caret), or, with neither, class.
   function sameNode(a, b) {
     if (a.nodeType !== b.nodeType) return false;
     if (a.nodeType !== 1) return true;
@@ -208,10 +193,8 @@
     return a.getAttribute('class') === b.getAttribute('class');
   }
 
-  // morphChildren makes live's children those of fresh: each new child
-  // takes the place of the first kept child that can stand for it (those
-  // skipped on the way are removed) and is morphed into it; one with no
-  // counterpart is moved in.
+  // morphChildren morphs each new child into the first kept child that can
+  // stand for it (removing those skipped) or moves it in.
   function morphChildren(live, fresh) {
     var kids = Array.prototype.slice.call(fresh.childNodes), lc = live.firstChild;
     for (var i = 0; i < kids.length; i++) {
@@ -225,10 +208,8 @@
     while (lc) { var n = lc.nextSibling; live.removeChild(lc); lc = n; }
   }
 
-  // morphNode makes live look as fresh: text, attributes, children. A
-  // control's value and checked state and an option's selection are
-  // properties (fill sets them): their attributes stay, as does a details
-  // element the visitor opened. A node marked data-js keeps its content.
+  // morphNode makes live look as fresh. Controls' values are properties
+  // (fill): their attributes stay, as does an opened details element.
   var KEEP_ATTR = { INPUT: { value: 1, checked: 1 }, OPTION: { selected: 1 }, DETAILS: { open: 1 } };
   function morphNode(live, fresh) {
     if (live.nodeType !== 1) { if (live.data !== fresh.data) live.data = fresh.data; return; }
@@ -244,10 +225,9 @@
     if (!fresh.hasAttribute('data-js')) morphChildren(live, fresh);
   }
 
-  // place puts Go's answer out into the page: only the parts whose markup
-  // changed since last placed (seen) are morphed into live, the element
-  // matching sel; without live the whole markup goes in at the top of
-  // root. False when the answer has no markup.
+  // place morphs the parts of Go's answer out that changed since seen into
+  // live (root's sel), or puts its whole markup at the top of root; false
+  // when it has none.
   function place(root, live, out, seen, sel) {
     var t = document.createElement('template');
     if (out.parts) {
@@ -277,8 +257,8 @@
     });
   }
 
-  // wireForm sends root's inputs to onInput and, a moment after the
-  // window's last resize, calls onResize.
+  // wireForm sends root's inputs to onInput, and calls onResize after the
+  // window's last resize.
   function wireForm(root, onInput, onResize) {
     var tid = 0;
     root.addEventListener('input', onInput);
@@ -319,12 +299,11 @@
     this.out = null; // the last answer
     var q = new URLSearchParams(location.search), self = this, linked = '';
     q.forEach(function (v, k) { if (k in self.state) self.state[k] = v; });
-    // A link with a grid region but no intensity takes the region's figure.
+    // A link's grid region without an intensity takes the region's figure.
     if (q.has('region') && !q.has('carbon') && 'carbon' in this.state) { this.state.carbon = ''; linked = 'region'; }
     if (opts.carry) Object.assign(this.state, opts.carry);
     this.linked = linked;
-    // Without a prerendered form Go starts from the default form, and the
-    // link's values go over it then (update).
+    // Without a prerendered form the link's values go over Go's default.
     this.needsURL = !Object.keys(this.state).length && q.toString() !== '';
     this.wire();
     this.loadOwn();
@@ -342,10 +321,8 @@
     return s;
   }
 
-  /* The user's own calibrations: fitted on this page, kept in local
-   * storage, added to the catalog by Go (calcapi.AddCalibration). One that
-   * failed its checks is used only when the user said so (its name is kept
-   * in ACCEPT_KEY). */
+  // The user's own calibrations, fitted here and kept in local storage; one
+  // that failed its checks only when the user said so (ACCEPT_KEY).
   var OWN_KEY = 'wattscale-own-calibrations', ACCEPT_KEY = 'wattscale-own-accepted';
   function stored(key) {
     try { var v = JSON.parse(localStorage.getItem(key) || '[]'); return Array.isArray(v) ? v : []; } catch (e) { return []; }
@@ -354,8 +331,8 @@
     var cals = stored(OWN_KEY);
     if (cals.length && this.api && this.api.addCalibration) this.api.addCalibration(JSON.stringify({ calibrations: cals, accept: stored(ACCEPT_KEY) }));
   };
-  // useOwn adds a calibration the user just fitted and selects it; anyway
-  // says they chose it although it failed its checks. It answers the error.
+  // useOwn adds and selects a calibration just fitted (anyway: although it
+  // failed its checks), answering the error.
   Calculator.prototype.useOwn = function (cal, anyway) {
     var cals = stored(OWN_KEY).filter(function (c) { return c.name !== cal.name; });
     var accept = stored(ACCEPT_KEY).filter(function (n) { return n !== cal.name; });
@@ -386,8 +363,8 @@
     return u.href;
   };
 
-  // wire listens on the mount element: the form, the recommender's points
-  // (click, Enter or space; arrows move between them), the copy buttons.
+  // wire listens to the form, the recommender's points (arrows move between
+  // them) and the copy buttons.
   Calculator.prototype.wire = function () {
     var self = this, root = this.root;
     wireForm(root, function (e) { self.onInput(e); }, function () {
@@ -427,15 +404,12 @@
     if (!k || !(k in this.state) || !t.closest('.calc-layout')) return;
     var v = t.type === 'checkbox' ? (t.checked ? '1' : '') : t.value;
     if ((t.type === 'radio' && !t.checked) || this.state[k] === v) return;
-    var t0 = performance.now();
     this.state[k] = v;
     this.update(k);
-    perf.lastInputMs = performance.now() - t0;
   };
 
-  // update has Go draw the form state (changed: the input just changed)
-  // and puts it in place. The state goes as a query string, the answer
-  // comes back as an object (no JSON on either side).
+  // update has Go draw the form state (changed: the input just changed;
+  // a query string in, an object out) and puts it in place.
   Calculator.prototype.update = function (changed) {
     if (!this.api) return null;
     var root = this.root, ce = root.querySelector('.chart-e'), ct = root.querySelector('.chart-t');
@@ -470,9 +444,8 @@
     return out;
   };
 
-  // adviseLater has Go draw the recommender's panel (view.Advice: tens of
-  // milliseconds) once this render's figures are painted, so that no input
-  // waits for it; edits made meanwhile are drawn by the one call after.
+  // adviseLater has Go draw the recommender's panel (tens of ms) once the
+  // figures are painted, so no input waits for it.
   Calculator.prototype.adviseLater = function () {
     if (this.advising) return;
     this.advising = true;
@@ -488,8 +461,8 @@
     });
   };
 
-  // advise puts Go's panel into .cheaper-out; a deadline or objective in
-  // error is shown beside its input.
+  // advise draws the panel; a deadline or objective in error is shown
+  // beside its input.
   Calculator.prototype.advise = function () {
     var co = this.root.querySelector('.cheaper-out');
     if (!co || !this.api || !this.api.advise || !this.out || this.out.state !== 'ok') return;
@@ -506,8 +479,8 @@
 
   Calculator.prototype.fill = function () { fill(this.root.querySelectorAll('.calc-layout [name]'), this.state); };
 
-  // tellParent reports each estimate and the content height to the page
-  // that embeds this one (assets/embed.js): figures the page shows anyway.
+  // tellParent reports each estimate (figures shown anyway) and the height
+  // to the page that embeds this one (assets/embed.js).
   Calculator.prototype.tellParent = function (post) {
     if (window.parent === window || !post) return;
     window.parent.postMessage(Object.assign({ type: 'wattscale:estimate', url: new URL('../index.html?' + this.query(), BASE).href }, post), '*');
@@ -519,9 +492,7 @@
     }
   };
 
-  // loadConfig puts a recommender point's configuration (g's data-load,
-  // form values Go wrote) into the form, estimates it and records it in
-  // the address.
+  // loadConfig estimates a recommender point's form values (data-load).
   Calculator.prototype.loadConfig = function (g) {
     var s = this.state;
     new URLSearchParams(g.getAttribute('data-load') || '').forEach(function (v, k) { s[k] = v; });
@@ -543,9 +514,7 @@
     });
   };
 
-  /* ---------- the distillation planner (planner.wasm's render, view.PlanFuncs) ----------
-   * Go keeps the planner's rules too: this reports each change with the
-   * state Go last answered and puts the markup in place. */
+  /* ---------- the planner (planner.wasm's render, view.PlanFuncs: its rules are Go's) ---------- */
 
   function Planner(root, wasm) {
     this.root = root;
@@ -617,9 +586,8 @@
     return fitLoading;
   }
 
-  // hfBox shows root's "Paste from Hugging Face" box and reads the files
-  // pasted or dropped there with fit.wasm's hf (wasm/hfapi) against the
-  // calculator form form(); take(values) puts the values into the page and
+  // hfBox shows the Hugging Face box and reads the files pasted or dropped
+  // (wasm/hfapi) against the form form(); take(values) fills the page and
   // answers the keys it could not take.
   function hfBox(root, form, take) {
     var sec = root.querySelector('.hf-import'), text = sec && sec.querySelector('#hf-text');
@@ -652,8 +620,7 @@
     sec.querySelector('#hf-go').addEventListener('click', go);
   }
 
-  // FIT_WORKER runs fit.wasm off the page's thread, so a fit of several
-  // seconds never freezes the form; cancelling terminates it.
+  // FIT_WORKER runs fit.wasm off the page's thread (a fit takes seconds).
   var FIT_WORKER = 'self.onmessage = async function (e) {\n' +
     '  var d = e.data;\n' +
     '  try {\n' +
@@ -706,8 +673,8 @@
     if (msg) { sec.querySelector('.refit-status').textContent = msg; sec.dataset.state = 'cancelled'; }
   };
 
-  // runFit fits in a Web Worker over HTTP(S), and on the page's own thread
-  // from file:// (where a worker cannot load the module).
+  // runFit fits in a Web Worker, or from file:// (where a worker cannot
+  // load the module) on the page's thread.
   Calculator.prototype.runFit = function (arg, onStage) {
     var self = this;
     if (location.protocol === 'file:' || !BASE || typeof Worker === 'undefined') {
@@ -793,8 +760,7 @@
 
   /* ---------- start ---------- */
 
-  // typedValues is the form values the visitor changed in the prerendered
-  // form before the WebAssembly took over.
+  // typedValues is what the visitor changed in the prerendered form.
   function typedValues(root) {
     var out = {};
     Array.prototype.forEach.call(root.querySelectorAll('.calc-form input[name], .calc-form select[name]'), function (c) {
@@ -809,13 +775,11 @@
   async function start(root) {
     perf.startMs = performance.now();
     var mode = root.getAttribute('data-mode') || 'calculator', planner = mode === 'planner';
-    // A prerendered page stays as it is (numbers, charts, a form that takes
-    // input) until the WebAssembly redraws it in place.
+    // A prerendered page stays as it is until Go redraws it in place.
     var pre = root.getAttribute('data-prerendered') === '1';
     root.setAttribute('aria-busy', 'true');
     if (!pre) root.replaceChildren(para('loading', 'Loading the calculator…'), ...root.querySelectorAll(':scope > section[hidden]'));
-    // A site built from another content tree hands the WebAssembly its
-    // calibrations, which it reads when it starts.
+    // Another content tree's calibrations, read by Go when it starts.
     var cals = root.getAttribute('data-calibrations');
     if (cals) window.wattscaleCalibrations = cals;
     var loading = loadGo(planner ?
@@ -838,12 +802,10 @@
     if (how === 'streaming' && perf.wasmResponse) root.dataset.wasmResponse = perf.wasmResponse;
     perf.goReadyMs = performance.now();
     var loadingP = pre ? null : root.querySelector(':scope > p.loading');
-    // What the visitor typed into the prerendered form meanwhile is kept:
-    // applied over a link's values, or handed to the planner as changes.
+    // What was typed meanwhile goes over a link's values, or to the planner as changes.
     var typed = pre ? typedValues(root) : {}, app;
     if (planner) {
-      // (A select the generator left blank, an estimated student's input
-      // on a preset row, shows its first option without being typed.)
+      // (A select prerendered blank shows its first option untyped.)
       Object.keys(typed).forEach(function (k) {
         var c = root.querySelector('.calc-form [name="' + k + '"]');
         if (c && c.tagName === 'SELECT' && c.selectedIndex === 0 && !Array.prototype.some.call(c.options, function (o) { return o.defaultSelected; })) delete typed[k];
@@ -863,16 +825,14 @@
     root.removeAttribute('aria-busy');
     root.dataset.ready = '1';
     perf.firstEstimateMs = performance.now();
-    // The rest of the page is laid out once this estimate has been painted
-    // (calc.css: data-settled), not in the frame that shows it.
+    // The rest of the page is laid out after this frame (data-settled).
     requestAnimationFrame(function () { setTimeout(function () { root.dataset.settled = '1'; }, 0); });
     window.wattscaleApp = app;
     if (mode !== 'embed') registerServiceWorker();
   }
 
-  // registerServiceWorker installs sw.js (next to the site's index.html),
-  // which keeps the calculator, the planner and their files for visits
-  // without a network: not from file:// nor in a page that embeds this one.
+  // registerServiceWorker installs sw.js, which keeps the pages and files
+  // for visits offline (not from file:// nor when embedded).
   function registerServiceWorker() {
     if (!('serviceWorker' in navigator) || !BASE || !/^https?:$/.test(location.protocol) || window.parent !== window) return;
     var root = new URL('../', BASE);
@@ -883,10 +843,8 @@
     });
   }
 
-  // afterFirstPaint calls f once the page has painted a frame: the
-  // WebAssembly's compilation starts after the prerendered estimate is on
-  // screen (its download began in the page's head). A hidden tab paints
-  // no frames: there a timer starts it.
+  // afterFirstPaint calls f once a frame is painted (or after a second in
+  // a hidden tab): compiling the wasm waits for the prerendered estimate.
   function afterFirstPaint(f) {
     var done = false;
     function once() { if (!done) { done = true; f(); } }
@@ -894,11 +852,8 @@
     setTimeout(once, 1000);
   }
 
-  // pending marks the calculator's figures as the previous estimate while
-  // an edit waits for the WebAssembly (root[data-pending], calc.css), puts
-  // what was typed into the address at once (a reload keeps it) and says
-  // so in the status line. Not once the WebAssembly answered, nor in the
-  // planner.
+  // pending marks the figures as the previous estimate (data-pending) and
+  // puts what was typed into the address while an edit waits for the wasm.
   var PENDING_TEXT = 'Your change is computed as soon as the calculator has loaded: the figures below are the previous estimate.';
   function pending(root) {
     if (root.dataset.ready === '1' || root.getAttribute('data-mode') === 'planner') return;
@@ -927,8 +882,7 @@
       ASSETS = {};
     }
     if (root.getAttribute('data-prerendered') !== '1') return start(root);
-    // Edits made before the WebAssembly answers: before this script ran
-    // (the form is in the page's HTML) and to come.
+    // Edits made before Go answers: before this script ran and to come.
     var edited = function (e) { if (e.target && e.target.closest && e.target.closest('.calc-form')) pending(root); };
     root.addEventListener('input', edited);
     root.addEventListener('change', edited);
