@@ -247,6 +247,20 @@
     return true;
   }
 
+  // show puts Go's answer out into app's page (under sel): the markup, the
+  // controls' values (values, else the form), the page's state and, when
+  // address, the address; false when the answer has no markup.
+  function show(app, live, out, sel, values, address) {
+    var root = app.root;
+    if (!place(root, live, out, app.parts || (app.parts = {}), sel)) return false;
+    app.out = out;
+    app.state = out.form;
+    fill(root.querySelectorAll(sel + ' [name]'), values || out.form);
+    if (root.dataset.state !== out.state) root.dataset.state = out.state;
+    if (address) history.replaceState(null, '', '?' + out.query + location.hash);
+    return true;
+  }
+
   // fill sets each control's value and checked state from the values s.
   function fill(controls, s) {
     Array.prototype.forEach.call(controls, function (c) {
@@ -418,29 +432,21 @@
     var out = this.api.render(new URLSearchParams(this.state).toString(), changed || this.linked, widths.e || 0, widths.t || 0, this.embed, !!live);
     this.linked = '';
     perf.lastEstimateCallMs = performance.now() - t0;
-    if (!place(root, live, out, this.parts || (this.parts = {}), '.calc-layout')) return out;
-    this.out = out;
-    this.state = out.form;
+    if (!show(this, live, out, '.calc-layout', null, changed)) return out;
     if (this.needsURL) {
       this.needsURL = false;
       var st = this.state;
       new URLSearchParams(location.search).forEach(function (v, k) { if (k in st) st[k] = v; });
       return this.update(changed || 'model');
     }
-    this.fill();
-    if (root.dataset.state !== out.state) root.dataset.state = out.state;
     this.chartW = widths.e || (root.querySelector('.chart-e') || {}).clientWidth;
-    if (changed) history.replaceState(null, '', '?' + out.query + location.hash);
     perf.sweepPoints = root.querySelectorAll('.chart-e path.line').length;
     if (out.state !== 'ok') return out;
     this.last = out; // the last answer that estimated
     var u = root.querySelector('#share-url');
     if (u && u.value !== this.shareURL()) u.value = this.shareURL();
-    if (this.embed) {
-      var a = root.querySelector('.open-full');
-      if (a) a.href = new URL('../index.html?' + out.query, BASE).href;
-      this.tellParent(out.post);
-    } else this.adviseLater();
+    if (this.embed) this.tellParent(out.post);
+    else this.adviseLater();
     return out;
   };
 
@@ -545,7 +551,7 @@
 
   Planner.prototype.onInput = function (e) {
     var t = e.target, k = t.name;
-    if (!k || !this.state || !t.closest('.plan-layout') || this.show[k] === t.value) return;
+    if (!k || !this.state || !t.closest('.plan-layout') || this.out.show[k] === t.value) return;
     this.update({ changed: k, value: t.value });
   };
 
@@ -557,14 +563,8 @@
     o.parts = !!live;
     var t0 = performance.now(), out = call(this.wasm.render, o);
     perf.lastPlanMs = performance.now() - t0;
-    place(root, live, out, this.parts || (this.parts = {}), '.plan-layout');
-    this.out = out;
-    this.state = out.form;
-    this.show = out.show;
-    fill(root.querySelectorAll('.plan-layout [name]'), out.show);
-    if (root.dataset.state !== out.state) root.dataset.state = out.state;
+    show(this, live, out, '.plan-layout', out.show, o.changed || o.action);
     this.chartW = this.width();
-    if (o.changed || o.action) history.replaceState(null, '', '?' + out.query + location.hash);
     var f = out.focus && document.getElementById('f-' + out.focus);
     if (f) f.focus();
     if (this.hfPick) {
