@@ -247,6 +247,7 @@ func (r *resolved) alphaEta() (alpha float64, fellBack bool) {
 type rooflineRun struct {
 	limTime, limPower, limSigma float64 // the power limit's factors (powerFactors)
 	tComp, tMem, tStep, t1      float64 // one-GPU times under the limit, s
+	tHost                       float64 // GPU-time waiting for the host beside t1 (hoststep.go), s
 	pAvg                        float64 // busy power per GPU under the limit, W
 	sp, eta                     float64
 	commModel                   bool // sp and eta from the communication-aware model
@@ -254,6 +255,7 @@ type rooflineRun struct {
 	factor                      float64
 	compJ, memJ, parJ, e0J      float64
 	warmJ                       float64 // the first steps' warm-up (warmup.go)
+	hostJ                       float64 // the GPUs' wait for their hosts (hoststep.go)
 	totalJ                      float64
 	waitW                       float64
 	tRun, overheadS, timeS      float64
@@ -273,6 +275,7 @@ func (c *Catalog) rooflineRun(r *resolved, k *rooflineCore, run *rooflineRun) er
 	}
 	run.tComp, run.tMem, run.tStep, run.pAvg = k.tComp*run.limTime, k.tMem*run.limTime, k.tStep*run.limTime, k.p0*run.limPower
 	run.t1 = run.tComp + run.tMem + run.tStep
+	run.tHost = r.hostWait(run.t1)
 	if k.fixed {
 		if k.err != nil {
 			return k.err
@@ -291,15 +294,17 @@ func (c *Catalog) rooflineRun(r *resolved, k *rooflineCore, run *rooflineRun) er
 			run.factor = r.etaFactor(k.alpha, run.eta)
 		}
 	}
-	run.tRun = run.t1/run.sp + WarmupS
+	run.tRun = run.t1/run.sp + run.tHost/float64(r.count) + WarmupS
 	run.overheadS = tc.Roofline.OverheadS.Value
 	run.e0J = float64(r.count) * g.IdlePowerW * run.overheadS
 	// Step latency is charged to the memory term: it is time the GPU waits
 	// at busy power without doing arithmetic (launches, synchronisation).
+	// The wait for the host is apart, at the power of a GPU between kernels.
 	run.compJ, run.memJ = run.pAvg*run.tComp, run.pAvg*(run.tMem+run.tStep)
+	run.hostJ = hostWaitPowerW(g, run.pAvg) * run.tHost
 	run.parJ, run.waitW = r.parallelJ(run.waiting, run.factor, run.compJ+run.memJ, k.p0, run.pAvg, run.t1, run.eta)
 	run.warmJ = warmupEnergy(g, float64(r.count), k.p0, run.pAvg)
-	run.totalJ = run.compJ + run.memJ + run.parJ + run.warmJ + run.e0J
+	run.totalJ = run.compJ + run.memJ + run.hostJ + run.parJ + run.warmJ + run.e0J
 	run.timeS = run.tRun + run.overheadS
 	return nil
 }
@@ -342,7 +347,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		assume = append(assume, Message{Code: CodeAssumeAlphaFallback})
 	}
 	tRun, overheadS := run.tRun, run.overheadS
-	compJ, memJ, parJ, warmJ, e0J, waitW := run.compJ, run.memJ, run.parJ, run.warmJ, run.e0J, run.waitW
+	compJ, memJ, hostJ, parJ, warmJ, e0J, waitW := run.compJ, run.memJ, run.hostJ, run.parJ, run.warmJ, run.e0J, run.waitW
 	assume = append(assume, Message{Code: CodeAssumeWarmup})
 	overhead := OverheadAlphaEta
 	if r.count > 1 && run.waiting {
@@ -389,7 +394,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		}
 		// Scale the decomposition to the law's total, keeping its shares.
 		s := lawJ / totalJ
-		compJ, memJ, parJ, warmJ, e0J = compJ*s, memJ*s, parJ*s, warmJ*s, e0J*s
+		compJ, memJ, hostJ, parJ, warmJ, e0J = compJ*s, memJ*s, hostJ*s, parJ*s, warmJ*s, e0J*s
 		totalJ = lawJ
 		assume = append(assume, Message{Code: CodeAssumeLawPerToken, Args: Args{{Name: "calibration", Str: cal.Name}, {Name: "ref_tokens", Num: l.RefTokens}, {Name: "ref_note", Str: l.RefNote}, {Name: "time_calibration", Str: tc.Name}}})
 	}
@@ -513,7 +518,7 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	resp.Embodied = embodiedFor(resp.GPUHours)
 	resp.EmbodiedCO2eKg = resp.Embodied.CO2eKg
 	resp.PowerLimit = r.powerInfo(c.Power, p0, limTime, limPower, limSigma)
-	resp.Breakdown = Breakdown{ComputeKWh: compJ / 3.6e6, MemoryKWh: memJ / 3.6e6, ParallelKWh: parJ / 3.6e6, WarmupKWh: warmJ / 3.6e6, FixedKWh: e0J / 3.6e6}
+	resp.Breakdown = Breakdown{ComputeKWh: compJ / 3.6e6, MemoryKWh: memJ / 3.6e6, HostWaitKWh: hostJ / 3.6e6, ParallelKWh: parJ / 3.6e6, WarmupKWh: warmJ / 3.6e6, FixedKWh: e0J / 3.6e6}
 	bound := "compute"
 	if M/bw > C/r.peak {
 		bound = "memory"

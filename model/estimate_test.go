@@ -85,7 +85,7 @@ func TestEstimateInvariants(t *testing.T) {
 		}
 		// Breakdown sums to the total.
 		b := r.Breakdown
-		if sum := b.ComputeKWh + b.MemoryKWh + b.ParallelKWh + b.WarmupKWh + b.FixedKWh; math.Abs(sum-r.EnergyKWh) > 1e-9*r.EnergyKWh {
+		if sum := b.ComputeKWh + b.MemoryKWh + b.HostWaitKWh + b.ParallelKWh + b.WarmupKWh + b.FixedKWh; math.Abs(sum-r.EnergyKWh) > 1e-9*r.EnergyKWh {
 			t.Errorf("case %d: breakdown sums to %.9g, energy %.9g", i, sum, r.EnergyKWh)
 		}
 		// Interval brackets the estimate.

@@ -52,13 +52,16 @@ type Response struct {
 }
 
 // Breakdown splits EnergyKWh: compute and memory terms of the single-GPU
-// roofline decomposition, parallel overhead (energy above one GPU doing the
-// same work), the first steps' warm-up inside the training window
-// (warmup.go) and the fixed start-up energy E₀ before it. They sum to
-// EnergyKWh.
+// roofline decomposition, the GPUs' wait for their hosts (hoststep.go),
+// parallel overhead (energy above one GPU doing the same work), the first
+// steps' warm-up inside the training window (warmup.go) and the fixed
+// start-up energy E₀ before it. They sum to EnergyKWh.
 type Breakdown struct {
-	ComputeKWh  float64 `json:"compute"`
-	MemoryKWh   float64 `json:"memory"`
+	ComputeKWh float64 `json:"compute"`
+	MemoryKWh  float64 `json:"memory"`
+	// HostWaitKWh is the GPUs' energy while they wait for their hosts to
+	// launch a step's kernels (hoststep.go); added in version 1.
+	HostWaitKWh float64 `json:"host_wait"`
 	ParallelKWh float64 `json:"parallel_overhead"`
 	WarmupKWh   float64 `json:"warmup"`
 	FixedKWh    float64 `json:"fixed"`
@@ -209,7 +212,7 @@ type Inputs struct {
 
 func finiteResponse(r *Response) bool {
 	return finite(r.EnergyKWh, r.EnergyIntervalKWh[0], r.EnergyIntervalKWh[1], r.TimeS, r.AvgPowerW, r.GPUHours,
-		r.CO2eKg, r.CostUSD, r.Breakdown.ComputeKWh, r.Breakdown.MemoryKWh, r.Breakdown.ParallelKWh, r.Breakdown.WarmupKWh, r.Breakdown.FixedKWh,
+		r.CO2eKg, r.CostUSD, r.Breakdown.ComputeKWh, r.Breakdown.MemoryKWh, r.Breakdown.HostWaitKWh, r.Breakdown.ParallelKWh, r.Breakdown.WarmupKWh, r.Breakdown.FixedKWh,
 		r.Roofline.ArithmeticIntensity, r.Roofline.EnergyLowerBoundKWh, r.Parallel.Speedup, r.Parallel.Efficiency) &&
 		r.EnergyKWh > 0 && r.TimeS > 0 && finite(r.TrainingEnergyKWh, r.TrainingTimeS)
 }

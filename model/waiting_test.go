@@ -113,7 +113,7 @@ func TestWaitingOneGPU(t *testing.T) {
 			t.Errorf("%s × 1: overhead %q, waiting %g W, share %g, parallel %g kWh, η %g: want none and η 1", gpu, p.Overhead, p.WaitingPowerW, p.WaitingShare, r.Breakdown.ParallelKWh, p.Efficiency)
 		}
 		b := r.Breakdown
-		if sum := b.ComputeKWh + b.MemoryKWh + b.WarmupKWh + b.FixedKWh; math.Abs(sum-r.EnergyKWh) > 1e-12*r.EnergyKWh {
+		if sum := b.ComputeKWh + b.MemoryKWh + b.HostWaitKWh + b.WarmupKWh + b.FixedKWh; math.Abs(sum-r.EnergyKWh) > 1e-12*r.EnergyKWh {
 			t.Errorf("%s × 1: compute + memory + warm-up + fixed = %.12g kWh, energy %.12g", gpu, sum, r.EnergyKWh)
 		}
 	}

@@ -425,7 +425,7 @@ func (c *calcView) breakdown(r *model.Response) {
 	parts := []struct {
 		key, name string
 		kwh       float64
-	}{{"compute", "Compute", b.ComputeKWh}, {"memory", "Memory traffic and step latency", b.MemoryKWh}, {"parallel", "Parallel overhead", b.ParallelKWh}, {"fixed", "Start-up and first-step warm-up (fixed)", b.FixedKWh + b.WarmupKWh}}
+	}{{"compute", "Compute", b.ComputeKWh}, {"memory", "Memory traffic and step latency", b.MemoryKWh}, {"host", "Waiting for the host to launch kernels", b.HostWaitKWh}, {"parallel", "Parallel overhead", b.ParallelKWh}, {"fixed", "Start-up and first-step warm-up (fixed)", b.FixedKWh + b.WarmupKWh}}
 	const W, H = 560.0, 28
 	x := 0.0
 	var rects, desc, rows []string
