@@ -123,7 +123,7 @@ func prerenderPlanner(cat *model.Catalog) (*plannerPrerendered, error) {
 		return nil, err
 	}
 	p := &plannerPrerendered{Markup: template.HTML(s)}
-	// The keys calc.js's Planner reads from a link: the plan's, and each
+	// The keys a planner link carries: the plan's, and each
 	// row's for every row the form can have.
 	for _, f := range pm.Fields {
 		if rest, ok := strings.CutPrefix(f.Key, "oK."); ok {

@@ -2,8 +2,8 @@ package calcapi
 
 // The calculator form's layout: its fieldsets, which form keys each
 // places where, and which are drawn in a grid row or hidden together.
-// The page's generator (wasm/calcapi/view) and calc.js both draw the form
-// from it (Meta.Layout), so the two cannot place a field differently. A
+// The view (wasm/calcapi/view) draws the form from it (Meta.Layout), at
+// build time and in the WebAssembly alike. A
 // row of the field table that the layout does not place gets a plain
 // input at the end of its group's fieldset (Section.Group), so a field
 // added to model.RequestFields appears in the form with no change here.

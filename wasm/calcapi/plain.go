@@ -17,7 +17,7 @@ import (
 // and the API print.
 
 // formLabels are the labels of the form's inputs (the Label column of
-// model.RequestFields and recommendFields, which calc.js renders) by the
+// model.RequestFields and recommendFields, which the view renders) by the
 // request path a message may mention, with messageLabels' wording where
 // that differs.
 //

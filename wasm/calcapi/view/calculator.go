@@ -7,10 +7,10 @@ package view
 // is native Go) and writes the whole calculator into the page: the form
 // with its values and hints, the numbers, the breakdown, the charts and
 // the snippets. The page thus shows a complete estimate before any script
-// runs, and without JavaScript at all. The markup is the markup
-// site/assets/calc.js builds (Calculator.build, fill and render), so that
-// when the WebAssembly has started and the script redraws the calculator
-// in place, nothing moves; the browser tests compare the two.
+// runs, and without JavaScript at all. calc.wasm draws the calculator
+// with the same code at run time (Calc.Render), and calc.js morphs that
+// markup into the page's nodes, so that when the WebAssembly takes over
+// nothing moves.
 
 import (
 	"bytes"
@@ -23,13 +23,12 @@ import (
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
-// prerenderUID stands for the random id prefix calc.js gives the form's
-// datalists.
+// prerenderUID is the id prefix of the form's datalists and sections.
 const prerenderUID = "crpre"
 
 var sweepStrategies = []string{"single", "ddp", "fsdp", "tp"}
 
-// sweepCounts is calc.js's sweepCounts: the GPU counts the charts show.
+// sweepCounts is the GPU counts the charts show.
 func sweepCounts(count int) []int {
 	top := 64
 	for top < 4*count && top < 4096 {
@@ -47,7 +46,7 @@ func sweepCounts(count int) []int {
 	return out
 }
 
-// calcView writes what calc.js's Calculator shows for one output.
+// calcView writes the calculator for one output.
 type calcView struct {
 	meta  *calcapi.Meta
 	state calcapi.Form
@@ -58,18 +57,17 @@ type calcView struct {
 	// (meta.Fields), or the planner's (planView.markup).
 	rows map[string]model.Field
 	// toggle: a field whose row's "when" does not hold is hidden, as
-	// calc.js's Calculator.toggle hides it (the planner hides its own).
+	// hidden (the planner hides its own).
 	toggle bool
 	// placed holds the form keys the layout writes; every other row of the
 	// field table gets an input at the end of its group's fieldset
-	// (extras), as calc.js's build does.
+	// (extras).
 	placed map[string]bool
 	shown  int // fields written that apply (group)
 	// controls draw the layout's keys whose Item.Control names them.
 	controls map[string]func(key string) string
 	// blankSelects: an empty value that no option has selects nothing
-	// (calc.js's planner fills a select so; the calculator adds an
-	// option for it).
+	// (the planner's selects; the calculator adds an option for it).
 	blankSelects bool
 
 	// At run time (Calc): errs are the form's errors, marked beside their
@@ -113,8 +111,7 @@ type Widths struct {
 	T float64 `json:"t,omitempty"`
 }
 
-// item writes one item of the form's layout (calcapi.Layout), as calc.js's
-// item builds it.
+// item writes one item of the form's layout (calcapi.Layout).
 func (c *calcView) item(it calcapi.Item) {
 	if it.Key != "" {
 		if draw := c.controls[it.Control]; draw != nil {
@@ -141,8 +138,8 @@ func (c *calcView) item(it calcapi.Item) {
 	}
 }
 
-// fieldset writes one fieldset of a form's layout as calc.js's fieldset
-// builds it: legend, items and note, then, with extras (the calculator),
+// fieldset writes one fieldset of a form's layout: legend, items and
+// note, then, with extras (the calculator),
 // the rows of the section's group that the layout did not place.
 func (c *calcView) fieldset(sec calcapi.Section, extras bool) {
 	c.fieldsetPart(sec, extras, "")
@@ -176,8 +173,8 @@ func (c *calcView) fieldsetPart(sec calcapi.Section, extras bool, key string) {
 
 // extras returns the inputs of the field table's rows in group that the
 // layout did not place, in table order, each with its help as a tooltip
-// (calc.js: "Every other row of the field table gets a plain input in its
-// group's fieldset").
+// (every other row of the field table gets a plain input in its group's
+// fieldset).
 func (c *calcView) extras(group string) string {
 	var b strings.Builder
 	for _, f := range c.meta.Fields {
@@ -224,7 +221,7 @@ func (c *calcView) markup() (string, error) {
 			pres = &m.Presets[i]
 		}
 	}
-	// The hints calc.js's hints() fills in.
+	// The hints under the model, GPU, region and calibration fields.
 	modelHint, gpuHint, regionHint, calHint := "", "", "your own figure, g CO₂e per kWh", ""
 	if pres != nil {
 		modelHint = pres.Family + ", " + ParamsText(pres.ParamsPublished) + " parameters (" + strings.Split(pres.Source, ";")[0] + ")"
@@ -342,7 +339,7 @@ func (c *calcView) markup() (string, error) {
 	return c.b.String(), nil
 }
 
-// results is the results section after calc.js's render.
+// results is the results section.
 func (c *calcView) results(r *model.Response) {
 	p := r.Inputs
 	ev, eu := EnergyParts(r.EnergyKWh)
@@ -466,7 +463,7 @@ func (c *calcView) notes(r *model.Response) {
 		noteList(`<div class="warnings" role="note"><h3>Warnings</h3>`, warns, `</div>`), assumptionsHTML(c.out.Assumptions))
 }
 
-// noteList is calc.js's list of notes (warnings, assumptions) between
+// noteList is a list of notes (warnings, assumptions) between
 // open and close; "" when there are none.
 func noteList(open string, items []string, close string) string {
 	if len(items) == 0 {
@@ -591,8 +588,8 @@ func (c *calcView) share() {
 		`<details class="snip"><summary>Request JSON for the command line</summary><div class="snip-h"><p class="muted small"><code>go run ./site estimate &lt; request.json</code> gives the same answer.</p><button type="button" class="btn" data-copy="req">Copy</button></div><pre id="snip-req" tabindex="0" aria-label="Request JSON">`, esc(req), `</pre></details>`)
 }
 
-// summary is the estimate's summary that calc.js puts above the form (on a
-// phone the form comes first).
+// summary is the estimate's summary above the form (on a phone the form
+// comes first).
 func (c *calcView) summary(r *model.Response) {
 	if c.empty {
 		// No estimate yet for this form: the numbers go, the summary

@@ -22,7 +22,7 @@ func (c *calcView) place(key string) {
 	}
 }
 
-// field is calc.js's labelled; hint nil = no hint paragraph.
+// field is a labelled control of key; hint nil = no hint paragraph.
 func (c *calcView) field(key, label, control string, hint *string) string {
 	c.place(key)
 	id := "f-" + key
@@ -46,7 +46,7 @@ func (c *calcView) field(key, label, control string, hint *string) string {
 	return s + `</div>`
 }
 
-// checkbox is calc.js's checkbox: a bool row's check box with its label
+// checkbox is a bool row's check box with its label
 // after it.
 func (c *calcView) checkbox(key, label, title string) string {
 	c.place(key)
@@ -65,7 +65,7 @@ func (c *calcView) checkbox(key, label, title string) string {
 		`><label for="f-` + key + `">` + esc(label) + `</label><p class="err" id="f-` + key + `-err">` + esc(msg) + `</p></div>`
 }
 
-// input is calc.js's input: the field of the table row of key (rows) with
+// input is the field of the table row of key (rows) with
 // its label and hint: a check box for a bool, a select of the row's
 // options in the table's words, or a text field with its kind's keyboard.
 // title, when not "", is the control's tooltip.
@@ -81,7 +81,7 @@ func (c *calcView) input(key, title string) string {
 	return c.field(key, f.Label, ctl, fieldHint(f))
 }
 
-// control is calc.js's control: the select or text field of the table
+// control is the select or text field of the table
 // row of key.
 func (c *calcView) control(key string) string {
 	f := c.rows[key]
@@ -105,7 +105,7 @@ func (c *calcView) inputs(keys ...string) string {
 }
 
 // group writes what body writes inside a div of class cls, hidden (as
-// calc.js's toggle hides a data-group) when no field in it applies.
+// the page hides a data-group) when no field in it applies.
 func (c *calcView) group(cls string, body func()) {
 	start, shown := c.b.Len(), c.shown
 	body()
@@ -164,7 +164,7 @@ func regionOptions(m *calcapi.Meta) []option {
 	return append(regs, option{"custom", "Custom intensity"})
 }
 
-// radios is calc.js's radios: an enum row's choices as radio buttons in
+// radios is an enum row's choices as radio buttons in
 // the table's words.
 func (c *calcView) radios(key string) string {
 	c.place(key)

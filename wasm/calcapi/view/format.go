@@ -1,11 +1,10 @@
 package view
 
-// Number formatting and SVG charts for the prerendered calculator, written
-// to print exactly what site/assets/calc.js prints for the same numbers
-// (its sig, energyParts, lineChart and friends), so that the page the
-// generator writes and the page the WebAssembly redraws have the same text
-// and the same layout. site/format.go formats the other pages in the site's
-// own style; these follow the script instead.
+// Number formatting and SVG charts for the calculator and the planner,
+// the same at build time and in the WebAssembly. (They were written to
+// print what the page's script printed when it drew the calculator, which
+// is why ToFixed and Num follow JavaScript's rules; site/gen/format.go
+// formats the other pages in the site's own style.)
 
 import (
 	"html"
@@ -152,13 +151,13 @@ func ParamsText(n float64) string {
 	return Sig(n/1e6, 3) + " M"
 }
 
-// esc escapes text for HTML as calc.js's esc does.
+// esc escapes text for HTML.
 func esc(s string) string { return html.EscapeString(s) }
 
 func fx1(x float64) string { return ToFixed(x, 1) }
 
 // svgPath is an SVG path's d attribute through n points, each in the
-// chart's pixels to one decimal, as calc.js writes it.
+// chart's pixels to one decimal.
 func svgPath(n int, at func(i int) (x, y float64)) string {
 	var d strings.Builder
 	for i := range n {
@@ -173,7 +172,7 @@ func svgPath(n int, at func(i int) (x, y float64)) string {
 	return d.String()
 }
 
-/* ---------- charts: calc.js's axis and lineChart ---------- */
+/* ---------- charts: axes and line charts ---------- */
 
 func jsNiceStep(span float64, n int) float64 {
 	raw := span / float64(n)
@@ -195,7 +194,7 @@ type chartAxis struct {
 	ticks []float64
 }
 
-// makeAxis is calc.js's scale: [lo, hi] onto pixels [a, b], ticks at
+// makeAxis is a scale: [lo, hi] onto pixels [a, b], ticks at
 // 1-2-5 per decade (fewer on wide spans) or powers of two on a log scale,
 // round steps (one per 70 px or so) on a linear one.
 func makeAxis(lo, hi, a, b float64, log, base2 bool) chartAxis {
@@ -281,13 +280,13 @@ func clampChart(w float64) float64 {
 }
 
 // prerenderChartW is the width the prerendered charts are drawn at: a
-// chart's box on a desktop-wide page. calc.js redraws each chart at its
+// chart's box on a desktop-wide page. At run time each chart is drawn at its
 // box's width, 300 px high plus the chart frame's padding and border
 // (site.css .chart: 22 px); the prerendered one is held at that height
 // (style) on narrower pages too, so that nothing below it moves then.
 const prerenderChartW = 390.0
 
-// axisSpec is one axis of calc.js's frame: its range and scale, the
+// axisSpec is one axis of a chart's frame: its range and scale, the
 // ticks (nil = computed by makeAxis), their format and the axis label.
 type axisSpec struct {
 	min, max   float64
@@ -297,7 +296,7 @@ type axisSpec struct {
 	label      string
 }
 
-// frameSpec is calc.js's frame's o: the chart's id, title and description
+// frameSpec is a chart frame's spec: the chart's id, title and description
 // ("" = none), its size (0 = 560 × 300) and left margin (0 = 64), and the
 // axes. style, when not "", is the svg's style attribute (a prerendered
 // chart's held height).
@@ -309,14 +308,13 @@ type frameSpec struct {
 	x, y                   axisSpec
 }
 
-// frame is a chart's axes, size and margins, as calc.js's frame returns
-// them (xa, ya, W, H, L, R, T, B).
+// frame is a chart's axes, size and margins (xa, ya, W, H, L, R, T, B).
 type frame struct {
 	xa, ya           chartAxis
 	W, H, L, R, T, B float64
 }
 
-// chartFrame is calc.js's frame: the svg's opening, the grid, ticks, axes
+// chartFrame writes a chart's frame: the svg's opening, the grid, ticks, axes
 // and axis labels, written into b; it returns the two axes and the chart's
 // size and margins.
 func chartFrame(b *strings.Builder, o frameSpec) frame {
@@ -393,7 +391,7 @@ func chartFrame(b *strings.Builder, o frameSpec) frame {
 	return f
 }
 
-// lineChart is calc.js's lineChart (through its frame).
+// lineChart is a line chart (through chartFrame).
 func lineChart(o lineChartSpec) string {
 	var xs, ys []float64
 	for _, s := range o.series {
@@ -445,7 +443,7 @@ func lineChart(o lineChartSpec) string {
 	return b.String()
 }
 
-// legendHTML is calc.js's legend; a series with a note is struck through
+// legendHTML is a chart's legend; a series with a note is struck through
 // and says why.
 func legendHTML(series []chartSeries) string {
 	var b strings.Builder

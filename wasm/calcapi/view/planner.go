@@ -7,10 +7,9 @@ package view
 // planner.wasm (wasm/calcapi's Distill over model/distill) and writes the
 // planner into the page: the form with its values, the option cards, the
 // stage bars, the amortisation curve with N*, the energy–quality plane,
-// the advice and the notes. The markup is what site/assets/calc.js's
-// Planner builds (build, buildRow, fill, render), so that when the
-// WebAssembly takes the page over and patches it in place, nothing moves;
-// the browser tests compare the two.
+// the advice and the notes. planner.wasm draws the planner with the same
+// code at run time (Plan.Render), and calc.js morphs that markup into the
+// page's nodes, so that when the WebAssembly takes over nothing moves.
 
 import (
 	"fmt"
@@ -25,7 +24,7 @@ import (
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
-// planStages is calc.js's STAGES: a stage's name in the plan and its row
+// planStages is each stage's name in the plan and its row
 // key.
 var planStages = [][2]string{{"preprocess", "pre"}, {"teacher", "teacher"}, {"student", "student"}, {"eval", "eval"}}
 
@@ -34,7 +33,7 @@ func regimeName(r string) string { return distill.PlanFieldByKey("oK.regime").Te
 
 // The planner's charts are prerendered twice: at their box's width on a
 // desktop-wide page (site/assets/calc.css holds .stages, .curve and .plane
-// to 720 px; calc.js's chartWidth draws at the box's width) and on a
+// to 720 px; at run time the charts are drawn at the box's width) and on a
 // 390 px phone (the page's width less its padding); calc.css shows the
 // one that fits (data-pre wide or narrow), and the takeover keeps one,
 // redrawn at the box's width. The phone's comes first, so that the
@@ -46,8 +45,8 @@ const (
 	prerenderPlanChartNarrowW = 358.0
 )
 
-// planView writes what calc.js's Planner shows for one output; c holds
-// the form's display values (what fill puts in each control) and writes
+// planView writes the planner for one output; c holds the form's
+// display values (what each control shows) and writes
 // the controls with the calculator's helpers.
 type planView struct {
 	meta  *calcapi.Meta
@@ -86,7 +85,7 @@ func (v *planView) preset(name string) *distill.Preset {
 	return nil
 }
 
-// display is what calc.js's fill puts in the control of key: a preset
+// display is what each control shows: a preset
 // row shows the paper's numbers.
 func (v *planView) display() calcapi.Form {
 	st := v.state
@@ -276,7 +275,8 @@ func (v *planView) markup() (string, error) {
 	return v.c.b.String(), nil
 }
 
-// row is calc.js's buildRow with fill's visibility and hint.
+// row writes option i's row of the form, with each field's visibility
+// and hint.
 func (v *planView) row(i int) {
 	o := "o" + strconv.Itoa(i) + "."
 	st, c := v.state, &v.c
@@ -352,12 +352,12 @@ func (v *planView) row(i int) {
 	v.w(`</fieldset>`)
 }
 
-// estimated is calc.js's: row o's student stage is estimated.
+// estimated says whether row o's student stage is estimated.
 func (v *planView) estimated(o string) bool {
 	return v.state[o+"preset"] == "" && v.state[o+"smode"] == calcapi.StudentModeEstimate
 }
 
-// options is calc.js's renderOptions.
+// options writes the option cards.
 func (v *planView) options(r *distill.Result, bestName string) {
 	for i := range r.Options {
 		o := &r.Options[i]
@@ -422,7 +422,7 @@ func preAttrs(W float64, cls string) (attrs, style string) {
 	return ` data-pre="` + cls + `"`, chartHeight(W, 300)
 }
 
-// stages is calc.js's renderStages at width W, marked data-pre=cls (wide
+// stages writes the stage bars at width W, marked data-pre=cls (wide
 // or narrow); legend: with the legend after it.
 func (v *planView) stages(r *distill.Result, W float64, cls string, legend bool) {
 	rowH := 32.0
@@ -494,7 +494,7 @@ func (v *planView) stages(r *distill.Result, W float64, cls string, legend bool)
 	v.w(legendHTML(items))
 }
 
-// curve is calc.js's renderCurve, energy per student against N, at width
+// curve is the chart of energy per student against N, at width
 // W; id is added to the chart's id, cls is its data-pre; legend: with the
 // legend after it (and the note that replaces the chart when there is
 // none).
@@ -571,7 +571,7 @@ func (v *planView) curve(r *distill.Result, W float64, id, cls string, legend bo
 	}
 }
 
-// plane is calc.js's renderPlane, energy against quality with the Pareto
+// plane is the chart of energy against quality with the Pareto
 // front dashed, at width W (id, cls and legend as for curve).
 func (v *planView) plane(r *distill.Result, W float64, id, cls string, legend bool) {
 	var pts []*distill.OptionResult
@@ -651,7 +651,7 @@ func (v *planView) plane(r *distill.Result, W float64, id, cls string, legend bo
 	}
 }
 
-// tstar is the serving threshold list of calc.js's render.
+// tstar is the list of serving thresholds.
 func (v *planView) tstar(r *distill.Result) {
 	var ts []*distill.OptionResult
 	for i := range r.Options {
@@ -669,8 +669,7 @@ func (v *planView) tstar(r *distill.Result) {
 	v.w(`</ul>`)
 }
 
-// notes is the warnings, the whole plan's line and the assumptions of
-// calc.js's render.
+// notes is the warnings, the whole plan's line and the assumptions.
 func (v *planView) notes(r *distill.Result) {
 	v.w(noteList(`<div class="warnings" role="note"><h3>Warnings</h3>`, v.out.Warnings, `</div>`)) // in the form's words
 	s := r.Site
