@@ -305,35 +305,23 @@
 
   /* ---------- the calculator (calc.wasm's render, view.CalcFuncs) ---------- */
 
-  function Calculator(root, api, opts) {
+  function Calculator(root, api, embed) {
     this.root = root;
     this.api = api;
-    this.embed = !!opts.embed;
-    this.state = formState(root);
+    this.embed = embed;
+    this.state = {}; // the form as Go last answered it
     this.out = null; // the last answer
-    var q = new URLSearchParams(location.search), self = this, linked = '';
-    q.forEach(function (v, k) { if (k in self.state) self.state[k] = v; });
-    // A link's grid region without an intensity takes the region's figure.
-    if (q.has('region') && !q.has('carbon') && 'carbon' in this.state) { this.state.carbon = ''; linked = 'region'; }
-    if (opts.carry) Object.assign(this.state, opts.carry);
-    this.linked = linked;
-    // Without a prerendered form the link's values go over Go's default.
-    this.needsURL = !Object.keys(this.state).length && q.toString() !== '';
     this.wire();
     this.loadOwn();
-    if (!this.embed) { this.hf(); this.refitBox(); }
+    if (!embed) { this.hf(); this.refitBox(); }
   }
 
-  // formState is every named control of the calculator's form, by name.
-  function formState(root) {
-    var s = {};
-    Array.prototype.forEach.call(root.querySelectorAll('.calc-layout [name]'), function (c) {
-      if (c.type === 'radio') { if (c.checked || !(c.name in s)) s[c.name] = c.checked ? c.value : (s[c.name] || ''); }
-      else if (c.type === 'checkbox') s[c.name] = c.checked ? '1' : '';
-      else s[c.name] = c.value;
-    });
-    return s;
-  }
+  // open has Go open the page's link, with what was typed (typed) over it.
+  Calculator.prototype.open = function (typed) {
+    var q = new URLSearchParams(location.search);
+    Object.keys(typed).forEach(function (k) { q.set(k, typed[k]); });
+    return this.update(Object.keys(typed)[0] || '', q.toString());
+  };
 
   // The user's own calibrations, fitted here and kept in local storage; one
   // that failed its checks only when the user said so (ACCEPT_KEY).
@@ -422,23 +410,17 @@
     this.update(k);
   };
 
-  // update has Go draw the form state (changed: the input just changed;
-  // a query string in, an object out) and puts it in place.
-  Calculator.prototype.update = function (changed) {
+  // update has Go draw the form state, or open the link (changed: the
+  // input just changed; a query string in, an object out) and puts it in
+  // place.
+  Calculator.prototype.update = function (changed, link) {
     if (!this.api) return null;
     var root = this.root, ce = root.querySelector('.chart-e'), ct = root.querySelector('.chart-t');
     var widths = root.querySelector('.results.empty') || !ce ? {} : { e: ce.clientWidth, t: ct ? ct.clientWidth : 0 };
     var t0 = performance.now(), live = root.querySelector('.calc-layout');
-    var out = this.api.render(new URLSearchParams(this.state).toString(), changed || this.linked, widths.e || 0, widths.t || 0, this.embed, !!live);
-    this.linked = '';
+    var out = this.api.render(link == null ? new URLSearchParams(this.state).toString() : link, changed, widths.e || 0, widths.t || 0, this.embed, !!live, link != null);
     perf.lastEstimateCallMs = performance.now() - t0;
     if (!show(this, live, out, '.calc-layout', null, changed)) return out;
-    if (this.needsURL) {
-      this.needsURL = false;
-      var st = this.state;
-      new URLSearchParams(location.search).forEach(function (v, k) { if (k in st) st[k] = v; });
-      return this.update(changed || 'model');
-    }
     this.chartW = widths.e || (root.querySelector('.chart-e') || {}).clientWidth;
     perf.sweepPoints = root.querySelectorAll('.chart-e path.line').length;
     if (out.state !== 'ok') return out;
@@ -814,9 +796,9 @@
       root.removeAttribute('data-linked');
       Object.keys(typed).forEach(function (k) { app.update({ changed: k, value: typed[k] }); });
     } else {
-      app = new Calculator(root, window.wattscale, { embed: mode === 'embed' || root.getAttribute('data-embed') === '1', carry: pre ? typed : null });
+      app = new Calculator(root, window.wattscale, mode === 'embed' || root.getAttribute('data-embed') === '1');
       perf.calculatorMs = performance.now();
-      app.update(Object.keys(typed)[0] || '');
+      app.open(typed);
       unpending(root);
       perf.firstEstimateCallMs = perf.lastEstimateCallMs;
       root.removeAttribute('data-linked');

@@ -10,7 +10,7 @@
 //	                                 -> {html | parts, form, query, state, post}: the calculator's
 //	                                    markup for a form state (package view), which calc.js puts in place
 //	wattscale.advise(query, width)   the "cheaper ways to run this" panel's markup (view.Advice)
-//	wattscale.addCalibration(json)   {"calibrations": [...]} the user fitted -> {"calibrations"|"error"}
+//	wattscale.addCalibration(json)   {"calibrations": [...]} the user fitted -> {} or {"error"}
 //	wattscale.sampleCSV()            a synthetic measurement CSV for trying the refit
 //
 // query is the form state as a query string (calcapi.ParseFormQuery).

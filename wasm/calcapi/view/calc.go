@@ -35,7 +35,7 @@ func (c *Calc) Refresh() { c.meta = c.api.MetaOf() }
 // and booleans, the answer a JavaScript value), so that no JSON codec is
 // linked into the calculator:
 //
-//	render(query, changed, widthE, widthT, embed, parts)  the markup for a form state (Render)
+//	render(query, changed, widthE, widthT, embed, parts, open)  the markup for a form state, or with open for a link (Render)
 //	advise(query, width)                                  the recommender's panel (Advice)
 //	addCalibration(json)                                  the user's own calibrations (calcapi.API.AddCalibration's answer)
 //	sampleCSV()                                           a synthetic measurement CSV for the refit
@@ -46,7 +46,7 @@ func CalcFuncs(api *calcapi.API) map[string]func(args []any) any {
 	c := NewCalc(api)
 	return map[string]func([]any) any{
 		"render": func(a []any) any {
-			return c.Render(argStr(a, 0), argStr(a, 1), Widths{E: argNum(a, 2), T: argNum(a, 3)}, argFlag(a, 4), argFlag(a, 5)).Value()
+			return c.Render(argStr(a, 0), argStr(a, 1), Widths{E: argNum(a, 2), T: argNum(a, 3)}, argFlag(a, 4), argFlag(a, 5), argFlag(a, 6)).Value()
 		},
 		"advise": func(a []any) any { return c.Advise(argStr(a, 0), argNum(a, 1)) },
 		"addCalibration": func(a []any) any {
@@ -68,31 +68,27 @@ func CalcFuncs(api *calcapi.API) map[string]func(args []any) any {
 // AddCalibration is calc.wasm's addCalibration: the user's own
 // calibrations, {"calibrations": [...]} (calcapi.OwnCalibrations, read
 // without encoding/json), added to api's catalog
-// (calcapi.API.AddCalibrations); the answer {"calibrations": [names]} or
-// {"error": {code, field, input, value, message, text, say}}.
+// (calcapi.API.AddCalibrations); the answer {} or {"error": {code,
+// message, say}}, what the page reads of an error (its code, and its words
+// for the page or else its message).
 func AddCalibration(api *calcapi.API, input []byte) (v map[string]any) {
 	fail := func(e *calcapi.Error) map[string]any {
-		return map[string]any{"error": map[string]any{"code": e.Code, "field": e.Field, "input": e.Input, "value": e.Value, "message": e.Message, "text": e.Text, "say": e.Say}}
+		return map[string]any{"error": map[string]any{"code": e.Code, "message": e.Message, "say": e.Say}}
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			msg := "internal error: " + fmt.Sprint(r)
-			v = fail(&calcapi.Error{Field: "calibration", Input: "cal", Message: msg, Text: msg, Say: msg})
+			v = fail(&calcapi.Error{Message: msg, Say: msg})
 		}
 	}()
 	raws, accept, e := calcapi.OwnCalibrations(input)
 	if e != nil {
 		return fail(e)
 	}
-	out := api.AddCalibrations(raws, accept)
-	if out.Error != nil {
+	if out := api.AddCalibrations(raws, accept); out.Error != nil {
 		return fail(out.Error)
 	}
-	names := make([]any, len(out.Calibrations))
-	for i, c := range out.Calibrations {
-		names[i] = c.Name
-	}
-	return map[string]any{"calibrations": names}
+	return map[string]any{}
 }
 
 // argStr, argNum and argFlag read argument i of a call (a string, a number, a
@@ -206,9 +202,26 @@ type Post struct {
 // string (calcapi.ParseFormQuery; the default form when it is empty or
 // does not parse), the input just changed, the charts' widths, whether
 // the calculator is the embedded one and whether only parts are asked.
-func (c *Calc) Render(query, changed string, widths Widths, embed, parts bool) RenderOutput {
+// With open, query is a link (with what the visitor typed before the
+// WebAssembly started over it): the default form with each of its form
+// keys over it (others are ignored), and a grid region it names without
+// an intensity gives its figure.
+func (c *Calc) Render(query, changed string, widths Widths, embed, parts, open bool) RenderOutput {
 	form, err := calcapi.ParseFormQuery(query)
-	if err != nil || len(form) == 0 {
+	if open {
+		link := form
+		form = calcapi.DefaultForm()
+		for k, v := range link {
+			if _, ok := form[k]; ok {
+				form[k] = v
+			}
+		}
+		_, region := link["region"]
+		if _, carbon := link["carbon"]; region && !carbon {
+			form["carbon"] = ""
+			form.Follow("region", c.meta.Regions)
+		}
+	} else if err != nil || len(form) == 0 {
 		form = calcapi.DefaultForm()
 	}
 	return c.RenderOf(RenderInput{Form: form, Changed: changed, Widths: widths, Embed: embed, Parts: parts})

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -175,10 +176,37 @@ func TestRenderQuery(t *testing.T) {
 		t.Errorf("render(count=2) post = %v", p)
 	}
 	for _, q := range []string{``, `count=%zz`, `&&`} {
-		out := c.Render(q, "", Widths{}, false, false)
+		out := c.Render(q, "", Widths{}, false, false, false)
 		if out.State != "ok" || out.Form["count"] != calcapi.DefaultForm()["count"] {
 			t.Errorf("Render(%q) = state %q, count %q; want the default form's estimate", q, out.State, out.Form["count"])
 		}
+	}
+}
+
+// TestRenderOpensALink checks the page's first call on a link (open):
+// the default form with the link's form keys over it and its other keys
+// ignored, a named grid region without an intensity giving the region's
+// figure, an intensity given keeping its own, and an empty link the
+// default form.
+func TestRenderOpensALink(t *testing.T) {
+	c, _ := newCalc(t)
+	def := calcapi.DefaultForm()
+	r := calcapi.DefaultRegions()[1]
+	out := c.Render("model=roberta-large&count=2&utm_source=x&region="+r.ID, "", Widths{}, false, false, true)
+	want := with("model", "roberta-large", "count", "2", "region", r.ID, "carbon", strconv.FormatFloat(r.CarbonGPerKWh, 'f', -1, 64))
+	if out.State != "ok" || len(out.Form) != len(def) {
+		t.Fatalf("state %q, %d keys (the default form has %d)", out.State, len(out.Form), len(def))
+	}
+	for k, v := range want {
+		if out.Form[k] != v {
+			t.Errorf("form[%s] = %q, want %q", k, out.Form[k], v)
+		}
+	}
+	if own := c.Render("region="+r.ID+"&carbon=123", "", Widths{}, false, false, true); own.Form["carbon"] != "123" {
+		t.Errorf("a link's own intensity became %q", own.Form["carbon"])
+	}
+	if empty := c.Render("", "", Widths{}, false, false, true); empty.State != "ok" || empty.Query != c.Render(def.Query(), "", Widths{}, false, false, false).Query {
+		t.Errorf("an empty link opens %q, not the default form", empty.Query)
 	}
 }
 
