@@ -6,10 +6,12 @@ package content
 
 import (
 	"embed"
-	"fmt"
+	"errors"
+	"github.com/wattscale/wattscale/internal/errctx"
 	"io/fs"
 	"path"
 	"sort"
+	"strconv"
 
 	"github.com/wattscale/wattscale/content/internal/calfile"
 	"github.com/wattscale/wattscale/internal/jsonv"
@@ -102,19 +104,19 @@ func EncodeCalibrations(files []CalibrationFile) ([]byte, error) {
 func DecodeCalibrations(b []byte) ([]CalibrationFile, error) {
 	var in []shippedFile
 	if err := jsonv.Decode(b, &in); err != nil {
-		return nil, fmt.Errorf("shipped calibrations: %w", err)
+		return nil, errctx.Wrap("shipped calibrations", err)
 	}
 	if len(in) == 0 {
-		return nil, fmt.Errorf("shipped calibrations: no file")
+		return nil, errors.New("shipped calibrations: no file")
 	}
 	sort.Slice(in, func(i, j int) bool { return in[i].Path < in[j].Path })
 	return calfile.Each(len(in), func(i int) (string, []byte, error) {
 		f := in[i]
 		switch {
 		case path.Ext(f.Path) != ".json":
-			return "", nil, fmt.Errorf("shipped calibrations: %q is not a *.json file", f.Path)
+			return "", nil, errors.New("shipped calibrations: " + strconv.Quote(f.Path) + " is not a *.json file")
 		case i > 0 && in[i-1].Path == f.Path:
-			return "", nil, fmt.Errorf("shipped calibrations: %s appears twice", f.Path)
+			return "", nil, errors.New("shipped calibrations: " + f.Path + " appears twice")
 		}
 		return f.Path, []byte(f.Raw), nil
 	})

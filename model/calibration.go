@@ -1,7 +1,7 @@
 package model
 
 import (
-	"fmt"
+	"github.com/wattscale/wattscale/internal/errctx"
 	"math"
 
 	"github.com/wattscale/wattscale/internal/jsonv"
@@ -201,12 +201,12 @@ type NamedCoef struct {
 func ParseCalibration(data []byte) (Calibration, error) {
 	var c Calibration
 	if err := CheckKeys(data, &c); err != nil {
-		return c, fmt.Errorf("calibration: %w", err)
+		return c, errctx.Wrap("calibration", err)
 	}
 	// (jsonv, not encoding/json: the calculator's WebAssembly reads the
 	// user's own calibrations without linking encoding/json.)
 	if err := jsonv.Decode(data, &c); err != nil {
-		return c, fmt.Errorf("calibration: %w", err)
+		return c, errctx.Wrap("calibration", err)
 	}
 	if err := c.Validate(); err != nil {
 		return c, err

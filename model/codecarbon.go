@@ -154,7 +154,7 @@ func (c *Catalog) CodeCarbonMeasurements(r io.Reader, runs CodeCarbonRuns, scope
 		return nil, err
 	}
 	if len(ms) == 0 {
-		return nil, errors.New("codecarbon: the log has a header and no rows")
+		return nil, msgErr(CodeCCNoRows, nil)
 	}
 	return ms, nil
 }

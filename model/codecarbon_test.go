@@ -156,3 +156,22 @@ func TestParseCodeCarbonRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestCodedLastErrors checks the two refusals that were words alone carry
+// their codes: a CodeCarbon log with its header and no rows, and speedup
+// curves asked for an interconnect class they do not have.
+func TestCodedLastErrors(t *testing.T) {
+	c := catalog(t)
+	_, err := c.CodeCarbonMeasurements(strings.NewReader("duration,gpu_energy,gpu_model,gpu_count\n"), bertPruningRuns("v100-pcie-32gb"), "gpu", "emissions.csv")
+	if m := model.AsMessage(err); m.Code != model.CodeCCNoRows || err.Error() != m.Text(model.Technical) {
+		t.Errorf("no rows: error %v, message %+v, want code %s and the code's words", err, m, model.CodeCCNoRows)
+	}
+	_, _, err = model.Speedups{}.Efficiency(model.NVLink, model.Plan{Tensor: 1, Data: 2, DataMode: model.DDP}, model.StepWorkload{})
+	m := model.AsMessage(err)
+	if m.Code != model.CodeSpeedupNoCurves || m.Args.Str("interconnect") != string(model.NVLink) {
+		t.Errorf("no curves: message %+v, want code %s about %s", m, model.CodeSpeedupNoCurves, model.NVLink)
+	}
+	if want := `no speedup curves for interconnect "nvlink"`; err == nil || err.Error() != want {
+		t.Errorf("no curves: error %v, want %q (the words before the code)", err, want)
+	}
+}

@@ -2,8 +2,8 @@ package model
 
 import (
 	"errors"
-	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 )
 
@@ -69,14 +69,9 @@ func (e *FieldError) Msg() Message {
 
 func (e *FieldError) Error() string {
 	if e.Value == "" {
-		return fmt.Sprintf("%s: %s", e.Field, e.Message)
+		return e.Field + ": " + e.Message
 	}
-	return fmt.Sprintf("%s: %s, got %s", e.Field, e.Message, e.Value)
-}
-
-// fieldErr builds a *FieldError with the value formatted with %v.
-func fieldErr(field string, value any, format string, args ...any) error {
-	return &FieldError{Field: field, Value: valueText(value), Message: fmt.Sprintf(format, args...)}
+	return e.Field + ": " + e.Message + ", got " + e.Value
 }
 
 // codeErr builds a *FieldError whose words are code's (TextOf), about the
@@ -100,8 +95,15 @@ func valueText(value any) string {
 			v = formatFloat(x)
 		case string:
 			v = strconv.Quote(x)
+		case int:
+			v = strconv.Itoa(x)
+		case bool:
+			v = strconv.FormatBool(x)
 		default:
-			v = fmt.Sprint(x)
+			// The kinds above are those the error sites pass (a test
+			// holds them to fmt.Sprint's); without fmt, another is
+			// written by its Go kind alone.
+			v = "(" + reflect.TypeOf(x).String() + ")"
 		}
 	}
 	return v

@@ -151,6 +151,10 @@ const (
 	CodeCommLatency    = "comm.latency"   // latency_s
 	CodeCommClass      = "comm.class"     // class
 
+	// A calibration built without Validate has no curves for the GPU's
+	// interconnect class (Speedups.Efficiency).
+	CodeSpeedupNoCurves = "speedup.no_curves" // interconnect
+
 	CodePowerCalName     = "power_cal.name"
 	CodePowerCalRange    = "power_cal.range"    // name, what, x, range (interval notation)
 	CodePowerCalInterval = "power_cal.interval" // name
@@ -195,6 +199,7 @@ const (
 	CodeCCCountWhole    = "cc.count_whole"   // text
 	CodeCCCountModel    = "cc.count_model"   // text, n, name
 	CodeCCCountRequest  = "cc.count_request" // text, name, count
+	CodeCCNoRows        = "cc.no_rows"       // emissions.csv has its header alone
 	CodeFitMethod       = "fit.method"
 	CodeFitRecompute    = "fit.recompute"
 	CodeFitAccumulation = "fit.accumulation"
@@ -322,6 +327,7 @@ var errTexts = []MessageText{
 	{Code: CodeCalBlock, Tech: "calibration {name}: kind {kind} needs a {block} block"},
 	{Code: CodeCalKind, Tech: "calibration {name}: unknown kind {kind:q}"},
 	{Code: CodeCalNoCurves, Tech: "calibration {name}: no speedup curves for {interconnect}"},
+	{Code: CodeSpeedupNoCurves, Tech: "no speedup curves for interconnect {interconnect:q}"},
 	{Code: CodeCalComm, Tech: "calibration {name}: {problem}"},
 	{Code: CodeCalSpeedup, Tech: "calibration {name}: speedup {interconnect}/{layout}: {problem}"},
 	{Code: CodeLawSaturating, Tech: "saturating law needs s_inf > 0 and k > 0, got s_inf={s_inf} k={k}"},
@@ -341,6 +347,7 @@ var errTexts = []MessageText{
 	{Code: CodeCCGPUOther, Tech: "the log's GPU {log:q} is not the request's {name} ({id})"},
 	{Code: CodeCCCountWhole, Tech: "must be a whole number of GPUs, got {text:q}"},
 	{Code: CodeCCCountModel, Tech: "is {text} but gpu_model says {n:int} × {name}"},
+	{Code: CodeCCNoRows, Tech: "codecarbon: the log has a header and no rows"},
 	{Code: CodeCCCountRequest, Tech: "the log saw {text} {name} GPUs, the request names {count:int} (CodeCarbon counts every GPU it sees, so its energy would include idle ones)"},
 	{Code: CodeFitMethod, Tech: "cannot be fitted: the measurement schema describes full fine-tuning"},
 	{Code: CodeFitRecompute, Tech: "cannot be fitted: the measurement schema has no recompute"},

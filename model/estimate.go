@@ -1,7 +1,7 @@
 package model
 
 import (
-	"fmt"
+	"errors"
 	"math"
 	"slices"
 	"sort"
@@ -59,17 +59,17 @@ func NewCatalog(hw *Hardware, presets []Preset, cals []Calibration, def string) 
 		// content's and the page's own calibrations, checked before (the
 		// page refuses a shipped name, calcapi.CodeShippedName).
 		if _, dup := c.byName[cals[i].Name]; dup {
-			return nil, fmt.Errorf("catalog: calibration %q appears twice", cals[i].Name)
+			return nil, errors.New("catalog: calibration " + strconv.Quote(cals[i].Name) + " appears twice")
 		}
 		c.byName[cals[i].Name] = i
 	}
 	c.calConsts = newCalConsts(cals, hw)
 	d, ok := c.byName[def]
 	if !ok {
-		return nil, fmt.Errorf("catalog: default calibration %q not found", def)
+		return nil, errors.New("catalog: default calibration " + strconv.Quote(def) + " not found")
 	}
 	if cals[d].Kind != KindRoofline {
-		return nil, fmt.Errorf("catalog: default calibration %q must be of kind roofline", def)
+		return nil, errors.New("catalog: default calibration " + strconv.Quote(def) + " must be of kind roofline")
 	}
 	return c, nil
 }

@@ -1,9 +1,10 @@
 package model
 
 import (
-	"fmt"
+	"errors"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -214,7 +215,7 @@ var RequestFields = []Field{
 		Help:    "numeric format of the matrix multiplications"},
 	{Key: "state_bytes", Student: true, Path: "training.state_bytes_per_param", Kind: KindNumber, Group: "training", Label: "State bytes / parameter", Unit: "bytes",
 		Bounds: &Bounds{Min: 2, Max: 64}, Optional: true,
-		Default: fmt.Sprintf("%d (AdamW in mixed precision)", DefaultStateBytesPerParam), Hint: fmt.Sprintf("empty = %d (AdamW)", DefaultStateBytesPerParam),
+		Default: strconv.Itoa(DefaultStateBytesPerParam) + " (AdamW in mixed precision)", Hint: "empty = " + strconv.Itoa(DefaultStateBytesPerParam) + " (AdamW)",
 		Help: "device memory per parameter for weights, gradients and optimizer state: 16 for AdamW in mixed precision, about 8 for Adafactor with fp32 master weights, 4 on pure bf16 weights; sets the memory check and the optimizer's memory traffic"},
 	{Key: "stack", Path: "training.stack", Kind: KindEnum, Group: "training", Label: "Software stack", Choices: Stacks, Optional: true,
 		Form: StackReference, Implied: StackReference, Default: "reference", Hint: "optimised: fused kernels, packing (Megatron, NeMo, MLPerf class)",
@@ -273,12 +274,12 @@ var RequestFields = []Field{
 	{Key: "region", Path: "site.region", Kind: KindString, Group: "site", Label: "Grid region", Form: "world", Optional: true, Default: "no region named",
 		Help: "where the run draws power; echoed in reports (the form's grid presets also fill the carbon intensity)"},
 	{Key: "carbon", Example: "a number, for example 400", Path: "site.carbon_g_per_kwh", Kind: KindNumber, Group: "site", Label: "g CO₂e/kWh", Unit: "g CO2e/kWh", Form: "475",
-		Bounds: &Bounds{Min: 0, Max: 2000}, Optional: true, Default: fmt.Sprintf("%g (IEA world average)", float64(DefaultCarbonGPerKWh)),
+		Bounds: &Bounds{Min: 0, Max: 2000}, Optional: true, Default: formatFloat(DefaultCarbonGPerKWh) + " (IEA world average)",
 		Help: "carbon intensity of the electricity"},
 	{Key: "pue", Example: "a number from 1 to 3, for example 1.2, or empty", Path: "site.pue", Kind: KindNumber, Group: "site", Label: "PUE", Bounds: &Bounds{Min: 1, Max: 3}, Optional: true,
-		Default: fmt.Sprintf("%g (Uptime Institute 2024 global average)", DefaultPUE), Hint: fmt.Sprintf("empty = %g", DefaultPUE), Help: "the facility's power usage effectiveness (facility energy ÷ IT energy)"},
+		Default: formatFloat(DefaultPUE) + " (Uptime Institute 2024 global average)", Hint: "empty = " + formatFloat(DefaultPUE), Help: "the facility's power usage effectiveness (facility energy ÷ IT energy)"},
 	{Key: "price", Example: "a number, for example 0.15", Path: "site.usd_per_kwh", Kind: KindNumber, Group: "site", Label: "USD/kWh", Unit: "USD/kWh", Form: "0.15",
-		Bounds: &Bounds{Min: 0, Max: 10}, Optional: true, Default: fmt.Sprintf("%g (an assumed tariff)", DefaultUSDPerKWh),
+		Bounds: &Bounds{Min: 0, Max: 10}, Optional: true, Default: formatFloat(DefaultUSDPerKWh) + " (an assumed tariff)",
 		Help: "electricity price"},
 	{Key: "cal", Path: "calibration", Kind: KindString, Group: "calibration", Label: "Coefficients", Optional: true,
 		Default: "the catalog's default calibration", Help: "the calibration to use, by name"},
@@ -328,12 +329,12 @@ func checkField(path string, x float64) error {
 // disagree, a programming error.
 func (f *Field) Set(req *Request, v any) error {
 	if f.Path == "" {
-		return fmt.Errorf("model: field %q has no request path", f.Key)
+		return errors.New("model: field " + strconv.Quote(f.Key) + " has no request path")
 	}
 	if f.Path == "strategy" {
 		s, ok := v.(string)
 		if !ok {
-			return fmt.Errorf("model: strategy takes a string, got %T", v)
+			return errors.New("model: strategy takes a string, got " + typeName(v))
 		}
 		req.Strategy.Name = s
 		return nil
@@ -348,7 +349,7 @@ func (f *Field) Set(req *Request, v any) error {
 	}
 	val := reflect.ValueOf(v)
 	if val.Kind() != dst.Kind() {
-		return fmt.Errorf("model: field %s takes %v, got %T", f.Path, dst.Type(), v)
+		return errors.New("model: field " + f.Path + " takes " + dst.Type().String() + ", got " + typeName(v))
 	}
 	dst.Set(val.Convert(dst.Type()))
 	return nil
@@ -365,7 +366,7 @@ func fieldValue(v reflect.Value, path string) (reflect.Value, error) {
 			v = v.Elem()
 		}
 		if v.Kind() != reflect.Struct {
-			return reflect.Value{}, fmt.Errorf("model: %s: %s is not inside an object", path, name)
+			return reflect.Value{}, errors.New("model: " + path + ": " + name + " is not inside an object")
 		}
 		t := v.Type()
 		found := false
@@ -377,8 +378,16 @@ func fieldValue(v reflect.Value, path string) (reflect.Value, error) {
 			}
 		}
 		if !found {
-			return reflect.Value{}, fmt.Errorf("model: %s: no field %s", path, name)
+			return reflect.Value{}, errors.New("model: " + path + ": no field " + name)
 		}
 	}
 	return v, nil
+}
+
+// typeName is v's Go type as fmt's %T writes it.
+func typeName(v any) string {
+	if v == nil {
+		return "<nil>"
+	}
+	return reflect.TypeOf(v).String()
 }

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -232,7 +231,7 @@ func (h *Hardware) Lookup(name string) (*GPU, error) {
 		return &h.GPUs[i], nil // the usual spelling: no normalising needed
 	}
 	if r, at := invisible(name); at >= 0 {
-		return nil, codeErr(CodeGPUInvisible, "hardware.gpu", name, Args{{Name: "char", Str: fmt.Sprintf("%U", r)}, {Name: "at", Num: float64(at)}})
+		return nil, codeErr(CodeGPUInvisible, "hardware.gpu", name, Args{{Name: "char", Str: unicodeName(r)}, {Name: "at", Num: float64(at)}})
 	}
 	k := normName(name)
 	if k == "" {
@@ -334,4 +333,14 @@ func DefaultGPUs() []GPU {
 		{ID: "tpu-v3", Name: "Cloud TPU v3 (per chip)", Vendor: "Google", Year: 2018, FP32TFLOPS: 0, BF16TFLOPS: 123, MemoryGB: 32, BandwidthGBs: 900, BoardPowerW: 288, IdlePowerW: 60, Interconnect: NVLink, Source: "Jouppi et al., CACM 2020 (123 TFLOP/s bf16, 32 GiB HBM, 900 GB/s per chip); power: Patterson et al. 2021, Table 4 average system power per TPU v3 chip", IdleSource: "estimate: about 20% of the average system power", Aliases: []string{"tpuv3"}, PowerScope: SystemPower},
 		{ID: "tpu-v4", Name: "Cloud TPU v4 (per chip)", Vendor: "Google", Year: 2021, FP32TFLOPS: 0, BF16TFLOPS: 275, MemoryGB: 32, BandwidthGBs: 1200, BoardPowerW: 378.5, IdlePowerW: 76, Interconnect: NVLink, Source: srcRef + "; Jouppi et al., ISCA 2023 (275 TFLOP/s bf16, 1200 GB/s; the chip alone: mean measured power about 170-192 W); power: Chowdhery et al. 2022 (PaLM, arXiv 2204.02311), App. B, 378.5 W measured average system power per TPU v4 chip in training, the convention of the TPU v3 entry (Patterson et al. 2021, Table 4)", IdleSource: "estimate: about 20% of the average system power", Aliases: []string{"tpuv4"}, PowerScope: SystemPower},
 	}
+}
+
+// unicodeName is a character as U+ and at least four upper-case hex digits
+// ("U+200B"), as fmt's %U writes it.
+func unicodeName(r rune) string {
+	h := strings.ToUpper(strconv.FormatInt(int64(r), 16))
+	for len(h) < 4 {
+		h = "0" + h
+	}
+	return "U+" + h
 }

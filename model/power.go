@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Power limits (DVFS). A board power limit below what a run would draw
@@ -194,7 +195,7 @@ const noPowerLimitSource = "no user-settable power limit"
 
 // estimatedMinSource says where the lowest limit of a board with no
 // published minimum comes from (formatted once: every estimate asks).
-var estimatedMinSource = fmt.Sprintf("estimate: %.0f%% of board power (no published minimum; the Zeus GPUs range from 33%% to 50%%)", minLimitShare*100)
+var estimatedMinSource = "estimate: " + strconv.FormatFloat(minLimitShare*100, 'f', 0, 64) + "% of board power (no published minimum; the Zeus GPUs range from 33% to 50%)"
 
 // rangeSources is "range: " + each source PowerLimits gives, formatted
 // once rather than per estimate (powerInfo).

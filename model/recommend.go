@@ -2,9 +2,9 @@ package model
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -65,7 +65,7 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 		}
 		held = cur.bat * cur.plan.Data * cur.accum
 		resp.Held = &HeldFixed{SequencesPerStep: held, Tokens: base.tokens}
-		resp.Assumptions = append(resp.Assumptions, fmt.Sprintf("global batch held at the current configuration's %d sequences per optimizer step (batch_per_gpu %d × %d data-parallel ranks × gradient_accumulation %d) and %s tokens: each configuration's micro-batch is the largest that reproduces it and fits in memory, with accumulation making up the rest; set global_batch to \"free\" to let it vary", held, cur.bat, cur.plan.Data, cur.accum, ShortNum(base.tokens)))
+		resp.Assumptions = append(resp.Assumptions, "global batch held at the current configuration's "+strconv.Itoa(held)+" sequences per optimizer step (batch_per_gpu "+strconv.Itoa(cur.bat)+" × "+strconv.Itoa(cur.plan.Data)+" data-parallel ranks × gradient_accumulation "+strconv.Itoa(cur.accum)+") and "+ShortNum(base.tokens)+" tokens: each configuration's micro-batch is the largest that reproduces it and fits in memory, with accumulation making up the rest; set global_batch to \"free\" to let it vary")
 	} else if mode == GlobalBatchHeld {
 		mode = GlobalBatchFree
 		resp.Assumptions = append(resp.Assumptions, "no current configuration, so no global batch to hold: each configuration keeps batch_per_gpu and gradient_accumulation, and its sequences per optimizer step follow its data-parallel degree")
@@ -94,7 +94,7 @@ func (c *Catalog) Recommend(req RecommendRequest) (RecommendResponse, error) {
 	}
 	resp.Searched, resp.Feasible, resp.Skipped = searched, len(pts), skipped
 	resp.Assumptions = append(resp.Assumptions,
-		fmt.Sprintf("searched %d configurations: GPU type × count (up to each candidate's max_count) × layout (single, ddp, fsdp, tp, tensor 2/4/8 × fsdp) × power limit; %d fit in memory (weights, gradients, optimizer state and activations without checkpointing)", searched, len(pts)),
+		"searched "+strconv.Itoa(searched)+" configurations: GPU type × count (up to each candidate's max_count) × layout (single, ddp, fsdp, tp, tensor 2/4/8 × fsdp) × power limit; "+strconv.Itoa(len(pts))+" fit in memory (weights, gradients, optimizer state and activations without checkpointing)",
 		"embodied CO2e: "+EmbodiedSource)
 	if len(pts) == 0 {
 		resp.Warn(Message{Code: CodeNoneFits, Args: Args{{Name: "batch", Str: "training.batch_per_gpu"}, {Name: "state_bytes", Str: "training.state_bytes_per_param"}}})
@@ -221,7 +221,7 @@ func (c *Catalog) config(wreq Request, sc siteCosts, p *point, deadline float64)
 // strategyName is how messages name a layout.
 func strategyName(st Strategy) string {
 	if st.Name == Hybrid {
-		return fmt.Sprintf("tensor %s × %s %s", ShortNum(st.Tensor), st.DataMode, ShortNum(st.Data))
+		return "tensor " + ShortNum(st.Tensor) + " × " + st.DataMode + " " + ShortNum(st.Data)
 	}
 	return st.Name
 }

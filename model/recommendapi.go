@@ -147,13 +147,14 @@ func skipReason(s Skipped) string {
 	for i, d := range s.DataRanks {
 		ranks[i] = strconv.Itoa(d)
 	}
+	at := strconv.Itoa(s.Count) + " × " + s.GPU
 	switch s.Code {
 	case SkipIndivisible:
-		return fmt.Sprintf("%d × %s: no layout's data-parallel degree (%s) divides the %d sequences per optimizer step", s.Count, s.GPU, strings.Join(ranks, ", "), s.SequencesPerStep)
+		return at + ": no layout's data-parallel degree (" + strings.Join(ranks, ", ") + ") divides the " + strconv.Itoa(s.SequencesPerStep) + " sequences per optimizer step"
 	case SkipMemory:
-		return fmt.Sprintf("%d × %s: reproducing %d sequences per optimizer step needs at least %.1f GB per GPU (state and activations at the smallest micro-batch), more than its %.0f GB", s.Count, s.GPU, s.SequencesPerStep, s.NeedGB, s.CapacityGB)
+		return at + ": reproducing " + strconv.Itoa(s.SequencesPerStep) + " sequences per optimizer step needs at least " + strconv.FormatFloat(s.NeedGB, 'f', 1, 64) + " GB per GPU (state and activations at the smallest micro-batch), more than its " + strconv.FormatFloat(s.CapacityGB, 'f', 0, 64) + " GB"
 	}
-	return fmt.Sprintf("%d × %s: the tokens make less than one optimizer step of %d sequences", s.Count, s.GPU, s.SequencesPerStep)
+	return at + ": the tokens make less than one optimizer step of " + strconv.Itoa(s.SequencesPerStep) + " sequences"
 }
 
 // HeldFixed is what the search keeps from the user's recipe.

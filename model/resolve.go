@@ -1,8 +1,8 @@
 package model
 
 import (
-	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -290,10 +290,10 @@ func (r *resolved) resolveStrategy(s Strategy) error {
 		}
 		t, d := int(s.Tensor), int(s.Data)
 		if c > 1 && t*c*d != n {
-			return codeErr(CodeLayoutProduct, "strategy", fmt.Sprintf("tensor %d × context %d × data %d = %d", t, c, d, t*c*d), Args{{Name: "count_field", Str: "hardware.count"}, {Name: "count", Num: float64(n)}})
+			return codeErr(CodeLayoutProduct, "strategy", "tensor "+strconv.Itoa(t)+" × context "+strconv.Itoa(c)+" × data "+strconv.Itoa(d)+" = "+strconv.Itoa(t*c*d), Args{{Name: "count_field", Str: "hardware.count"}, {Name: "count", Num: float64(n)}})
 		}
 		if t*c*d != n {
-			return codeErr(CodeLayoutProduct, "strategy", fmt.Sprintf("tensor %d × data %d = %d", t, d, t*d), Args{{Name: "count_field", Str: "hardware.count"}, {Name: "count", Num: float64(n)}})
+			return codeErr(CodeLayoutProduct, "strategy", "tensor "+strconv.Itoa(t)+" × data "+strconv.Itoa(d)+" = "+strconv.Itoa(t*d), Args{{Name: "count_field", Str: "hardware.count"}, {Name: "count", Num: float64(n)}})
 		}
 		r.plan = Plan{Tensor: t, Data: d, DataMode: mode}
 		if c > 1 {
@@ -390,13 +390,21 @@ func (r *resolved) shardHint() Message {
 func (r *resolved) layoutString() string {
 	switch {
 	case r.plan.Ctx() > 1:
-		return fmt.Sprintf("sharded over %d tensor ranks (each sequence split over %d context ranks)%s", r.plan.Tensor, r.plan.Ctx(), map[bool]string{true: fmt.Sprintf(" and %d fsdp ranks", r.plan.Replicas()), false: ""}[r.plan.DataMode == FSDP])
+		s := "sharded over " + strconv.Itoa(r.plan.Tensor) + " tensor ranks (each sequence split over " + strconv.Itoa(r.plan.Ctx()) + " context ranks)"
+		if r.plan.DataMode == FSDP {
+			s += " and " + strconv.Itoa(r.plan.Replicas()) + " fsdp ranks"
+		}
+		return s
 	case r.plan.Tensor > 1 && r.plan.Data > 1:
-		return fmt.Sprintf("sharded over %d tensor ranks%s", r.plan.Tensor, map[bool]string{true: fmt.Sprintf(" and %d fsdp ranks", r.plan.Data), false: ""}[r.plan.DataMode == FSDP])
+		s := "sharded over " + strconv.Itoa(r.plan.Tensor) + " tensor ranks"
+		if r.plan.DataMode == FSDP {
+			s += " and " + strconv.Itoa(r.plan.Data) + " fsdp ranks"
+		}
+		return s
 	case r.plan.Tensor > 1:
-		return fmt.Sprintf("sharded over %d tensor ranks", r.plan.Tensor)
+		return "sharded over " + strconv.Itoa(r.plan.Tensor) + " tensor ranks"
 	case r.plan.DataMode == FSDP:
-		return fmt.Sprintf("sharded over %d fsdp ranks", r.plan.Data)
+		return "sharded over " + strconv.Itoa(r.plan.Data) + " fsdp ranks"
 	}
 	return "replicated on every GPU"
 }

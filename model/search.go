@@ -1,9 +1,10 @@
 package model
 
 import (
-	"fmt"
+	"errors"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -79,7 +80,7 @@ func CheckCandidates(h *Hardware, cands []Candidate, path string) ([]CandidateGP
 	seen := map[string]string{}
 	out := make([]CandidateGPU, 0, len(cands))
 	for i, cd := range cands {
-		f := fmt.Sprintf("%s[%d]", path, i)
+		f := path + "[" + strconv.Itoa(i) + "]"
 		if strings.TrimSpace(cd.GPU) == "" {
 			return nil, codeErr(CodeCandidateGPURequired, f+".gpu", nil, nil)
 		}
@@ -118,7 +119,7 @@ func (c *Catalog) searchGPUs(cands []Candidate, prec Precision) ([]searchGPU, []
 		}
 		var limits []float64
 		for j, w := range cd.PowerLimitsW {
-			v, below, err := checkPowerLimit(fmt.Sprintf("%s.power_limits_w[%d]", f, j), w, g)
+			v, below, err := checkPowerLimit(f+".power_limits_w["+strconv.Itoa(j)+"]", w, g)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -341,7 +342,7 @@ func (c *Catalog) leanEstimate(r *resolved, k *rooflineCore, run *rooflineRun) (
 	}
 	kwh, timeS = run.totalJ/3.6e6, run.timeS
 	if !finite(kwh, timeS) || kwh <= 0 || timeS <= 0 {
-		return 0, 0, fmt.Errorf("not finite") // internal: the caller drops the configuration, never shown
+		return 0, 0, errors.New("not finite") // internal: the caller drops the configuration, never shown
 	}
 	return kwh, timeS, nil
 }

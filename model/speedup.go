@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -190,7 +189,7 @@ func (p Plan) Replicas() int { return p.Data * p.Ctx() }
 func (s Speedups) Efficiency(ic Interconnect, p Plan, w StepWorkload) (speedup, eta float64, err error) {
 	set, ok := s[ic]
 	if !ok {
-		return 0, 0, fmt.Errorf("no speedup curves for interconnect %q", ic)
+		return 0, 0, msgErr(CodeSpeedupNoCurves, Args{{Name: "interconnect", Str: string(ic)}})
 	}
 	rdp, rtp := w.ratios(set.Workload)
 	sp := 1.0

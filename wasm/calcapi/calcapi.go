@@ -388,9 +388,9 @@ func (a *API) CalcFuncs() map[string]func([]byte) []byte {
 // estimate and the class whose held-out runs they come from (or the σ).
 func IntervalNote(r *model.Response) string {
 	iv := r.Calibration.Interval
-	ends := fmt.Sprintf("The %s interval runs from ×%s to ×%s of the estimate", pctWords(r.IntervalLevel), fixed2(iv.LowFactor), fixed2(iv.HighFactor))
+	ends := "The " + pctWords(r.IntervalLevel) + " interval runs from ×" + fixed2(iv.LowFactor) + " to ×" + fixed2(iv.HighFactor) + " of the estimate"
 	if iv.From == model.IntervalFromSigma {
-		return fmt.Sprintf("%s: log-normal with σ = %.2g in ln energy.", ends, r.Calibration.SigmaLn)
+		return ends + ": log-normal with σ = " + strconv.FormatFloat(r.Calibration.SigmaLn, 'g', 2, 64) + " in ln energy."
 	}
 	from := iv.From
 	if from == model.ClassInputBound || from == model.ClassOutside+"+"+model.ClassCore {
@@ -401,9 +401,9 @@ func IntervalNote(r *model.Response) string {
 		text = from
 	}
 	if iv.From == model.ClassPooled {
-		return fmt.Sprintf("%s: the spread of all %d validation runs, each predicted by a calibration fitted without its source (its class, %s, has too few runs of its own).", ends, iv.Runs, model.IntervalClassText[iv.Class])
+		return ends + ": the spread of all " + strconv.Itoa(iv.Runs) + " validation runs, each predicted by a calibration fitted without its source (its class, " + model.IntervalClassText[iv.Class] + ", has too few runs of its own)."
 	}
-	return fmt.Sprintf("%s: the spread of %d validation runs of its class (%s), each predicted by a calibration fitted without its source.", ends, iv.Runs, text)
+	return ends + ": the spread of " + strconv.Itoa(iv.Runs) + " validation runs of its class (" + text + "), each predicted by a calibration fitted without its source."
 }
 
 func pctWords(level float64) string { return strconv.FormatFloat(level*100, 'f', -1, 64) + " %" }

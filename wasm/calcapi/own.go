@@ -3,7 +3,6 @@ package calcapi
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -123,7 +122,7 @@ func (a *API) AddCalibrations(raws [][]byte, accept []string) OwnOutput {
 		}
 		switch {
 		case i >= 0 && !own[c.Name]:
-			msg := fmt.Sprintf("is the name of a calibration wattscale ships (%s); give yours another name", c.Name)
+			msg := "is the name of a calibration wattscale ships (" + c.Name + "); give yours another name"
 			return OwnOutput{Error: &Error{Field: "calibration", Input: "cal", Value: strconv.Quote(c.Name), Message: msg, Text: "calibration: " + msg, Say: msg, Code: CodeShippedName}}
 		case i >= 0:
 			cals[i] = c
@@ -177,6 +176,10 @@ func (a *API) SampleCSVSeed(seed uint64) (out []byte) {
 	return a.SampleCSVOf(seed)
 }
 
+// g and g6 write a number as fmt's %g and %.6g do.
+func g(x float64) string  { return strconv.FormatFloat(x, 'g', -1, 64) }
+func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+
 // SampleCSVOf is SampleCSVSeed without its recovery into a JSON error
 // (the caller recovers: calc.wasm links no JSON encoder).
 func (a *API) SampleCSVOf(seed uint64) []byte {
@@ -203,11 +206,16 @@ func (a *API) SampleCSVOf(seed uint64) []byte {
 						req.Strategy = model.Strategy{Name: name}
 						r, err := a.Catalog.Estimate(req)
 						if err != nil {
-							panic(fmt.Sprintf("calcapi: sample row %s %g×%s: %v", m, n, name, err))
+							panic("calcapi: sample row " + m + " " + g(n) + "×" + name + ": " + err.Error())
 						}
 						noise := math.Exp(0.1 * rng.NormFloat64())
-						fmt.Fprintf(&b, "%s,%s,%g,%s,%g,%g,%g,%s,%.6g,%.6g,%.6g,%s\n", m, req.Hardware.GPU, n, name, seq, bat, req.Training.Tokens, req.Training.Precision,
-							r.EnergyKWh*noise, r.TimeS*math.Sqrt(noise), r.Parallel.Efficiency, strings.ReplaceAll(src, ",", ";"))
+						for _, cell := range []string{m, req.Hardware.GPU, g(n), name, g(seq), g(bat), g(req.Training.Tokens), string(req.Training.Precision),
+							g6(r.EnergyKWh * noise), g6(r.TimeS * math.Sqrt(noise)), g6(r.Parallel.Efficiency)} {
+							b.WriteString(cell)
+							b.WriteByte(',')
+						}
+						b.WriteString(strings.ReplaceAll(src, ",", ";"))
+						b.WriteByte('\n')
 					}
 				}
 			}

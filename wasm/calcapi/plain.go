@@ -1,7 +1,6 @@
 package calcapi
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -81,11 +80,11 @@ func pathLabel(p string) string {
 	if i := strings.Index(p, "]."); i > 0 && strings.HasPrefix(p, "options[") {
 		if l, ok := formLabels()[strings.TrimPrefix(p[i+2:], "student.")]; ok && strings.HasPrefix(p[i+2:], "student.") {
 			n, _ := strconv.Atoi(p[len("options["):i])
-			return fmt.Sprintf("“%s” of option %d's student", l, n+1)
+			return "“" + l + "” of option " + strconv.Itoa(n+1) + "'s student"
 		}
 		if l, ok := planLabels()[p[i+2:]]; ok {
 			n, _ := strconv.Atoi(p[len("options["):i])
-			return fmt.Sprintf("“%s” of option %d", l, n+1)
+			return "“" + l + "” of option " + strconv.Itoa(n+1)
 		}
 	}
 	if l, ok := planLabels()[p]; ok {
@@ -171,7 +170,7 @@ func EnvelopeNote(r *model.Response) []string {
 		case model.CodeEnvelopeGPU:
 			id := o.Args.Str("gpu")
 			among, _ := o.Args.Get("among")
-			out = append(out, fmt.Sprintf("%s is not one of the GPUs calibration %s was fitted on (%s): choose one of those, or a calibration fitted on your GPU (refit one from your own measurements below).", id, cal, strings.Join(among.List, ", ")))
+			out = append(out, id+" is not one of the GPUs calibration "+cal+" was fitted on ("+strings.Join(among.List, ", ")+"): choose one of those, or a calibration fitted on your GPU (refit one from your own measurements below).")
 		case model.CodeEnvelopeRange:
 			name, x, l, h := o.Args.Str("dim"), o.Args.Num("x"), o.Args.Num("low"), o.Args.Num("high")
 			n := names[name]
@@ -187,9 +186,9 @@ func EnvelopeNote(r *model.Response) []string {
 			if x < l {
 				side = "below"
 			}
-			what := fmt.Sprintf("%s %s%s is %s the range calibration %s was fitted on (%s to %s%s)", n[0], val, unit, side, cal, lo, hi, unit)
+			what := n[0] + " " + val + unit + " is " + side + " the range calibration " + cal + " was fitted on (" + lo + " to " + hi + unit + ")"
 			if lo == hi {
-				what = fmt.Sprintf("%s %s%s differs from the only one calibration %s was fitted on (%s%s)", n[0], val, unit, cal, lo, unit)
+				what = n[0] + " " + val + unit + " differs from the only one calibration " + cal + " was fitted on (" + lo + unit + ")"
 			}
 			out = append(out, what+": choose "+n[1]+" inside that range to stay where the calibration was measured, or read this estimate as a rough guide.")
 		}

@@ -2,7 +2,6 @@ package calcapi
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -152,8 +151,8 @@ func (a *API) recommendSay(rr model.RecommendRequest, res model.RecommendRespons
 		if !m.Fits {
 			verdict = "does not fit"
 		}
-		s.Current = fmt.Sprintf("Your configuration's memory check (%d × %s): %s GB per GPU (%s GB state and %s GB activations) against its %s GB: %s.",
-			c.Hardware.Count, a.gpuName(c.Hardware.GPU), model.ShortNum(need), model.ShortNum(m.StateGB), model.ShortNum(m.ActivationGB), model.ShortNum(m.CapacityGB), verdict)
+		s.Current = "Your configuration's memory check (" + strconv.Itoa(c.Hardware.Count) + " × " + a.gpuName(c.Hardware.GPU) + "): " + model.ShortNum(need) + " GB per GPU (" + model.ShortNum(m.StateGB) + " GB state and " +
+			model.ShortNum(m.ActivationGB) + " GB activations) against its " + model.ShortNum(m.CapacityGB) + " GB: " + verdict + "."
 	case curErr != nil:
 		say := curErr.Say
 		if l := formLabels()[strings.TrimPrefix(curErr.Field, "current.")]; l != "" {
@@ -182,12 +181,12 @@ func (a *API) skipSay(k model.Skipped) string {
 	for i, d := range k.DataRanks {
 		ranks[i] = strconv.Itoa(d)
 	}
-	at := fmt.Sprintf("%d × %s", k.Count, a.gpuName(k.GPU))
+	at := strconv.Itoa(k.Count) + " × " + a.gpuName(k.GPU)
 	switch k.Code {
 	case model.SkipIndivisible:
-		return fmt.Sprintf("%s: no layout's data-parallel degree (%s) divides your %d sequences per optimizer step", at, strings.Join(ranks, ", "), k.SequencesPerStep)
+		return at + ": no layout's data-parallel degree (" + strings.Join(ranks, ", ") + ") divides your " + strconv.Itoa(k.SequencesPerStep) + " sequences per optimizer step"
 	case model.SkipMemory:
-		return fmt.Sprintf("%s: your %d sequences per optimizer step need at least %.1f GB per GPU at the smallest micro-batch, more than its %.0f GB", at, k.SequencesPerStep, k.NeedGB, k.CapacityGB)
+		return at + ": your " + strconv.Itoa(k.SequencesPerStep) + " sequences per optimizer step need at least " + strconv.FormatFloat(k.NeedGB, 'f', 1, 64) + " GB per GPU at the smallest micro-batch, more than its " + strconv.FormatFloat(k.CapacityGB, 'f', 0, 64) + " GB"
 	}
-	return fmt.Sprintf("%s: the tokens make less than one optimizer step of %d sequences", at, k.SequencesPerStep)
+	return at + ": the tokens make less than one optimizer step of " + strconv.Itoa(k.SequencesPerStep) + " sequences"
 }

@@ -1,7 +1,6 @@
 package calcapi
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -27,21 +26,21 @@ func NewSnippets(r *model.Response) *Snippets {
 	} else {
 		loc += " (" + sig(in.CarbonGPerKWh) + " g CO2e/kWh)"
 	}
-	hw := fmt.Sprintf("%d x %s", in.Count, in.GPUName)
+	hw := strconv.Itoa(in.Count) + " x " + in.GPUName
 	cal := r.Calibration.Name + " " + r.Calibration.Version
 	level := pct(r.IntervalLevel)
 	var b strings.Builder
 	b.WriteString("co2_eq_emissions:\n")
-	fmt.Fprintf(&b, "  emissions: %s\n", sig(r.CO2eKg*1000))
-	fmt.Fprintf(&b, "  source: %s\n", yamlQuote(fmt.Sprintf("wattscale estimate before training, calibration %s; %s interval %s–%s g; PUE %s",
-		cal, level, sig(r.CO2eIntervalKg[0]*1000), sig(r.CO2eIntervalKg[1]*1000), sig(in.PUE))))
-	fmt.Fprintf(&b, "  training_type: %s\n", yamlQuote("fine-tuning: "+RunDescription(r)))
-	fmt.Fprintf(&b, "  geographical_location: %s\n", yamlQuote(loc))
-	fmt.Fprintf(&b, "  hardware_used: %s\n", yamlQuote(hw))
+	b.WriteString("  emissions: " + sig(r.CO2eKg*1000) + "\n")
+	b.WriteString("  source: " + yamlQuote("wattscale estimate before training, calibration "+cal+"; "+level+" interval "+
+		sig(r.CO2eIntervalKg[0]*1000)+"–"+sig(r.CO2eIntervalKg[1]*1000)+" g; PUE "+sig(in.PUE)) + "\n")
+	b.WriteString("  training_type: " + yamlQuote("fine-tuning: "+RunDescription(r)) + "\n")
+	b.WriteString("  geographical_location: " + yamlQuote(loc) + "\n")
+	b.WriteString("  hardware_used: " + yamlQuote(hw) + "\n")
 
-	cite := fmt.Sprintf("Fine-tuning %s was estimated before training to use %s kWh of accelerator energy (%s interval %s–%s kWh; %s kWh at PUE %s) over %s GPU-hours, emitting %s kg CO2e at %s g CO2e/kWh; estimate by wattscale.",
-		RunDescription(r), sig(r.EnergyKWh), level, sig(r.EnergyIntervalKWh[0]), sig(r.EnergyIntervalKWh[1]),
-		sig(r.FacilityEnergyKWh), sig(in.PUE), sig(r.GPUHours), sig(r.CO2eKg), sig(in.CarbonGPerKWh))
+	cite := "Fine-tuning " + RunDescription(r) + " was estimated before training to use " + sig(r.EnergyKWh) + " kWh of accelerator energy (" +
+		level + " interval " + sig(r.EnergyIntervalKWh[0]) + "–" + sig(r.EnergyIntervalKWh[1]) + " kWh; " + sig(r.FacilityEnergyKWh) + " kWh at PUE " + sig(in.PUE) +
+		") over " + sig(r.GPUHours) + " GPU-hours, emitting " + sig(r.CO2eKg) + " kg CO2e at " + sig(in.CarbonGPerKWh) + " g CO2e/kWh; estimate by wattscale."
 	return &Snippets{ModelCard: b.String(), Citation: cite}
 }
 
@@ -56,7 +55,8 @@ func NewSnippets(r *model.Response) *Snippets {
 func RunDescription(r *model.Response) string {
 	in, tr, p := r.Inputs, r.Training, r.Parallel
 	var parts []string
-	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
+	add := func(s ...string) { parts = append(parts, strings.Join(s, "")) }
+	itoa := strconv.Itoa
 	a := in.Arch
 	name, head := in.Model, ""
 	if name == "" || name == "custom" {
@@ -65,18 +65,18 @@ func RunDescription(r *model.Response) string {
 	if in.Head == "classifier" {
 		head = ", classifier head"
 	}
-	add("%s (%d layers, hidden %d, %s parameters%s)", name, a.Layers, a.Hidden, count(r.Proxies.Params), head)
+	add(name, " (", itoa(a.Layers), " layers, hidden ", itoa(a.Hidden), ", ", count(r.Proxies.Params), " parameters", head, ")")
 	switch tr.Method {
 	case model.MethodLoRA, model.MethodQLoRA:
 		m := "LoRA"
 		if tr.Method == model.MethodQLoRA {
-			m = fmt.Sprintf("QLoRA on a %s base computing in %s", strings.ToUpper(tr.BaseFormat), tr.ComputeDtype)
+			m = "QLoRA on a " + strings.ToUpper(tr.BaseFormat) + " base computing in " + string(tr.ComputeDtype)
 		}
 		emb := ""
 		if tr.TrainEmbeddings {
 			emb = ", embeddings and LM head trained in full"
 		}
-		add("with %s, rank %d on %s%s", m, tr.Rank, strings.Join(tr.Targets, ", "), emb)
+		add("with ", m, ", rank ", itoa(tr.Rank), " on ", strings.Join(tr.Targets, ", "), emb)
 	default:
 		add("every weight trained")
 	}
@@ -85,22 +85,22 @@ func RunDescription(r *model.Response) string {
 	}
 	accum := ""
 	if in.GradientAccumulation > 1 {
-		accum = fmt.Sprintf(" × %d accumulation steps", in.GradientAccumulation)
+		accum = " × " + itoa(in.GradientAccumulation) + " accumulation steps"
 	}
-	add("%s, %s tokens of sequence length %d at %d sequences per GPU%s", in.Precision, count(in.Tokens), in.SeqLen, in.BatchPerGPU, accum)
-	add("optimizer state of %s bytes per trained parameter", model.ShortNum(in.StateBytesPerParam))
+	add(string(in.Precision), ", ", count(in.Tokens), " tokens of sequence length ", itoa(in.SeqLen), " at ", itoa(in.BatchPerGPU), " sequences per GPU", accum)
+	add("optimizer state of ", model.ShortNum(in.StateBytesPerParam), " bytes per trained parameter")
 	layout := strings.ToUpper(p.Strategy)
 	if p.Strategy == model.Hybrid {
-		layout = fmt.Sprintf("%d-way tensor × %d-way %s", p.Tensor, p.Data, strings.ToUpper(p.DataMode))
+		layout = itoa(p.Tensor) + "-way tensor × " + itoa(p.Data) + "-way " + strings.ToUpper(p.DataMode)
 		if p.Context > 1 {
-			layout += fmt.Sprintf(" × %d-way context", p.Context)
+			layout += " × " + itoa(p.Context) + "-way context"
 		}
 	}
-	hw := fmt.Sprintf("on %d× %s (%s)", in.Count, in.GPUName, layout)
+	hw := "on " + itoa(in.Count) + "× " + in.GPUName + " (" + layout + ")"
 	if pl := r.PowerLimit; pl.DefaultW > 0 && pl.LimitW < pl.DefaultW {
-		hw += fmt.Sprintf(" at a %s W power limit per GPU", sig(pl.LimitW))
+		hw += " at a " + sig(pl.LimitW) + " W power limit per GPU"
 	}
-	add("%s", hw)
+	add(hw)
 	sw := tr.Attention + " attention"
 	if tr.Stack != "" {
 		sw = tr.Stack + " software stack, " + sw
@@ -108,8 +108,8 @@ func RunDescription(r *model.Response) string {
 	if tr.Compile {
 		sw += ", torch.compile"
 	}
-	add("%s", sw)
-	add("calibration %s %s", r.Calibration.Name, r.Calibration.Version)
+	add(sw)
+	add("calibration ", r.Calibration.Name, " ", r.Calibration.Version)
 	return strings.Join(parts, ", ")
 }
 

@@ -8,10 +8,11 @@ package calfile
 import (
 	"bytes"
 	"errors"
-	"fmt"
+	"github.com/wattscale/wattscale/internal/errctx"
 	"io/fs"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/wattscale/wattscale/internal/jsonv"
@@ -38,7 +39,7 @@ func Read(fsys fs.FS, dir string) ([]File, error) {
 		if _, err := fs.Stat(fsys, dir); err != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("no %s file", path.Join(dir, "*.json"))
+		return nil, errors.New("no " + path.Join(dir, "*.json") + " file")
 	}
 	sort.Strings(names)
 	return Each(len(names), func(i int) (string, []byte, error) {
@@ -75,10 +76,10 @@ func Each(n int, file func(i int) (name string, raw []byte, err error)) ([]File,
 func Parse(name string, raw []byte) (File, error) {
 	c, err := model.ParseCalibration(raw)
 	if err != nil {
-		return File{}, fmt.Errorf("%s:%d: %w", name, jsonErrorLine(raw, err), err)
+		return File{}, errctx.Wrap(name+":"+strconv.Itoa(jsonErrorLine(raw, err)), err)
 	}
 	if want := strings.TrimSuffix(path.Base(name), ".json"); c.Name != want {
-		return File{}, fmt.Errorf("%s:1: calibration name %q does not match the file name (want %q)", name, c.Name, want)
+		return File{}, errors.New(name + ":1: calibration name " + strconv.Quote(c.Name) + " does not match the file name (want " + strconv.Quote(want) + ")")
 	}
 	return File{Path: name, Raw: raw, Calibration: c}, nil
 }

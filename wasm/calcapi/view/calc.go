@@ -1,7 +1,7 @@
 package view
 
 import (
-	"fmt"
+	"github.com/wattscale/wattscale/internal/errctx"
 	"strconv"
 	"strings"
 
@@ -57,7 +57,7 @@ func CalcFuncs(api *calcapi.API) map[string]func(args []any) any {
 		"sampleCSV": func([]any) (csv any) {
 			defer func() {
 				if r := recover(); r != nil {
-					csv = "internal error: " + fmt.Sprint(r)
+					csv = "internal error: " + errctx.Text(r)
 				}
 			}()
 			return string(api.SampleCSVOf(calcapi.SampleSeed))
@@ -77,7 +77,7 @@ func AddCalibration(api *calcapi.API, input []byte) (v map[string]any) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			msg := "internal error: " + fmt.Sprint(r)
+			msg := "internal error: " + errctx.Text(r)
 			v = fail(&calcapi.Error{Message: msg, Say: msg})
 		}
 	}()

@@ -14,7 +14,7 @@ package view
 
 import (
 	"bytes"
-	"fmt"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -213,7 +213,7 @@ func (c *calcView) markup() (string, error) {
 	m, s, r := c.meta, c.state, c.out.Response
 	c.b.Grow(96 << 10) // the whole calculator is about 45 KB: one allocation
 	if r == nil {
-		return "", fmt.Errorf("prerender: no response")
+		return "", errors.New("prerender: no response")
 	}
 	var pres *calcapi.PresetInfo
 	for i := range m.Presets {

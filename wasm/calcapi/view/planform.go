@@ -7,7 +7,6 @@ package view
 // configuration or Hugging Face files into a row, and the address's query.
 
 import (
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,7 +83,7 @@ func (f *planForm) open(link string) {
 	for k, v := range f.pm.Default {
 		f.st[k] = v
 	}
-	q, _ := url.ParseQuery(strings.TrimPrefix(link, "?"))
+	q := linkQuery(strings.TrimPrefix(link, "?"))
 	any, rowsGiven := false, false
 	keys := make([]string, 0, len(q))
 	for k := range q {
@@ -102,11 +101,35 @@ func (f *planForm) open(link string) {
 		if k == "rows" || isRowKey(k) {
 			rowsGiven = true
 		}
-		f.st[k] = q.Get(k)
+		f.st[k] = q[k]
 	}
 	if any && !rowsGiven && f.st["set"] != "" {
 		f.loadSet(f.st["set"])
 	}
+}
+
+// linkQuery is a link's query as net/url's ParseQuery reads it, each
+// key's first value: a pair that is not valid percent-encoding or holds a
+// semicolon is passed over, the pairs after it kept. (calcapi's reader,
+// not net/url, whose initialisation brings net/netip and unique into
+// calc.wasm, which links this package.)
+func linkQuery(q string) map[string]string {
+	out := map[string]string{}
+	for _, pair := range strings.Split(q, "&") {
+		if pair == "" || strings.Contains(pair, ";") {
+			continue
+		}
+		f, err := calcapi.ParseFormQuery(pair)
+		if err != nil {
+			continue
+		}
+		for k, v := range f {
+			if _, seen := out[k]; !seen {
+				out[k] = v
+			}
+		}
+	}
+	return out
 }
 
 // loadSet starts from a ready-made plan; "My own numbers" (and a name the
@@ -385,7 +408,7 @@ func (f *planForm) takeHF(row int, vals map[string]string) []string {
 func (f *planForm) query() string {
 	st := f.st
 	var parts []string
-	set := func(k, v string) { parts = append(parts, url.QueryEscape(k)+"="+url.QueryEscape(v)) }
+	set := func(k, v string) { parts = append(parts, calcapi.QueryEscape(k)+"="+calcapi.QueryEscape(v)) }
 	for _, fd := range f.pm.Fields {
 		if strings.HasPrefix(fd.Key, distill.OptionKeyPrefix) {
 			continue
