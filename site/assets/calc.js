@@ -742,13 +742,14 @@
 
   /* ---------- start ---------- */
 
-  // typedValues is what the visitor changed in the prerendered form.
+  // typedValues is what the visitor changed in the prerendered form (a
+  // select prerendered blank shows its first option untyped).
   function typedValues(root) {
-    var out = {};
+    var out = {}, some = Array.prototype.some, chosen = function (o) { return o.defaultSelected; };
     Array.prototype.forEach.call(root.querySelectorAll('.calc-form input[name], .calc-form select[name]'), function (c) {
       if (c.type === 'radio') { if (c.checked && !c.defaultChecked) out[c.name] = c.value; }
       else if (c.type === 'checkbox') { if (c.checked !== c.defaultChecked) out[c.name] = c.checked ? '1' : ''; }
-      else if (c.tagName === 'SELECT') { var o = c.options[c.selectedIndex]; if (o && !o.defaultSelected) out[c.name] = c.value; }
+      else if (c.tagName === 'SELECT') { if (c.selectedIndex >= 0 && !chosen(c.options[c.selectedIndex]) && (c.selectedIndex > 0 || some.call(c.options, chosen))) out[c.name] = c.value; }
       else if (c.value !== c.defaultValue) out[c.name] = c.value;
     });
     return out;
@@ -783,26 +784,20 @@
     root.dataset.wasmSource = how;
     if (how === 'streaming' && perf.wasmResponse) root.dataset.wasmResponse = perf.wasmResponse;
     perf.goReadyMs = performance.now();
-    var loadingP = pre ? null : root.querySelector(':scope > p.loading');
     // What was typed meanwhile goes over a link's values, or to the planner as changes.
     var typed = pre ? typedValues(root) : {}, app;
     if (planner) {
-      // (A select prerendered blank shows its first option untyped.)
-      Object.keys(typed).forEach(function (k) {
-        var c = root.querySelector('.calc-form [name="' + k + '"]');
-        if (c && c.tagName === 'SELECT' && c.selectedIndex === 0 && !Array.prototype.some.call(c.options, function (o) { return o.defaultSelected; })) delete typed[k];
-      });
       app = new Planner(root, window.wattscale);
-      root.removeAttribute('data-linked');
       Object.keys(typed).forEach(function (k) { app.update({ changed: k, value: typed[k] }); });
     } else {
       app = new Calculator(root, window.wattscale, mode === 'embed' || root.getAttribute('data-embed') === '1');
       perf.calculatorMs = performance.now();
       app.open(typed);
-      unpending(root);
       perf.firstEstimateCallMs = perf.lastEstimateCallMs;
-      root.removeAttribute('data-linked');
     }
+    unpending(root);
+    root.removeAttribute('data-linked');
+    var loadingP = !pre && root.querySelector(':scope > p.loading');
     if (loadingP) loadingP.remove();
     root.removeAttribute('aria-busy');
     root.dataset.ready = '1';
