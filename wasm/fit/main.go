@@ -6,8 +6,11 @@
 // Hugging Face files (about 22 KB of brotli). The calculator page loads it
 // only when a user asks for a refit or pastes a file. It registers:
 //
-//	wattscale_fit.fit(json)   {"csv", "name", "kind", "codecarbon", "scope"} -> {"calibration", "rows", "error"}
-//	wattscale_fit.hf(json)    {"files", "form"} -> {"form", "took", "notes", "error"} (wasm/hfapi)
+//	wattscale_fit.fit(json)   {"csv", "name", "kind", "codecarbon", "scope", "started_ms"}
+//	                          -> {"calibration", "rows", "checks", "html", "said", "error"} (wasm/fitapi)
+//	wattscale_fit.hf(json)    {"files", "form"} -> {"form", "took", "notes", "html", "error"} (wasm/hfapi)
+//
+// The markup they answer with (html, said) is package view's.
 //
 // Build: GOOS=js GOARCH=wasm go build -trimpath -ldflags="-s -w" -o fit.wasm ./wasm/fit
 package main
