@@ -282,7 +282,7 @@ func TestRefitDoesNotBlockTheForm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The build fills it in from the file (data-fit-bytes), so it is
+		// The build writes it from the file (view.RefitBox), so it is
 		// the file's size to the one decimal shown.
 		if real := float64(c.bytes) / 1e6; math.Abs(stated-real) > 0.05+1e-9 {
 			t.Errorf("page states fit.wasm %s %.1f MB, the built file is %.3f MB", c.attr, stated, real)

@@ -6,9 +6,10 @@
 // JSON codec is linked) and call package view and calcapi (tested
 // natively); view.CalcFuncs lists them:
 //
-//	wattscale.render(query, changed, widthE, widthT, embed, parts)
+//	wattscale.render(query, changed, widthE, widthT, embed, parts, open)
 //	                                 -> {html | parts, form, query, state, post}: the calculator's
-//	                                    markup for a form state (package view), which calc.js puts in place
+//	                                    markup for a form state, or with open for the page's link
+//	                                    (package view), which calc.js puts in place
 //	wattscale.advise(query, width)   the "cheaper ways to run this" panel's markup (view.Advice)
 //	wattscale.addCalibration(json)   {"calibrations": [...]} the user fitted -> {} or {"error"}
 //	wattscale.sampleCSV()            a synthetic measurement CSV for trying the refit
