@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -178,4 +179,55 @@ func imported(r model.Response, key, use string) bool {
 		}
 	}
 	return false
+}
+
+// TestFusedOptimizer: the foreach AdamW (training.fused_optimizer false,
+// or the Trainer's optim adamw_torch) adds ForeachExtraBytes per trained
+// parameter and optimizer step at the memory bandwidth, and says so; the
+// fused one (the default, and optim adamw_torch_fused) adds nothing; fsdp
+// shares the passes over its shards; lora's few trained parameters barely
+// move; the response echoes the choice.
+func TestFusedOptimizer(t *testing.T) {
+	c := catalog(t)
+	off := false
+	for _, tt := range []struct {
+		name   string
+		req    model.Request
+		shards float64
+	}{
+		{"qwen2.5-1.5b on one H200", effRequest("qwen2.5-1.5b", "h200-sxm", 2048, 4), 1},
+		{"llama-2-7b fsdp over 8 A100", effRequest("llama-2-7b", "a100-sxm4-80gb", 4096, 2), 8},
+	} {
+		if tt.shards == 1 {
+			tt.req.Hardware.Count, tt.req.Strategy = 1, model.Strategy{Name: model.Single}
+		}
+		fused := estimate(t, c, tt.req)
+		req := tt.req
+		req.Training.FusedOptimizer = &off
+		foreach := estimate(t, c, req)
+		req.Training.FusedOptimizer = nil
+		req.Training.HFArgs = `{"optim": "adamw_torch"}`
+		hf := estimate(t, c, req)
+		req.Training.HFArgs = `{"optim": "adamw_torch_fused"}`
+		hfFused := estimate(t, c, req)
+		if !fused.Training.FusedOptimizer || foreach.Training.FusedOptimizer || hf.Training.FusedOptimizer || !hfFused.Training.FusedOptimizer {
+			t.Errorf("%s: fused_optimizer echoed %v (default), %v (off), %v (adamw_torch), %v (adamw_torch_fused)", tt.name,
+				fused.Training.FusedOptimizer, foreach.Training.FusedOptimizer, hf.Training.FusedOptimizer, hfFused.Training.FusedOptimizer)
+		}
+		if hf.TimeS != foreach.TimeS || hfFused.TimeS != fused.TimeS {
+			t.Errorf("%s: optim adamw_torch %g s against fused_optimizer off %g s; adamw_torch_fused %g s against the default %g s", tt.name, hf.TimeS, foreach.TimeS, hfFused.TimeS, fused.TimeS)
+		}
+		if !hasAssumption(foreach, "training.fused_optimizer") || hasAssumption(fused, "training.fused_optimizer") {
+			t.Errorf("%s: the foreach assumption is missing or the fused estimate carries it", tt.name)
+		}
+		// The added GPU-time: the passes of each optimizer step over the
+		// trained parameters (shared over fsdp's shards) at the bandwidth.
+		g, _ := c.Hardware.Lookup(tt.req.Hardware.GPU)
+		steps := tt.req.Training.Tokens / (tt.req.Training.BatchPerGPU * tt.req.Training.SeqLen)
+		want := model.ForeachExtraBytes * fused.Training.TrainableParams / tt.shards * steps / (g.BandwidthGBs * 1e9)
+		got := (foreach.TrainingTimeS - fused.TrainingTimeS) * foreach.Parallel.Speedup
+		if math.Abs(got/want-1) > 0.02 {
+			t.Errorf("%s: foreach adds %.4g s of GPU time, want %.4g s", tt.name, got, want)
+		}
+	}
 }

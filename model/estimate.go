@@ -208,8 +208,9 @@ func (r *resolved) rooflineCore() rooflineCore {
 	k.uComp, k.uMem = r.peftShare(k.uFull, k.flopsTok), uMem
 	k.tComp = k.C / (r.peak * k.uComp) * r.attnTimeFactor(k.flopsTok)
 	k.tMem = r.exposedMem(k.tComp, k.M/(k.bw*uMem))
-	// Per-step latency: one GPU doing the whole run takes tokens/(B·S) steps.
-	k.tStep = rp.StepS.Value * r.tokens / (float64(r.bat) * float64(r.seq))
+	// Per-step latency: one GPU doing the whole run takes tokens/(B·S) steps;
+	// AdamW's foreach passes add to it (efficiency.go).
+	k.tStep = rp.StepS.Value*r.tokens/(float64(r.bat)*float64(r.seq)) + r.foreachTime()
 	k.p0 = r.gpu.BusyPowerW(activity)
 	k.alpha, k.fellBack = r.alphaEta()
 	if !tc.Comm.Applies(r.gpu.Interconnect) {

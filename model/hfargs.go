@@ -327,6 +327,18 @@ func (h *hfTraining) args(t *TrainingSpec) error {
 	if v.Compile != nil && t.Compile == nil {
 		t.Compile = v.Compile
 	}
+	if v.Optim != nil && t.FusedOptimizer == nil {
+		// The two AdamW implementations the Trainer names apart; the
+		// other optimizers keep the default.
+		switch strings.ToLower(*v.Optim) {
+		case "adamw_torch":
+			off := false
+			t.FusedOptimizer = &off
+		case "adamw_torch_fused":
+			on := true
+			t.FusedOptimizer = &on
+		}
+	}
 	if attn != "" && t.Attention == "" {
 		t.Attention = attn
 	}

@@ -509,6 +509,7 @@ func (r *resolved) methodUse(flopsTok float64) MethodUse {
 		u.Attention = AttnSDPA
 	}
 	u.Compile = r.eff.compile
+	u.FusedOptimizer = !r.eff.foreach
 	u.TrainableShare = m.trainable / r.params
 	full := r.fullFLOPsPerToken(false)
 	u.FLOPsPerTokenVsFull = flopsTok / full
@@ -562,6 +563,8 @@ type MethodUse struct {
 	Attention string `json:"attention"`
 	// Compile says the model runs under torch.compile (training.compile).
 	Compile bool `json:"compile"`
+	// FusedOptimizer says AdamW runs fused (training.fused_optimizer).
+	FusedOptimizer bool `json:"fused_optimizer"`
 	// FLOPsPerTokenVsFull is the method's training FLOPs per token over
 	// full fine-tuning's without checkpointing (6·N + 6·L·S·d + …): about
 	// 1 for full, 4/6 for lora, 1 for lora with checkpointing.

@@ -101,6 +101,12 @@ type TrainingSpec struct {
 	// Compile says the model runs under torch.compile (the Trainer's
 	// torch_compile); nil = false, the Trainer's default.
 	Compile *bool `json:"compile,omitempty"`
+	// FusedOptimizer says AdamW runs as one fused kernel per parameter
+	// group (the Trainer's optim adamw_torch_fused, its default in
+	// transformers 5.17); false is the foreach implementation
+	// (adamw_torch), which streams the optimizer state in more passes
+	// (ForeachExtraBytes). nil = true.
+	FusedOptimizer *bool `json:"fused_optimizer,omitempty"`
 	// TeacherLogits says the loss reads a teacher's cached top-k log-probs
 	// (logit distillation): when the estimate would need them faster than
 	// a published harness moved them (CachedLogitTokensPerS), it warns and

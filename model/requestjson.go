@@ -61,6 +61,7 @@ func (r Request) AppendJSON(dst []byte) (out []byte, ok bool) {
 	w.str("stack", t.Stack, true)
 	w.str("attention", t.Attention, true)
 	w.boolPtr("compile", t.Compile)
+	w.boolPtr("fused_optimizer", t.FusedOptimizer)
 	w.flag("teacher_logits", t.TeacherLogits)
 	w.raw("hf_args", t.HFArgs)
 	w.raw("peft", t.PEFT)

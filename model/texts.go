@@ -82,6 +82,7 @@ const (
 	CodeNote                     = "note" // text: a sentence not yet given a code of its own
 	CodeAssumeCompileOptimised   = "assume.compile_optimised"
 	CodeAssumeCompile            = "assume.compile"
+	CodeAssumeForeach            = "assume.foreach" // fused (path), bytes, source
 	CodeAssumeEager              = "assume.attention_eager"
 	CodeAssumeFlash3             = "assume.attention_flash3"
 	CodeAssumePEFTTime           = "assume.peft_time"
@@ -235,6 +236,7 @@ var modelTexts = []MessageText{
 	{Code: CodeFitParamOutside, Tech: "{name} = {value:.3g} is outside its physical range ({range}): it would mean {why}; the data cannot separate this effect, so vary it more or fix it"},
 	{Code: CodeFitFailedChecks, Tech: "calibration {name:q} failed its fit checks: {checks:semilist}"},
 	{Code: CodeAssumeCompileOptimised, Tech: "{compile:path} with the optimised stack: its fused kernels already overlap the element-wise traffic, so compile adds nothing"},
+	{Code: CodeAssumeForeach, Tech: "{fused:path} off: AdamW's foreach implementation streams {bytes:.3g} more bytes per trained parameter and optimizer step than the fused one, at the memory bandwidth; from {source}"},
 	{Code: CodeAssumeCompile, Tech: "{compile:path}: element-wise memory traffic fused into the kernels around the matmuls, so a step takes the larger of its compute and memory times instead of their sum; from {source}"},
 	{Code: CodeAssumeEager, Tech: "{attention:path} eager: the attention matmuls take {cost}× their fused time (scores written to and read from device memory); from {source}"},
 	{Code: CodeAssumeFlash3, Tech: "{attention:path} flash3: the attention matmuls run {speedup}× faster than with FlashAttention-2; from {source}"},

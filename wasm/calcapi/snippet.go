@@ -49,7 +49,8 @@ func NewSnippets(r *model.Response) *Snippets {
 // checkpointing, the precision, the tokens with their sequence, batch and
 // accumulation, the optimizer state, the hardware and its layout, a power
 // limit below the board's default, the software stack, the attention
-// implementation, torch.compile and the calibration. Every input that moves the estimate
+// implementation, torch.compile, a foreach AdamW and the calibration. Every
+// input that moves the estimate
 // is in it (TestSnippetsNameEveryInput), so a pasted snippet says what was
 // estimated.
 func RunDescription(r *model.Response) string {
@@ -107,6 +108,9 @@ func RunDescription(r *model.Response) string {
 	}
 	if tr.Compile {
 		sw += ", torch.compile"
+	}
+	if !tr.FusedOptimizer {
+		sw += ", foreach AdamW"
 	}
 	add(sw)
 	add("calibration ", r.Calibration.Name, " ", r.Calibration.Version)
