@@ -46,7 +46,30 @@ var Attentions = []string{AttnEager, AttnSDPA, AttnFlash2, AttnFlash3}
 // 225. With the attention FLOPs' share a of each model's FLOPs, the time
 // ratio is 1 + a·(k − 1); the four pairs give k − 1 of 5.3, 8.8, 6.3 and
 // 9.0, geometric mean 7.2, rounded to k = 8 (each ratio within 15 %).
+//
+// That is on the A100's balance of arithmetic to memory. The extra time is
+// the S×S scores' and probabilities' memory traffic, so against the fused
+// kernel's arithmetic it grows with the GPU's machine balance (peak FLOP/s
+// over bandwidth): k − 1 = 7 · balance / EagerRefBalance (eagerCost). On
+// the H200 (balance 206 in bf16) that gives k = 10.4; wattscale measured
+// eager against sdpa there at 1.49× and 1.98× the step time for the
+// Qwen2.5-1.5B shape at 2,048 and 4,096 tokens (hfbench, 4 December 2026).
 const EagerAttentionCost = 8.0
+
+// EagerRefBalance is the machine balance, FLOP per byte, at which
+// EagerAttentionCost was measured: the A100 80 GB SXM's 312 TFLOP/s in
+// bf16 over 2,039 GB/s.
+const EagerRefBalance = 312e12 / 2039e9
+
+// eagerCost is k, the time of one eager attention FLOP over its time in a
+// fused kernel, on r's GPU at r's precision.
+func (r *resolved) eagerCost() float64 {
+	if r.gpu == nil || !(r.gpu.BandwidthGBs > 0) || !(r.peak > 0) {
+		return EagerAttentionCost
+	}
+	bw := r.gpu.BandwidthGBs * 1e9
+	return 1 + (EagerAttentionCost-1)*(r.peak/bw)/EagerRefBalance
+}
 
 // Flash3Speedup is FlashAttention-3's speed on attention over
 // FlashAttention-2 on Hopper GPUs: 1.5–2.0× forward and 1.5–1.75×
@@ -55,7 +78,7 @@ const EagerAttentionCost = 8.0
 const Flash3Speedup = 1.5
 
 // AttentionSource cites the attention implementations' effects.
-const AttentionSource = "FlashAttention-2 (Dao 2023, arXiv 2307.08691, Table 1: GPT3-1.3B and 2.7B on 8 A100 at 2k and 8k tokens, 142-149 and 72-80 TFLOP/s without FlashAttention against 196-225 with FlashAttention-2); FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608: 1.5-2.0x FlashAttention-2's speed on H100); PyTorch 2.2 release notes (scaled_dot_product_attention runs FlashAttention-2)"
+const AttentionSource = "FlashAttention-2 (Dao 2023, arXiv 2307.08691, Table 1: GPT3-1.3B and 2.7B on 8 A100 at 2k and 8k tokens, 142-149 and 72-80 TFLOP/s without FlashAttention against 196-225 with FlashAttention-2), scaled by machine balance as wattscale measured on an H200 (eager 1.49x and 1.98x sdpa's step time at 2k and 4k tokens, hfbench, December 2026); FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608: 1.5-2.0x FlashAttention-2's speed on H100); PyTorch 2.2 release notes (scaled_dot_product_attention runs FlashAttention-2)"
 
 // CompileSource cites torch.compile's effect.
 const CompileSource = "PyTorch 2.0 (torch.compile fuses element-wise operations into the kernels around the matmuls; 43 % faster training on average over 163 Hugging Face, TIMM and TorchBench models on an A100); roofline overlap: Williams, Waterman and Patterson, CACM 2009"
@@ -124,7 +147,7 @@ func (r *resolved) resolveEfficiency(t TrainingSpec) error {
 	}
 	switch a {
 	case AttnEager:
-		r.assume = append(r.assume, Message{Code: CodeAssumeEager, Args: Args{{Name: "attention", Str: "training.attention"}, {Name: "cost", Num: EagerAttentionCost}, {Name: "source", Str: AttentionSource}}})
+		r.assume = append(r.assume, Message{Code: CodeAssumeEager, Args: Args{{Name: "attention", Str: "training.attention"}, {Name: "cost", Num: r.eagerCost()}, {Name: "source", Str: AttentionSource}}})
 	case AttnFlash3:
 		r.assume = append(r.assume, Message{Code: CodeAssumeFlash3, Args: Args{{Name: "attention", Str: "training.attention"}, {Name: "speedup", Num: Flash3Speedup}, {Name: "source", Str: AttentionSource}}})
 	}
@@ -175,7 +198,7 @@ func (r *resolved) attnTimeFactor(flopsTok float64) float64 {
 	var k float64
 	switch r.eff.attn {
 	case AttnEager:
-		k = EagerAttentionCost
+		k = r.eagerCost()
 	case AttnFlash3:
 		k = 1 / Flash3Speedup
 	default:

@@ -25,7 +25,8 @@ func TestEagerAttentionMatchesFlashAttention2Paper(t *testing.T) {
 	}
 	prev := map[int]float64{}
 	for _, c := range cases {
-		r := &resolved{arch: Arch{Layers: c.layers, Hidden: c.d, Heads: c.d / 128, FFN: 4 * c.d, Vocab: 50257}, seq: c.seq, head: "lm", method: method{name: MethodFull}}
+		r := &resolved{arch: Arch{Layers: c.layers, Hidden: c.d, Heads: c.d / 128, FFN: 4 * c.d, Vocab: 50257}, seq: c.seq, head: "lm", method: method{name: MethodFull},
+			gpu: &GPU{ID: "a100-sxm4-80gb", BandwidthGBs: 2039, BF16TFLOPS: 312}, peak: 312e12} // the paper's A100 80 GB in bf16
 		r.eff.attn = AttnEager
 		f := r.attnTimeFactor(r.fullFLOPsPerToken(false))
 		want := c.flash2 / c.eager

@@ -223,7 +223,7 @@ var RequestFields = []Field{
 	{Key: "attention", Student: true, Path: "training.attention", Kind: KindEnum, Group: "training", Label: "Attention", Choices: Attentions, Optional: true,
 		Say:  map[string]string{AttnEager: "Eager", AttnSDPA: "SDPA", AttnFlash2: "FlashAttention-2", AttnFlash3: "FlashAttention-3"},
 		Form: AttnSDPA, Implied: AttnSDPA, Default: "sdpa (transformers' default attn_implementation)", Hint: "eager is slower at long sequences; flash3 needs Hopper",
-		Help: "attention implementation (attn_implementation): sdpa (PyTorch's fused scaled_dot_product_attention, the default), flash2 (FlashAttention-2: as fast as sdpa), flash3 (FlashAttention-3 on H100/H200: attention 1.5× faster) or eager (scores written to memory: attention 8× slower, from the FlashAttention-2 paper's GPT training on A100)"},
+		Help: "attention implementation (attn_implementation): sdpa (PyTorch's fused scaled_dot_product_attention, the default), flash2 (FlashAttention-2: as fast as sdpa), flash3 (FlashAttention-3 on H100/H200: attention 1.5× faster) or eager (scores written to memory: attention 8× slower on an A100, from the FlashAttention-2 paper's GPT training, and slower still on GPUs with more arithmetic per byte of bandwidth, as measured on an H200)"},
 	{Key: "compile", Student: true, Path: "training.compile", Kind: KindBool, Group: "training", Label: "torch.compile", Optional: true, Offer: []string{"", "on", "off"}, Say: BoolSay,
 		Default: "off (the Trainer's torch_compile default)", Hint: "fuses element-wise kernels",
 		Help: "torch.compile (the Trainer's torch_compile): element-wise kernels fused around the matmuls, so a step's memory traffic overlaps its arithmetic instead of adding to it"},

@@ -76,9 +76,10 @@ func TestHostFloorMeasured(t *testing.T) {
 // up (before the host's share was modelled: ×1.15 to ×1.96 low) within
 // ×1.35; every case within ×2; and the measured effects of checkpointing
 // and torch.compile on the same model within 10 %, fused AdamW's (whose
-// constant the base and fused cases set) within 3 %. Eager attention's cost
-// is held only in sign and to within 25 %: FlashAttention-2's A100 figures
-// (EagerAttentionCost) give 1.29 where this H200 measured 1.49.
+// constant the base and fused cases set) within 3 %. Eager attention's
+// cost within 15 %: FlashAttention-2's A100 figure scaled by the H200's
+// machine balance (eagerCost) gives 1.36 and 1.70 where this H200
+// measured 1.49 and 1.98 at 2,048 and 4,096 tokens.
 func TestHFBenchH200(t *testing.T) {
 	c := catalog(t)
 	const tokens = 1e9 // long enough that start-up and warm-up do not count
@@ -139,7 +140,8 @@ func TestHFBenchH200(t *testing.T) {
 	ratio("ckpt", "base", 0.10)
 	ratio("compile", "base", 0.10)
 	ratio("8b-lora-ckpt", "8b-lora", 0.10)
-	ratio("eager", "base", 0.25)
+	ratio("eager", "base", 0.15)
+	ratio("seq4096-eager", "seq4096", 0.15)
 	ratio("fused-adamw", "base", 0.03)
 }
 

@@ -238,7 +238,7 @@ var modelTexts = []MessageText{
 	{Code: CodeAssumeCompileOptimised, Tech: "{compile:path} with the optimised stack: its fused kernels already overlap the element-wise traffic, so compile adds nothing"},
 	{Code: CodeAssumeForeach, Tech: "{fused:path} off: AdamW's foreach implementation streams {bytes:.3g} more bytes per trained parameter and optimizer step than the fused one, at the memory bandwidth; from {source}"},
 	{Code: CodeAssumeCompile, Tech: "{compile:path}: element-wise memory traffic fused into the kernels around the matmuls, so a step takes the larger of its compute and memory times instead of their sum; from {source}"},
-	{Code: CodeAssumeEager, Tech: "{attention:path} eager: the attention matmuls take {cost}× their fused time (scores written to and read from device memory); from {source}"},
+	{Code: CodeAssumeEager, Tech: "{attention:path} eager: the attention matmuls take {cost:.3g}× their fused time (scores written to and read from device memory; 8× on an A100, scaled by this GPU's arithmetic over its bandwidth); from {source}"},
 	{Code: CodeAssumeFlash3, Tech: "{attention:path} flash3: the attention matmuls run {speedup}× faster than with FlashAttention-2; from {source}"},
 	{Code: CodeAssumePEFTTime, Tech: peftAssumption},
 	{Code: CodeAssumeAccum, Tech: AccumAssumption},

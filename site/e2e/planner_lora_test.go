@@ -174,7 +174,7 @@ func TestPlannerURLRestoresEveryPlanField(t *testing.T) {
 		"o4.s.model": "custom", "o4.s.layers": "16", "o4.s.hidden": "2048", "o4.s.heads": "16", "o4.s.kv_heads": "4", "o4.s.ffn": "1024", "o4.s.vocab": "50304",
 		"o4.s.glu": "on", "o4.s.experts": "8", "o4.s.experts_per_token": "2", "o4.s.head_dim": "128", "o4.s.tied": "on", "o4.s.head": "lm",
 		"o4.s.length": "epochs", "o4.s.dataset_tokens": "5e7", "o4.s.epochs": "2", "o4.s.seq": "1024", "o4.s.batch": "4", "o4.s.precision": "bf16",
-		"o4.s.state_bytes": "12", "o4.s.attention": "flash2", "o4.s.compile": "on", "o4.s.gpu": "h100-sxm5", "o4.s.count": "1", "o4.s.strategy": "single",
+		"o4.s.state_bytes": "12", "o4.s.attention": "flash2", "o4.s.compile": "on", "o4.s.fused_opt": "off", "o4.s.gpu": "h100-sxm5", "o4.s.count": "1", "o4.s.strategy": "single",
 	}
 	q := url.Values{}
 	for k, v := range state {
