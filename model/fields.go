@@ -342,49 +342,171 @@ func (f *Field) Set(req *Request, v any) error {
 		req.Strategy.Name = s
 		return nil
 	}
-	dst, err := fieldValue(reflect.ValueOf(req).Elem(), f.Path)
-	if err != nil {
-		return err
+	dst := req.at(f.Path)
+	ok := false
+	switch p := dst.(type) {
+	case nil:
+		return errors.New("model: " + f.Path + ": no field of the request")
+	case *float64:
+		var x float64
+		if x, ok = v.(float64); ok {
+			*p = x
+		}
+	case *string:
+		var x string
+		if x, ok = v.(string); ok {
+			*p = x
+		}
+	case *Precision:
+		var x string
+		if x, ok = v.(string); ok {
+			*p = Precision(x)
+		}
+	case *RawObject:
+		var x string
+		if x, ok = v.(string); ok {
+			*p = RawObject(x)
+		}
+	case *bool:
+		var x bool
+		if x, ok = v.(bool); ok {
+			*p = x
+		}
+	case **bool: // an optional value: nil = the default
+		var x bool
+		if x, ok = v.(bool); ok {
+			*p = &x
+		}
 	}
-	if dst.Kind() == reflect.Pointer { // an optional value: nil = the default
-		dst.Set(reflect.New(dst.Type().Elem()))
-		dst = dst.Elem()
+	if !ok {
+		want := strings.TrimPrefix(typeName(dst), "*")
+		if _, opt := dst.(**bool); opt {
+			want = "bool"
+		}
+		return errors.New("model: field " + f.Path + " takes " + want + ", got " + typeName(v))
 	}
-	val := reflect.ValueOf(v)
-	if val.Kind() != dst.Kind() {
-		return errors.New("model: field " + f.Path + " takes " + dst.Type().String() + ", got " + typeName(v))
-	}
-	dst.Set(val.Convert(dst.Type()))
 	return nil
 }
 
-// fieldValue finds the struct field at a dotted JSON path below v,
-// allocating the optional (pointer) objects on the way.
-func fieldValue(v reflect.Value, path string) (reflect.Value, error) {
-	for _, name := range strings.Split(path, ".") {
-		if v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				v.Set(reflect.New(v.Type().Elem()))
-			}
-			v = v.Elem()
-		}
-		if v.Kind() != reflect.Struct {
-			return reflect.Value{}, errors.New("model: " + path + ": " + name + " is not inside an object")
-		}
-		t := v.Type()
-		found := false
-		for i := range t.NumField() {
-			tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-			if tag == name {
-				v, found = v.Field(i), true
-				break
-			}
-		}
-		if !found {
-			return reflect.Value{}, errors.New("model: " + path + ": no field " + name)
-		}
+// at is a pointer to the request's field at a dotted JSON path (nil for
+// none), allocating training.lora on the way to its fields: a switch
+// rather than reflection, which keeps package reflect off the
+// calculator's path (calc.wasm compiles no reflection code for its first
+// answer). TestSetIsReflectSet holds it to the struct tags.
+func (r *Request) at(path string) any {
+	m, t, h, st, site := &r.Model, &r.Training, &r.Hardware, &r.Strategy, &r.Site
+	switch path {
+	case "model.preset":
+		return &m.Preset
+	case "model.layers":
+		return &m.Layers
+	case "model.hidden":
+		return &m.Hidden
+	case "model.heads":
+		return &m.Heads
+	case "model.kv_heads":
+		return &m.KVHeads
+	case "model.ffn":
+		return &m.FFN
+	case "model.vocab":
+		return &m.Vocab
+	case "model.glu":
+		return &m.GLU
+	case "model.experts":
+		return &m.Experts
+	case "model.experts_per_token":
+		return &m.ExpertsPerToken
+	case "model.head":
+		return &m.Head
+	case "model.head_dim":
+		return &m.HeadDim
+	case "model.tied":
+		return &m.Tied
+	case "model.hf_config":
+		return &m.HFConfig
+	case "training.tokens":
+		return &t.Tokens
+	case "training.dataset_tokens":
+		return &t.DatasetTokens
+	case "training.epochs":
+		return &t.Epochs
+	case "training.seq_len":
+		return &t.SeqLen
+	case "training.batch_per_gpu":
+		return &t.BatchPerGPU
+	case "training.dataset_examples":
+		return &t.DatasetExamples
+	case "training.gradient_accumulation":
+		return &t.GradientAccumulation
+	case "training.precision":
+		return &t.Precision
+	case "training.state_bytes_per_param":
+		return &t.StateBytesPerParam
+	case "training.method":
+		return &t.Method
+	case "training.gradient_checkpointing":
+		return &t.GradientCheckpointing
+	case "training.stack":
+		return &t.Stack
+	case "training.attention":
+		return &t.Attention
+	case "training.compile":
+		return &t.Compile
+	case "training.teacher_logits":
+		return &t.TeacherLogits
+	case "training.hf_args":
+		return &t.HFArgs
+	case "training.peft":
+		return &t.PEFT
+	case "hardware.gpu":
+		return &h.GPU
+	case "hardware.count":
+		return &h.Count
+	case "hardware.power_limit_w":
+		return &h.PowerLimitW
+	case "strategy.tensor":
+		return &st.Tensor
+	case "strategy.data":
+		return &st.Data
+	case "strategy.data_mode":
+		return &st.DataMode
+	case "strategy.context":
+		return &st.Context
+	case "site.pue":
+		return &site.PUE
+	case "site.carbon_g_per_kwh":
+		return &site.CarbonGPerKWh
+	case "site.usd_per_kwh":
+		return &site.USDPerKWh
+	case "site.region":
+		return &site.Region
+	case "calibration":
+		return &r.Calibration
 	}
-	return v, nil
+	if lora, ok := strings.CutPrefix(path, "training.lora."); ok {
+		if t.LoRA == nil {
+			t.LoRA = &LoRASpec{}
+		}
+		return t.LoRA.at(lora)
+	}
+	return nil
+}
+
+// at is a pointer to the adapter's field at a JSON key (nil for none).
+func (l *LoRASpec) at(key string) any {
+	switch key {
+	case "rank":
+		return &l.Rank
+	case "targets":
+		return &l.Targets
+	case "train_embeddings":
+		return &l.TrainEmbeddings
+	case "base_format":
+		return &l.BaseFormat
+	case "compute_dtype":
+		return &l.ComputeDtype
+	}
+	return nil
 }
 
 // typeName is v's Go type as fmt's %T writes it.
