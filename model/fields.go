@@ -452,6 +452,8 @@ func (r *Request) at(path string) any {
 		return &t.Attention
 	case "training.compile":
 		return &t.Compile
+	case "training.fused_optimizer":
+		return &t.FusedOptimizer
 	case "training.teacher_logits":
 		return &t.TeacherLogits
 	case "training.hf_args":
