@@ -31,7 +31,10 @@ import "math"
 // its kernels (MLPerf Training submissions do both), so its host launches
 // a handful of graphs per step and does not wait like this.
 //
-// One host was measured: how fast another host's CPU dispatches differs,
+// One host was measured for the constants: how fast another host's CPU
+// dispatches differs (a second H200 machine of the same kind stepped
+// BERT-base at 8 × 128 tokens 1.5× slower, content/data's
+// trainerbench-h200.csv),
 // and the Trainer's data loading, logging and evaluation are not in it, so
 // the short-step warning stays.
 const (
