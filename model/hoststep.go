@@ -33,8 +33,8 @@ import "math"
 //
 // One host was measured for the constants: how fast another host's CPU
 // dispatches differs (a second H200 machine of the same kind stepped
-// BERT-base at 8 × 128 tokens 1.5× slower, content/data's
-// trainerbench-h200.csv),
+// BERT-base at 8 × 128 tokens 1.5× slower in the Trainer measurements
+// published with the host's),
 // and the Trainer's data loading, logging and evaluation are not in it, so
 // the short-step warning stays.
 const (
@@ -69,5 +69,5 @@ func (r *resolved) hostWait(t1 float64) float64 {
 // draws busyW while it computes: HostWaitPowerShare of it, never below
 // idle nor above busyW.
 func hostWaitPowerW(g *GPU, busyW float64) float64 {
-	return math.Min(busyW, math.Max(g.IdlePowerW, HostWaitPowerShare*busyW))
+	return waitPowerW(g, HostWaitPowerShare, busyW, busyW)
 }

@@ -35,7 +35,15 @@ const WaitAssumption = "parallel overhead: the GPUs' waiting (parallel.waiting_s
 // limit slows the arithmetic, not a GPU that waits below it), never below
 // the board's idle power nor above the capped busy power.
 func WaitingPowerW(g *GPU, uncappedW, cappedW float64) float64 {
-	return math.Min(cappedW, math.Max(g.IdlePowerW, WaitPowerShare*uncappedW))
+	return waitPowerW(g, WaitPowerShare, uncappedW, cappedW)
+}
+
+// waitPowerW is the power of a GPU that waits at share of its uncapped
+// busy power, never below the board's idle power nor above the capped busy
+// power: the rule for a GPU waiting on a collective (WaitingPowerW) and on
+// its host (hostWaitPowerW).
+func waitPowerW(g *GPU, share, uncappedW, cappedW float64) float64 {
+	return math.Min(cappedW, math.Max(g.IdlePowerW, share*uncappedW))
 }
 
 // waitingEnergy returns the energy, J, of the GPUs' waiting in a run whose

@@ -77,7 +77,7 @@ var formFields = func() map[string]*model.Field {
 
 // DefaultForm is the configuration the calculator opens with: fine-tuning
 // BERT-base on 200 M tokens with FSDP over four A100s, as
-// content/examples/request.json but with 512-token sequences, so that a
+// the command-line page's example request but with 512-token sequences, so that a
 // first visit lands inside the default calibration's fitted range (its
 // envelope starts at 512 tokens).
 func DefaultForm() Form {
