@@ -109,9 +109,23 @@
     perf.wasmExecMs = performance.now();
     var url = BASE + asset(o.wasm), go = new Go(), inst = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
-      // The page's head may have fetched it already (templates/layout.html).
-      var early = window.wattscaleEarlyWasm, resp, kept = await keptWasm(url, o.wasm);
-      if (early && early.name === o.wasm) { window.wattscaleEarlyWasm = null; resp = early.response; }
+      // The page's head may have fetched it already, or on a return visit
+      // compiled the service worker's copy (templates/layout.html).
+      var early = window.wattscaleEarlyWasm, resp, kept, mod;
+      if (early && early.name === o.wasm) { window.wattscaleEarlyWasm = null; resp = early.response; mod = early.module; }
+      try {
+        if (mod && (mod = await mod)) {
+          inst = await WebAssembly.instantiate(mod, go.importObject);
+          how = 'streaming';
+          perf.wasmResponse = 'cache';
+          perf.wasmEarly = 1;
+        }
+      } catch (e) {
+        errors.push('compiled early: ' + e.message);
+      }
+    }
+    if (!inst && location.protocol !== 'file:' && BASE) {
+      kept = await keptWasm(url, o.wasm);
       if (kept) {
         if (resp) resp.then(function (r) { if (r.body) r.body.cancel(); }, function () {});
         resp = Promise.resolve(kept);
@@ -864,6 +878,8 @@
     root.addEventListener('input', edited);
     root.addEventListener('change', edited);
     if (Object.keys(typedValues(root)).length) pending(root);
+    // On a return visit the head is compiling the module already: nothing
+    // to keep out of the first paint's way.
     afterFirstPaint(function () { start(root); });
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);

@@ -458,6 +458,11 @@ func TestServiceWorkerOffline(t *testing.T) {
 	if how := eval[string](t, ctx, `String(document.getElementById('calc-root').dataset.wasmSource) + ' ' + String(document.getElementById('calc-root').dataset.wasmResponse)`); how != "streaming cache" {
 		t.Errorf("offline: the wasm was loaded by %q, want %q (streaming compilation from the service worker's copy)", how, "streaming cache")
 	}
+	// A return visit compiles that copy from the page's head, while the
+	// page is parsed and painted, not after the first paint (issue 31).
+	if early := eval[bool](t, ctx, `window.wattscalePerf.wasmEarly === 1`); !early {
+		t.Error("offline: the page's head did not compile the service worker's copy of calc.wasm (wattscalePerf.wasmEarly unset): calc.js compiled it after the first paint")
+	}
 	before := pageEnergy(t, ctx)
 	choose(t, ctx, "count", "8")
 	if after := pageEnergy(t, ctx); after == before || after <= 0 {
