@@ -350,6 +350,9 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 	tRun, overheadS := run.tRun, run.overheadS
 	compJ, memJ, hostJ, parJ, warmJ, e0J, waitW := run.compJ, run.memJ, run.hostJ, run.parJ, run.warmJ, run.e0J, run.waitW
 	assume = append(assume, Message{Code: CodeAssumeWarmup})
+	if run.tHost > 0 {
+		assume = append(assume, r.hostAssumption(run.t1))
+	}
 	overhead := OverheadAlphaEta
 	if r.count > 1 && run.waiting {
 		factor = 1 + parJ/(compJ+memJ)

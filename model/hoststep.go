@@ -65,6 +65,17 @@ func (r *resolved) hostWait(t1 float64) float64 {
 	return steps * (math.Hypot(g, r.hostStepS()) - g)
 }
 
+// hostAssumption is the assumption an answer lists when its GPUs wait for
+// their host (hostWait > 0) over a run whose GPU time on one GPU is t1.
+func (r *resolved) hostAssumption(t1 float64) Message {
+	steps := r.tokens / (float64(r.bat) * float64(r.seq))
+	g, h := t1/steps, r.hostStepS()
+	return Message{Code: CodeAssumeHostWait, Args: Args{
+		{Name: "host_ms", Num: h * 1e3}, {Name: "base_ms", Num: HostStepS * 1e3}, {Name: "block_ms", Num: HostLayerS * 1e3},
+		{Name: "layers", Num: float64(r.arch.Layers)}, {Name: "work_ms", Num: g * 1e3}, {Name: "step_ms", Num: math.Hypot(g, h) * 1e3},
+		{Name: "power_pct", Num: HostWaitPowerShare * 100}, {Name: "source", Str: HostSource}}}
+}
+
 // hostWaitPowerW is the power of a GPU that waits for its host, when it
 // draws busyW while it computes: HostWaitPowerShare of it, never below
 // idle nor above busyW.

@@ -91,6 +91,7 @@ const (
 	CodeAssumeCurveWorkload      = "assume.curve_workload"
 	CodeAssumeAlphaFallback      = "assume.alpha_fallback"
 	CodeAssumeWarmup             = "assume.warmup"
+	CodeAssumeHostWait           = "assume.host_wait" // host_ms, base_ms, block_ms, layers, work_ms, step_ms, power_pct, source
 	CodeAssumeWaiting            = "assume.waiting"
 	CodeAssumeHybridDummy        = "assume.hybrid_dummy"
 	CodeAssumeNoDummy            = "assume.no_dummy"
@@ -246,6 +247,7 @@ var modelTexts = []MessageText{
 	{Code: CodeAssumeCurveWorkload, Tech: "parallel efficiency from the {interconnect} speedup curves, measured at {curve_tokens:count} tokens per GPU per step and hidden size {curve_hidden:count} ({source}), moved to this run's {tokens:count} tokens and hidden size {hidden:count}: the curves' overhead is scaled by the ratio of communication to compute (data parallel: measured tokens per step ÷ this run's; tensor parallel: measured hidden ÷ this run's; each bounded to ×1/64–×64)"},
 	{Code: CodeAssumeAlphaFallback, Tech: AlphaEtaFallbackNote},
 	{Code: CodeAssumeWarmup, Tech: WarmupAssumption},
+	{Code: CodeAssumeHostWait, Tech: "the host launches a step's kernels in {host_ms:.3g} ms ({base_ms:.3g} ms plus {block_ms:.3g} ms for each of {layers:int} blocks) against {work_ms:.3g} ms of GPU work per step, so a step takes √(GPU² + host²) = {step_ms:.3g} ms; the GPUs wait the difference at {power_pct:.0f} % of their busy power (breakdown_kwh.host_wait); from {source}"},
 	{Code: CodeAssumeWaiting, Tech: WaitAssumption},
 	{Code: CodeAssumeHybridDummy, Tech: "hybrid layouts use the law's TP dummy"},
 	{Code: CodeAssumeNoDummy, Tech: "the law has no {strategy} dummy; Ψ = 1 used"},
