@@ -97,6 +97,14 @@ func EncodeCalibrations(files []CalibrationFile) ([]byte, error) {
 	return append(out, ']'), nil
 }
 
+// byPath sorts shipped files by path (sort.Sort, not sort.Slice, which
+// would link package reflectlite into calc.wasm).
+type byPath []shippedFile
+
+func (s byPath) Len() int           { return len(s) }
+func (s byPath) Less(i, j int) bool { return s[i].Path < s[j].Path }
+func (s byPath) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
+
 // DecodeCalibrations reads EncodeCalibrations' JSON with ReadCalibrations'
 // rules: every file a *.json that parses and is named as its file, no path
 // twice, at least one file; the files come back in path order. Every bad
@@ -109,7 +117,7 @@ func DecodeCalibrations(b []byte) ([]CalibrationFile, error) {
 	if len(in) == 0 {
 		return nil, errors.New("shipped calibrations: no file")
 	}
-	sort.Slice(in, func(i, j int) bool { return in[i].Path < in[j].Path })
+	sort.Sort(byPath(in))
 	return calfile.Each(len(in), func(i int) (string, []byte, error) {
 		f := in[i]
 		switch {

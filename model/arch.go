@@ -1,9 +1,5 @@
 package model
 
-import (
-	"sort"
-)
-
 // Arch is a transformer's shape. Zero KVHeads means KVHeads = Heads (no
 // grouped-query attention); GLU marks a gated MLP (SwiGLU: three matrices of
 // Hidden×FFN instead of two).
@@ -80,19 +76,11 @@ func FindPreset(presets []Preset, name string) (*Preset, error) {
 			return &presets[i], nil
 		}
 	}
-	type cand struct {
-		n string
-		d int
-	}
-	var cs []cand
+	var cs []named
 	for _, p := range presets {
-		cs = append(cs, cand{p.Name, editDistance(k, normName(p.Name))})
+		cs = append(cs, named{p.Name, editDistance(k, normName(p.Name))})
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
-	var near []string
-	for i := 0; i < 4 && i < len(cs); i++ {
-		near = append(near, cs[i].n)
-	}
+	near := closest(cs, 4)
 	return nil, codeErr(CodePresetUnknown, "model.preset", name, Args{{Name: "near", List: near}})
 }
 

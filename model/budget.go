@@ -125,7 +125,7 @@ func (c *Catalog) SearchSize(cands []Candidate, inference bool, prec Precision) 
 		}
 		parts = append(parts, part{n, text})
 	}
-	sort.SliceStable(parts, func(i, j int) bool { return parts[i].n > parts[j].n })
+	sort.Stable(sortable{len(parts), func(i, j int) bool { return parts[i].n > parts[j].n }, func(i, j int) { parts[i], parts[j] = parts[j], parts[i] }})
 	var top []Message
 	for _, p := range parts[:min(3, len(parts))] {
 		top = append(top, p.text)

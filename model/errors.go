@@ -141,10 +141,11 @@ func (e *MessageError) Error() string { return e.Msg.Text(Technical) }
 func msgErr(code string, args Args) error { return &MessageError{Message{Code: code, Args: args}} }
 
 // AsMessage is err as a Message: the *MessageError or *FieldError in its
-// chain, else CodeNote with its words.
+// chain, else CodeNote with its words. (errors.AsType, not errors.As: As
+// checks its target by reflection, package reflectlite, which calc.wasm
+// need not link.)
 func AsMessage(err error) Message {
-	var me *MessageError
-	if errors.As(err, &me) {
+	if me, ok := errors.AsType[*MessageError](err); ok {
 		return me.Msg
 	}
 	if fe := AsFieldError(err); fe != nil && fe.Code != "" {
@@ -155,8 +156,7 @@ func AsMessage(err error) Message {
 
 // AsFieldError returns the *FieldError in err's chain, or nil.
 func AsFieldError(err error) *FieldError {
-	var fe *FieldError
-	if errors.As(err, &fe) {
+	if fe, ok := errors.AsType[*FieldError](err); ok {
 		return fe
 	}
 	return nil

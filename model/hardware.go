@@ -258,17 +258,43 @@ func (h *Hardware) near(k string, n int) []string {
 		}
 		d[i] = min(d[i], e)
 	}
-	idx := make([]int, len(h.GPUs))
-	for i := range idx {
-		idx[i] = i
+	cs := make([]named, len(h.GPUs))
+	for i, g := range h.GPUs {
+		cs[i] = named{g.ID, d[i]}
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return d[idx[a]] < d[idx[b]] })
+	return closest(cs, n)
+}
+
+// named is a name and its distance from the one asked for.
+type named struct {
+	name string
+	d    int
+}
+
+// closest returns the names of the n nearest of cs, nearest first, ties
+// in cs's order (cs is sorted in place).
+func closest(cs []named, n int) []string {
+	sort.Stable(sortable{len(cs), func(i, j int) bool { return cs[i].d < cs[j].d }, func(i, j int) { cs[i], cs[j] = cs[j], cs[i] }})
 	var out []string
-	for _, i := range idx[:min(n, len(idx))] {
-		out = append(out, h.GPUs[i].ID)
+	for _, c := range cs[:min(n, len(cs))] {
+		out = append(out, c.name)
 	}
 	return out
 }
+
+// sortable is sort.Interface over a length and two closures: sort.Sort
+// and sort.Stable on it sort as sort.Slice and sort.SliceStable do,
+// without the reflection those swap through (package reflectlite), which
+// calc.wasm would otherwise link.
+type sortable struct {
+	n    int
+	less func(i, j int) bool
+	swap func(i, j int)
+}
+
+func (s sortable) Len() int           { return s.n }
+func (s sortable) Less(i, j int) bool { return s.less(i, j) }
+func (s sortable) Swap(i, j int)      { s.swap(i, j) }
 
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)

@@ -533,21 +533,12 @@ func (m *HFModel) extraParams(o *hfObject, fam *hfFamily) float64 {
 // NearestNames returns up to n of names closest to s by edit distance
 // (ignoring case), for an error's "close matches".
 func NearestNames(s string, names []string, n int) []string {
-	type cand struct {
-		name string
-		d    int
-	}
 	k := strings.ToLower(s)
-	cs := make([]cand, 0, len(names))
+	cs := make([]named, 0, len(names))
 	for _, x := range names {
-		cs = append(cs, cand{x, editDistance(k, strings.ToLower(x))})
+		cs = append(cs, named{x, editDistance(k, strings.ToLower(x))})
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
-	var out []string
-	for i := 0; i < n && i < len(cs); i++ {
-		out = append(out, cs[i].name)
-	}
-	return out
+	return closest(cs, max(n, 0))
 }
 
 // noteImports records what the Hugging Face files gave: every key in

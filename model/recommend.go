@@ -238,11 +238,11 @@ func ParetoFront(n int, time, energy func(i int) float64) []int {
 	for i := range keys {
 		keys[i] = key{time(i), energy(i), i}
 	}
-	// sort.Slice, not slices.SortFunc: a generic sort is compiled anew for
+	// sort.Sort, not slices.SortFunc: a generic sort is compiled anew for
 	// each element type (about 17 KB of code in calc.wasm for this one),
-	// and package sort's is already linked. Ties on time and energy keep
-	// the lower index, whatever the algorithm.
-	sort.Slice(keys, func(x, y int) bool {
+	// and package sort's is already linked (nor sort.Slice: sortable).
+	// Ties on time and energy keep the lower index, whatever the algorithm.
+	sort.Sort(sortable{len(keys), func(x, y int) bool {
 		a, b := keys[x], keys[y]
 		if c := cmp.Compare(a.t, b.t); c != 0 {
 			return c < 0
@@ -251,7 +251,7 @@ func ParetoFront(n int, time, energy func(i int) float64) []int {
 			return c < 0
 		}
 		return a.i < b.i
-	})
+	}, func(x, y int) { keys[x], keys[y] = keys[y], keys[x] }})
 	var out []int
 	bestE := math.Inf(1)
 	for _, k := range keys {

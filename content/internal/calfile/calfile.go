@@ -87,8 +87,8 @@ func Parse(name string, raw []byte) (File, error) {
 // jsonErrorLine is the line of a JSON syntax or type error, or 1 when the
 // error has no position (a value out of range).
 func jsonErrorLine(raw []byte, err error) int {
-	var je *jsonv.Error
-	if !errors.As(err, &je) {
+	je, ok := errors.AsType[*jsonv.Error](err)
+	if !ok {
 		return 1
 	}
 	off := min(max(je.Offset, 0), len(raw))
