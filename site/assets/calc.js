@@ -327,7 +327,7 @@
     this.out = null; // the last answer
     this.wire();
     this.loadOwn();
-    if (!embed) { this.hf(); this.refitBox(); }
+    if (!embed) this.boxes();
   }
 
   // open has Go open the page's link, with what was typed (typed) over it.
@@ -347,28 +347,19 @@
     var cals = stored(OWN_KEY);
     if (cals.length && this.api && this.api.addCalibration) this.api.addCalibration(JSON.stringify({ calibrations: cals, accept: stored(ACCEPT_KEY) }));
   };
-  // useOwn adds and selects a calibration just fitted (anyway: although it
-  // failed its checks), answering the error.
+  // useOwn adds a calibration just fitted (anyway: although it failed its
+  // checks) to calc.wasm and local storage and selects it, answering
+  // addCalibration's answer ({} or {"error"}).
   Calculator.prototype.useOwn = function (cal, anyway) {
-    var cals = stored(OWN_KEY).filter(function (c) { return c.name !== cal.name; });
-    var accept = stored(ACCEPT_KEY).filter(function (n) { return n !== cal.name; });
-    cals.push(cal);
-    var add = function () {
-      if (anyway) accept.push(cal.name);
-      return this.api.addCalibration(JSON.stringify({ calibrations: cals, accept: accept }));
-    }.bind(this);
-    var res = add();
-    if (res.error && res.error.code === 'calibration.shipped_name') {
-      if (anyway) accept.pop();
-      cal = Object.assign({}, cal, { name: cal.name + '-yours' });
-      cals[cals.length - 1] = cal;
-      res = add();
-    }
-    if (res.error) return res.error.say || res.error.message;
+    var cals = stored(OWN_KEY).filter(function (c) { return c.name !== cal.name; }).concat([cal]);
+    var accept = stored(ACCEPT_KEY).filter(function (n) { return n !== cal.name; }).concat(anyway ? [cal.name] : []);
+    var res = this.api.addCalibration(JSON.stringify({ calibrations: cals, accept: accept }));
+    if (res.error) return res;
     try { localStorage.setItem(OWN_KEY, JSON.stringify(cals)); localStorage.setItem(ACCEPT_KEY, JSON.stringify(accept)); } catch (e) { /* private mode: this visit only */ }
     this.state.cal = cal.name;
     this.update('cal');
-    return '';
+    this.root.querySelector('#f-cal').scrollIntoView({ block: 'center' });
+    return res;
   };
 
   Calculator.prototype.query = function () { return this.out ? this.out.query : location.search.slice(1); };
@@ -504,15 +495,20 @@
     if (e) e.closest('.results').scrollIntoView({ block: 'start' });
   };
 
-  // hf starts the Hugging Face box; the files fill the whole form.
-  Calculator.prototype.hf = function () {
+  // boxes hands the Hugging Face and refit boxes to fit.wasm: the files
+  // fill the whole form; a refit is used through useOwn.
+  Calculator.prototype.boxes = function () {
     var self = this;
-    hfBox(this.root, function () { return self.state; }, function (vals) {
-      Object.assign(self.state, vals);
-      self.fill();
-      self.update();
-      history.replaceState(null, '', '?' + self.query() + location.hash);
-      return [];
+    fitBoxes(this.root, {
+      form: function () { return self.state; },
+      take: function (vals) {
+        Object.assign(self.state, vals);
+        self.fill();
+        self.update();
+        history.replaceState(null, '', '?' + self.query() + location.hash);
+        return [];
+      },
+      use: function (cal, anyway) { return self.useOwn(cal, anyway); }
     });
   };
 
@@ -536,7 +532,7 @@
     this.update({ link: location.search });
     // The Hugging Face files fill the chosen option's student stage.
     var row = function () { return +self.hfPick.value || 1; };
-    hfBox(root, function () { return self.out.hf[row() - 1]; }, function (vals) { return self.update({ action: 'hf', row: row(), values: vals }).left || []; });
+    fitBoxes(root, { form: function () { return self.out.hf[row() - 1]; }, take: function (vals) { return self.update({ action: 'hf', row: row(), values: vals }).left || []; } });
   }
 
   // width is the charts' box's width (0 before the first layout).
@@ -582,177 +578,42 @@
     return fitLoading;
   }
 
-  // hfBox shows the Hugging Face box and reads the files pasted or dropped
-  // (wasm/hfapi) against the form form(); take(values) fills the page and
-  // answers the keys it could not take.
-  function hfBox(root, form, take) {
-    var sec = root.querySelector('.hf-import'), text = sec && sec.querySelector('#hf-text');
-    if (sec) sec.hidden = false;
-    if (!text) return; // the single-file copy's box
-    var st = sec.querySelector('.hf-status'), out = sec.querySelector('.hf-out');
-    var go = function () {
-      if (!text.value.trim()) return;
-      tell(st, 'info', 'Reading the files…');
-      loadFit().then(function () {
-        var res = call(window.wattscale_fit.hf, { files: [text.value], form: form() });
-        if (res.error) {
-          tell(st, 'error', res.error.text || res.error.message);
-          out.innerHTML = '';
-          return;
-        }
-        var n = Object.keys(res.form || {}).length, left = take(res.form || {});
-        tell(st, left.length ? 'warning' : 'success', 'Filled ' + (n - left.length) + ' fields from ' + (res.took || []).length + ' keys.' + (left.length ? ' Not taken here: ' + left.join(', ') + '.' : ''));
-        out.innerHTML = res.html || '';
-      }).catch(function (e) { tell(st, 'error', 'Could not start the importer: ' + (e && e.message || e)); });
-    };
-    text.addEventListener('dragover', function (e) { e.preventDefault(); });
-    text.addEventListener('drop', function (e) {
-      var files = Array.prototype.slice.call((e.dataTransfer && e.dataTransfer.files) || []);
-      if (!files.length) return;
-      e.preventDefault();
-      Promise.all(files.map(function (f) { return f.text(); })).then(function (ts) { text.value = ts.join('\n'); go(); });
-    });
-    text.addEventListener('paste', function () { setTimeout(go, 0); });
-    sec.querySelector('#hf-go').addEventListener('click', go);
+  // fitWorker starts fit.wasm in a Web Worker, where it fits what the box
+  // posts (wasm/fit): a fit takes seconds. Not from file://, where a
+  // worker cannot load the module (fit.wasm then fits on the page).
+  function fitWorker() {
+    var exec = JSON.stringify(BASE + asset('wasm_exec.js')), url = JSON.stringify(BASE + asset('fit.wasm'));
+    return new Worker(URL.createObjectURL(new Blob(['importScripts(' + exec + ');\n' +
+      'var go = new Go(), url = ' + url + ';\n' +
+      'WebAssembly.instantiateStreaming(fetch(url), go.importObject).catch(function () {\n' +
+      '  return fetch(url).then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.arrayBuffer(); })\n' +
+      '    .then(function (b) { return WebAssembly.instantiate(b, go.importObject); });\n' +
+      '}).then(function (r) { go.run(r.instance); }, function (e) { postMessage({ error: String(e && e.message || e) }); });\n'], { type: 'text/javascript' })));
   }
 
-  // FIT_WORKER runs fit.wasm off the page's thread (a fit takes seconds).
-  var FIT_WORKER = 'self.onmessage = async function (e) {\n' +
-    '  var d = e.data;\n' +
-    '  try {\n' +
-    '    if (!self.wattscale_fit) {\n' +
-    '      importScripts(d.base + d.exec);\n' +
-    '      var go = new Go(), inst, ready = new Promise(function (r) { self.wattscaleFitReady = r; });\n' +
-    '      try { inst = (await WebAssembly.instantiateStreaming(fetch(d.base + d.wasm), go.importObject)).instance; }\n' +
-    '      catch (x) { var r = await fetch(d.base + d.wasm); if (!r.ok) throw new Error("HTTP " + r.status); inst = (await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject)).instance; }\n' +
-    '      go.run(inst);\n' +
-    '      if (!self.wattscale_fit) await ready;\n' +
-    '    }\n' +
-    '    self.postMessage({ stage: "fitting" });\n' +
-    '    self.postMessage({ out: self.wattscale_fit.fit(d.arg) });\n' +
-    '  } catch (err) { self.postMessage({ error: String(err && err.message || err) }); }\n' +
-    '};';
-
-  // refitBox shows the refit's box and wires its file, sample and buttons.
-  Calculator.prototype.refitBox = function () {
-    var self = this, sec = this.root.querySelector('.refit');
-    if (sec) sec.hidden = false;
-    var file = sec && sec.querySelector('#refit-file'), text = sec && sec.querySelector('#refit-text');
-    if (!file) return; // the single-file copy's box
-    file.addEventListener('change', function () {
-      var f = file.files[0];
-      if (f) f.text().then(function (t) { text.value = t; self.refitName = f.name; });
-    });
-    var sample = function () { return self.api ? self.api.sampleCSV() : ''; };
-    sec.querySelector('.sample-dl').addEventListener('click', function (e) {
-      var a = e.currentTarget;
-      if (a.dataset.ready) return;
-      a.href = URL.createObjectURL(new Blob([sample()], { type: 'text/csv' }));
-      a.dataset.ready = '1';
-    });
-    sec.querySelector('#refit-sample').addEventListener('click', function () {
-      text.value = sample();
-      self.refitName = 'wattscale-sample-synthetic.csv';
-      file.value = '';
-    });
-    sec.querySelector('#refit-go').addEventListener('click', function () { self.refit(); });
-    sec.querySelector('#refit-cancel').addEventListener('click', function () { self.cancelRefit('Cancelled: the form is as it was.'); });
-  };
-
-  Calculator.prototype.cancelRefit = function (msg) {
-    var sec = this.root.querySelector('.refit');
-    if (this.fitWorker) { this.fitWorker.terminate(); this.fitWorker = null; }
-    clearInterval(this.fitTimer);
-    sec.querySelector('.refit-progress').hidden = true;
-    sec.querySelector('#refit-cancel').hidden = true;
-    sec.querySelector('#refit-go').disabled = false;
-    if (msg) { sec.querySelector('.refit-status').textContent = msg; sec.dataset.state = 'cancelled'; }
-  };
-
-  // runFit fits in a Web Worker, or from file:// (where a worker cannot
-  // load the module) on the page's thread.
-  Calculator.prototype.runFit = function (arg, onStage) {
-    var self = this;
-    if (location.protocol === 'file:' || !BASE || typeof Worker === 'undefined') {
-      return loadFit().then(function (how) {
-        onStage('fitting', how);
-        return new Promise(function (r) { setTimeout(r, 30); });
-      }).then(function () { return call(window.wattscale_fit.fit, arg); });
-    }
-    return new Promise(function (resolve, reject) {
-      if (!self.fitWorker) self.fitWorker = new Worker(URL.createObjectURL(new Blob([FIT_WORKER], { type: 'text/javascript' })));
-      var w = self.fitWorker;
-      w.onmessage = function (e) {
-        if (e.data.stage) onStage(e.data.stage, 'worker');
-        else if (e.data.error) reject(new Error(e.data.error));
-        else resolve(JSON.parse(e.data.out));
+  // fitBoxes shows root's boxes that run fit.wasm and hands it each of
+  // their events, loading it on the first (wasm/fit says what it does with
+  // them and with hooks). A dropped file and a click on the sample's
+  // download before fit.wasm made it are held back from the browser,
+  // which would open the file or download the page.
+  function fitBoxes(root, hooks) {
+    hooks.tell = tell;
+    if (location.protocol !== 'file:' && BASE && typeof Worker !== 'undefined') hooks.worker = fitWorker;
+    Array.prototype.forEach.call(root.querySelectorAll('.hf-import, .refit'), function (sec) {
+      sec.hidden = false;
+      if (!sec.querySelector('textarea')) return; // the single-file copy's box
+      var send = function (e) {
+        var files = Array.prototype.slice.call((e.type === 'drop' && e.dataTransfer.files) || []);
+        if (e.type === 'dragover' || files.length || e.target.matches('a[download][href="#"]')) e.preventDefault();
+        var ev = { type: e.type, target: e.target, files: files };
+        loadFit().then(function (how) { window.wattscale_fit.box(sec, ev, hooks, how); }, function (err) {
+          var st = sec.querySelector('[data-fail]');
+          tell(st, 'error', st.getAttribute('data-fail') + ': ' + err.message);
+        });
       };
-      w.onerror = function (e) { reject(new Error(e.message || 'the fitting worker failed')); };
-      w.postMessage({ base: BASE, exec: asset('wasm_exec.js'), wasm: asset('fit.wasm'), arg: JSON.stringify(arg) });
+      ['click', 'change', 'paste', 'dragover', 'drop'].forEach(function (t) { sec.addEventListener(t, send); });
     });
-  };
-
-  // refit fits the box's CSV (wasm/fitapi) and shows Go's report.
-  Calculator.prototype.refit = async function () {
-    var self = this, sec = this.root.querySelector('.refit'), q = function (s) { return sec.querySelector(s); };
-    var st = q('.refit-status'), out = q('.refit-out'), csv = q('#refit-text').value, f = q('#refit-file').files[0];
-    if (!csv.trim() && f) csv = await f.text();
-    if (!csv.trim()) { tell(st, 'warning', 'Choose a CSV file or paste one first.'); return; }
-    var kind = q('#refit-kind').value, cc = q('#refit-cc').value.trim();
-    var arg = { csv: csv, name: this.refitName || (f && f.name) || 'pasted.csv', kind: kind };
-    if (cc) {
-      try { arg.codecarbon = JSON.parse(cc); } catch (e) { tell(st, 'error', 'The CodeCarbon requests are not JSON: ' + e.message); sec.dataset.state = 'error'; return; }
-      arg.scope = q('#refit-scope').value;
-    }
-    var rows = csv.trim().split('\n').length - 1, elapsed = q('.refit-elapsed');
-    var t0 = performance.now(), stage = 'Loading the fitting module';
-    arg.started_ms = Date.now();
-    q('.refit-progress').hidden = false;
-    q('#refit-cancel').hidden = false;
-    q('#refit-go').disabled = true;
-    sec.dataset.state = 'loading';
-    tell(st, 'info', stage + '…');
-    var tick = function () { elapsed.textContent = stage + ': ' + Math.round((performance.now() - t0) / 1000) + ' s (the form stays usable)'; };
-    tick();
-    this.fitTimer = setInterval(tick, 500);
-    var res;
-    try {
-      res = await this.runFit(arg, function (s, how) {
-        sec.dataset.wasmSource = how;
-        sec.dataset.state = 'fitting';
-        stage = 'Fitting ' + rows + ' rows (' + (kind === 'roofline' ? 'roofline model, a few seconds' : 'log-linear law') + ')';
-        tell(st, 'info', stage + '…');
-        tick();
-      });
-    } catch (e) {
-      if (sec.dataset.state === 'cancelled') return;
-      this.cancelRefit('');
-      tell(st, 'error', 'The fitting module could not run: ' + e.message);
-      sec.dataset.state = 'error';
-      return;
-    }
-    if (sec.dataset.state === 'cancelled') return;
-    this.cancelRefit('');
-    if (res.error) {
-      tell(st, 'error', 'The fit failed: ' + res.error.text);
-      out.innerHTML = '';
-      sec.dataset.state = 'error';
-      return;
-    }
-    var failed = (res.checks || []).length > 0;
-    tell(st, failed ? 'warning' : 'success', res.said);
-    out.innerHTML = res.html;
-    sec.dataset.state = 'done';
-    sec.dataset.checks = failed ? 'failed' : 'passed';
-    out.querySelector('.dl').href = URL.createObjectURL(new Blob([JSON.stringify(res.calibration, null, 2) + '\n'], { type: 'application/json' }));
-    var use = out.querySelector('.use-cal'), anyway = out.querySelector('.use-anyway');
-    if (anyway) anyway.addEventListener('change', function () { use.disabled = !anyway.checked; });
-    use.addEventListener('click', function () {
-      var err = self.useOwn(res.calibration, failed);
-      out.querySelector('.use-note').textContent = err ? 'Could not use it: ' + err : 'The calculator above now uses ' + self.state.cal + ' (yours, kept in this browser' + (failed ? ', marked as failing its checks' : '') + '; choose it again under Calibration any time).';
-      if (!err) self.root.querySelector('#f-cal').scrollIntoView({ block: 'center' });
-    });
-  };
+  }
 
   /* ---------- start ---------- */
 

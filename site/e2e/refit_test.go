@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +22,7 @@ func TestFailedFitNotOffered(t *testing.T) {
 	ctx := browser(t)
 	openCalc(t, ctx, srv.URL+"/index.html")
 	do(t, ctx, "sample into the box", chromedp.Click(chromedp.ID("refit-sample")))
+	waitFor(t, ctx, "the sample in the box (fit.wasm makes it, loaded on this first click)", `document.getElementById('refit-text').value.length > 100`)
 	csv := shuffledEnergies(t, eval[string](t, ctx, `document.getElementById('refit-text').value`))
 	do(t, ctx, "the shuffled sample into the box", chromedp.SetValue(chromedp.ID("refit-text"), csv))
 	eval[bool](t, ctx, `(document.getElementById('refit-kind').value='law', true)`)
@@ -79,4 +81,30 @@ func shuffledEnergies(t *testing.T, csv string) string {
 		out = append(out, strings.Join(a, ","))
 	}
 	return strings.Join(out, "\n") + "\n"
+}
+
+// TestRefitFromFile opens the built calculator from disk, where a Web
+// Worker cannot load fit.wasm: the refit box loads fit.wasm's embedded
+// copy on its first click, puts the sample in the box, and fits it on the
+// page's thread; the law fit of the sample passes its checks.
+func TestRefitFromFile(t *testing.T) {
+	abs, err := filepath.Abs(filepath.Join(builtSite(t), "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := browser(t)
+	openCalc(t, ctx, "file://"+abs)
+	do(t, ctx, "sample into the box", chromedp.Click(chromedp.ID("refit-sample")))
+	waitFor(t, ctx, "the sample in the box", `document.getElementById('refit-text').value.length > 100`)
+	do(t, ctx, "click Fit", chromedp.Click(chromedp.ID("refit-go")))
+	waitFor(t, ctx, "the law fit", `['done','error'].indexOf(document.querySelector('.refit').dataset.state) >= 0`)
+	if st := eval[string](t, ctx, `document.querySelector('.refit').dataset.state`); st != "done" {
+		t.Fatalf("law fit from file://: %s", eval[string](t, ctx, `document.querySelector('.refit-status').textContent`))
+	}
+	if how := eval[string](t, ctx, `document.querySelector('.refit').dataset.wasmSource`); how != "embedded" {
+		t.Errorf("from file:// fit.wasm ran from %q, want its embedded copy on the page", how)
+	}
+	if c := eval[string](t, ctx, `document.querySelector('.refit').dataset.checks`); c != "passed" {
+		t.Errorf("the law fit of the sample from file://: checks %q, want passed", c)
+	}
 }

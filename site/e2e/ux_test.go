@@ -290,6 +290,7 @@ func TestRefitDoesNotBlockTheForm(t *testing.T) {
 	}
 
 	do(t, ctx, "sample into the box", chromedp.Click(chromedp.ID("refit-sample")))
+	waitFor(t, ctx, "the sample in the box (fit.wasm makes it, loaded on this first click)", `document.getElementById('refit-text').value.length > 100`)
 	if v := eval[string](t, ctx, `document.getElementById('refit-text').value`); !strings.Contains(v, "not a measurement") {
 		t.Fatalf("sample CSV %q…, want rows labelled synthetic", v[:min(len(v), 200)])
 	}

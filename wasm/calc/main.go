@@ -12,7 +12,6 @@
 //	                                    (package view), which calc.js puts in place
 //	wattscale.advise(query, width)   the "cheaper ways to run this" panel's markup (view.Advice)
 //	wattscale.addCalibration(json)   {"calibrations": [...]} the user fitted -> {} or {"error"}
-//	wattscale.sampleCSV()            a synthetic measurement CSV for trying the refit
 //
 // query is the form state as a query string (calcapi.ParseFormQuery).
 //

@@ -380,7 +380,6 @@ func (a *API) CalcFuncs() map[string]func([]byte) []byte {
 	return map[string]func([]byte) []byte{
 		"meta":           func([]byte) []byte { return a.Meta() },
 		"addCalibration": a.AddCalibration,
-		"sampleCSV":      func([]byte) []byte { return a.SampleCSV() },
 	}
 }
 

@@ -1,13 +1,9 @@
 package calcapi
 
 import (
-	"bytes"
 	"encoding/json"
-	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/wattscale/wattscale/internal/jsonv"
 	"github.com/wattscale/wattscale/model"
@@ -152,76 +148,6 @@ func (a *API) calInfos() []CalInfo {
 		out = append(out, info)
 	}
 	return out
-}
-
-// SampleLaw is the calibration the sample CSV is drawn from: the paper's
-// published law, pooled over its BERT runs.
-const SampleLaw = "zoubeirou2026-bert-pooled"
-
-// SampleCSV returns a small measurement CSV for trying the refit: synthetic
-// runs, not measurements. Each row is the estimate of calibration SampleLaw
-// (Zoubeirou a Mayaki 2026, arXiv 2606.23546) for BERT-base and BERT-large
-// over GPU counts, strategies, sequence lengths and batches inside that
-// calibration's envelope, times log-normal noise of 10 % (seeded, so the
-// file is the same every time); the source column says so on every row.
-func (a *API) SampleCSV() (out []byte) { return a.SampleCSVSeed(SampleSeed) }
-
-// SampleSeed is the seed of SampleCSV's noise.
-const SampleSeed = 14
-
-// SampleCSVSeed is SampleCSV with another seed for its noise, for tests of
-// how often the refit's standard errors cover the law the rows come from.
-func (a *API) SampleCSVSeed(seed uint64) (out []byte) {
-	defer recoverInto(&out)
-	return a.SampleCSVOf(seed)
-}
-
-// g and g6 write a number as fmt's %g and %.6g do.
-func g(x float64) string  { return strconv.FormatFloat(x, 'g', -1, 64) }
-func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
-
-// SampleCSVOf is SampleCSVSeed without its recovery into a JSON error
-// (the caller recovers: calc.wasm links no JSON encoder).
-func (a *API) SampleCSVOf(seed uint64) []byte {
-	var b bytes.Buffer
-	b.WriteString("model,gpu,count,strategy,seq_len,batch_per_gpu,tokens,precision,energy_kwh,duration_s,eta,source\n")
-	rng := rand.New(rand.NewPCG(seed, 2026))
-	const src = "synthetic sample: the published law " + SampleLaw + " (arXiv 2606.23546) with 10 % noise; not a measurement"
-	for _, m := range []string{"bert-base", "bert-large"} {
-		for _, n := range []float64{1, 2, 4} {
-			for _, st := range []string{model.DDP, model.FSDP, model.TP} {
-				if n == 1 && st != model.DDP {
-					continue
-				}
-				for _, seq := range []float64{64, 128, 256} {
-					for _, bat := range []float64{8, 16, 32} {
-						req := model.Request{Calibration: SampleLaw}
-						req.Model.Preset = m
-						req.Training = model.TrainingSpec{Tokens: 5e7, SeqLen: seq, BatchPerGPU: bat, Precision: model.FP16}
-						req.Hardware = model.HardwareSpec{GPU: "v100-sxm2-32gb", Count: n}
-						name := st
-						if n == 1 {
-							name = model.Single
-						}
-						req.Strategy = model.Strategy{Name: name}
-						r, err := a.Catalog.Estimate(req)
-						if err != nil {
-							panic("calcapi: sample row " + m + " " + g(n) + "×" + name + ": " + err.Error())
-						}
-						noise := math.Exp(0.1 * rng.NormFloat64())
-						for _, cell := range []string{m, req.Hardware.GPU, g(n), name, g(seq), g(bat), g(req.Training.Tokens), string(req.Training.Precision),
-							g6(r.EnergyKWh * noise), g6(r.TimeS * math.Sqrt(noise)), g6(r.Parallel.Efficiency)} {
-							b.WriteString(cell)
-							b.WriteByte(',')
-						}
-						b.WriteString(strings.ReplaceAll(src, ",", ";"))
-						b.WriteByte('\n')
-					}
-				}
-			}
-		}
-	}
-	return b.Bytes()
 }
 
 // CodeShippedName is the code of AddCalibration's error for a calibration

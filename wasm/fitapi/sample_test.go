@@ -38,12 +38,12 @@ func TestSampleCSVFits(t *testing.T) {
 		t.Fatal(err)
 	}
 	api := calcapi.New(cat)
-	law, err := cat.Calibration(calcapi.SampleLaw)
+	law, err := cat.Calibration(SampleLaw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]float64{"alpha_c": law.Law.AlphaC.Value, "alpha_m": law.Law.AlphaM.Value, "alpha_eta": law.Law.AlphaEta.Value}
-	out := fitOf(t, api.SampleCSV(), "law")
+	out := fitOf(t, sample(t, cat, SampleSeed), "law")
 	seen := 0
 	for _, k := range out.Calibration.Fit.Coefficients {
 		w, ok := want[k.Name]
@@ -72,7 +72,7 @@ func TestSampleCSVFits(t *testing.T) {
 		t.Fatalf("AddCalibration: %s", own.Error.Text)
 	}
 
-	roof := fitOf(t, api.SampleCSV(), "roofline")
+	roof := fitOf(t, sample(t, cat, SampleSeed), "roofline")
 	codes := map[string]bool{}
 	for _, m := range roof.Checks {
 		codes[m.Code] = true
@@ -121,13 +121,12 @@ func TestSampleStandardErrorsHonest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := calcapi.New(cat)
-	law, _ := cat.Calibration(calcapi.SampleLaw)
+	law, _ := cat.Calibration(SampleLaw)
 	want := map[string]float64{"alpha_c": law.Law.AlphaC.Value, "alpha_m": law.Law.AlphaM.Value, "alpha_eta": law.Law.AlphaEta.Value}
 	const n = 100
 	in1, in2 := map[string]int{}, map[string]int{}
 	for s := uint64(0); s < n; s++ {
-		for _, k := range fitOf(t, api.SampleCSVSeed(1000+s), "law").Calibration.Fit.Coefficients {
+		for _, k := range fitOf(t, sample(t, cat, 1000+s), "law").Calibration.Fit.Coefficients {
 			if w, ok := want[k.Name]; ok {
 				z := math.Abs(k.Value-w) / k.SE
 				if z <= 1 {
@@ -144,5 +143,37 @@ func TestSampleStandardErrorsHonest(t *testing.T) {
 		if in1[name] < n/2 || in2[name] < 85*n/100 {
 			t.Errorf("%s: within 1 SE in %d, within 2 SE in %d of %d seeds", name, in1[name], in2[name], n)
 		}
+	}
+}
+
+// sample is SampleCSV of cat with seed.
+func sample(t *testing.T, cat *model.Catalog, seed uint64) []byte {
+	t.Helper()
+	b, err := SampleCSV(cat, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestSampleCSVIsLabelledSynthetic checks that every row of the sample says
+// it is synthetic and that the file is the same on every call.
+func TestSampleCSVIsLabelledSynthetic(t *testing.T) {
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := string(sample(t, cat, SampleSeed))
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if len(lines) < 20 {
+		t.Fatalf("sample has %d lines", len(lines))
+	}
+	for i, l := range lines[1:] {
+		if !strings.HasSuffix(l, "not a measurement") {
+			t.Errorf("row %d %q does not say it is synthetic", i+1, l)
+		}
+	}
+	if again := string(sample(t, cat, SampleSeed)); again != csv {
+		t.Error("SampleCSV differs between calls")
 	}
 }

@@ -39,11 +39,6 @@ type Output struct {
 
 // Import answers an Input with an Output, both JSON.
 func Import(input []byte) (out []byte) {
-	defer func() {
-		if r := recover(); r != nil {
-			out = answer(Output{Error: errOf(fmt.Errorf("internal error: %v", r))})
-		}
-	}()
 	var in Input
 	if err := model.CheckKeys(input, &in); err != nil {
 		return answer(Output{Error: errOf(err)})
@@ -51,12 +46,23 @@ func Import(input []byte) (out []byte) {
 	if err := json.Unmarshal(input, &in); err != nil {
 		return answer(Output{Error: errOf(&model.FieldError{Field: "(body)", Message: "is not valid JSON: " + err.Error()})})
 	}
+	return answer(Read(in))
+}
+
+// Read is Import without the JSON around it (the box in wasm/fit calls
+// it): the Output for an Input, its error in Output.Error.
+func Read(in Input) (o Output) {
+	defer func() {
+		if r := recover(); r != nil {
+			o = Output{Error: errOf(fmt.Errorf("internal error: %v", r))}
+		}
+	}()
 	o, err := importFiles(in)
 	if err != nil {
-		return answer(Output{Error: errOf(err)})
+		return Output{Error: errOf(err)}
 	}
 	o.HTML = view.HFTook(o.Took, o.Notes)
-	return answer(o)
+	return o
 }
 
 func answer(o Output) []byte {

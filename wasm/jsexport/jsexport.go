@@ -44,6 +44,16 @@ func Export(name, readyHook string, fns map[string]Func) {
 	publish(name, readyHook, obj)
 }
 
+// ExportJS is Export for functions over JavaScript values (fit.wasm's
+// box, which handles a page's events).
+func ExportJS(name, readyHook string, fns map[string]func(this js.Value, args []js.Value) any) {
+	obj := js.Global().Get("Object").New()
+	for k, f := range fns {
+		obj.Set(k, js.FuncOf(f))
+	}
+	publish(name, readyHook, obj)
+}
+
 // ValueFunc is an exported function over plain values, without a JSON
 // codec: the call's arguments as Go values (a string, a number as
 // float64, a boolean; nil for anything else) to its answer, which

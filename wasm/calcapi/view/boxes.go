@@ -2,12 +2,14 @@ package view
 
 // The boxes below the calculator and the planner that work through the
 // on-demand module (wasm/fit): "Paste from Hugging Face" and the refit.
-// The generator writes them into the page, hidden; calc.js shows them and
-// wires their buttons once the calculator has started (without JavaScript
-// they could do nothing). fit.wasm draws what they answer (HFTook,
-// FitReport, FitDone).
+// The generator writes them into the page, hidden; calc.js shows them once
+// the calculator has started (without JavaScript they could do nothing)
+// and hands their events to fit.wasm, loaded on the first. fit.wasm draws
+// what they answer (HFTook, FitReport, FitDone) and says each step in
+// their status (Status, below: every sentence the boxes say is here).
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -32,7 +34,7 @@ func HFBox(where string, pick, offline bool) string {
 	}
 	b.WriteString(`<div class="field"><label for="hf-text">Files (one or more JSON objects)</label><textarea id="hf-text" rows="5" spellcheck="false"></textarea></div>` +
 		`<div class="hf-btns"><button type="button" class="btn primary" id="hf-go">Fill the form</button></div>` +
-		`<div class="hf-status" role="status" aria-live="polite"></div><div class="hf-out"></div></section>`)
+		`<div class="hf-status" role="status" aria-live="polite" data-fail="Could not start the importer"></div><div class="hf-out"></div></section>`)
 	return b.String()
 }
 
@@ -91,7 +93,7 @@ func RefitBox(raw, gzip int, offline bool) string {
 		`<div class="field"><label for="refit-scope">CodeCarbon energy</label><select id="refit-scope"><option value="gpu">gpu_energy: the GPUs</option><option value="total">energy_consumed: GPUs, CPU and RAM</option></select></div>` +
 		`<div class="refit-btns"><button type="button" class="btn primary" id="refit-go">Fit</button> <button type="button" class="btn" id="refit-cancel" hidden>Cancel</button></div></div>` +
 		`<div class="refit-progress" hidden><progress aria-label="Fitting"></progress> <span class="refit-elapsed"></span></div>` +
-		`<div class="refit-status" role="status" aria-live="polite"></div><div class="refit-out"></div></section>`
+		`<div class="refit-status" role="status" aria-live="polite" data-fail="The fitting module could not run"></div><div class="refit-out"></div></section>`
 }
 
 // FitDone is the refit's status line once a fit has run: the
@@ -105,3 +107,95 @@ func FitDone(name string, rows int, seconds float64, failed bool) string {
 	}
 	return s + "."
 }
+
+// Status is a line a box says in its status element: its kind (info,
+// success, warning or error: how the page styles it, and an error is
+// announced at once) and its words. The functions below make every one.
+type Status struct{ Kind, Text string }
+
+// HFReading is the Hugging Face box's line while it reads the files.
+func HFReading() Status { return Status{"info", "Reading the files…"} }
+
+// HFFilled is the Hugging Face box's line once the files filled the
+// form: the fields filled, the keys the files gave and those the page
+// could not take (left; a warning then).
+func HFFilled(fields, keys int, left []string) Status {
+	s := "Filled " + strconv.Itoa(fields) + " fields from " + strconv.Itoa(keys) + " keys."
+	if len(left) == 0 {
+		return Status{"success", s}
+	}
+	return Status{"warning", s + " Not taken here: " + strings.Join(left, ", ") + "."}
+}
+
+// HFFailed is the Hugging Face box's line for files it could not read
+// (the error as the estimate's reader words it).
+func HFFailed(text string) Status { return Status{"error", text} }
+
+// RefitNoCSV is the refit's line when Fit is asked for with no CSV.
+func RefitNoCSV() Status { return Status{"warning", "Choose a CSV file or paste one first."} }
+
+// RefitNotJSON is the refit's line when the CodeCarbon requests are not
+// JSON (the reader's error).
+func RefitNotJSON(err string) Status {
+	return Status{"error", "The CodeCarbon requests are not JSON: " + err}
+}
+
+// RefitLoading is the refit's first step: fit.wasm starting in the
+// background.
+const RefitLoading = "Loading the fitting module"
+
+// RefitFitting is the refit's step while it fits rows runs by a fit of
+// kind (law, paper or roofline).
+func RefitFitting(rows int, kind string) string {
+	what := "log-linear law"
+	if kind == "roofline" {
+		what = "roofline model, a few seconds"
+	}
+	return "Fitting " + strconv.Itoa(rows) + " rows (" + what + ")"
+}
+
+// RefitStep is the refit's line while it is at step (RefitLoading,
+// RefitFitting).
+func RefitStep(step string) Status { return Status{"info", step + "…"} }
+
+// RefitElapsed is the line beside the progress bar: the step and the
+// whole seconds since the fit was asked for.
+func RefitElapsed(step string, seconds float64) string {
+	return step + ": " + strconv.Itoa(int(math.Round(seconds))) + " s (the form stays usable)"
+}
+
+// RefitCancelled is the refit's line after Cancel.
+func RefitCancelled() Status { return Status{"info", "Cancelled: the form is as it was."} }
+
+// RefitBroken is the refit's line when the fitting module failed (its
+// error), as opposed to the fit (RefitFailed).
+func RefitBroken(err string) Status {
+	return Status{"error", "The fitting module could not run: " + err}
+}
+
+// RefitFailed is the refit's line for a fit that could not be made (its
+// error, as the command line prints it).
+func RefitFailed(err string) Status { return Status{"error", "The fit failed: " + err} }
+
+// RefitDone is the refit's line for a fit made: FitDone's words (said), a
+// warning when the fit failed its checks.
+func RefitDone(said string, failed bool) Status {
+	if failed {
+		return Status{"warning", said}
+	}
+	return Status{"success", said}
+}
+
+// RefitUsed is the note under a fit the calculator now uses, by the name
+// it took (failed: used although it failed its checks).
+func RefitUsed(name string, failed bool) string {
+	s := "The calculator above now uses " + name + " (yours, kept in this browser"
+	if failed {
+		s += ", marked as failing its checks"
+	}
+	return s + "; choose it again under Calibration any time)."
+}
+
+// RefitNotUsed is the note under a fit the calculator refused (its
+// words for why).
+func RefitNotUsed(err string) string { return "Could not use it: " + err }

@@ -38,7 +38,6 @@ func (c *Calc) Refresh() { c.meta = c.api.MetaOf() }
 //	render(query, changed, widthE, widthT, embed, parts, open)  the markup for a form state, or with open for a link (Render)
 //	advise(query, width)                                  the recommender's panel (Advice)
 //	addCalibration(json)                                  the user's own calibrations (calcapi.API.AddCalibration's answer)
-//	sampleCSV()                                           a synthetic measurement CSV for the refit
 //
 // query is the form state as a query string (calcapi.ParseFormQuery).
 // After addCalibration the form lists the user's calibrations.
@@ -53,14 +52,6 @@ func CalcFuncs(api *calcapi.API) map[string]func(args []any) any {
 			out := AddCalibration(api, []byte(argStr(a, 0)))
 			c.Refresh()
 			return out
-		},
-		"sampleCSV": func([]any) (csv any) {
-			defer func() {
-				if r := recover(); r != nil {
-					csv = "internal error: " + errctx.Text(r)
-				}
-			}()
-			return string(api.SampleCSVOf(calcapi.SampleSeed))
 		},
 	}
 }

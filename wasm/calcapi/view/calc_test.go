@@ -313,3 +313,43 @@ func TestBoxes(t *testing.T) {
 	golden(t, "boxes", "<!-- calculator -->\n"+boxes["calculator"]+"\n<!-- planner -->\n"+boxes["planner"]+"\n<!-- offline -->\n"+boxes["offline"]+
 		"\n<!-- took -->\n"+HFTook(took, []string{"a note"})+"\n")
 }
+
+// TestBoxStatus holds the boxes' status lines: their kinds (how the page
+// styles and announces them) and the numbers and names they speak of.
+func TestBoxStatus(t *testing.T) {
+	for _, c := range []struct {
+		got  Status
+		want Status
+	}{
+		{HFFilled(12, 30, nil), Status{"success", "Filled 12 fields from 30 keys."}},
+		{HFFilled(10, 30, []string{"lr", "seq"}), Status{"warning", "Filled 10 fields from 30 keys. Not taken here: lr, seq."}},
+		{HFReading(), Status{"info", "Reading the files…"}},
+		{RefitStep(RefitFitting(126, "roofline")), Status{"info", "Fitting 126 rows (roofline model, a few seconds)…"}},
+		{RefitStep(RefitFitting(40, "paper")), Status{"info", "Fitting 40 rows (log-linear law)…"}},
+		{RefitStep(RefitLoading), Status{"info", "Loading the fitting module…"}},
+		{RefitDone("Fitted user-law on 40 rows in 1.3 s.", false), Status{"success", "Fitted user-law on 40 rows in 1.3 s."}},
+		{RefitDone("Fitted user-law on 40 rows in 1.3 s; it failed its checks (below).", true), Status{"warning", "Fitted user-law on 40 rows in 1.3 s; it failed its checks (below)."}},
+		{RefitFailed("rank deficient"), Status{"error", "The fit failed: rank deficient"}},
+		{RefitBroken("HTTP 404"), Status{"error", "The fitting module could not run: HTTP 404"}},
+		{RefitNotJSON("unexpected end of JSON input"), Status{"error", "The CodeCarbon requests are not JSON: unexpected end of JSON input"}},
+		{RefitNoCSV(), Status{"warning", "Choose a CSV file or paste one first."}},
+		{RefitCancelled(), Status{"info", "Cancelled: the form is as it was."}},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %+v, want %+v", c.got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		got, want string
+	}{
+		{RefitElapsed(RefitLoading, 2.49), "Loading the fitting module: 2 s (the form stays usable)"},
+		{RefitElapsed("Fitting 3 rows (log-linear law)", 2.5), "Fitting 3 rows (log-linear law): 3 s (the form stays usable)"},
+		{RefitUsed("user-law", false), "The calculator above now uses user-law (yours, kept in this browser; choose it again under Calibration any time)."},
+		{RefitUsed("user-roofline-yours", true), "The calculator above now uses user-roofline-yours (yours, kept in this browser, marked as failing its checks; choose it again under Calibration any time)."},
+		{RefitNotUsed("the calibration is not valid JSON"), "Could not use it: the calibration is not valid JSON"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
