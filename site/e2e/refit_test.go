@@ -108,3 +108,33 @@ func TestRefitFromFile(t *testing.T) {
 		t.Errorf("the law fit of the sample from file://: checks %q, want passed", c)
 	}
 }
+
+// TestBoxesTakeTheFirstTouch: the first touch of a box loads fit.wasm and
+// still takes effect. Files pasted into the Hugging Face box fill the form;
+// in another tab, the first click on "Download a sample CSV" (a link made
+// only then, by fit.wasm) gives the sample, not the page, and the page
+// stays where it was.
+func TestBoxesTakeTheFirstTouch(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/index.html")
+	// The browser puts a paste's text in after the event: set it, then fire it.
+	eval[bool](t, ctx, `(function(){var ta = document.getElementById('hf-text');
+		ta.value = '{"model_type": "gpt2", "n_layer": 2, "n_embd": 64, "n_head": 4, "vocab_size": 100}';
+		ta.dispatchEvent(new ClipboardEvent('paste', {bubbles: true, cancelable: true})); return true})()`)
+	waitFor(t, ctx, "the pasted file read", `/^Filled/.test(document.querySelector('.hf-status').textContent)`)
+	waitFor(t, ctx, "the form filled", `document.getElementById('f-layers').value === '2'`)
+
+	ctx2 := browser(t)
+	openCalc(t, ctx2, srv.URL+"/index.html")
+	at := eval[string](t, ctx2, `location.pathname + location.hash`)
+	do(t, ctx2, "click Download a sample CSV", chromedp.Click(chromedp.CSS(".sample-dl")))
+	waitFor(t, ctx2, "the sample's link made", `document.querySelector('.sample-dl').href.indexOf('blob:') === 0`)
+	csv := eval[string](t, ctx2, `fetch(document.querySelector('.sample-dl').href).then(function (r) { return r.text() })`)
+	if !strings.HasPrefix(csv, "model,gpu,count,") || !strings.Contains(csv, "not a measurement") {
+		t.Errorf("the sample link gives %.200q…, want the synthetic sample CSV", csv)
+	}
+	if u := eval[string](t, ctx2, `location.pathname + location.hash`); u != at {
+		t.Errorf("after the click the page is at %s, before at %s", u, at)
+	}
+}
