@@ -97,6 +97,20 @@ func EncodeCalibrations(files []CalibrationFile) ([]byte, error) {
 	return append(out, ']'), nil
 }
 
+// storeShippedFile is jsonv.Store for a shippedFile, without reflection,
+// which calc.wasm does not link.
+func storeShippedFile(t jsonv.Value, path string, f *shippedFile) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "path":
+			return jsonv.StoreString(v, p, &f.Path)
+		case "raw":
+			return jsonv.StoreString(v, p, &f.Raw)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
 // byPath sorts shipped files by path (sort.Sort, not sort.Slice, which
 // would link package reflectlite into calc.wasm).
 type byPath []shippedFile
@@ -111,7 +125,11 @@ func (s byPath) Swap(i, j int)      { s[i], s[j] = s[j], s[i] }
 // file is reported.
 func DecodeCalibrations(b []byte) ([]CalibrationFile, error) {
 	var in []shippedFile
-	if err := jsonv.Decode(b, &in); err != nil {
+	t, err := jsonv.Parse(b)
+	if err == nil {
+		err = jsonv.StoreSlice(t, "", &in, storeShippedFile)
+	}
+	if err != nil {
 		return nil, errctx.Wrap("shipped calibrations", err)
 	}
 	if len(in) == 0 {

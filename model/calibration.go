@@ -3,8 +3,6 @@ package model
 import (
 	"github.com/wattscale/wattscale/internal/errctx"
 	"math"
-
-	"github.com/wattscale/wattscale/internal/jsonv"
 )
 
 // Calibration kinds.
@@ -199,13 +197,8 @@ type NamedCoef struct {
 // Unknown fields, keys that differ from a field's name only in case and
 // keys given twice are errors (CheckKeys).
 func ParseCalibration(data []byte) (Calibration, error) {
-	var c Calibration
-	if err := CheckKeys(data, &c); err != nil {
-		return c, errctx.Wrap("calibration", err)
-	}
-	// (jsonv, not encoding/json: the calculator's WebAssembly reads the
-	// user's own calibrations without linking encoding/json.)
-	if err := jsonv.Decode(data, &c); err != nil {
+	c, err := decodeCalibration(data)
+	if err != nil {
 		return c, errctx.Wrap("calibration", err)
 	}
 	if err := c.Validate(); err != nil {

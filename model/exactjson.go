@@ -34,12 +34,87 @@ func CheckKeys(raw []byte, v any) error {
 	if !ok {
 		t = reflect.TypeOf(v)
 	}
+	return checkKeys(raw, keysOf(t))
+}
+
+// checkKeys is CheckKeys for a type's keys (keysOf).
+func checkKeys(raw []byte, k *keys) error {
 	s := keyScan{b: raw}
-	err := s.value(t)
+	err := s.value(k)
 	if err == errMalformed {
 		return nil
 	}
 	return err
+}
+
+// keys is what CheckKeys knows of a Go type: a struct's fields by JSON
+// name, or the element of a slice, array or map. nil stands for every
+// other type, a type with its own UnmarshalJSON, and a slice, array or map
+// with no struct below it: the keys of an object there are free (only a
+// key given twice is refused).
+type keys struct {
+	kind   keyKind
+	fields map[string]*keys // keyStruct: its JSON fields (jsonFields)
+	elem   *keys            // keyList, keyMap: the element's
+}
+
+type keyKind uint8
+
+const (
+	keyStruct keyKind = iota
+	keyList           // a slice or an array
+	keyMap
+)
+
+// keysCache maps a type to its keys.
+var keysCache sync.Map // reflect.Type -> *keys
+
+// keysOf returns the keys of type t.
+func keysOf(t reflect.Type) *keys {
+	if k, ok := keysCache.Load(t); ok {
+		return k.(*keys)
+	}
+	k := buildKeys(t, map[reflect.Type]*keys{})
+	keysCache.Store(t, k)
+	return k
+}
+
+// buildKeys builds the keys of t; memo holds those begun, for a type that
+// contains itself.
+func buildKeys(t reflect.Type, memo map[reflect.Type]*keys) *keys {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	if k, ok := memo[t]; ok {
+		return k
+	}
+	k := &keys{}
+	switch t.Kind() {
+	case reflect.Struct:
+		k.kind = keyStruct
+		memo[t] = k
+		fields := jsonFields(t)
+		k.fields = make(map[string]*keys, len(fields))
+		for name, ft := range fields {
+			k.fields[name] = buildKeys(ft, memo)
+		}
+		return k
+	case reflect.Slice, reflect.Array, reflect.Map:
+		k.kind = keyList
+		if t.Kind() == reflect.Map {
+			k.kind = keyMap
+		}
+		memo[t] = k
+		if k.elem = buildKeys(t.Elem(), memo); k.elem == nil {
+			memo[t] = nil
+			return nil
+		}
+		return k
+	}
+	return nil
 }
 
 // errMalformed stops the scan at bytes that are not JSON (a literal: its
@@ -99,25 +174,19 @@ func (s *keyScan) ws() {
 	}
 }
 
-// value scans one value of Go type t (nil = any).
-func (s *keyScan) value(t reflect.Type) error {
+// value scans one value of a type with keys k (nil = any).
+func (s *keyScan) value(k *keys) error {
 	s.ws()
 	if s.i >= len(s.b) {
 		return errMalformed
 	}
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t != nil && (t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)) {
-		t = nil
-	}
 	switch s.b[s.i] {
 	case '{':
-		return s.object(t)
+		return s.object(k)
 	case '[':
-		var elem reflect.Type
-		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-			elem = t.Elem()
+		var elem *keys
+		if k != nil && k.kind == keyList {
+			elem = k.elem
 		}
 		return s.array(elem)
 	case '"':
@@ -147,7 +216,7 @@ func (s *keyScan) enter() error {
 	return nil
 }
 
-func (s *keyScan) array(elem reflect.Type) error {
+func (s *keyScan) array(elem *keys) error {
 	if err := s.enter(); err != nil {
 		return err
 	}
@@ -169,9 +238,9 @@ func (s *keyScan) array(elem reflect.Type) error {
 }
 
 // member checks the value of an array element or an object member at seg.
-func (s *keyScan) member(seg pathSeg, t reflect.Type) error {
+func (s *keyScan) member(seg pathSeg, k *keys) error {
 	s.path = append(s.path, seg)
-	err := s.value(t)
+	err := s.value(k)
 	s.path = s.path[:len(s.path)-1]
 	return err
 }
@@ -194,21 +263,21 @@ func (s *keyScan) next(close byte) (done bool, err error) {
 	return false, errMalformed
 }
 
-// object scans an object; t is a struct (keys must be its fields), a map
-// or nil (keys are free, only duplicates are refused).
-func (s *keyScan) object(t reflect.Type) error {
+// object scans an object; k is a struct's (keys must be its fields), a
+// map's or nil (keys are free, only duplicates are refused).
+func (s *keyScan) object(k *keys) error {
 	if err := s.enter(); err != nil {
 		return err
 	}
 	defer func() { s.depth-- }()
-	var fields map[string]reflect.Type
-	var elem reflect.Type
+	var fields map[string]*keys
+	var elem *keys
 	switch {
-	case t == nil:
-	case t.Kind() == reflect.Struct:
-		fields = jsonFields(t)
-	case t.Kind() == reflect.Map:
-		elem = t.Elem()
+	case k == nil:
+	case k.kind == keyStruct:
+		fields = k.fields
+	case k.kind == keyMap:
+		elem = k.elem
 	}
 	s.i++ // {
 	s.ws()
@@ -313,7 +382,7 @@ func duplicateKey(path string) error {
 
 // unknownKey names a key that is no field, and the field it differs from
 // only in case, if there is one.
-func unknownKey(path, key string, fields map[string]reflect.Type) error {
+func unknownKey(path, key string, fields map[string]*keys) error {
 	for name := range fields {
 		if strings.EqualFold(name, key) {
 			return codeErr(CodeUnknownKeyCase, path, nil, Args{{Name: "name", Str: name}})
@@ -322,17 +391,11 @@ func unknownKey(path, key string, fields map[string]reflect.Type) error {
 	return codeErr(CodeUnknownKey, path, nil, nil)
 }
 
-// jsonFieldCache maps a struct type to its JSON field names and their types.
-var jsonFieldCache sync.Map // reflect.Type -> map[string]reflect.Type
-
 // jsonFields returns the JSON names of struct t's fields, as encoding/json
 // names them: the tag's name or the Go name, "-" left out, the fields of an
 // untagged embedded struct promoted (a shallower field wins; two at the same
 // depth cancel, unless exactly one is tagged).
 func jsonFields(t reflect.Type) map[string]reflect.Type {
-	if m, ok := jsonFieldCache.Load(t); ok {
-		return m.(map[string]reflect.Type)
-	}
 	type cand struct {
 		t      reflect.Type
 		depth  int
@@ -391,6 +454,5 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 			m[name] = c.t
 		}
 	}
-	jsonFieldCache.Store(t, m)
 	return m
 }

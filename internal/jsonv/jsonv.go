@@ -10,8 +10,12 @@
 // project's files use (structs, embedded structs, pointers, slices,
 // arrays, maps with string keys, strings, numbers, booleans, any); keys
 // must be exactly a field's name, and a key the type does not have, or one
-// given twice, is an error. Indent writes a Value as encoding/json's
-// MarshalIndent writes it, object keys sorted as for a map.
+// given twice, is an error. StoreString, StoreObject and the other typed
+// stores do what Store does for one Go type, without reflection, for
+// decoders written by hand where package reflect is not to be linked
+// (calc.wasm reads calibrations with them). Indent writes a Value as
+// encoding/json's MarshalIndent writes it, object keys sorted as for a
+// map.
 //
 // Errors carry the byte offset and, for a value of the wrong type, the
 // dotted path of the field ("roofline.u_compute.value").

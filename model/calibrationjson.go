@@ -1,0 +1,422 @@
+package model
+
+import (
+	"strings"
+
+	"github.com/wattscale/wattscale/internal/jsonv"
+)
+
+// A calibration's JSON, read without reflection. The calculator's
+// WebAssembly parses calibrations (those its page hands over, the user's
+// own refits) and nothing else by reflection: these decoders and the key
+// schema calibrationKeys keep package reflect out of calc.wasm (about 50 KB
+// brotli, issues 31 and 33). They do what CheckKeys and jsonv.Decode do for
+// a Calibration, with the same errors: TestCalibrationKeys holds
+// calibrationKeys equal to keysOf(Calibration), and TestCalibrationDecoder
+// and FuzzDecodeCalibration hold decodeCalibration to CheckKeys and
+// jsonv.Decode.
+
+// decodeCalibration is CheckKeys and jsonv.Decode for a Calibration.
+func decodeCalibration(data []byte) (Calibration, error) {
+	var c Calibration
+	if err := checkKeys(data, calibrationKeys()); err != nil {
+		return c, err
+	}
+	t, err := jsonv.Parse(data)
+	if err != nil {
+		return c, err
+	}
+	return c, storeCalibration(t, "", &c)
+}
+
+// calibrationKeys is keysOf(Calibration), written out.
+func calibrationKeys() *keys {
+	list := func(e *keys) *keys { return &keys{kind: keyList, elem: e} }
+	coef := structKeys("value se ci_low ci_high", nil)
+	coefs := &keys{kind: keyMap, elem: coef}
+	envelope := structKeys("layers hidden seq_len batch_per_gpu gpus params hardware widen_ln_per_efold widen_ln_hardware", nil)
+	law := structKeys("form s_inf k p sigma gamma se source", map[string]*keys{"points": list(structKeys("n s", nil))})
+	fit := structKeys("n groups r2 adj_r2 rmse_ln residual_sd_ln rmse_kwh cv_r2 cv_rmse_ln cv_pooled_rmse_ln cv_coverage cv_median_fold_error cv_method notes",
+		map[string]*keys{"coefficients": list(structKeys("name value se ci_low ci_high t p", nil))})
+	fit.fields["without_eta"] = fit
+	return structKeys("name version kind title description citation", map[string]*keys{
+		"provenance": structKeys("data method generated notes", nil),
+		"roofline": structKeys("", map[string]*keys{"u_compute": coef, "u_memory": coef, "activity": coef, "overhead_s": coef, "step_s": coef,
+			"tensor": structKeys("rows", map[string]*keys{"u_compute": coef, "u_memory": coef, "activity": coef, "base_envelope": envelope})}),
+		"law":       structKeys("ref_tokens ref_note", map[string]*keys{"ln_kappa": coef, "alpha_c": coef, "alpha_m": coef, "alpha_eta": coef, "ln_psi": coefs, "ln_hardware": coefs}),
+		"alpha_eta": coefs,
+		"speedup": {kind: keyMap, elem: structKeys("", map[string]*keys{"tp": law, "fsdp": law, "ddp": law,
+			"workload": structKeys("tokens_per_step hidden source", nil)})},
+		"comm":     structKeys("classes source", map[string]*keys{"exposed": coef, "exposed_tp": coef, "latency_s": coef}),
+		"interval": structKeys("sigma_ln level method class_method", map[string]*keys{"classes": list(structKeys("class runs sources median_ln low_ln high_ln", nil))}),
+		"envelope": envelope,
+		"fit":      fit,
+	})
+}
+
+// structKeys is the keys of a struct whose fields are leaves (the names
+// in leaves, separated by spaces) and sub.
+func structKeys(leaves string, sub map[string]*keys) *keys {
+	k := &keys{kind: keyStruct, fields: map[string]*keys{}}
+	for _, n := range strings.Fields(leaves) {
+		k.fields[n] = nil
+	}
+	for n, s := range sub {
+		k.fields[n] = s
+	}
+	return k
+}
+
+// storeCalibration is jsonv.Store for a Calibration.
+func storeCalibration(t jsonv.Value, path string, c *Calibration) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "name":
+			return jsonv.StoreString(v, p, &c.Name)
+		case "version":
+			return jsonv.StoreString(v, p, &c.Version)
+		case "kind":
+			return jsonv.StoreString(v, p, &c.Kind)
+		case "title":
+			return jsonv.StoreString(v, p, &c.Title)
+		case "description":
+			return jsonv.StoreString(v, p, &c.Description)
+		case "citation":
+			return jsonv.StoreString(v, p, &c.Citation)
+		case "provenance":
+			return storeProvenance(v, p, &c.Provenance)
+		case "roofline":
+			return jsonv.StorePtr(v, p, &c.Roofline, storeRoofline)
+		case "law":
+			return jsonv.StorePtr(v, p, &c.Law, storeLaw)
+		case "alpha_eta":
+			return jsonv.StoreMap(v, p, &c.AlphaEta, storeCoefficient)
+		case "speedup":
+			return jsonv.StoreMap(v, p, (*map[Interconnect]SpeedupSet)(&c.Speedup), storeSpeedupSet)
+		case "comm":
+			return jsonv.StorePtr(v, p, &c.Comm, storeComm)
+		case "interval":
+			return storeInterval(v, p, &c.Interval)
+		case "envelope":
+			return storeEnvelope(v, p, &c.Envelope)
+		case "fit":
+			return jsonv.StorePtr(v, p, &c.Fit, storeFit)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+func storeProvenance(t jsonv.Value, path string, x *Provenance) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "data":
+			return jsonv.StoreString(v, p, &x.Data)
+		case "method":
+			return jsonv.StoreString(v, p, &x.Method)
+		case "generated":
+			return jsonv.StoreString(v, p, &x.Generated)
+		case "notes":
+			return jsonv.StoreString(v, p, &x.Notes)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+func storeCoefficient(t jsonv.Value, path string, x *Coefficient) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		if f := x.field(k); f != nil {
+			return jsonv.StoreFloat(v, p, f)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+// field is the Coefficient field of JSON name k, or nil.
+func (x *Coefficient) field(k string) *float64 {
+	switch k {
+	case "value":
+		return &x.Value
+	case "se":
+		return &x.SE
+	case "ci_low":
+		return &x.CILow
+	case "ci_high":
+		return &x.CIHigh
+	}
+	return nil
+}
+
+func storeRoofline(t jsonv.Value, path string, x *RooflineParams) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "u_compute":
+			return storeCoefficient(v, p, &x.UCompute)
+		case "u_memory":
+			return storeCoefficient(v, p, &x.UMemory)
+		case "activity":
+			return storeCoefficient(v, p, &x.Activity)
+		case "overhead_s":
+			return storeCoefficient(v, p, &x.OverheadS)
+		case "step_s":
+			return storeCoefficient(v, p, &x.StepS)
+		case "tensor":
+			return jsonv.StorePtr(v, p, &x.Tensor, storeTensor)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+func storeTensor(t jsonv.Value, path string, x *TensorParams) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "u_compute":
+			return storeCoefficient(v, p, &x.UCompute)
+		case "u_memory":
+			return storeCoefficient(v, p, &x.UMemory)
+		case "activity":
+			return storeCoefficient(v, p, &x.Activity)
+		case "base_envelope":
+			return jsonv.StorePtr(v, p, &x.BaseEnvelope, storeEnvelope)
+		case "rows":
+			return jsonv.StoreSlice(v, p, &x.Rows, jsonv.StoreString[string])
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+func storeEnvelope(t jsonv.Value, path string, x *Envelope) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		var pair *[2]float64
+		switch k {
+		case "layers":
+			pair = &x.Layers
+		case "hidden":
+			pair = &x.Hidden
+		case "seq_len":
+			pair = &x.SeqLen
+		case "batch_per_gpu":
+			pair = &x.Batch
+		case "gpus":
+			pair = &x.GPUs
+		case "params":
+			pair = &x.Params
+		case "hardware":
+			return jsonv.StoreSlice(v, p, &x.Hardware, jsonv.StoreString[string])
+		case "widen_ln_per_efold":
+			return jsonv.StoreFloat(v, p, &x.WidenPerEFold)
+		case "widen_ln_hardware":
+			return jsonv.StoreFloat(v, p, &x.WidenHardware)
+		default:
+			return jsonv.UnknownField(v, p)
+		}
+		return jsonv.StoreArray(v, p, pair[:], jsonv.StoreFloat)
+	})
+}
+
+func storeLaw(t jsonv.Value, path string, x *LawParams) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "ln_kappa":
+			return storeCoefficient(v, p, &x.LnKappa)
+		case "alpha_c":
+			return storeCoefficient(v, p, &x.AlphaC)
+		case "alpha_m":
+			return storeCoefficient(v, p, &x.AlphaM)
+		case "alpha_eta":
+			return storeCoefficient(v, p, &x.AlphaEta)
+		case "ln_psi":
+			return jsonv.StoreMap(v, p, &x.LnPsi, storeCoefficient)
+		case "ln_hardware":
+			return jsonv.StoreMap(v, p, &x.LnHardware, storeCoefficient)
+		case "ref_tokens":
+			return jsonv.StoreFloat(v, p, &x.RefTokens)
+		case "ref_note":
+			return jsonv.StoreString(v, p, &x.RefNote)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+func storeSpeedupSet(t jsonv.Value, path string, x *SpeedupSet) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "tp":
+			return storeSpeedupLaw(v, p, &x.TP)
+		case "fsdp":
+			return storeSpeedupLaw(v, p, &x.FSDP)
+		case "ddp":
+			return storeSpeedupLaw(v, p, &x.DDP)
+		case "workload":
+			return jsonv.StorePtr(v, p, &x.Workload, storeCurveWorkload)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+func storeSpeedupLaw(t jsonv.Value, path string, x *SpeedupLaw) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "form":
+			return jsonv.StoreString(v, p, &x.Form)
+		case "s_inf":
+			return jsonv.StoreFloat(v, p, &x.SInf)
+		case "k":
+			return jsonv.StoreFloat(v, p, &x.K)
+		case "p":
+			return jsonv.StoreFloat(v, p, &x.P)
+		case "sigma":
+			return jsonv.StoreFloat(v, p, &x.Sigma)
+		case "gamma":
+			return jsonv.StoreFloat(v, p, &x.Gamma)
+		case "se":
+			return jsonv.StoreMap(v, p, &x.SE, jsonv.StoreFloat)
+		case "points":
+			return jsonv.StoreSlice(v, p, &x.Points, storeSpeedupPoint)
+		case "source":
+			return jsonv.StoreString(v, p, &x.Source)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+func storeSpeedupPoint(t jsonv.Value, path string, x *SpeedupPoint) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "n":
+			return jsonv.StoreFloat(v, p, &x.N)
+		case "s":
+			return jsonv.StoreFloat(v, p, &x.S)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+func storeCurveWorkload(t jsonv.Value, path string, x *CurveWorkload) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "tokens_per_step":
+			return jsonv.StoreFloat(v, p, &x.TokensPerStep)
+		case "hidden":
+			return jsonv.StoreFloat(v, p, &x.Hidden)
+		case "source":
+			return jsonv.StoreString(v, p, &x.Source)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+func storeComm(t jsonv.Value, path string, x *CommParams) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "exposed":
+			return storeCoefficient(v, p, &x.Exposed)
+		case "exposed_tp":
+			return storeCoefficient(v, p, &x.ExposedTP)
+		case "latency_s":
+			return storeCoefficient(v, p, &x.LatencyS)
+		case "classes":
+			return jsonv.StoreSlice(v, p, &x.Classes, jsonv.StoreString[Interconnect])
+		case "source":
+			return jsonv.StoreString(v, p, &x.Source)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+func storeInterval(t jsonv.Value, path string, x *Interval) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "sigma_ln":
+			return jsonv.StoreFloat(v, p, &x.SigmaLn)
+		case "level":
+			return jsonv.StoreFloat(v, p, &x.Level)
+		case "method":
+			return jsonv.StoreString(v, p, &x.Method)
+		case "classes":
+			return jsonv.StoreSlice(v, p, &x.Classes, storeClassQuantiles)
+		case "class_method":
+			return jsonv.StoreString(v, p, &x.ClassMethod)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+func storeClassQuantiles(t jsonv.Value, path string, x *ClassQuantiles) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "class":
+			return jsonv.StoreString(v, p, &x.Class)
+		case "runs":
+			return jsonv.StoreInt(v, p, &x.Runs)
+		case "sources":
+			return jsonv.StoreInt(v, p, &x.Sources)
+		case "median_ln":
+			return jsonv.StoreFloat(v, p, &x.Median)
+		case "low_ln":
+			return jsonv.StoreFloat(v, p, &x.Low)
+		case "high_ln":
+			return jsonv.StoreFloat(v, p, &x.High)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
+
+func storeFit(t jsonv.Value, path string, x *FitSummary) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		var f *float64
+		switch k {
+		case "n":
+			return jsonv.StoreInt(v, p, &x.N)
+		case "groups":
+			return jsonv.StoreInt(v, p, &x.Groups)
+		case "r2":
+			f = &x.R2
+		case "adj_r2":
+			f = &x.AdjR2
+		case "rmse_ln":
+			f = &x.RMSELn
+		case "residual_sd_ln":
+			f = &x.ResidualSDLn
+		case "rmse_kwh":
+			f = &x.RMSEKWh
+		case "cv_r2":
+			f = &x.CVR2
+		case "cv_rmse_ln":
+			f = &x.CVRMSELn
+		case "cv_pooled_rmse_ln":
+			f = &x.CVPooledRMSELn
+		case "cv_coverage":
+			f = &x.CVCoverage
+		case "cv_median_fold_error":
+			f = &x.CVMedianFold
+		case "cv_method":
+			return jsonv.StoreString(v, p, &x.CVMethod)
+		case "coefficients":
+			return jsonv.StoreSlice(v, p, &x.Coefficients, storeNamedCoef)
+		case "without_eta":
+			return jsonv.StorePtr(v, p, &x.WithoutEta, storeFit)
+		case "notes":
+			return jsonv.StoreSlice(v, p, &x.Notes, jsonv.StoreString[string])
+		default:
+			return jsonv.UnknownField(v, p)
+		}
+		return jsonv.StoreFloat(v, p, f)
+	})
+}
+
+func storeNamedCoef(t jsonv.Value, path string, x *NamedCoef) error {
+	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+		switch k {
+		case "name":
+			return jsonv.StoreString(v, p, &x.Name)
+		case "t":
+			return jsonv.StoreFloat(v, p, &x.T)
+		case "p":
+			return jsonv.StoreFloat(v, p, &x.P)
+		}
+		if f := x.Coefficient.field(k); f != nil {
+			return jsonv.StoreFloat(v, p, f)
+		}
+		return jsonv.UnknownField(v, p)
+	})
+}
