@@ -470,8 +470,6 @@
     }
   };
 
-  Calculator.prototype.fill = function () { fill(this.root.querySelectorAll('.calc-layout [name]'), this.state); };
-
   // tellParent reports each estimate (figures shown anyway) and the height
   // to the page that embeds this one (assets/embed.js).
   Calculator.prototype.tellParent = function (post) {
@@ -503,8 +501,7 @@
       form: function () { return self.state; },
       take: function (vals) {
         Object.assign(self.state, vals);
-        self.fill();
-        self.update();
+        self.update(); // which puts Go's form in the controls
         history.replaceState(null, '', '?' + self.query() + location.hash);
         return [];
       },
