@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -136,5 +139,30 @@ func TestBoxesTakeTheFirstTouch(t *testing.T) {
 	}
 	if u := eval[string](t, ctx2, `location.pathname + location.hash`); u != at {
 		t.Errorf("after the click the page is at %s, before at %s", u, at)
+	}
+}
+
+// TestBoxesSayWhenFitWasmIsMissing serves the site without fit.wasm and
+// its embedded copy: a touch of the refit box says, in the box's status
+// and as an error, that the fitting module could not run and why.
+func TestBoxesSayWhenFitWasmIsMissing(t *testing.T) {
+	files := http.FileServer(http.Dir(builtSite(t)))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if b := path.Base(r.URL.Path); strings.HasPrefix(b, "fit.") || strings.HasPrefix(b, "fit-embed.") {
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/index.html")
+	do(t, ctx, "sample into the box", chromedp.Click(chromedp.ID("refit-sample")))
+	waitFor(t, ctx, "the box's error", `document.querySelector('.refit-status').dataset.kind === 'error'`)
+	if st := eval[string](t, ctx, `document.querySelector('.refit-status').textContent`); !strings.HasPrefix(st, "The fitting module could not run: could not start fit.wasm") {
+		t.Errorf("without fit.wasm the refit box says %q", st)
+	}
+	if role := eval[string](t, ctx, `document.querySelector('.refit-status').getAttribute('role')`); role != "alert" {
+		t.Errorf("the error's role is %q, want alert", role)
 	}
 }
