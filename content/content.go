@@ -99,8 +99,8 @@ func EncodeCalibrations(files []CalibrationFile) ([]byte, error) {
 
 // storeShippedFile is jsonv.Store for a shippedFile, without reflection,
 // which calc.wasm does not link.
-func storeShippedFile(t jsonv.Value, path string, f *shippedFile) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeShippedFile(t *jsonv.Value, path string, f *shippedFile) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "path":
 			return jsonv.StoreString(v, p, &f.Path)
@@ -127,7 +127,7 @@ func DecodeCalibrations(b []byte) ([]CalibrationFile, error) {
 	var in []shippedFile
 	t, err := jsonv.Parse(b)
 	if err == nil {
-		err = jsonv.StoreSlice(t, "", &in, storeShippedFile)
+		err = jsonv.StoreSlice(&t, "", &in, storeShippedFile)
 	}
 	if err != nil {
 		return nil, errctx.Wrap("shipped calibrations", err)

@@ -27,7 +27,7 @@ func FuzzStoreShippedFile(f *testing.F) {
 		var got []shippedFile
 		v, gotErr := jsonv.Parse(b)
 		if gotErr == nil {
-			gotErr = jsonv.StoreSlice(v, "", &got, storeShippedFile)
+			gotErr = jsonv.StoreSlice(&v, "", &got, storeShippedFile)
 		}
 		var want []shippedFile
 		wantErr := jsonv.Decode(b, &want)

@@ -9,12 +9,12 @@ import (
 // A calibration's JSON, read without reflection. The calculator's
 // WebAssembly parses calibrations (those its page hands over, the user's
 // own refits) and nothing else by reflection: these decoders and the key
-// schema calibrationKeys keep package reflect out of calc.wasm (about 50 KB
-// brotli, issues 31 and 33). They do what CheckKeys and jsonv.Decode do for
-// a Calibration, with the same errors: TestCalibrationKeys holds
-// calibrationKeys equal to keysOf(Calibration), and TestCalibrationDecoder
-// and FuzzDecodeCalibration hold decodeCalibration to CheckKeys and
-// jsonv.Decode.
+// schema calibrationSchema keep package reflect out of calc.wasm (about
+// 30 KB brotli, issues 31 and 33). They do what CheckKeys and jsonv.Decode
+// do for a Calibration, with the same errors: TestCalibrationKeys holds
+// calibrationKeys equal to keysOf(Calibration), and
+// TestCalibrationDecoder and FuzzDecodeCalibration hold decodeCalibration
+// to CheckKeys and jsonv.Decode.
 
 // decodeCalibration is CheckKeys and jsonv.Decode for a Calibration.
 func decodeCalibration(data []byte) (Calibration, error) {
@@ -26,50 +26,61 @@ func decodeCalibration(data []byte) (Calibration, error) {
 	if err != nil {
 		return c, err
 	}
-	return c, storeCalibration(t, "", &c)
+	return c, storeCalibration(&t, "", &c)
 }
 
-// calibrationKeys is keysOf(Calibration), written out.
+// calibrationSchema is keysOf(Calibration) written out, as data (a map
+// literal of it compiled to 13 KB of code): each struct type, named for
+// this table alone, Calibration first, and its fields' JSON names; a field
+// whose keys are checked is followed by ":" and its type, "[t]" for a
+// slice and "{t}" for a map of them.
+var calibrationSchema = [...][2]string{
+	{"calibration", "name version kind title description citation provenance:provenance roofline:roofline law:law alpha_eta:{coef} speedup:{speedups} comm:comm interval:interval envelope:envelope fit:fit"},
+	{"provenance", "data method generated notes"},
+	{"coef", "value se ci_low ci_high"},
+	{"roofline", "u_compute:coef u_memory:coef activity:coef overhead_s:coef step_s:coef tensor:tensor"},
+	{"tensor", "u_compute:coef u_memory:coef activity:coef base_envelope:envelope rows"},
+	{"envelope", "layers hidden seq_len batch_per_gpu gpus params hardware widen_ln_per_efold widen_ln_hardware"},
+	{"law", "ln_kappa:coef alpha_c:coef alpha_m:coef alpha_eta:coef ln_psi:{coef} ln_hardware:{coef} ref_tokens ref_note"},
+	{"speedups", "tp:speedup fsdp:speedup ddp:speedup workload:workload"},
+	{"speedup", "form s_inf k p sigma gamma se points:[point] source"},
+	{"point", "n s"},
+	{"workload", "tokens_per_step hidden source"},
+	{"comm", "exposed:coef exposed_tp:coef latency_s:coef classes source"},
+	{"interval", "sigma_ln level method classes:[class] class_method"},
+	{"class", "class runs sources median_ln low_ln high_ln"},
+	{"fit", "n groups r2 adj_r2 rmse_ln residual_sd_ln rmse_kwh cv_r2 cv_rmse_ln cv_pooled_rmse_ln cv_coverage cv_median_fold_error cv_method coefficients:[named] without_eta:fit notes"},
+	{"named", "name value se ci_low ci_high t p"},
+}
+
+// calibrationKeys is the keys of calibrationSchema.
 func calibrationKeys() *keys {
-	list := func(e *keys) *keys { return &keys{kind: keyList, elem: e} }
-	coef := structKeys("value se ci_low ci_high", nil)
-	coefs := &keys{kind: keyMap, elem: coef}
-	envelope := structKeys("layers hidden seq_len batch_per_gpu gpus params hardware widen_ln_per_efold widen_ln_hardware", nil)
-	law := structKeys("form s_inf k p sigma gamma se source", map[string]*keys{"points": list(structKeys("n s", nil))})
-	fit := structKeys("n groups r2 adj_r2 rmse_ln residual_sd_ln rmse_kwh cv_r2 cv_rmse_ln cv_pooled_rmse_ln cv_coverage cv_median_fold_error cv_method notes",
-		map[string]*keys{"coefficients": list(structKeys("name value se ci_low ci_high t p", nil))})
-	fit.fields["without_eta"] = fit
-	return structKeys("name version kind title description citation", map[string]*keys{
-		"provenance": structKeys("data method generated notes", nil),
-		"roofline": structKeys("", map[string]*keys{"u_compute": coef, "u_memory": coef, "activity": coef, "overhead_s": coef, "step_s": coef,
-			"tensor": structKeys("rows", map[string]*keys{"u_compute": coef, "u_memory": coef, "activity": coef, "base_envelope": envelope})}),
-		"law":       structKeys("ref_tokens ref_note", map[string]*keys{"ln_kappa": coef, "alpha_c": coef, "alpha_m": coef, "alpha_eta": coef, "ln_psi": coefs, "ln_hardware": coefs}),
-		"alpha_eta": coefs,
-		"speedup": {kind: keyMap, elem: structKeys("", map[string]*keys{"tp": law, "fsdp": law, "ddp": law,
-			"workload": structKeys("tokens_per_step hidden source", nil)})},
-		"comm":     structKeys("classes source", map[string]*keys{"exposed": coef, "exposed_tp": coef, "latency_s": coef}),
-		"interval": structKeys("sigma_ln level method class_method", map[string]*keys{"classes": list(structKeys("class runs sources median_ln low_ln high_ln", nil))}),
-		"envelope": envelope,
-		"fit":      fit,
-	})
-}
-
-// structKeys is the keys of a struct whose fields are leaves (the names
-// in leaves, separated by spaces) and sub.
-func structKeys(leaves string, sub map[string]*keys) *keys {
-	k := &keys{kind: keyStruct, fields: map[string]*keys{}}
-	for _, n := range strings.Fields(leaves) {
-		k.fields[n] = nil
+	types := map[string]*keys{}
+	for _, s := range calibrationSchema {
+		types[s[0]] = &keys{kind: keyStruct, fields: map[string]*keys{}}
 	}
-	for n, s := range sub {
-		k.fields[n] = s
+	for _, s := range calibrationSchema {
+		for _, f := range strings.Fields(s[1]) {
+			name, of, _ := strings.Cut(f, ":")
+			var k *keys
+			switch {
+			case of == "":
+			case of[0] == '[':
+				k = &keys{kind: keyList, elem: types[of[1:len(of)-1]]}
+			case of[0] == '{':
+				k = &keys{kind: keyMap, elem: types[of[1:len(of)-1]]}
+			default:
+				k = types[of]
+			}
+			types[s[0]].fields[name] = k
+		}
 	}
-	return k
+	return types[calibrationSchema[0][0]]
 }
 
 // storeCalibration is jsonv.Store for a Calibration.
-func storeCalibration(t jsonv.Value, path string, c *Calibration) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeCalibration(t *jsonv.Value, path string, c *Calibration) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "name":
 			return jsonv.StoreString(v, p, &c.Name)
@@ -106,8 +117,8 @@ func storeCalibration(t jsonv.Value, path string, c *Calibration) error {
 	})
 }
 
-func storeProvenance(t jsonv.Value, path string, x *Provenance) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeProvenance(t *jsonv.Value, path string, x *Provenance) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "data":
 			return jsonv.StoreString(v, p, &x.Data)
@@ -122,8 +133,8 @@ func storeProvenance(t jsonv.Value, path string, x *Provenance) error {
 	})
 }
 
-func storeCoefficient(t jsonv.Value, path string, x *Coefficient) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeCoefficient(t *jsonv.Value, path string, x *Coefficient) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		if f := x.field(k); f != nil {
 			return jsonv.StoreFloat(v, p, f)
 		}
@@ -146,8 +157,8 @@ func (x *Coefficient) field(k string) *float64 {
 	return nil
 }
 
-func storeRoofline(t jsonv.Value, path string, x *RooflineParams) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeRoofline(t *jsonv.Value, path string, x *RooflineParams) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "u_compute":
 			return storeCoefficient(v, p, &x.UCompute)
@@ -166,8 +177,8 @@ func storeRoofline(t jsonv.Value, path string, x *RooflineParams) error {
 	})
 }
 
-func storeTensor(t jsonv.Value, path string, x *TensorParams) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeTensor(t *jsonv.Value, path string, x *TensorParams) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "u_compute":
 			return storeCoefficient(v, p, &x.UCompute)
@@ -184,8 +195,8 @@ func storeTensor(t jsonv.Value, path string, x *TensorParams) error {
 	})
 }
 
-func storeEnvelope(t jsonv.Value, path string, x *Envelope) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeEnvelope(t *jsonv.Value, path string, x *Envelope) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		var pair *[2]float64
 		switch k {
 		case "layers":
@@ -213,8 +224,8 @@ func storeEnvelope(t jsonv.Value, path string, x *Envelope) error {
 	})
 }
 
-func storeLaw(t jsonv.Value, path string, x *LawParams) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeLaw(t *jsonv.Value, path string, x *LawParams) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "ln_kappa":
 			return storeCoefficient(v, p, &x.LnKappa)
@@ -237,8 +248,8 @@ func storeLaw(t jsonv.Value, path string, x *LawParams) error {
 	})
 }
 
-func storeSpeedupSet(t jsonv.Value, path string, x *SpeedupSet) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeSpeedupSet(t *jsonv.Value, path string, x *SpeedupSet) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "tp":
 			return storeSpeedupLaw(v, p, &x.TP)
@@ -253,8 +264,8 @@ func storeSpeedupSet(t jsonv.Value, path string, x *SpeedupSet) error {
 	})
 }
 
-func storeSpeedupLaw(t jsonv.Value, path string, x *SpeedupLaw) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeSpeedupLaw(t *jsonv.Value, path string, x *SpeedupLaw) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "form":
 			return jsonv.StoreString(v, p, &x.Form)
@@ -279,8 +290,8 @@ func storeSpeedupLaw(t jsonv.Value, path string, x *SpeedupLaw) error {
 	})
 }
 
-func storeSpeedupPoint(t jsonv.Value, path string, x *SpeedupPoint) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeSpeedupPoint(t *jsonv.Value, path string, x *SpeedupPoint) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "n":
 			return jsonv.StoreFloat(v, p, &x.N)
@@ -291,8 +302,8 @@ func storeSpeedupPoint(t jsonv.Value, path string, x *SpeedupPoint) error {
 	})
 }
 
-func storeCurveWorkload(t jsonv.Value, path string, x *CurveWorkload) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeCurveWorkload(t *jsonv.Value, path string, x *CurveWorkload) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "tokens_per_step":
 			return jsonv.StoreFloat(v, p, &x.TokensPerStep)
@@ -305,8 +316,8 @@ func storeCurveWorkload(t jsonv.Value, path string, x *CurveWorkload) error {
 	})
 }
 
-func storeComm(t jsonv.Value, path string, x *CommParams) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeComm(t *jsonv.Value, path string, x *CommParams) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "exposed":
 			return storeCoefficient(v, p, &x.Exposed)
@@ -323,8 +334,8 @@ func storeComm(t jsonv.Value, path string, x *CommParams) error {
 	})
 }
 
-func storeInterval(t jsonv.Value, path string, x *Interval) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeInterval(t *jsonv.Value, path string, x *Interval) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "sigma_ln":
 			return jsonv.StoreFloat(v, p, &x.SigmaLn)
@@ -341,8 +352,8 @@ func storeInterval(t jsonv.Value, path string, x *Interval) error {
 	})
 }
 
-func storeClassQuantiles(t jsonv.Value, path string, x *ClassQuantiles) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeClassQuantiles(t *jsonv.Value, path string, x *ClassQuantiles) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "class":
 			return jsonv.StoreString(v, p, &x.Class)
@@ -361,8 +372,8 @@ func storeClassQuantiles(t jsonv.Value, path string, x *ClassQuantiles) error {
 	})
 }
 
-func storeFit(t jsonv.Value, path string, x *FitSummary) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeFit(t *jsonv.Value, path string, x *FitSummary) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		var f *float64
 		switch k {
 		case "n":
@@ -404,8 +415,8 @@ func storeFit(t jsonv.Value, path string, x *FitSummary) error {
 	})
 }
 
-func storeNamedCoef(t jsonv.Value, path string, x *NamedCoef) error {
-	return jsonv.StoreObject(t, path, func(k string, v jsonv.Value, p string) error {
+func storeNamedCoef(t *jsonv.Value, path string, x *NamedCoef) error {
+	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		switch k {
 		case "name":
 			return jsonv.StoreString(v, p, &x.Name)

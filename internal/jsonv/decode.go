@@ -30,7 +30,7 @@ func Store(t Value, v any) error {
 	return store(t, rv.Elem(), "")
 }
 
-func typeErr(t Value, path string, want string) error {
+func typeErr(t *Value, path string, want string) error {
 	if path == "" {
 		path = "(document)"
 	}
@@ -66,17 +66,17 @@ func store(t Value, v reflect.Value, path string) error {
 		return nil
 	case reflect.String:
 		if t.Kind != String {
-			return typeErr(t, path, "a string")
+			return typeErr(&t, path, "a string")
 		}
 		v.SetString(t.Str)
 	case reflect.Bool:
 		if t.Kind != Bool {
-			return typeErr(t, path, "a boolean")
+			return typeErr(&t, path, "a boolean")
 		}
 		v.SetBool(t.Bool)
 	case reflect.Float32, reflect.Float64:
 		if t.Kind != Number {
-			return typeErr(t, path, "a number")
+			return typeErr(&t, path, "a number")
 		}
 		f, err := strconv.ParseFloat(t.Str, v.Type().Bits())
 		if err != nil {
@@ -85,7 +85,7 @@ func store(t Value, v reflect.Value, path string) error {
 		v.SetFloat(f)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		if t.Kind != Number {
-			return typeErr(t, path, "an integer")
+			return typeErr(&t, path, "an integer")
 		}
 		n, err := strconv.ParseInt(t.Str, 10, v.Type().Bits())
 		if err != nil {
@@ -94,7 +94,7 @@ func store(t Value, v reflect.Value, path string) error {
 		v.SetInt(n)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		if t.Kind != Number {
-			return typeErr(t, path, "an integer")
+			return typeErr(&t, path, "an integer")
 		}
 		n, err := strconv.ParseUint(t.Str, 10, v.Type().Bits())
 		if err != nil {
@@ -103,7 +103,7 @@ func store(t Value, v reflect.Value, path string) error {
 		v.SetUint(n)
 	case reflect.Slice:
 		if t.Kind != Array {
-			return typeErr(t, path, "an array")
+			return typeErr(&t, path, "an array")
 		}
 		s := reflect.MakeSlice(v.Type(), len(t.Elems), len(t.Elems))
 		for i, e := range t.Elems {
@@ -114,7 +114,7 @@ func store(t Value, v reflect.Value, path string) error {
 		v.Set(s)
 	case reflect.Array:
 		if t.Kind != Array {
-			return typeErr(t, path, "an array")
+			return typeErr(&t, path, "an array")
 		}
 		for i := range v.Len() {
 			if i >= len(t.Elems) {
@@ -127,7 +127,7 @@ func store(t Value, v reflect.Value, path string) error {
 		}
 	case reflect.Map:
 		if t.Kind != Object {
-			return typeErr(t, path, "an object")
+			return typeErr(&t, path, "an object")
 		}
 		if v.Type().Key().Kind() != reflect.String {
 			return &Error{Offset: t.Start, Path: path, Msg: "cannot store into " + v.Type().String()}
@@ -149,7 +149,7 @@ func store(t Value, v reflect.Value, path string) error {
 		}
 	case reflect.Struct:
 		if t.Kind != Object {
-			return typeErr(t, path, "an object")
+			return typeErr(&t, path, "an object")
 		}
 		fields := fieldsOf(v.Type())
 		seen := map[string]bool{}

@@ -11,7 +11,7 @@ import "strconv"
 // switches on the key and returns UnknownField for a key it does not have.
 
 // StoreString stores a string in *p; null leaves it.
-func StoreString[S ~string](t Value, path string, p *S) error {
+func StoreString[S ~string](t *Value, path string, p *S) error {
 	switch t.Kind {
 	case Null:
 		return nil
@@ -23,7 +23,7 @@ func StoreString[S ~string](t Value, path string, p *S) error {
 }
 
 // StoreBool stores a boolean in *p; null leaves it.
-func StoreBool(t Value, path string, p *bool) error {
+func StoreBool(t *Value, path string, p *bool) error {
 	switch t.Kind {
 	case Null:
 		return nil
@@ -35,7 +35,7 @@ func StoreBool(t Value, path string, p *bool) error {
 }
 
 // StoreFloat stores a number in *p; null leaves it.
-func StoreFloat(t Value, path string, p *float64) error {
+func StoreFloat(t *Value, path string, p *float64) error {
 	switch t.Kind {
 	case Null:
 		return nil
@@ -51,7 +51,7 @@ func StoreFloat(t Value, path string, p *float64) error {
 }
 
 // StoreInt stores an integer in *p; null leaves it.
-func StoreInt(t Value, path string, p *int) error {
+func StoreInt(t *Value, path string, p *int) error {
 	switch t.Kind {
 	case Null:
 		return nil
@@ -69,7 +69,7 @@ func StoreInt(t Value, path string, p *int) error {
 // StoreObject stores an object in a struct: member(key, value, path) for
 // each key in order, after refusing a key given twice. null leaves the
 // struct as it is.
-func StoreObject(t Value, path string, member func(key string, v Value, path string) error) error {
+func StoreObject(t *Value, path string, member func(key string, v *Value, path string) error) error {
 	if t.Kind == Null {
 		return nil
 	}
@@ -82,7 +82,7 @@ func StoreObject(t Value, path string, member func(key string, v Value, path str
 			return &Error{Offset: t.Members[i].Start, Path: join(path, k), Msg: "is given twice"}
 		}
 		seen[k] = true
-		if err := member(k, t.Members[i], join(path, k)); err != nil {
+		if err := member(k, &t.Members[i], join(path, k)); err != nil {
 			return err
 		}
 	}
@@ -91,14 +91,14 @@ func StoreObject(t Value, path string, member func(key string, v Value, path str
 
 // UnknownField is StoreObject's member error for a key that is not one of
 // the struct's fields (v the member, path its path).
-func UnknownField(v Value, path string) error {
+func UnknownField(v *Value, path string) error {
 	return &Error{Offset: v.Start, Path: path, Msg: "is not a known field"}
 }
 
 // StoreMap stores an object in a map with string keys, each member stored
 // by elem in a new element; null sets the map to nil. A map already there
 // keeps its other entries.
-func StoreMap[K ~string, E any](t Value, path string, p *map[K]E, elem func(Value, string, *E) error) error {
+func StoreMap[K ~string, E any](t *Value, path string, p *map[K]E, elem func(*Value, string, *E) error) error {
 	if t.Kind == Null {
 		*p = nil
 		return nil
@@ -116,7 +116,7 @@ func StoreMap[K ~string, E any](t Value, path string, p *map[K]E, elem func(Valu
 		}
 		seen[k] = true
 		var e E
-		if err := elem(t.Members[i], join(path, k), &e); err != nil {
+		if err := elem(&t.Members[i], join(path, k), &e); err != nil {
 			return err
 		}
 		(*p)[K(k)] = e
@@ -126,7 +126,7 @@ func StoreMap[K ~string, E any](t Value, path string, p *map[K]E, elem func(Valu
 
 // StoreSlice stores an array in a new slice, each element stored by elem;
 // null sets the slice to nil.
-func StoreSlice[E any](t Value, path string, p *[]E, elem func(Value, string, *E) error) error {
+func StoreSlice[E any](t *Value, path string, p *[]E, elem func(*Value, string, *E) error) error {
 	if t.Kind == Null {
 		*p = nil
 		return nil
@@ -135,8 +135,8 @@ func StoreSlice[E any](t Value, path string, p *[]E, elem func(Value, string, *E
 		return typeErr(t, path, "an array")
 	}
 	s := make([]E, len(t.Elems))
-	for i, e := range t.Elems {
-		if err := elem(e, path+"["+strconv.Itoa(i)+"]", &s[i]); err != nil {
+	for i := range t.Elems {
+		if err := elem(&t.Elems[i], path+"["+strconv.Itoa(i)+"]", &s[i]); err != nil {
 			return err
 		}
 	}
@@ -147,7 +147,7 @@ func StoreSlice[E any](t Value, path string, p *[]E, elem func(Value, string, *E
 // StoreArray stores an array in a Go array a (given as a[:]): elements
 // beyond its length are dropped, and its elements beyond the array's are
 // zeroed; null leaves it.
-func StoreArray[E any](t Value, path string, a []E, elem func(Value, string, *E) error) error {
+func StoreArray[E any](t *Value, path string, a []E, elem func(*Value, string, *E) error) error {
 	if t.Kind == Null {
 		return nil
 	}
@@ -160,7 +160,7 @@ func StoreArray[E any](t Value, path string, a []E, elem func(Value, string, *E)
 			a[i] = zero
 			continue
 		}
-		if err := elem(t.Elems[i], path+"["+strconv.Itoa(i)+"]", &a[i]); err != nil {
+		if err := elem(&t.Elems[i], path+"["+strconv.Itoa(i)+"]", &a[i]); err != nil {
 			return err
 		}
 	}
@@ -169,7 +169,7 @@ func StoreArray[E any](t Value, path string, a []E, elem func(Value, string, *E)
 
 // StorePtr stores a value through *p, allocating it when nil, by elem;
 // null sets the pointer to nil.
-func StorePtr[E any](t Value, path string, p **E, elem func(Value, string, *E) error) error {
+func StorePtr[E any](t *Value, path string, p **E, elem func(*Value, string, *E) error) error {
 	if t.Kind == Null {
 		*p = nil
 		return nil

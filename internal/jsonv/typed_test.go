@@ -21,8 +21,8 @@ type typed struct {
 }
 
 // storeTyped is Store for a typed, written with the typed stores.
-func storeTyped(t Value, path string, x *typed) error {
-	return StoreObject(t, path, func(k string, v Value, p string) error {
+func storeTyped(t *Value, path string, x *typed) error {
+	return StoreObject(t, path, func(k string, v *Value, p string) error {
 		switch k {
 		case "name":
 			return StoreString(v, p, &x.Name)
@@ -51,8 +51,8 @@ func storeTyped(t Value, path string, x *typed) error {
 	})
 }
 
-func storeInner(t Value, path string, x *inner) error {
-	return StoreObject(t, path, func(k string, v Value, p string) error {
+func storeInner(t *Value, path string, x *inner) error {
+	return StoreObject(t, path, func(k string, v *Value, p string) error {
 		switch k {
 		case "v":
 			return StoreFloat(v, p, &x.V)
@@ -88,7 +88,7 @@ func FuzzTypedStores(f *testing.F) {
 		}
 		for _, start := range []func() typed{func() typed { return typed{} }, full} {
 			got, want := start(), start()
-			gotErr := storeTyped(v, "", &got)
+			gotErr := storeTyped(&v, "", &got)
 			wantErr := Store(v, &want)
 			if !reflect.DeepEqual(gotErr, wantErr) {
 				t.Fatalf("storeTyped(%s) error = %v, Store's %v", b, gotErr, wantErr)

@@ -74,7 +74,7 @@ func OwnCalibrations(input []byte) (raws [][]byte, accept []string, e *Error) {
 				raws = append(raws, input[e.Start:e.End])
 			}
 		case "accept":
-			if err := jsonv.StoreSlice(m, "", &accept, jsonv.StoreString[string]); err != nil {
+			if err := jsonv.StoreSlice(&m, "", &accept, jsonv.StoreString[string]); err != nil {
 				return nil, nil, bad(k, "is not a list of names", "the accepted calibrations are not a list of names")
 			}
 		default:
