@@ -78,22 +78,26 @@ func calibrationKeys() *keys {
 	return types[calibrationSchema[0][0]]
 }
 
-// storeCalibration is jsonv.Store for a Calibration.
+// storeCalibration is jsonv.Store for a Calibration. The decoders below
+// pick the field in a switch and store it after, one call for all the
+// fields of a kind: each call and each string comparison costs calc.wasm
+// about 130 bytes of code.
 func storeCalibration(t *jsonv.Value, path string, c *Calibration) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var s *string
 		switch k {
 		case "name":
-			return jsonv.StoreString(v, p, &c.Name)
+			s = &c.Name
 		case "version":
-			return jsonv.StoreString(v, p, &c.Version)
+			s = &c.Version
 		case "kind":
-			return jsonv.StoreString(v, p, &c.Kind)
+			s = &c.Kind
 		case "title":
-			return jsonv.StoreString(v, p, &c.Title)
+			s = &c.Title
 		case "description":
-			return jsonv.StoreString(v, p, &c.Description)
+			s = &c.Description
 		case "citation":
-			return jsonv.StoreString(v, p, &c.Citation)
+			s = &c.Citation
 		case "provenance":
 			return storeProvenance(v, p, &c.Provenance)
 		case "roofline":
@@ -112,24 +116,29 @@ func storeCalibration(t *jsonv.Value, path string, c *Calibration) error {
 			return storeEnvelope(v, p, &c.Envelope)
 		case "fit":
 			return jsonv.StorePtr(v, p, &c.Fit, storeFit)
+		default:
+			return jsonv.UnknownField(v, p)
 		}
-		return jsonv.UnknownField(v, p)
+		return jsonv.StoreString(v, p, s)
 	})
 }
 
 func storeProvenance(t *jsonv.Value, path string, x *Provenance) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var s *string
 		switch k {
 		case "data":
-			return jsonv.StoreString(v, p, &x.Data)
+			s = &x.Data
 		case "method":
-			return jsonv.StoreString(v, p, &x.Method)
+			s = &x.Method
 		case "generated":
-			return jsonv.StoreString(v, p, &x.Generated)
+			s = &x.Generated
 		case "notes":
-			return jsonv.StoreString(v, p, &x.Notes)
+			s = &x.Notes
+		default:
+			return jsonv.UnknownField(v, p)
 		}
-		return jsonv.UnknownField(v, p)
+		return jsonv.StoreString(v, p, s)
 	})
 }
 
@@ -159,45 +168,52 @@ func (x *Coefficient) field(k string) *float64 {
 
 func storeRoofline(t *jsonv.Value, path string, x *RooflineParams) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var c *Coefficient
 		switch k {
 		case "u_compute":
-			return storeCoefficient(v, p, &x.UCompute)
+			c = &x.UCompute
 		case "u_memory":
-			return storeCoefficient(v, p, &x.UMemory)
+			c = &x.UMemory
 		case "activity":
-			return storeCoefficient(v, p, &x.Activity)
+			c = &x.Activity
 		case "overhead_s":
-			return storeCoefficient(v, p, &x.OverheadS)
+			c = &x.OverheadS
 		case "step_s":
-			return storeCoefficient(v, p, &x.StepS)
+			c = &x.StepS
 		case "tensor":
 			return jsonv.StorePtr(v, p, &x.Tensor, storeTensor)
+		default:
+			return jsonv.UnknownField(v, p)
 		}
-		return jsonv.UnknownField(v, p)
+		return storeCoefficient(v, p, c)
 	})
 }
 
 func storeTensor(t *jsonv.Value, path string, x *TensorParams) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var c *Coefficient
 		switch k {
 		case "u_compute":
-			return storeCoefficient(v, p, &x.UCompute)
+			c = &x.UCompute
 		case "u_memory":
-			return storeCoefficient(v, p, &x.UMemory)
+			c = &x.UMemory
 		case "activity":
-			return storeCoefficient(v, p, &x.Activity)
+			c = &x.Activity
 		case "base_envelope":
 			return jsonv.StorePtr(v, p, &x.BaseEnvelope, storeEnvelope)
 		case "rows":
 			return jsonv.StoreSlice(v, p, &x.Rows, jsonv.StoreString[string])
+		default:
+			return jsonv.UnknownField(v, p)
 		}
-		return jsonv.UnknownField(v, p)
+		return storeCoefficient(v, p, c)
 	})
 }
 
 func storeEnvelope(t *jsonv.Value, path string, x *Envelope) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		var pair *[2]float64
+		var f *float64
 		switch k {
 		case "layers":
 			pair = &x.Layers
@@ -214,11 +230,14 @@ func storeEnvelope(t *jsonv.Value, path string, x *Envelope) error {
 		case "hardware":
 			return jsonv.StoreSlice(v, p, &x.Hardware, jsonv.StoreString[string])
 		case "widen_ln_per_efold":
-			return jsonv.StoreFloat(v, p, &x.WidenPerEFold)
+			f = &x.WidenPerEFold
 		case "widen_ln_hardware":
-			return jsonv.StoreFloat(v, p, &x.WidenHardware)
+			f = &x.WidenHardware
 		default:
 			return jsonv.UnknownField(v, p)
+		}
+		if f != nil {
+			return jsonv.StoreFloat(v, p, f)
 		}
 		return jsonv.StoreArray(v, p, pair[:], jsonv.StoreFloat)
 	})
@@ -226,160 +245,201 @@ func storeEnvelope(t *jsonv.Value, path string, x *Envelope) error {
 
 func storeLaw(t *jsonv.Value, path string, x *LawParams) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var c *Coefficient
+		var m *map[string]Coefficient
 		switch k {
 		case "ln_kappa":
-			return storeCoefficient(v, p, &x.LnKappa)
+			c = &x.LnKappa
 		case "alpha_c":
-			return storeCoefficient(v, p, &x.AlphaC)
+			c = &x.AlphaC
 		case "alpha_m":
-			return storeCoefficient(v, p, &x.AlphaM)
+			c = &x.AlphaM
 		case "alpha_eta":
-			return storeCoefficient(v, p, &x.AlphaEta)
+			c = &x.AlphaEta
 		case "ln_psi":
-			return jsonv.StoreMap(v, p, &x.LnPsi, storeCoefficient)
+			m = &x.LnPsi
 		case "ln_hardware":
-			return jsonv.StoreMap(v, p, &x.LnHardware, storeCoefficient)
+			m = &x.LnHardware
 		case "ref_tokens":
 			return jsonv.StoreFloat(v, p, &x.RefTokens)
 		case "ref_note":
 			return jsonv.StoreString(v, p, &x.RefNote)
+		default:
+			return jsonv.UnknownField(v, p)
 		}
-		return jsonv.UnknownField(v, p)
+		if m != nil {
+			return jsonv.StoreMap(v, p, m, storeCoefficient)
+		}
+		return storeCoefficient(v, p, c)
 	})
 }
 
 func storeSpeedupSet(t *jsonv.Value, path string, x *SpeedupSet) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var l *SpeedupLaw
 		switch k {
 		case "tp":
-			return storeSpeedupLaw(v, p, &x.TP)
+			l = &x.TP
 		case "fsdp":
-			return storeSpeedupLaw(v, p, &x.FSDP)
+			l = &x.FSDP
 		case "ddp":
-			return storeSpeedupLaw(v, p, &x.DDP)
+			l = &x.DDP
 		case "workload":
 			return jsonv.StorePtr(v, p, &x.Workload, storeCurveWorkload)
+		default:
+			return jsonv.UnknownField(v, p)
 		}
-		return jsonv.UnknownField(v, p)
+		return storeSpeedupLaw(v, p, l)
 	})
 }
 
 func storeSpeedupLaw(t *jsonv.Value, path string, x *SpeedupLaw) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var f *float64
+		var s *string
 		switch k {
 		case "form":
-			return jsonv.StoreString(v, p, &x.Form)
+			s = &x.Form
 		case "s_inf":
-			return jsonv.StoreFloat(v, p, &x.SInf)
+			f = &x.SInf
 		case "k":
-			return jsonv.StoreFloat(v, p, &x.K)
+			f = &x.K
 		case "p":
-			return jsonv.StoreFloat(v, p, &x.P)
+			f = &x.P
 		case "sigma":
-			return jsonv.StoreFloat(v, p, &x.Sigma)
+			f = &x.Sigma
 		case "gamma":
-			return jsonv.StoreFloat(v, p, &x.Gamma)
+			f = &x.Gamma
 		case "se":
 			return jsonv.StoreMap(v, p, &x.SE, jsonv.StoreFloat)
 		case "points":
 			return jsonv.StoreSlice(v, p, &x.Points, storeSpeedupPoint)
 		case "source":
-			return jsonv.StoreString(v, p, &x.Source)
+			s = &x.Source
+		default:
+			return jsonv.UnknownField(v, p)
 		}
-		return jsonv.UnknownField(v, p)
+		if s != nil {
+			return jsonv.StoreString(v, p, s)
+		}
+		return jsonv.StoreFloat(v, p, f)
 	})
 }
 
 func storeSpeedupPoint(t *jsonv.Value, path string, x *SpeedupPoint) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var f *float64
 		switch k {
 		case "n":
-			return jsonv.StoreFloat(v, p, &x.N)
+			f = &x.N
 		case "s":
-			return jsonv.StoreFloat(v, p, &x.S)
+			f = &x.S
+		default:
+			return jsonv.UnknownField(v, p)
 		}
-		return jsonv.UnknownField(v, p)
+		return jsonv.StoreFloat(v, p, f)
 	})
 }
 
 func storeCurveWorkload(t *jsonv.Value, path string, x *CurveWorkload) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var f *float64
 		switch k {
 		case "tokens_per_step":
-			return jsonv.StoreFloat(v, p, &x.TokensPerStep)
+			f = &x.TokensPerStep
 		case "hidden":
-			return jsonv.StoreFloat(v, p, &x.Hidden)
+			f = &x.Hidden
 		case "source":
 			return jsonv.StoreString(v, p, &x.Source)
+		default:
+			return jsonv.UnknownField(v, p)
 		}
-		return jsonv.UnknownField(v, p)
+		return jsonv.StoreFloat(v, p, f)
 	})
 }
 
 func storeComm(t *jsonv.Value, path string, x *CommParams) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var c *Coefficient
 		switch k {
 		case "exposed":
-			return storeCoefficient(v, p, &x.Exposed)
+			c = &x.Exposed
 		case "exposed_tp":
-			return storeCoefficient(v, p, &x.ExposedTP)
+			c = &x.ExposedTP
 		case "latency_s":
-			return storeCoefficient(v, p, &x.LatencyS)
+			c = &x.LatencyS
 		case "classes":
 			return jsonv.StoreSlice(v, p, &x.Classes, jsonv.StoreString[Interconnect])
 		case "source":
 			return jsonv.StoreString(v, p, &x.Source)
+		default:
+			return jsonv.UnknownField(v, p)
 		}
-		return jsonv.UnknownField(v, p)
+		return storeCoefficient(v, p, c)
 	})
 }
 
 func storeInterval(t *jsonv.Value, path string, x *Interval) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var f *float64
+		var s *string
 		switch k {
 		case "sigma_ln":
-			return jsonv.StoreFloat(v, p, &x.SigmaLn)
+			f = &x.SigmaLn
 		case "level":
-			return jsonv.StoreFloat(v, p, &x.Level)
+			f = &x.Level
 		case "method":
-			return jsonv.StoreString(v, p, &x.Method)
+			s = &x.Method
 		case "classes":
 			return jsonv.StoreSlice(v, p, &x.Classes, storeClassQuantiles)
 		case "class_method":
-			return jsonv.StoreString(v, p, &x.ClassMethod)
+			s = &x.ClassMethod
+		default:
+			return jsonv.UnknownField(v, p)
 		}
-		return jsonv.UnknownField(v, p)
+		if s != nil {
+			return jsonv.StoreString(v, p, s)
+		}
+		return jsonv.StoreFloat(v, p, f)
 	})
 }
 
 func storeClassQuantiles(t *jsonv.Value, path string, x *ClassQuantiles) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var f *float64
+		var n *int
 		switch k {
 		case "class":
 			return jsonv.StoreString(v, p, &x.Class)
 		case "runs":
-			return jsonv.StoreInt(v, p, &x.Runs)
+			n = &x.Runs
 		case "sources":
-			return jsonv.StoreInt(v, p, &x.Sources)
+			n = &x.Sources
 		case "median_ln":
-			return jsonv.StoreFloat(v, p, &x.Median)
+			f = &x.Median
 		case "low_ln":
-			return jsonv.StoreFloat(v, p, &x.Low)
+			f = &x.Low
 		case "high_ln":
-			return jsonv.StoreFloat(v, p, &x.High)
+			f = &x.High
+		default:
+			return jsonv.UnknownField(v, p)
 		}
-		return jsonv.UnknownField(v, p)
+		if n != nil {
+			return jsonv.StoreInt(v, p, n)
+		}
+		return jsonv.StoreFloat(v, p, f)
 	})
 }
 
 func storeFit(t *jsonv.Value, path string, x *FitSummary) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
 		var f *float64
+		var n *int
 		switch k {
 		case "n":
-			return jsonv.StoreInt(v, p, &x.N)
+			n = &x.N
 		case "groups":
-			return jsonv.StoreInt(v, p, &x.Groups)
+			n = &x.Groups
 		case "r2":
 			f = &x.R2
 		case "adj_r2":
@@ -411,23 +471,28 @@ func storeFit(t *jsonv.Value, path string, x *FitSummary) error {
 		default:
 			return jsonv.UnknownField(v, p)
 		}
+		if n != nil {
+			return jsonv.StoreInt(v, p, n)
+		}
 		return jsonv.StoreFloat(v, p, f)
 	})
 }
 
 func storeNamedCoef(t *jsonv.Value, path string, x *NamedCoef) error {
 	return jsonv.StoreObject(t, path, func(k string, v *jsonv.Value, p string) error {
+		var f *float64
 		switch k {
 		case "name":
 			return jsonv.StoreString(v, p, &x.Name)
 		case "t":
-			return jsonv.StoreFloat(v, p, &x.T)
+			f = &x.T
 		case "p":
-			return jsonv.StoreFloat(v, p, &x.P)
+			f = &x.P
+		default:
+			if f = x.Coefficient.field(k); f == nil {
+				return jsonv.UnknownField(v, p)
+			}
 		}
-		if f := x.Coefficient.field(k); f != nil {
-			return jsonv.StoreFloat(v, p, f)
-		}
-		return jsonv.UnknownField(v, p)
+		return jsonv.StoreFloat(v, p, f)
 	})
 }
