@@ -736,8 +736,6 @@
     root.addEventListener('input', edited);
     root.addEventListener('change', edited);
     if (Object.keys(typedValues(root)).length) pending(root);
-    // On a return visit the head is compiling the module already: nothing
-    // to keep out of the first paint's way.
     afterFirstPaint(function () { start(root); });
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
