@@ -65,7 +65,7 @@ header p { margin: 0; opacity: 0.85; }
 <body>
 <header><h1>wattscale energy calculator</h1>
 <p>A self-contained offline copy: the model runs in this page as WebAssembly and nothing leaves your computer. The full site has the planner, the refit, the methodology and the coefficient report.</p></header>
-<main><div id="calc-root" data-mode="calculator">{{.Boxes}}</div></main>
+<main><div id="calc-root" data-mode="calculator" data-fail="The calculator could not start"><p class="calc-loading" role="status">Loading the calculator…</p>{{.Boxes}}</div></main>
 <script>{{.WasmExec}}</script>
 <script>{{.Embed}}</script>
 <script>{{.Calc}}</script>

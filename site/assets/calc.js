@@ -313,7 +313,7 @@
     }
     var old = btn.dataset.label || btn.textContent;
     btn.dataset.label = old;
-    btn.textContent = ok ? 'Copied' : 'Select and copy by hand';
+    btn.textContent = btn.closest('.share').getAttribute(ok ? 'data-copied' : 'data-copy-failed');
     setTimeout(function () { btn.textContent = old; }, 1600);
   }
 
@@ -448,7 +448,7 @@
         self.advising = false;
         try { self.advise(); } catch (e) {
           var co = self.root.querySelector('.cheaper-out');
-          if (co) co.replaceChildren(para('err', 'Could not search cheaper configurations: ' + e.message));
+          if (co) co.replaceChildren(para('err', co.getAttribute('data-fail') + ': ' + e.message));
         }
       }, 0);
     });
@@ -633,7 +633,7 @@
     // A prerendered page stays as it is until Go redraws it in place.
     var pre = root.getAttribute('data-prerendered') === '1';
     root.setAttribute('aria-busy', 'true');
-    if (!pre) root.replaceChildren(para('loading', 'Loading the calculator…'), ...root.querySelectorAll(':scope > section[hidden]'));
+    if (!pre) root.replaceChildren(...root.querySelectorAll(':scope > .calc-loading, :scope > section[hidden]'));
     // Another content tree's calibrations, read by Go when it starts.
     var cals = root.getAttribute('data-calibrations');
     if (cals) window.wattscaleCalibrations = cals;
@@ -644,8 +644,7 @@
     try {
       how = await loading;
     } catch (e) {
-      var msg = para('fatal', 'The ' + (planner ? 'planner' : 'calculator') + ' could not start: ' + e.message +
-        (pre ? '. The numbers below are the default ' + (planner ? 'plan' : 'estimate') + ', computed when the site was built.' : ''));
+      var msg = para('fatal', root.getAttribute('data-fail') + ': ' + e.message + (pre ? '. ' + root.getAttribute('data-fail-note') : ''));
       msg.setAttribute('role', 'alert');
       unpending(root);
       if (pre) root.insertBefore(msg, root.firstChild);
@@ -669,7 +668,7 @@
     }
     unpending(root);
     root.removeAttribute('data-linked');
-    var loadingP = !pre && root.querySelector(':scope > p.loading');
+    var loadingP = !pre && root.querySelector(':scope > .calc-loading');
     if (loadingP) loadingP.remove();
     root.removeAttribute('aria-busy');
     root.dataset.ready = '1';
@@ -702,24 +701,24 @@
   }
 
   // pending marks the figures as the previous estimate (data-pending) and
-  // puts what was typed into the address while an edit waits for the wasm.
-  var PENDING_TEXT = 'Your change is computed as soon as the calculator has loaded: the figures below are the previous estimate.';
+  // puts what was typed into the address while an edit waits for the wasm;
+  // the status line says so in the words Go gave it (its data-pending).
   function pending(root) {
     if (root.dataset.ready === '1' || root.getAttribute('data-mode') === 'planner') return;
-    var status = root.querySelector('.results .status');
+    var status = root.querySelector('.results .status[data-pending]');
     if (!status) return;
     root.dataset.pending = '1';
     var q = new URLSearchParams(location.search), typed = typedValues(root);
     Object.keys(typed).forEach(function (k) { q.set(k, typed[k]); });
     history.replaceState(null, '', '?' + q.toString() + location.hash);
-    if (status.textContent !== PENDING_TEXT) status.textContent = PENDING_TEXT;
+    if (status.textContent !== status.dataset.pending) status.textContent = status.dataset.pending;
   }
 
   function unpending(root) {
     if (!root.hasAttribute('data-pending')) return;
     root.removeAttribute('data-pending');
-    var status = root.querySelector('.results .status');
-    if (status && status.textContent === PENDING_TEXT) status.textContent = '';
+    var status = root.querySelector('.results .status[data-pending]');
+    if (status && status.textContent === status.dataset.pending) status.textContent = '';
   }
 
   function boot() {

@@ -407,3 +407,20 @@ func TestRowLabelsShowWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyButtonsSayGoWords clicks "Copy link": the button answers in the
+// words the markup carries (the share box's data-copied or
+// data-copy-failed, written by package view; calc.js composes none) and
+// then shows its label again.
+func TestCopyButtonsSayGoWords(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/index.html")
+	do(t, ctx, "copy the link", chromedp.Click(chromedp.CSS(`.share [data-copy="url"]`)))
+	waitFor(t, ctx, "the copy button's answer", `(function(){ var s = document.querySelector('.share'), b = s.querySelector('[data-copy="url"]');
+  return b.textContent !== 'Copy link' && (b.textContent === s.dataset.copied || b.textContent === s.dataset.copyFailed); })()`)
+	if got := eval[string](t, ctx, `document.querySelector('.share').dataset.copied + ' / ' + document.querySelector('.share').dataset.copyFailed`); got != "Copied / Select and copy by hand" {
+		t.Errorf("the share box carries %q, want the view's words", got)
+	}
+	waitFor(t, ctx, "the copy button's label again", `document.querySelector('.share [data-copy="url"]').textContent === 'Copy link'`)
+}

@@ -199,3 +199,15 @@ func RefitUsed(name string, failed bool) string {
 // RefitNotUsed is the note under a fit the calculator refused (its
 // words for why).
 func RefitNotUsed(err string) string { return "Could not use it: " + err }
+
+// The page's own sentences that calc.js shows, carried by the markup as
+// data attributes (it composes none): the status line while an edit waits
+// for the WebAssembly (data-pending), the recommender's panel when its
+// search fails (data-fail, before the error) and the copy buttons'
+// answers (data-copied, data-copy-failed).
+const (
+	PendingText  = "Your change is computed as soon as the calculator has loaded: the figures below are the previous estimate."
+	AdviceFailed = "Could not search cheaper configurations"
+	CopyDone     = "Copied"
+	CopyFailed   = "Select and copy by hand"
+)

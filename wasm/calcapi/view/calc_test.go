@@ -83,7 +83,7 @@ func TestRenderDefaultIsThePrerender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run := c.Advise(form.Query(), 0); run != adv || !strings.Contains(withAdv, `<div class="cheaper-out" data-js="" data-part="adv">`+run+`</div>`) {
+	if run := c.Advise(form.Query(), 0); run != adv || !strings.Contains(withAdv, `<div class="cheaper-out" data-js="" data-part="adv" data-fail="`+AdviceFailed+`">`+run+`</div>`) {
 		t.Errorf("the prerendered panel is not advise's (equal: %v)", run == adv)
 	}
 	if got.Post == nil || got.Post.EnergyKWh != out.Response.EnergyKWh {

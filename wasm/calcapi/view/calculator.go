@@ -268,13 +268,13 @@ func (c *calcView) markup() (string, error) {
 	// on a narrow one): the first paint waits for the headline to be
 	// parsed (the head's <link rel=expect href=#energy>), and it need not
 	// wait for the form's 60 fields to be parsed, styled and laid out.
-	cls, status := "results", `<div class="status" role="status" aria-live="polite"></div>`
+	cls, status := "results", `<div class="status" role="status" aria-live="polite" data-pending="`+PendingText+`"></div>`
 	if len(c.errs) > 0 {
 		cls += " stale"
 		if c.empty {
 			cls += " empty"
 		}
-		status = `<div class="status" role="alert" aria-live="polite" data-kind="error">` + esc(c.errorBanner()) + `</div>`
+		status = `<div class="status" role="alert" aria-live="polite" data-kind="error" data-pending="` + PendingText + `">` + esc(c.errorBanner()) + `</div>`
 	}
 	start := c.b.Len()
 	c.w(`<section class="`, cls, `" aria-label="Estimate" id="`+prerenderUID+`-res" tabindex="-1" data-part="res">`, status)
@@ -410,8 +410,8 @@ func (c *calcView) results(r *model.Response) {
 			`<p class="muted small">The same model, tokens and global batch (your sequences per optimizer step: each configuration’s micro-batch and gradient accumulation are chosen to reproduce it and fit in memory) on every GPU type of the table (up to 64 each), every layout and eight power limits: `,
 			`each marker is a configuration no other beats on both energy and time. Select one (click, or Tab then Enter) to load it into the form.</p>`,
 			`<div class="cheaper-ctl grid2">`, c.inputs("deadline", "minimise", "only_gpu"),
-			`</div><div class="cheaper-out" data-js="" data-part="adv">`, c.advice, `</div></section>`)
-		c.w(`<h2 class="h">Share and cite</h2><div class="share">`)
+			`</div><div class="cheaper-out" data-js="" data-part="adv" data-fail="`+AdviceFailed+`">`, c.advice, `</div></section>`)
+		c.w(`<h2 class="h">Share and cite</h2><div class="share" data-copied="` + CopyDone + `" data-copy-failed="` + CopyFailed + `">`)
 		c.share()
 		c.w(`</div>`)
 	}
