@@ -21,6 +21,7 @@
   var perf = (window.wattscalePerf = window.wattscalePerf || {});
   var ASSETS = {};
   var WASM_TYPE = /^application\/wasm\s*(;|$)/i;
+  var modules = {}; // the compiled WebAssembly modules by name (loadGo)
 
   // asset is the name a file next to this script was written under.
   function asset(name) { return ASSETS[name] || name; }
@@ -107,11 +108,11 @@
   async function loadGo(o) {
     if (typeof Go === 'undefined') await loadScript(BASE + asset('wasm_exec.js'));
     perf.wasmExecMs = performance.now();
-    var url = BASE + asset(o.wasm), go = new Go(), inst = null, how = '', errors = [];
+    var url = BASE + asset(o.wasm), go = new Go(), inst = null, mod = null, how = '', errors = [];
     if (location.protocol !== 'file:' && BASE) {
       // The page's head may have fetched it already, or on a return visit
       // compiled the service worker's copy (templates/layout.html).
-      var early = window.wattscaleEarlyWasm, resp, kept, mod;
+      var early = window.wattscaleEarlyWasm, resp, kept;
       if (early && early.name === o.wasm) { window.wattscaleEarlyWasm = null; resp = early.response; mod = early.module; }
       try {
         if (mod && (mod = await mod)) {
@@ -131,7 +132,7 @@
         resp = Promise.resolve(kept);
       } else if (!resp) resp = fetch(url);
       try {
-        inst = (await WebAssembly.instantiateStreaming(wasmFrom(resp, url), go.importObject)).instance;
+        ({ instance: inst, module: mod } = await WebAssembly.instantiateStreaming(wasmFrom(resp, url), go.importObject));
         how = 'streaming';
         if (kept) perf.wasmResponse = 'cache';
       } catch (e) {
@@ -141,7 +142,7 @@
         try {
           var r = await fetch(url);
           if (!r.ok) throw new Error('HTTP ' + r.status);
-          inst = (await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject)).instance;
+          ({ instance: inst, module: mod } = await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject));
           how = 'arraybuffer';
         } catch (e) {
           errors.push('arrayBuffer: ' + e.message);
@@ -151,7 +152,7 @@
     if (!inst) {
       try {
         if (!window[o.embedGlobal]) await loadScript(BASE + asset(o.embedScript));
-        inst = (await WebAssembly.instantiate(await inflateB64(window[o.embedGlobal]), go.importObject)).instance;
+        ({ instance: inst, module: mod } = await WebAssembly.instantiate(await inflateB64(window[o.embedGlobal]), go.importObject));
         how = 'embedded';
       } catch (e) {
         errors.push('embedded copy: ' + e.message);
@@ -159,6 +160,7 @@
       }
     }
     perf.wasmInstantiatedMs = performance.now();
+    modules[o.wasm] = mod;
     var ready = new Promise(function (resolve) { window[o.readyHook] = resolve; });
     go.run(inst).then(function () { window[o.global] = undefined; });
     if (!window[o.global]) await ready;
@@ -576,16 +578,16 @@
   }
 
   // fitWorker starts fit.wasm in a Web Worker, where it fits what the box
-  // posts (wasm/fit): a fit takes seconds. Not from file://, where a
-  // worker cannot load the module (fit.wasm then fits on the page).
+  // posts (wasm/fit): a fit takes seconds. The worker instantiates the
+  // module the page compiled (loadFit), posted to it, instead of fetching
+  // and compiling its own. Not from file://, where a worker cannot load
+  // wasm_exec.js (fit.wasm then fits on the page).
   function fitWorker() {
-    var exec = JSON.stringify(BASE + asset('wasm_exec.js')), url = JSON.stringify(BASE + asset('fit.wasm'));
-    return new Worker(URL.createObjectURL(new Blob(['importScripts(' + exec + ');\n' +
-      'var go = new Go(), url = ' + url + ';\n' +
-      'WebAssembly.instantiateStreaming(fetch(url), go.importObject).catch(function () {\n' +
-      '  return fetch(url).then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.arrayBuffer(); })\n' +
-      '    .then(function (b) { return WebAssembly.instantiate(b, go.importObject); });\n' +
-      '}).then(function (r) { go.run(r.instance); }, function (e) { postMessage({ error: String(e && e.message || e) }); });\n'], { type: 'text/javascript' })));
+    var w = new Worker(URL.createObjectURL(new Blob(['importScripts(' + JSON.stringify(BASE + asset('wasm_exec.js')) + ');\n' +
+      'onmessage = function (e) { var go = new Go(); WebAssembly.instantiate(e.data, go.importObject).then(function (i) { go.run(i); },\n' +
+      '  function (x) { postMessage({ error: String(x && x.message || x) }); }); };\n'], { type: 'text/javascript' })));
+    w.postMessage(modules['fit.wasm']);
+    return w;
   }
 
   // fitBoxes shows root's boxes that run fit.wasm and hands it each of
