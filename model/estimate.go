@@ -210,7 +210,7 @@ func (r *resolved) rooflineCore() rooflineCore {
 	k.tMem = r.exposedMem(k.tComp, k.M/(k.bw*uMem))
 	// Per-step latency: one GPU doing the whole run takes tokens/(B·S) steps;
 	// AdamW's foreach passes add to it (efficiency.go).
-	k.tStep = rp.StepS.Value*r.tokens/(float64(r.bat)*float64(r.seq)) + r.foreachTime()
+	k.tStep = rp.StepS.Value*r.oneGPUSteps() + r.foreachTime()
 	k.p0 = r.gpu.BusyPowerW(activity)
 	k.alpha, k.fellBack = r.alphaEta()
 	if !tc.Comm.Applies(r.gpu.Interconnect) {
@@ -626,7 +626,7 @@ func (r *resolved) parallelJ(waiting bool, factor, busyJ, p0, pAvg, t1, eta floa
 // roofline time of the whole run.
 func (r *resolved) parallel(tc *Calibration, t1 float64) (speedup, eta float64, commModel bool, err error) {
 	if tc.Comm.Applies(r.gpu.Interconnect) {
-		steps := r.tokens / (float64(r.bat) * float64(r.seq))
+		steps := r.oneGPUSteps()
 		bytes := 2.0
 		if r.prec == FP32 || r.prec == TF32 {
 			bytes = 4

@@ -46,6 +46,14 @@ const (
 // HostSource says where the host's time per step comes from.
 const HostSource = "wattscale's own measurement (hostbench, 4 December 2026: PyTorch 2.11, transformers 5.17, one H200 and its 16-core host): narrow GPT-2-shaped models of 2 to 48 blocks stepped in 5.7 to 93.8 ms, 1.4 ms + 1.91 ms per block, drawing 134-143 W"
 
+// oneGPUSteps is the number of micro-batch steps one GPU doing r's whole
+// run would take, tokens/(B·S): what the per-step latency, the host's time
+// and the communication model charge over (microSteps is each
+// data-parallel rank's).
+func (r *resolved) oneGPUSteps() float64 {
+	return r.tokens / (float64(r.bat) * float64(r.seq))
+}
+
 // hostStepS is the host's time per step of r: HostStepS plus HostLayerS
 // per block.
 func (r *resolved) hostStepS() float64 {
@@ -57,7 +65,7 @@ func (r *resolved) hostStepS() float64 {
 // quadratic mean of the GPU's and the host's times less the GPU's; none on
 // an optimised stack.
 func (r *resolved) hostWait(t1 float64) float64 {
-	steps := r.tokens / (float64(r.bat) * float64(r.seq))
+	steps := r.oneGPUSteps()
 	if r.stack.optimised || !(steps > 0) || !(t1 > 0) {
 		return 0
 	}
@@ -68,8 +76,7 @@ func (r *resolved) hostWait(t1 float64) float64 {
 // hostAssumption is the assumption an answer lists when its GPUs wait for
 // their host (hostWait > 0) over a run whose GPU time on one GPU is t1.
 func (r *resolved) hostAssumption(t1 float64) Message {
-	steps := r.tokens / (float64(r.bat) * float64(r.seq))
-	g, h := t1/steps, r.hostStepS()
+	g, h := t1/r.oneGPUSteps(), r.hostStepS()
 	return Message{Code: CodeAssumeHostWait, Args: Args{
 		{Name: "host_ms", Num: h * 1e3}, {Name: "base_ms", Num: HostStepS * 1e3}, {Name: "block_ms", Num: HostLayerS * 1e3},
 		{Name: "layers", Num: float64(r.arch.Layers)}, {Name: "work_ms", Num: g * 1e3}, {Name: "step_ms", Num: math.Hypot(g, h) * 1e3},
