@@ -62,10 +62,10 @@ const { performance } = require("perf_hooks");
   console.log("MARK ready");
   const tMain = globalThis.wattscalePerf.goMainMs;
   const t3 = performance.now();
-  const first = globalThis.wattscale.render("", "", 600, 600, false, false);
+  const first = globalThis.wattscale.render({widths: [600, 600]});
   const t4 = performance.now();
   console.log("MARK first");
-  globalThis.wattscale.render("count=8", "count", 600, 600, false, true);
+  globalThis.wattscale.render({form: first.form, changed: "count", value: "8", widths: [600, 600], parts: true});
   const t5 = performance.now();
   const html = first && (first.html || "");
   if (!html || html.length < 1000) { console.error("no markup in the first answer"); process.exit(1); }

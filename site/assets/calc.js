@@ -67,13 +67,8 @@
     if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + r.url);
     var kept = navigator.serviceWorker && navigator.serviceWorker.controller;
     if (kept || r.headers.get('Content-Encoding') || typeof DecompressionStream === 'undefined') return asWasm(r);
-    var gz;
-    try {
-      gz = await fetch(url + '.gz');
-      if (!gz.ok) throw new Error('HTTP ' + gz.status);
-    } catch (e) {
-      return asWasm(r);
-    }
+    var gz = await fetch(url + '.gz').catch(function () { return null; });
+    if (!gz || !gz.ok) return asWasm(r);
     r.body.cancel();
     perf.wasmGzip = 1;
     perf.wasmResponse = 'inflated';
@@ -90,85 +85,55 @@
     return new Response(body, { headers: { 'Content-Type': 'application/wasm' } });
   }
 
-  // keptWasm is the service worker's copy of a content-hashed wasm, read
-  // from Cache Storage directly (BenchmarkOfflineRevisit), or null.
-  async function keptWasm(url, name) {
-    if (asset(name) === name || !window.caches || !navigator.serviceWorker || !navigator.serviceWorker.controller) return null;
-    try {
-      var r = await caches.match(url);
-      return r && r.ok && WASM_TYPE.test(r.headers.get('Content-Type') || '') ? r : null;
-    } catch (e) {
-      return null;
-    }
-  }
-
-  // loadGo starts the Go program o.wasm by streaming compilation, else
-  // fetch().arrayBuffer(), else o.embedScript's copy (file://), and
-  // resolves with the way that worked once it has set window[o.global].
-  async function loadGo(o) {
+  // loadGo starts the Go program NAME.wasm and resolves with the way that
+  // worked once it has set window[global]: the module the page's head
+  // compiled from the service worker's copy on a return visit
+  // (templates/layout.html), else streaming compilation of the head's
+  // fetch or a new one (wasmFrom), else fetch().arrayBuffer(), else the
+  // copy in NAME-embed.js (the only way from file://), which sets
+  // window.WATTSCALE_NAME_WASM_GZ_B64. readyHook is the function Go calls
+  // when its functions are set (jsexport).
+  async function loadGo(name, global, readyHook) {
     if (typeof Go === 'undefined') await loadScript(BASE + asset('wasm_exec.js'));
     perf.wasmExecMs = performance.now();
-    var url = BASE + asset(o.wasm), go = new Go(), inst = null, mod = null, how = '', errors = [];
-    if (location.protocol !== 'file:' && BASE) {
-      // The page's head may have fetched it already, or on a return visit
-      // compiled the service worker's copy (templates/layout.html).
-      var early = window.wattscaleEarlyWasm, resp, kept;
-      if (early && early.name === o.wasm) { window.wattscaleEarlyWasm = null; resp = early.response; mod = early.module; }
+    var wasm = name + '.wasm', b64 = 'WATTSCALE_' + name.toUpperCase() + '_WASM_GZ_B64';
+    var url = BASE + asset(wasm), go = new Go(), r = null, how, errors = [], early = window.wattscaleEarlyWasm;
+    if (early && early.name === wasm) window.wattscaleEarlyWasm = null;
+    else early = {};
+    var ways = [
+      ['streaming', 'compiled early', async function () {
+        var m = await early.module;
+        if (m) perf.wasmResponse = 'cache';
+        return m && { module: m, instance: await WebAssembly.instantiate(m, go.importObject), early: 1 };
+      }],
+      ['streaming', 'streaming', function () { return WebAssembly.instantiateStreaming(wasmFrom(early.response || fetch(url), url), go.importObject); }],
+      ['arraybuffer', 'arrayBuffer', async function () {
+        var res = await fetch(url);
+        if (!res.ok) throw new Error('HTTP ' + res.status);
+        return WebAssembly.instantiate(await res.arrayBuffer(), go.importObject);
+      }],
+      ['embedded', 'embedded copy', async function () {
+        if (!window[b64]) await loadScript(BASE + asset(name + '-embed.js'));
+        return WebAssembly.instantiate(await inflateB64(window[b64]), go.importObject);
+      }]
+    ];
+    for (var i = location.protocol !== 'file:' && BASE ? 0 : 3; i < ways.length && !r; i++) {
       try {
-        if (mod && (mod = await mod)) {
-          inst = await WebAssembly.instantiate(mod, go.importObject);
-          how = 'streaming';
-          perf.wasmResponse = 'cache';
-          perf.wasmEarly = 1;
-        }
+        if ((r = await ways[i][2]())) how = ways[i][0];
       } catch (e) {
-        errors.push('compiled early: ' + e.message);
+        errors.push(ways[i][1] + ': ' + e.message);
       }
     }
-    if (!inst && location.protocol !== 'file:' && BASE) {
-      kept = await keptWasm(url, o.wasm);
-      if (kept) {
-        if (resp) resp.then(function (r) { if (r.body) r.body.cancel(); }, function () {});
-        resp = Promise.resolve(kept);
-      } else if (!resp) resp = fetch(url);
-      try {
-        ({ instance: inst, module: mod } = await WebAssembly.instantiateStreaming(wasmFrom(resp, url), go.importObject));
-        how = 'streaming';
-        if (kept) perf.wasmResponse = 'cache';
-      } catch (e) {
-        errors.push('streaming: ' + e.message);
-      }
-      if (!inst) {
-        try {
-          var r = await fetch(url);
-          if (!r.ok) throw new Error('HTTP ' + r.status);
-          ({ instance: inst, module: mod } = await WebAssembly.instantiate(await r.arrayBuffer(), go.importObject));
-          how = 'arraybuffer';
-        } catch (e) {
-          errors.push('arrayBuffer: ' + e.message);
-        }
-      }
-    }
-    if (!inst) {
-      try {
-        if (!window[o.embedGlobal]) await loadScript(BASE + asset(o.embedScript));
-        ({ instance: inst, module: mod } = await WebAssembly.instantiate(await inflateB64(window[o.embedGlobal]), go.importObject));
-        how = 'embedded';
-      } catch (e) {
-        errors.push('embedded copy: ' + e.message);
-        throw new Error('could not start ' + o.wasm + ' (' + errors.join('; ') + ')');
-      }
-    }
+    if (!r) throw new Error('could not start ' + wasm + ' (' + errors.join('; ') + ')');
+    if (r.early) perf.wasmEarly = 1;
     perf.wasmInstantiatedMs = performance.now();
-    modules[o.wasm] = mod;
-    var ready = new Promise(function (resolve) { window[o.readyHook] = resolve; });
-    go.run(inst).then(function () { window[o.global] = undefined; });
-    if (!window[o.global]) await ready;
-    if (!window[o.global]) throw new Error(o.wasm + ' did not start' + (window.wattscaleError ? ': ' + window.wattscaleError : ''));
+    modules[wasm] = r.module;
+    var ready = new Promise(function (resolve) { window[readyHook] = resolve; });
+    go.run(r.instance).then(function () { window[global] = undefined; });
+    if (!window[global]) await ready;
+    if (!window[global]) throw new Error(wasm + ' did not start' + (window.wattscaleError ? ': ' + window.wattscaleError : ''));
     return how;
   }
-
-  function call(fn, arg) { return JSON.parse(fn(JSON.stringify(arg))); }
 
   /* ---------- putting Go's markup in place ---------- */
 
@@ -179,13 +144,6 @@
     el.textContent = text;
     el.dataset.kind = text ? kind : '';
     el.setAttribute('role', kind === 'error' && text ? 'alert' : 'status');
-  }
-
-  function para(cls, text) {
-    var p = document.createElement('p');
-    p.className = cls;
-    p.textContent = text;
-    return p;
   }
 
   // setHTML morphs e's content into html: the nodes already there are
@@ -241,18 +199,16 @@
     if (!fresh.hasAttribute('data-js')) morphChildren(live, fresh);
   }
 
-  // place morphs the parts of Go's answer out that changed since seen into
-  // live (root's sel), or puts its whole markup at the top of root; false
-  // when it has none.
-  function place(root, live, out, seen, sel) {
+  // place morphs the parts of Go's answer out (those that changed since
+  // its last) into live (root's sel), or puts its whole markup at the top
+  // of root; false when it has none.
+  function place(root, live, out, sel) {
     var t = document.createElement('template');
     if (out.parts) {
       out.parts.forEach(function (p) {
-        if (seen[p.key] === p.html) return;
         var n = live.querySelector('[data-part="' + p.key + '"]');
         t.innerHTML = p.html;
         if (n && t.content.firstElementChild) morphNode(n, t.content.firstElementChild);
-        seen[p.key] = p.html;
       });
     } else if (out.html) {
       t.innerHTML = out.html;
@@ -260,20 +216,6 @@
       if (live && fresh) morphNode(live, fresh);
       else root.insertBefore(t.content, root.firstChild);
     } else return false;
-    return true;
-  }
-
-  // show puts Go's answer out into app's page (under sel): the markup, the
-  // controls' values (values, else the form), the page's state and, when
-  // address, the address; false when the answer has no markup.
-  function show(app, live, out, sel, values, address) {
-    var root = app.root;
-    if (!place(root, live, out, app.parts || (app.parts = {}), sel)) return false;
-    app.out = out;
-    app.state = out.form;
-    fill(root.querySelectorAll(sel + ' [name]'), values || out.form);
-    if (root.dataset.state !== out.state) root.dataset.state = out.state;
-    if (address) history.replaceState(null, '', '?' + out.query + location.hash);
     return true;
   }
 
@@ -285,16 +227,6 @@
       else if (c.type === 'checkbox') { var on = v === '1' || v === 'true' || v === 'on'; if (c.checked !== on) c.checked = on; }
       else if (c.value !== v) c.value = v;
     });
-  }
-
-  // wireForm sends root's inputs to onInput, and calls onResize after the
-  // window's last resize.
-  function wireForm(root, onInput, onResize) {
-    var tid = 0;
-    root.addEventListener('input', onInput);
-    root.addEventListener('change', onInput);
-    root.addEventListener('submit', function (e) { if (e.target.closest('.calc-form')) e.preventDefault(); });
-    window.addEventListener('resize', function () { clearTimeout(tid); tid = setTimeout(onResize, 150); });
   }
 
   async function copyText(text, btn) {
@@ -319,119 +251,70 @@
     setTimeout(function () { btn.textContent = old; }, 1600);
   }
 
-  /* ---------- the calculator (calc.wasm's render, view.CalcFuncs) ---------- */
+  /* ---------- the calculator and the planner (view.CalcFuncs, view.PlanFuncs: their rules are Go's) ---------- */
 
-  function Calculator(root, api, embed) {
+  // App is the page's calculator, embedded calculator or planner (mode):
+  // Go draws it from the form state it last answered with and what the
+  // visitor did (update); this keeps that state, the address, the user's
+  // own calibrations and the events.
+  function App(root, api, mode) {
+    var self = this, tid = 0;
     this.root = root;
+    this.planner = mode === 'planner';
+    this.embed = mode === 'embed' || root.getAttribute('data-embed') === '1';
+    this.sel = this.planner ? '.plan-layout' : '.calc-layout';
+    // The planner's functions take and answer JSON, the calculator's plain values.
+    this.render = this.planner ? function (o) { return JSON.parse(api.render(JSON.stringify(o))); } : api.render;
     this.api = api;
-    this.embed = embed;
-    this.state = {}; // the form as Go last answered it
+    this.state = undefined; // the form as Go last answered it
     this.out = null; // the last answer
-    this.wire();
-    this.loadOwn();
-    if (!embed) this.boxes();
+    ['input', 'change'].forEach(function (t) { root.addEventListener(t, function (e) { self.onInput(e); }); });
+    root.addEventListener('submit', function (e) { if (e.target.closest('.calc-form')) e.preventDefault(); });
+    window.addEventListener('resize', function () {
+      clearTimeout(tid);
+      tid = setTimeout(function () { if (self.out && String(self.widths()) !== self.seen) self.update({}); }, 150);
+    });
+    ['click', 'keydown'].forEach(function (t) { root.addEventListener(t, function (e) { self.onClick(e); }); });
+    if (this.planner) root.classList.add('wattscale', 'planner');
+    else if (api.addCalibration && own(OWN_KEY).length) api.addCalibration(JSON.stringify({ calibrations: own(OWN_KEY), accept: own(ACCEPT_KEY) }));
+    if (this.embed) return;
+    // The Hugging Face and refit boxes: their files fill the form, or on
+    // the planner the chosen option's student stage.
+    var pick = root.querySelector('#hf-row'), row = function () { return pick ? +pick.value || 1 : 0; };
+    fitBoxes(root, {
+      form: function () { return self.out.hf ? self.out.hf[row() - 1] : self.state; },
+      take: function (vals) { return self.update({ action: 'hf', row: row(), values: vals }).left || []; },
+      use: function (cal, anyway) { return self.useOwn(cal, anyway); }
+    });
   }
 
-  // open has Go open the page's link, with what was typed (typed) over it.
-  Calculator.prototype.open = function (typed) {
-    var q = new URLSearchParams(location.search);
-    Object.keys(typed).forEach(function (k) { q.set(k, typed[k]); });
-    return this.update(Object.keys(typed)[0] || '', q.toString());
+  // widths are the widths of the boxes Go draws charts for (data-width).
+  App.prototype.widths = function () {
+    return Array.prototype.map.call(this.root.querySelectorAll(this.sel + ' [data-width]'), function (b) { return b.clientWidth; });
   };
 
-  // The user's own calibrations, fitted here and kept in local storage; one
-  // that failed its checks only when the user said so (ACCEPT_KEY).
-  var OWN_KEY = 'wattscale-own-calibrations', ACCEPT_KEY = 'wattscale-own-accepted';
-  function stored(key) {
-    try { var v = JSON.parse(localStorage.getItem(key) || '[]'); return Array.isArray(v) ? v : []; } catch (e) { return []; }
-  }
-  Calculator.prototype.loadOwn = function () {
-    var cals = stored(OWN_KEY);
-    if (cals.length && this.api && this.api.addCalibration) this.api.addCalibration(JSON.stringify({ calibrations: cals, accept: stored(ACCEPT_KEY) }));
-  };
-  // useOwn adds a calibration just fitted (anyway: although it failed its
-  // checks) to calc.wasm and local storage and selects it, answering
-  // addCalibration's answer ({} or {"error"}).
-  Calculator.prototype.useOwn = function (cal, anyway) {
-    var cals = stored(OWN_KEY).filter(function (c) { return c.name !== cal.name; }).concat([cal]);
-    var accept = stored(ACCEPT_KEY).filter(function (n) { return n !== cal.name; }).concat(anyway ? [cal.name] : []);
-    var res = this.api.addCalibration(JSON.stringify({ calibrations: cals, accept: accept }));
-    if (res.error) return res;
-    try { localStorage.setItem(OWN_KEY, JSON.stringify(cals)); localStorage.setItem(ACCEPT_KEY, JSON.stringify(accept)); } catch (e) { /* private mode: this visit only */ }
-    this.state.cal = cal.name;
-    this.update('cal');
-    this.root.querySelector('#f-cal').scrollIntoView({ block: 'center' });
-    return res;
-  };
-
-  Calculator.prototype.query = function () { return this.out ? this.out.query : location.search.slice(1); };
-  Calculator.prototype.shareURL = function () {
-    var u = new URL(location.href);
-    u.search = this.query();
-    u.hash = '';
-    return u.href;
-  };
-
-  // wire listens to the form, the recommender's points (arrows move between
-  // them) and the copy buttons.
-  Calculator.prototype.wire = function () {
-    var self = this, root = this.root;
-    wireForm(root, function (e) { self.onInput(e); }, function () {
-      var ce = root.querySelector('.chart-e');
-      if (self.out && ce && ce.clientWidth !== self.chartW) self.update('');
-    });
-    var pick = function (e) {
-      var g = e.target.closest && e.target.closest('.cheaper-out [data-pareto]');
-      if (!g) return;
-      if (e.type === 'keydown' && /^Arrow/.test(e.key)) {
-        var step = e.key === 'ArrowLeft' || e.key === 'ArrowDown' ? -1 : 1;
-        var next = root.querySelector('.cheaper-out [data-pareto="' + (+g.getAttribute('data-pareto') + step) + '"]');
-        if (next) {
-          e.preventDefault();
-          g.setAttribute('tabindex', '-1');
-          next.setAttribute('tabindex', '0');
-          next.focus();
-        }
-        return;
-      }
-      if (e.type === 'keydown' && e.key !== 'Enter' && e.key !== ' ') return;
-      e.preventDefault();
-      self.loadConfig(g);
-    };
-    root.addEventListener('click', pick);
-    root.addEventListener('keydown', pick);
-    root.addEventListener('click', function (e) {
-      var b = e.target.closest && e.target.closest('.share [data-copy]');
-      if (!b) return;
-      var what = b.getAttribute('data-copy');
-      copyText(what === 'url' ? self.shareURL() : (root.querySelector('#snip-' + what) || {}).textContent || '', b);
-    });
-  };
-
-  Calculator.prototype.onInput = function (e) {
-    var t = e.target, k = t.name;
-    if (!k || !(k in this.state) || !t.closest('.calc-layout')) return;
-    var v = t.type === 'checkbox' ? (t.checked ? '1' : '') : t.value;
-    if ((t.type === 'radio' && !t.checked) || this.state[k] === v) return;
-    this.state[k] = v;
-    this.update(k);
-  };
-
-  // update has Go draw the form state, or open the link (changed: the
-  // input just changed; a query string in, an object out) and puts it in
-  // place.
-  Calculator.prototype.update = function (changed, link) {
-    if (!this.api) return null;
-    var root = this.root, ce = root.querySelector('.chart-e'), ct = root.querySelector('.chart-t');
-    var widths = root.querySelector('.results.empty') || !ce ? {} : { e: ce.clientWidth, t: ct ? ct.clientWidth : 0 };
-    var t0 = performance.now(), live = root.querySelector('.calc-layout');
-    var out = this.api.render(link == null ? new URLSearchParams(this.state).toString() : link, changed, widths.e || 0, widths.t || 0, this.embed, !!live, link != null);
-    perf.lastEstimateCallMs = performance.now() - t0;
-    if (!show(this, live, out, '.calc-layout', null, changed)) return out;
-    this.chartW = widths.e || (root.querySelector('.chart-e') || {}).clientWidth;
-    perf.sweepPoints = root.querySelectorAll('.chart-e path.line').length;
-    if (out.state !== 'ok') return out;
-    this.last = out; // the last answer that estimated
+  // update has Go apply o (what the visitor did) to the form and draw the
+  // answer, which it puts in place.
+  App.prototype.update = function (o) {
+    var root = this.root, live = root.querySelector(this.sel), t0 = performance.now();
+    var out = this.render(Object.assign(o, { form: this.state, widths: this.widths(), parts: !!live, embed: this.embed }));
+    perf.lastRenderMs = performance.now() - t0;
+    if (!place(root, live, out, this.sel)) return out;
+    this.out = out;
+    this.state = out.form;
+    fill(root.querySelectorAll(this.sel + ' [name]'), out.show || out.form);
+    if (root.dataset.state !== out.state) root.dataset.state = out.state;
+    if (out.address) history.replaceState(null, '', '?' + out.query + location.hash);
+    this.seen = String(this.widths());
+    var f = out.focus && document.getElementById('f-' + out.focus), pick = root.querySelector('#hf-row');
+    if (f) f.focus();
+    if (pick && out.hf_options) {
+      var was = pick.value;
+      setHTML(pick, out.hf_options);
+      pick.value = was && +was <= out.hf.length ? was : '1';
+    }
+    if (this.planner || out.state !== 'ok') return out;
+    this.last = out; // the calculator's last answer that estimated
     var u = root.querySelector('#share-url');
     if (u && u.value !== this.shareURL()) u.value = this.shareURL();
     if (this.embed) this.tellParent(out.post);
@@ -439,44 +322,103 @@
     return out;
   };
 
+  App.prototype.onInput = function (e) {
+    var t = e.target, k = t.name, shown = this.out && (this.out.show || this.out.form);
+    if (!k || !shown || !(k in shown) || !t.closest(this.sel)) return;
+    var v = t.type === 'checkbox' ? (t.checked ? '1' : '') : t.value;
+    if ((t.type === 'radio' && !t.checked) || shown[k] === v) return;
+    this.update({ changed: k, value: v });
+  };
+
+  // onClick runs a button Go drew with data-act (and data-act-row), copies
+  // what a copy button names, and loads a recommender point (arrows move
+  // between them).
+  App.prototype.onClick = function (e) {
+    var root = this.root, t = e.target;
+    if (!t.closest) return;
+    var act = t.closest(this.sel + ' [data-act]'), copy = t.closest('.share [data-copy]'), g = t.closest('.cheaper-out [data-pareto]');
+    if (e.type === 'click' && act) this.update({ action: act.getAttribute('data-act'), row: +act.getAttribute('data-act-row') || 0 });
+    if (e.type === 'click' && copy) {
+      var what = copy.getAttribute('data-copy');
+      copyText(what === 'url' ? this.shareURL() : (root.querySelector('#snip-' + what) || {}).textContent || '', copy);
+    }
+    if (!g) return;
+    if (e.type === 'keydown' && /^Arrow/.test(e.key)) {
+      var next = root.querySelector('.cheaper-out [data-pareto="' + (+g.getAttribute('data-pareto') + (/Left|Down/.test(e.key) ? -1 : 1)) + '"]');
+      if (!next) return;
+      e.preventDefault();
+      g.setAttribute('tabindex', '-1');
+      next.setAttribute('tabindex', '0');
+      return next.focus();
+    }
+    if (e.type === 'keydown' && e.key !== 'Enter' && e.key !== ' ') return;
+    e.preventDefault();
+    this.update({ action: 'load', changed: 'gpu', values: Object.fromEntries(new URLSearchParams(g.getAttribute('data-load') || '')) });
+    tell(root.querySelector('.results .status'), 'success', g.getAttribute('data-loaded'));
+    var en = root.querySelector('#energy');
+    if (en) en.closest('.results').scrollIntoView({ block: 'start' });
+  };
+
+  // The user's own calibrations, fitted here and kept in local storage; one
+  // that failed its checks only when the user said so (ACCEPT_KEY).
+  var OWN_KEY = 'wattscale-own-calibrations', ACCEPT_KEY = 'wattscale-own-accepted';
+  function own(key) {
+    try { var v = JSON.parse(localStorage.getItem(key) || '[]'); return Array.isArray(v) ? v : []; } catch (e) { return []; }
+  }
+  // useOwn adds a calibration just fitted (anyway: although it failed its
+  // checks) to calc.wasm and local storage and selects it, answering
+  // addCalibration's answer ({} or {"error"}).
+  App.prototype.useOwn = function (cal, anyway) {
+    var cals = own(OWN_KEY).filter(function (c) { return c.name !== cal.name; }).concat([cal]);
+    var accept = own(ACCEPT_KEY).filter(function (n) { return n !== cal.name; }).concat(anyway ? [cal.name] : []);
+    var res = this.api.addCalibration(JSON.stringify({ calibrations: cals, accept: accept }));
+    if (res.error) return res;
+    try { localStorage.setItem(OWN_KEY, JSON.stringify(cals)); localStorage.setItem(ACCEPT_KEY, JSON.stringify(accept)); } catch (e) { /* private mode: this visit only */ }
+    this.update({ changed: 'cal', value: cal.name });
+    this.root.querySelector('#f-cal').scrollIntoView({ block: 'center' });
+    return res;
+  };
+
+  App.prototype.shareURL = function () {
+    var u = new URL(location.href);
+    u.search = this.out ? this.out.query : location.search.slice(1);
+    u.hash = '';
+    return u.href;
+  };
+
   // adviseLater has Go draw the recommender's panel (tens of ms) once the
-  // figures are painted, so no input waits for it.
-  Calculator.prototype.adviseLater = function () {
+  // figures are painted, so no input waits for it; a deadline or objective
+  // in error is shown beside its input.
+  App.prototype.adviseLater = function () {
     if (this.advising) return;
     this.advising = true;
     var self = this;
     requestAnimationFrame(function () {
       setTimeout(function () {
+        var co = self.root.querySelector('.cheaper-out');
         self.advising = false;
-        try { self.advise(); } catch (e) {
-          var co = self.root.querySelector('.cheaper-out');
-          if (co) co.replaceChildren(para('err', co.getAttribute('data-fail') + ': ' + e.message));
+        if (!co || !self.api.advise || self.out.state !== 'ok') return;
+        try {
+          var t0 = performance.now(), html = self.api.advise(new URLSearchParams(self.state).toString(), co.clientWidth || 0);
+          perf.lastRecommendMs = performance.now() - t0;
+          setHTML(co, html);
+        } catch (e) {
+          return co.replaceChildren(Object.assign(document.createElement('p'), { className: 'err', textContent: co.getAttribute('data-fail') + ': ' + e.message }));
         }
+        var bad = co.querySelector('[data-input]'), f = bad && self.root.querySelector('.calc-layout [data-key="' + bad.getAttribute('data-input') + '"]');
+        if (!f) return;
+        f.classList.add('invalid');
+        var er = f.querySelector('.err'), msg = bad.getAttribute('data-msg');
+        if (er.textContent !== msg) er.textContent = msg;
       }, 0);
     });
   };
 
-  // advise draws the panel; a deadline or objective in error is shown
-  // beside its input.
-  Calculator.prototype.advise = function () {
-    var co = this.root.querySelector('.cheaper-out');
-    if (!co || !this.api || !this.api.advise || !this.out || this.out.state !== 'ok') return;
-    var t0 = performance.now(), html = this.api.advise(new URLSearchParams(this.state).toString(), co.clientWidth || 0);
-    perf.lastRecommendMs = performance.now() - t0;
-    setHTML(co, html);
-    var bad = co.querySelector('[data-input]'), f = bad && this.root.querySelector('.calc-layout [data-key="' + bad.getAttribute('data-input') + '"]');
-    if (f) {
-      f.classList.add('invalid');
-      var er = f.querySelector('.err'), msg = bad.getAttribute('data-msg');
-      if (er.textContent !== msg) er.textContent = msg;
-    }
-  };
-
   // tellParent reports each estimate (figures shown anyway) and the height
   // to the page that embeds this one (assets/embed.js).
-  Calculator.prototype.tellParent = function (post) {
+  App.prototype.tellParent = function (post) {
     if (window.parent === window || !post) return;
-    window.parent.postMessage(Object.assign({ type: 'wattscale:estimate', url: new URL('../index.html?' + this.query(), BASE).href }, post), '*');
+    window.parent.postMessage(Object.assign({ type: 'wattscale:estimate', url: new URL('../index.html?' + this.out.query, BASE).href }, post), '*');
     if (!this.resizeObs && window.ResizeObserver) {
       this.resizeObs = new ResizeObserver(function () {
         window.parent.postMessage({ type: 'wattscale:resize', height: document.documentElement.offsetHeight }, '*');
@@ -485,94 +427,12 @@
     }
   };
 
-  // loadConfig estimates a recommender point's form values (data-load).
-  Calculator.prototype.loadConfig = function (g) {
-    var s = this.state;
-    new URLSearchParams(g.getAttribute('data-load') || '').forEach(function (v, k) { s[k] = v; });
-    this.update('gpu');
-    tell(this.root.querySelector('.results .status'), 'success', g.getAttribute('data-loaded'));
-    var e = this.root.querySelector('#energy');
-    if (e) e.closest('.results').scrollIntoView({ block: 'start' });
-  };
-
-  // boxes hands the Hugging Face and refit boxes to fit.wasm: the files
-  // fill the whole form; a refit is used through useOwn.
-  Calculator.prototype.boxes = function () {
-    var self = this;
-    fitBoxes(this.root, {
-      form: function () { return self.state; },
-      take: function (vals) {
-        Object.assign(self.state, vals);
-        self.update(); // which puts Go's form in the controls
-        history.replaceState(null, '', '?' + self.query() + location.hash);
-        return [];
-      },
-      use: function (cal, anyway) { return self.useOwn(cal, anyway); }
-    });
-  };
-
-  /* ---------- the planner (planner.wasm's render, view.PlanFuncs: its rules are Go's) ---------- */
-
-  function Planner(root, wasm) {
-    this.root = root;
-    this.wasm = wasm;
-    this.state = null; // the form as Go last answered it
-    this.hfPick = root.querySelector('#hf-row');
-    var self = this;
-    root.classList.add('wattscale', 'planner');
-    wireForm(root, function (e) { self.onInput(e); }, function () { if (self.width() !== self.chartW) self.update({}); });
-    root.addEventListener('click', function (e) {
-      var b = e.target.closest && e.target.closest('.plan-layout [data-add], .plan-layout [data-remove], .plan-layout [data-use]');
-      if (!b) return;
-      if (b.hasAttribute('data-add')) self.update({ action: 'add' });
-      else if (b.hasAttribute('data-remove')) self.update({ action: 'remove', row: +b.getAttribute('data-remove') });
-      else self.update({ action: 'use', row: +b.getAttribute('data-use') });
-    });
-    this.update({ link: location.search });
-    // The Hugging Face files fill the chosen option's student stage.
-    var row = function () { return +self.hfPick.value || 1; };
-    fitBoxes(root, { form: function () { return self.out.hf[row() - 1]; }, take: function (vals) { return self.update({ action: 'hf', row: row(), values: vals }).left || []; } });
-  }
-
-  // width is the charts' box's width (0 before the first layout).
-  Planner.prototype.width = function () {
-    var b = this.root.querySelector('.plan-layout .stages');
-    return b ? b.clientWidth : 0;
-  };
-
-  Planner.prototype.onInput = function (e) {
-    var t = e.target, k = t.name;
-    if (!k || !this.state || !t.closest('.plan-layout') || this.out.show[k] === t.value) return;
-    this.update({ changed: k, value: t.value });
-  };
-
-  // update has Go apply the change o to the form and draw the result.
-  Planner.prototype.update = function (o) {
-    var root = this.root, live = root.querySelector('.plan-layout');
-    o.form = this.state;
-    o.width = this.width();
-    o.parts = !!live;
-    var t0 = performance.now(), out = call(this.wasm.render, o);
-    perf.lastPlanMs = performance.now() - t0;
-    show(this, live, out, '.plan-layout', out.show, o.changed || o.action);
-    this.chartW = this.width();
-    var f = out.focus && document.getElementById('f-' + out.focus);
-    if (f) f.focus();
-    if (this.hfPick) {
-      var was = this.hfPick.value;
-      setHTML(this.hfPick, out.hf_options);
-      this.hfPick.value = was && +was <= out.hf.length ? was : '1';
-    }
-    return out;
-  };
-
   /* ---------- the boxes that run fit.wasm (view.HFBox, view.RefitBox) ---------- */
 
   var fitLoading = null;
   function loadFit() {
     if (!fitLoading) {
-      fitLoading = loadGo({ wasm: 'fit.wasm', embedScript: 'fit-embed.js', embedGlobal: 'WATTSCALE_FIT_WASM_GZ_B64', global: 'wattscale_fit', readyHook: 'wattscaleFitReady' })
-        .catch(function (e) { fitLoading = null; throw e; });
+      fitLoading = loadGo('fit', 'wattscale_fit', 'wattscaleFitReady').catch(function (e) { fitLoading = null; throw e; });
     }
     return fitLoading;
   }
@@ -631,7 +491,7 @@
 
   async function start(root) {
     perf.startMs = performance.now();
-    var mode = root.getAttribute('data-mode') || 'calculator', planner = mode === 'planner';
+    var mode = root.getAttribute('data-mode') || 'calculator';
     // A prerendered page stays as it is until Go redraws it in place.
     var pre = root.getAttribute('data-prerendered') === '1';
     root.setAttribute('aria-busy', 'true');
@@ -639,14 +499,11 @@
     // Another content tree's calibrations, read by Go when it starts.
     var cals = root.getAttribute('data-calibrations');
     if (cals) window.wattscaleCalibrations = cals;
-    var loading = loadGo(planner ?
-      { wasm: 'planner.wasm', embedScript: 'planner-embed.js', embedGlobal: 'WATTSCALE_PLANNER_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' } :
-      { wasm: 'calc.wasm', embedScript: 'calc-embed.js', embedGlobal: 'WATTSCALE_WASM_GZ_B64', global: 'wattscale', readyHook: 'wattscaleReady' });
-    var how;
+    var how, loading = loadGo(mode === 'planner' ? 'planner' : 'calc', 'wattscale', 'wattscaleReady');
     try {
       how = await loading;
     } catch (e) {
-      var msg = para('fatal', root.getAttribute('data-fail') + ': ' + e.message + (pre ? '. ' + root.getAttribute('data-fail-note') : ''));
+      var msg = Object.assign(document.createElement('p'), { className: 'fatal', textContent: root.getAttribute('data-fail') + ': ' + e.message + (pre ? '. ' + root.getAttribute('data-fail-note') : '') });
       msg.setAttribute('role', 'alert');
       unpending(root);
       if (pre) root.insertBefore(msg, root.firstChild);
@@ -657,21 +514,14 @@
     root.dataset.wasmSource = how;
     if (how === 'streaming' && perf.wasmResponse) root.dataset.wasmResponse = perf.wasmResponse;
     perf.goReadyMs = performance.now();
-    // What was typed meanwhile goes over a link's values, or to the planner as changes.
-    var typed = pre ? typedValues(root) : {}, app;
-    if (planner) {
-      app = new Planner(root, window.wattscale);
-      Object.keys(typed).forEach(function (k) { app.update({ changed: k, value: typed[k] }); });
-    } else {
-      app = new Calculator(root, window.wattscale, mode === 'embed' || root.getAttribute('data-embed') === '1');
-      perf.calculatorMs = performance.now();
-      app.open(typed);
-      perf.firstEstimateCallMs = perf.lastEstimateCallMs;
-    }
+    // What was typed meanwhile goes over the link's values.
+    var app = new App(root, window.wattscale, mode);
+    perf.calculatorMs = performance.now();
+    app.update({ link: location.search.slice(1), typed: pre ? Object.entries(typedValues(root)) : [] });
+    perf.firstEstimateCallMs = perf.lastRenderMs;
     unpending(root);
     root.removeAttribute('data-linked');
-    var loadingP = !pre && root.querySelector(':scope > .calc-loading');
-    if (loadingP) loadingP.remove();
+    if (!pre) root.querySelectorAll(':scope > .calc-loading').forEach(function (p) { p.remove(); });
     root.removeAttribute('aria-busy');
     root.dataset.ready = '1';
     perf.firstEstimateMs = performance.now();
@@ -733,9 +583,7 @@
     }
     if (root.getAttribute('data-prerendered') !== '1') return start(root);
     // Edits made before Go answers: before this script ran and to come.
-    var edited = function (e) { if (e.target && e.target.closest && e.target.closest('.calc-form')) pending(root); };
-    root.addEventListener('input', edited);
-    root.addEventListener('change', edited);
+    ['input', 'change'].forEach(function (t) { root.addEventListener(t, function (e) { if (e.target.closest && e.target.closest('.calc-form')) pending(root); }); });
     if (Object.keys(typedValues(root)).length) pending(root);
     afterFirstPaint(function () { start(root); });
   }

@@ -116,7 +116,7 @@ func BenchmarkPerformanceReport(bm *testing.B) {
 	// One render of a form whose charts sweep the most GPU counts: the
 	// estimate, the sweep (every strategy at each count) and the markup.
 	sweepMs := eval[[]float64](t, ctx, `(function(){var f=Object.assign({}, window.wattscaleApp.state, {count: '2048'}), out=[], pts=0;
-  for (var i=0;i<22;i++){ var t0=performance.now(); var r=wattscale.render(new URLSearchParams(f).toString(), '', 0, 0, false, false); out.push(performance.now()-t0); pts=(r.html.match(/<path class="line/g)||[]).length; }
+  for (var i=0;i<22;i++){ var t0=performance.now(); var r=wattscale.render({form: f}); out.push(performance.now()-t0); pts=(r.html.match(/<path class="line/g)||[]).length; }
   window.__pts=pts; return out.slice(2)})()`)
 	pts := eval[int](t, ctx, `window.__pts`)
 	add(fmt.Sprintf("render with the widest chart sweep (%d strategy lines), one call (median, max of 20)", pts), fmt.Sprintf("%.1f ms, %.1f ms", median(sweepMs), maxOf(sweepMs)), "< 50 ms")

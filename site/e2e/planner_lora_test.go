@@ -127,7 +127,7 @@ func TestPlannerCheaperPerStage(t *testing.T) {
 	if relDiff(best, rec.Best.EnergyKWh) > 1e-9 || relDiff(cur, rec.Current.EnergyKWh) > 1e-9 {
 		t.Errorf("panel: best %.10g kWh, current %.10g kWh; site recommend: %.10g, %.10g", best, cur, rec.Best.EnergyKWh, rec.Current.EnergyKWh)
 	}
-	t.Logf("plan and per-stage search of one estimated student drawn by the page's wasm: %.1f ms (wattscalePerf.lastPlanMs; a measurement, not a limit)", eval[float64](t, ctx, `window.wattscalePerf.lastPlanMs`))
+	t.Logf("plan and per-stage search of one estimated student drawn by the page's wasm: %.1f ms (wattscalePerf.lastRenderMs; a measurement, not a limit)", eval[float64](t, ctx, `window.wattscalePerf.lastRenderMs`))
 	before := eval[float64](t, ctx, `parseFloat(document.querySelector('.stage-rec-total').dataset.before)`)
 	after := eval[float64](t, ctx, `parseFloat(document.querySelector('.stage-rec-total').dataset.after)`)
 	if !(after <= before) {
@@ -138,10 +138,10 @@ func TestPlannerCheaperPerStage(t *testing.T) {
 	}
 	eval[bool](t, ctx, `(document.querySelector('.stage-rec-box').scrollIntoView(), true)`)
 	saveShot(t, ctx, "planner-cheaper-per-stage")
-	do(t, ctx, "use the best", chromedp.Click(chromedp.CSS(`[data-stage-rec="options[0].student"] [data-use]`)))
+	do(t, ctx, "use the best", chromedp.Click(chromedp.CSS(`[data-stage-rec="options[0].student"] [data-act="use"]`)))
 	waitFor(t, ctx, "the loaded configuration", `document.querySelector('[data-stage-rec="options[0].student"]') && Math.abs(parseFloat(document.querySelector('[data-stage-rec="options[0].student"]').dataset.currentKwh) - `+fmt.Sprint(best)+`) < 1e-9 * `+fmt.Sprint(best))
 	got := eval[float64](t, ctx, `parseFloat(document.querySelector('[data-option="sft-1b (mine)"]').dataset.student)`)
-	t.Logf("the same after Use it: %.1f ms", eval[float64](t, ctx, `window.wattscalePerf.lastPlanMs`))
+	t.Logf("the same after Use it: %.1f ms", eval[float64](t, ctx, `window.wattscalePerf.lastRenderMs`))
 	if relDiff(got, best) > 1e-9 {
 		t.Errorf("student stage after Use it: %.10g kWh, the recommender's best %.10g kWh", got, best)
 	}

@@ -521,7 +521,7 @@ func BenchmarkBuild(b *testing.B) {
 func TestBuildInMemory(t *testing.T) {
 	fsys := minimalSite(t)
 	wasm := map[string][]byte{"assets/calc.wasm": []byte("\x00asm fake calculator"), "assets/wasm_exec.js": []byte("/* go */\n"),
-		"assets/calc-embed.js": []byte("window.WATTSCALE_WASM_GZ_B64 = \"\";\n"), "assets/fit.wasm": bytes.Repeat([]byte("\x00asm fake refit "), 1000)}
+		"assets/calc-embed.js": []byte("window.WATTSCALE_CALC_WASM_GZ_B64 = \"\";\n"), "assets/fit.wasm": bytes.Repeat([]byte("\x00asm fake refit "), 1000)}
 	fitEmbed, err := embedScript("WATTSCALE_FIT_WASM_GZ_B64", wasm["assets/fit.wasm"])
 	if err != nil {
 		t.Fatal(err)

@@ -13,16 +13,16 @@ import (
 
 func TestEmbedScript(t *testing.T) {
 	wasm := bytes.Repeat([]byte("\x00asm\x01\x00\x00\x00 some wasm bytes "), 1000)
-	js, err := embedScript("WATTSCALE_WASM_GZ_B64", wasm)
+	js, err := embedScript("WATTSCALE_CALC_WASM_GZ_B64", wasm)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := embedScript("WATTSCALE_WASM_GZ_B64", wasm)
+	again, _ := embedScript("WATTSCALE_CALC_WASM_GZ_B64", wasm)
 	if !bytes.Equal(js, again) {
 		t.Errorf("embedScript is not deterministic")
 	}
 	s := string(js)
-	const prefix = `window.WATTSCALE_WASM_GZ_B64 = "`
+	const prefix = `window.WATTSCALE_CALC_WASM_GZ_B64 = "`
 	if !strings.HasPrefix(s, prefix) || !strings.HasSuffix(s, "\";\n") {
 		t.Fatalf("embedScript = %.60q…, want %s…\";", s, prefix)
 	}

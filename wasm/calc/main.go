@@ -6,10 +6,11 @@
 // JSON codec is linked) and call package view and calcapi (tested
 // natively); view.CalcFuncs lists them:
 //
-//	wattscale.render(query, changed, widthE, widthT, embed, parts, open)
-//	                                 -> {html | parts, form, query, state, post}: the calculator's
-//	                                    markup for a form state, or with open for the page's link
-//	                                    (package view), which calc.js puts in place
+//	wattscale.render(call)           call: {form, link, typed, changed, value, action, values, widths, embed, parts}
+//	                                 -> {html | parts, form, query, address, state, post}: the
+//	                                    calculator's markup for what the visitor did to the form, or
+//	                                    at the start for the page's link (view.CalcCall), which
+//	                                    calc.js puts in place
 //	wattscale.advise(query, width)   the "cheaper ways to run this" panel's markup (view.Advice)
 //	wattscale.addCalibration(json)   {"calibrations": [...]} the user fitted -> {} or {"error"}
 //

@@ -55,11 +55,12 @@ func ExportJS(name, readyHook string, fns map[string]func(this js.Value, args []
 }
 
 // ValueFunc is an exported function over plain values, without a JSON
-// codec: the call's arguments as Go values (a string, a number as
-// float64, a boolean; nil for anything else) to its answer, which
-// js.ValueOf turns into a JavaScript value (nil, bool, numbers, string,
-// []any, map[string]any). The calculator's functions (view.CalcFuncs)
-// are such; their logic is plain Go, tested natively.
+// codec: the call's arguments as Go values (goValue: a string, a number
+// as float64, a boolean, []any for an array, map[string]any for another
+// object; nil for anything else) to its answer, which js.ValueOf turns
+// into a JavaScript value (nil, bool, numbers, string, []any,
+// map[string]any). The calculator's functions (view.CalcFuncs) are such;
+// their logic is plain Go, tested natively.
 type ValueFunc = func(args []any) any
 
 // ExportValues is Export for ValueFuncs.
@@ -69,19 +70,41 @@ func ExportValues(name, readyHook string, fns map[string]ValueFunc) {
 		obj.Set(k, js.FuncOf(func(_ js.Value, args []js.Value) any {
 			in := make([]any, len(args))
 			for i, a := range args {
-				switch a.Type() {
-				case js.TypeString:
-					in[i] = a.String()
-				case js.TypeNumber:
-					in[i] = a.Float()
-				case js.TypeBoolean:
-					in[i] = a.Bool()
-				}
+				in[i] = goValue(a)
 			}
 			return js.ValueOf(f(in))
 		}))
 	}
 	publish(name, readyHook, obj)
+}
+
+// goValue is v as a plain Go value (ValueFunc), an object's own
+// enumerable keys (Object.keys) and an array's elements converted in turn.
+func goValue(v js.Value) any {
+	switch v.Type() {
+	case js.TypeString:
+		return v.String()
+	case js.TypeNumber:
+		return v.Float()
+	case js.TypeBoolean:
+		return v.Bool()
+	case js.TypeObject:
+		if js.Global().Get("Array").Call("isArray", v).Bool() {
+			a := make([]any, v.Length())
+			for i := range a {
+				a[i] = goValue(v.Index(i))
+			}
+			return a
+		}
+		keys := js.Global().Get("Object").Call("keys", v)
+		m := make(map[string]any, keys.Length())
+		for i := 0; i < keys.Length(); i++ {
+			k := keys.Index(i).String()
+			m[k] = goValue(v.Get(k))
+		}
+		return m
+	}
+	return nil
 }
 
 // RunValues is Run for ValueFuncs: the calculator's main.

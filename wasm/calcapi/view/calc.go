@@ -31,22 +31,20 @@ func NewCalc(api *calcapi.API) *Calc {
 func (c *Calc) Refresh() { c.meta = c.api.MetaOf() }
 
 // CalcFuncs are calc.wasm's functions by the name calc.js calls them,
-// over plain values (jsexport.ValueFunc: arguments as strings, numbers
-// and booleans, the answer a JavaScript value), so that no JSON codec is
-// linked into the calculator:
+// over plain values (jsexport.ValueFunc: arguments as strings, numbers,
+// booleans, arrays and objects, the answer a JavaScript value), so that no
+// JSON codec is linked into the calculator:
 //
-//	render(query, changed, widthE, widthT, embed, parts, open)  the markup for a form state, or with open for a link (Render)
-//	advise(query, width)                                  the recommender's panel (Advice)
-//	addCalibration(json)                                  the user's own calibrations (calcapi.API.AddCalibration's answer)
+//	render(call)            the markup for what the visitor did (CalcCallOf, Call)
+//	advise(query, width)    the recommender's panel (Advice)
+//	addCalibration(json)    the user's own calibrations (calcapi.API.AddCalibration's answer)
 //
 // query is the form state as a query string (calcapi.ParseFormQuery).
 // After addCalibration the form lists the user's calibrations.
 func CalcFuncs(api *calcapi.API) map[string]func(args []any) any {
 	c := NewCalc(api)
 	return map[string]func([]any) any{
-		"render": func(a []any) any {
-			return c.Render(argStr(a, 0), argStr(a, 1), Widths{E: argNum(a, 2), T: argNum(a, 3)}, argFlag(a, 4), argFlag(a, 5), argFlag(a, 6)).Value()
-		},
+		"render": func(a []any) any { return c.Call(CalcCallOf(a)).Value() },
 		"advise": func(a []any) any { return c.Advise(argStr(a, 0), argNum(a, 1)) },
 		"addCalibration": func(a []any) any {
 			out := AddCalibration(api, []byte(argStr(a, 0)))
@@ -82,8 +80,8 @@ func AddCalibration(api *calcapi.API, input []byte) (v map[string]any) {
 	return map[string]any{}
 }
 
-// argStr, argNum and argFlag read argument i of a call (a string, a number, a
-// boolean), the zero value when it is missing or of another type.
+// argStr and argNum read argument i of a call (a string, a number), the
+// zero value when it is missing or of another type.
 func argStr(a []any, i int) string {
 	if i < len(a) {
 		s, _ := a[i].(string)
@@ -100,14 +98,6 @@ func argNum(a []any, i int) float64 {
 	return 0
 }
 
-func argFlag(a []any, i int) bool {
-	if i < len(a) {
-		b, _ := a[i].(bool)
-		return b
-	}
-	return false
-}
-
 // Advise is the recommender's panel (Advice) for the form state query
 // (calcapi.ParseFormQuery; the default form when it does not parse) in a
 // box width CSS pixels wide: the markup the page puts into .cheaper-out.
@@ -119,7 +109,7 @@ func (c *Calc) Advise(query string, width float64) string {
 	return Advice(c.api, &c.meta, form, width)
 }
 
-// RenderInput is what the page hands Render: the form as the user left
+// RenderInput is what RenderOf draws (Call makes it from the page's call): the form as the user left
 // it, the input they just changed ("" at the start and on a link), the
 // widths of the charts' boxes, and whether the calculator is the embedded
 // one (no summary, recommender or snippets).
@@ -134,7 +124,7 @@ type RenderInput struct {
 	Embed   bool
 }
 
-// RenderOutput is Render's answer: the markup of the calculator's
+// RenderOutput is RenderOf's answer: the markup of the calculator's
 // .calc-layout, the form state it shows (the view's rules may change
 // values: a region fills in its intensity, a custom shape starts from the
 // last preset), the address's query for it, "ok" or "error", and, for an
@@ -146,17 +136,22 @@ type RenderOutput struct {
 	Query string
 	State string
 	Post  *Post
+	// Address: the page's address should now show Query (Call).
+	Address bool
 }
 
 // Value is the answer as calc.js reads it: an object of html (when not
-// empty), parts (when any: [{key, html}]), form, query, state and post
-// (when an estimate), as js.ValueOf converts it.
+// empty), parts (when any: [{key, html}]), form, query, state, address
+// (when true) and post (when an estimate), as js.ValueOf converts it.
 func (o RenderOutput) Value() map[string]any {
 	form := make(map[string]any, len(o.Form))
 	for k, v := range o.Form {
 		form[k] = v
 	}
 	v := map[string]any{"form": form, "query": o.Query, "state": o.State}
+	if o.Address {
+		v["address"] = true
+	}
 	if o.HTML != "" {
 		v["html"] = o.HTML
 	}
@@ -189,18 +184,103 @@ type Post struct {
 	Calibration       string     // calibration: name and version
 }
 
-// Render is RenderOf for the page's arguments: the form state as a query
-// string (calcapi.ParseFormQuery; the default form when it is empty or
-// does not parse), the input just changed, the charts' widths, whether
-// the calculator is the embedded one and whether only parts are asked.
-// With open, query is a link (with what the visitor typed before the
-// WebAssembly started over it): the default form with each of its form
-// keys over it (others are ignored), and a grid region it names without
-// an intensity gives its figure.
-func (c *Calc) Render(query, changed string, widths Widths, embed, parts, open bool) RenderOutput {
-	form, err := calcapi.ParseFormQuery(query)
-	if open {
-		link := form
+// CalcCall is what calc.js hands render: what the visitor did to the
+// form Go last answered with. At the start, Form is nil: the form is then
+// the page's link (Link, the address's query) with what the visitor typed
+// before the WebAssembly started (Typed, in the order of the page's
+// controls) over it, as Call says. Changed is the input the visitor
+// changed and Value its new value (nil when Values or the form hold it).
+// Action "hf" (the Hugging Face files' form values) or "load" (a
+// recommender point's, its data-load) puts Values over the form. Widths
+// are the charts' boxes' widths, those the markup marks data-width in its
+// order (energy, time); Embed and Parts are RenderInput's.
+type CalcCall struct {
+	Form    calcapi.Form
+	Link    string
+	Typed   [][2]string
+	Changed string
+	Value   *string
+	Action  string
+	Values  map[string]string
+	Widths  []float64
+	Embed   bool
+	Parts   bool
+}
+
+// CalcCallOf is the CalcCall in calc.js's argument a[0], an object of
+// form, link, typed ([[key, value], ...]), changed, value, action,
+// values, widths, embed and parts (jsexport.ValueFunc's plain values); a
+// field that is missing or of another type is the zero value, and a typed
+// pair that is not two strings is left out.
+func CalcCallOf(a []any) CalcCall {
+	m, _ := argAt(a, 0).(map[string]any)
+	var in CalcCall
+	str := func(k string) string { s, _ := m[k].(string); return s }
+	strs := func(v any) map[string]string {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		f := make(map[string]string, len(o))
+		for k, x := range o {
+			if s, ok := x.(string); ok {
+				f[k] = s
+			}
+		}
+		return f
+	}
+	if f := strs(m["form"]); f != nil {
+		in.Form = f
+	}
+	in.Link, in.Changed, in.Action, in.Values = str("link"), str("changed"), str("action"), strs(m["values"])
+	if v, ok := m["value"].(string); ok {
+		in.Value = &v
+	}
+	typed, _ := m["typed"].([]any)
+	for _, p := range typed {
+		if kv, ok := p.([]any); ok && len(kv) == 2 {
+			k, ok1 := kv[0].(string)
+			v, ok2 := kv[1].(string)
+			if ok1 && ok2 {
+				in.Typed = append(in.Typed, [2]string{k, v})
+			}
+		}
+	}
+	widths, _ := m["widths"].([]any)
+	for _, w := range widths {
+		x, _ := w.(float64)
+		in.Widths = append(in.Widths, x)
+	}
+	in.Embed, _ = m["embed"].(bool)
+	in.Parts, _ = m["parts"].(bool)
+	return in
+}
+
+// argAt is argument i of a call, nil when it is missing.
+func argAt(a []any, i int) any {
+	if i < len(a) {
+		return a[i]
+	}
+	return nil
+}
+
+// Call is RenderOf for what the visitor did (in). At the start the form
+// is the default form with each of the link's form keys over it (others
+// are ignored), what was typed over that, and a grid region the link
+// names without an intensity giving its figure; the first input typed is
+// then the one changed. The answer's Address says whether the page's
+// address should now show its Query: after a change, an action or typing,
+// not when a link is only opened.
+func (c *Calc) Call(in CalcCall) RenderOutput {
+	form, changed := calcapi.Form{}, in.Changed
+	if in.Form == nil {
+		link, _ := calcapi.ParseFormQuery(strings.TrimPrefix(in.Link, "?"))
+		for _, kv := range in.Typed {
+			link[kv[0]] = kv[1]
+		}
+		if len(in.Typed) > 0 {
+			changed = in.Typed[0][0]
+		}
 		form = calcapi.DefaultForm()
 		for k, v := range link {
 			if _, ok := form[k]; ok {
@@ -212,10 +292,27 @@ func (c *Calc) Render(query, changed string, widths Widths, embed, parts, open b
 			form["carbon"] = ""
 			form.Follow("region", c.meta.Regions)
 		}
-	} else if err != nil || len(form) == 0 {
-		form = calcapi.DefaultForm()
+	} else {
+		for k, v := range in.Form {
+			form[k] = v
+		}
 	}
-	return c.RenderOf(RenderInput{Form: form, Changed: changed, Widths: widths, Embed: embed, Parts: parts})
+	for k, v := range in.Values {
+		form[k] = v
+	}
+	if in.Value != nil && changed != "" {
+		form[changed] = *in.Value
+	}
+	var w Widths
+	if len(in.Widths) > 0 {
+		w.E = in.Widths[0]
+	}
+	if len(in.Widths) > 1 {
+		w.T = in.Widths[1]
+	}
+	out := c.RenderOf(RenderInput{Form: form, Changed: changed, Widths: w, Embed: in.Embed, Parts: in.Parts})
+	out.Address = changed != "" || in.Action != ""
+	return out
 }
 
 // RenderOf is Render for a decoded input.

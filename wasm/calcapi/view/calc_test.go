@@ -163,50 +163,69 @@ func TestRenderFollowsTheForm(t *testing.T) {
 	}
 }
 
-// TestRenderQuery checks the page's call: the form as a query string in,
-// the answer as the page reads it out; an empty or malformed query is
-// answered with the default form, never a panic.
-func TestRenderQuery(t *testing.T) {
+// TestRenderCall checks the page's call: what the visitor did in (an
+// object, as jsexport hands it over), the answer as the page reads it
+// out; a malformed link is answered with the default form, never a panic;
+// the address follows a change, not the opening of a link.
+func TestRenderCall(t *testing.T) {
 	c, _ := newCalc(t)
-	two := CalcFuncs(c.api)["render"]([]any{with("count", "2").Query(), "count", 500.0, 400.0, false, false}).(map[string]any)
-	if two["state"] != "ok" || two["form"].(map[string]any)["count"] != "2" || !strings.Contains(two["html"].(string), `viewBox="0 0 500 `) {
-		t.Errorf("render(count=2) = state %v, count %v", two["state"], two["form"].(map[string]any)["count"])
+	form := map[string]any{}
+	for k, v := range calcapi.DefaultForm() {
+		form[k] = v
+	}
+	two := CalcFuncs(c.api)["render"]([]any{map[string]any{"form": form, "changed": "count", "value": "2", "widths": []any{500.0, 400.0}}}).(map[string]any)
+	if two["state"] != "ok" || two["form"].(map[string]any)["count"] != "2" || !strings.Contains(two["html"].(string), `viewBox="0 0 500 `) || two["address"] != true {
+		t.Errorf("render(count=2) = state %v, count %v, address %v", two["state"], two["form"].(map[string]any)["count"], two["address"])
 	}
 	if p := two["post"].(map[string]any); p["count"] != 2 || p["energy_kwh"].(float64) <= 0 {
 		t.Errorf("render(count=2) post = %v", p)
 	}
-	for _, q := range []string{``, `count=%zz`, `&&`} {
-		out := c.Render(q, "", Widths{}, false, false, false)
-		if out.State != "ok" || out.Form["count"] != calcapi.DefaultForm()["count"] {
-			t.Errorf("Render(%q) = state %q, count %q; want the default form's estimate", q, out.State, out.Form["count"])
+	for _, q := range []string{``, `count=%zz`, `&&`, `?`} {
+		out := c.Call(CalcCall{Link: q})
+		if out.State != "ok" || out.Form["count"] != calcapi.DefaultForm()["count"] || out.Address {
+			t.Errorf("Call(link %q) = state %q, count %q, address %v; want the default form's estimate, the address left", q, out.State, out.Form["count"], out.Address)
 		}
+	}
+	for _, odd := range [][]any{nil, {"not an object"}, {map[string]any{"typed": []any{[]any{"count"}, "x", []any{"count", 5.0}}, "widths": []any{"a", nil}, "form": "count=2", "value": 3.0}}} {
+		if out := c.Call(CalcCallOf(odd)); out.State != "ok" || out.Form["count"] != calcapi.DefaultForm()["count"] {
+			t.Errorf("call %v = state %q, count %q; want the default form", odd, out.State, out.Form["count"])
+		}
+	}
+	pt := c.Call(CalcCall{Form: calcapi.DefaultForm(), Action: "load", Changed: "gpu", Values: map[string]string{"gpu": "h100-sxm", "count": "8"}})
+	if pt.Form["gpu"] != "h100-sxm" || pt.Form["count"] != "8" || !pt.Address {
+		t.Errorf("loading a point: gpu %q, count %q, address %v", pt.Form["gpu"], pt.Form["count"], pt.Address)
 	}
 }
 
-// TestRenderOpensALink checks the page's first call on a link (open):
-// the default form with the link's form keys over it and its other keys
+// TestRenderOpensALink checks the page's first call on a link: the
+// default form with the link's form keys over it and its other keys
 // ignored, a named grid region without an intensity giving the region's
-// figure, an intensity given keeping its own, and an empty link the
-// default form.
+// figure, an intensity given keeping its own, an empty link the default
+// form, and what the visitor typed before Go answered over the link, in
+// order, with the address following it.
 func TestRenderOpensALink(t *testing.T) {
 	c, _ := newCalc(t)
 	def := calcapi.DefaultForm()
 	r := calcapi.DefaultRegions()[1]
-	out := c.Render("model=roberta-large&count=2&utm_source=x&region="+r.ID, "", Widths{}, false, false, true)
+	out := c.Call(CalcCall{Link: "?model=roberta-large&count=2&utm_source=x&region=" + r.ID})
 	want := with("model", "roberta-large", "count", "2", "region", r.ID, "carbon", strconv.FormatFloat(r.CarbonGPerKWh, 'f', -1, 64))
-	if out.State != "ok" || len(out.Form) != len(def) {
-		t.Fatalf("state %q, %d keys (the default form has %d)", out.State, len(out.Form), len(def))
+	if out.State != "ok" || len(out.Form) != len(def) || out.Address {
+		t.Fatalf("state %q, %d keys (the default form has %d), address %v", out.State, len(out.Form), len(def), out.Address)
 	}
 	for k, v := range want {
 		if out.Form[k] != v {
 			t.Errorf("form[%s] = %q, want %q", k, out.Form[k], v)
 		}
 	}
-	if own := c.Render("region="+r.ID+"&carbon=123", "", Widths{}, false, false, true); own.Form["carbon"] != "123" {
+	if own := c.Call(CalcCall{Link: "region=" + r.ID + "&carbon=123"}); own.Form["carbon"] != "123" {
 		t.Errorf("a link's own intensity became %q", own.Form["carbon"])
 	}
-	if empty := c.Render("", "", Widths{}, false, false, true); empty.State != "ok" || empty.Query != c.Render(def.Query(), "", Widths{}, false, false, false).Query {
+	if empty := c.Call(CalcCall{}); empty.State != "ok" || empty.Query != c.Call(CalcCall{Form: def}).Query {
 		t.Errorf("an empty link opens %q, not the default form", empty.Query)
+	}
+	typed := c.Call(CalcCall{Link: "count=2&model=roberta-large", Typed: [][2]string{{"count", "16"}, {"count", "32"}}})
+	if typed.Form["count"] != "32" || typed.Form["model"] != "roberta-large" || !typed.Address {
+		t.Errorf("typed over a link: count %q, model %q, address %v; want 32, roberta-large, true", typed.Form["count"], typed.Form["model"], typed.Address)
 	}
 }
 

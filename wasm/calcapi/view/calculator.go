@@ -566,9 +566,15 @@ func (c *calcView) charts(r *model.Response) {
 		return strings.Join(parts, ". ")
 	}
 	fmtN := func(v float64) string { return Sig(v, 2) }
-	c.w(`<div class="charts"><figure class="chart-e">`, lineChart(lineChartSpec{id: "chart-energy", title: "Energy against GPU count by strategy", desc: desc(true), series: es, xBase2: true,
+	// The page hands the boxes' widths to the next answer (data-width;
+	// CalcCall.Widths), unless there is no estimate to draw.
+	measure := ` data-width=""`
+	if c.empty {
+		measure = ""
+	}
+	c.w(`<div class="charts"><figure class="chart-e"`+measure+`>`, lineChart(lineChartSpec{id: "chart-energy", title: "Energy against GPU count by strategy", desc: desc(true), series: es, xBase2: true,
 		xLabel: "GPUs", yLabel: "Energy (" + eUnit + ")", fmtY: fmtN, mark: &chartMark{float64(n), r.EnergyKWh * eScale, label}, width: c.widths.E}), `<figcaption>Accelerator energy</figcaption></figure>`)
-	c.w(`<figure class="chart-t">`, lineChart(lineChartSpec{id: "chart-time", title: "Training time against GPU count by strategy", desc: desc(false), series: ts, xBase2: true,
+	c.w(`<figure class="chart-t"`+measure+`>`, lineChart(lineChartSpec{id: "chart-time", title: "Training time against GPU count by strategy", desc: desc(false), series: ts, xBase2: true,
 		xLabel: "GPUs", yLabel: "Time (hours)", fmtY: fmtN, mark: &chartMark{float64(n), r.TimeS / 3600, label}, width: c.widths.T}), `<figcaption>Wall-clock time</figcaption></figure></div>`)
 	c.w(`<div class="legend-wrap">`, legendHTML(shown), `</div>`)
 }

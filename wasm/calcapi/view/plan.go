@@ -41,27 +41,32 @@ func PlanFuncs(api *calcapi.API) map[string]func([]byte) []byte {
 
 // PlanRenderInput is what the page hands Render: the form state Go last
 // answered with (nil at the start, when Link, the address's query, says
-// which plan to open), and what the visitor did: changed an input
-// (Changed, to Value), or an action on a row (Action "add", "remove" Row,
-// "use" the per-stage search's Row-th searched stage, "hf" the calculator
-// form Values read from Hugging Face files into Row's student stage). Width is
-// the charts' box's width (0: unknown, both prerendered widths); Parts asks
-// for the changed parts only, as RenderInput.Parts.
+// which plan to open and Typed what the visitor typed before the
+// WebAssembly started, applied in order as changes), and what the visitor
+// did: changed an input (Changed, to Value), or an action on a row (Action
+// "add", "remove" Row, "use" the per-stage search's Row-th searched stage,
+// "hf" the calculator form Values read from Hugging Face files into Row's
+// student stage). Widths are the widths of the boxes the markup marks
+// data-width (the charts' box; none: unknown, both prerendered widths);
+// Parts asks for the changed parts only, as RenderInput.Parts.
 type PlanRenderInput struct {
 	Form    calcapi.PlanForm  `json:"form,omitempty"`
 	Link    string            `json:"link,omitempty"`
+	Typed   [][2]string       `json:"typed,omitempty"`
 	Changed string            `json:"changed,omitempty"`
 	Value   string            `json:"value,omitempty"`
 	Action  string            `json:"action,omitempty"`
 	Row     int               `json:"row,omitempty"`
 	Values  map[string]string `json:"values,omitempty"`
-	Width   float64           `json:"width,omitempty"`
+	Widths  []float64         `json:"widths,omitempty"`
 	Parts   bool              `json:"parts,omitempty"`
 }
 
 // PlanRenderOutput is Render's answer: the markup (HTML, or the changed
 // Parts), the form state, Show (what each control shows: a preset row
-// shows the paper's numbers), the address's query, "ok" or "error", the
+// shows the paper's numbers), the address's query and whether the address
+// should now show it (after a change, an action or typing, not when a link
+// is only opened), "ok" or "error", the
 // input to focus after a row was added, the Hugging Face values the row
 // did not take (Left), and for the Hugging Face box its "Option to fill"
 // choices (HFOptions, markup) and the calculator form each row's files are
@@ -72,6 +77,7 @@ type PlanRenderOutput struct {
 	Form      calcapi.PlanForm    `json:"form"`
 	Show      calcapi.Form        `json:"show"`
 	Query     string              `json:"query"`
+	Address   bool                `json:"address,omitempty"`
 	State     string              `json:"state"`
 	Focus     string              `json:"focus,omitempty"`
 	Left      []string            `json:"left,omitempty"`
@@ -103,6 +109,9 @@ func (p *Plan) RenderOf(in PlanRenderInput) PlanRenderOutput {
 	var out PlanRenderOutput
 	if in.Form == nil {
 		f.open(in.Link)
+		for _, kv := range in.Typed {
+			f.change(kv[0], kv[1], p.meta.Regions)
+		}
 	} else {
 		for k, v := range in.Form {
 			f.st[k] = v
@@ -124,8 +133,12 @@ func (p *Plan) RenderOf(in PlanRenderInput) PlanRenderOutput {
 	}
 	form := f.st
 	o := p.api.DistillOf(calcapi.PlanInput{Form: form})
-	v := planView{meta: &p.meta, pm: &p.pm, state: form, width: in.Width}
+	v := planView{meta: &p.meta, pm: &p.pm, state: form}
+	if len(in.Widths) > 0 {
+		v.width = in.Widths[0]
+	}
 	out.Form, out.State = form, "ok"
+	out.Address = in.Changed != "" || in.Action != "" || len(in.Typed) > 0
 	if o.Error == nil {
 		p.last, v.out = &o, &o
 		p.rec, v.rec, v.recErr = nil, nil, nil

@@ -55,11 +55,11 @@ func TestPlanDefaultIsThePrerender(t *testing.T) {
 // first plan in error with nothing to dim.
 func TestPlanStates(t *testing.T) {
 	p, _ := newPlan(t)
-	rec := p.RenderOf(PlanRenderInput{Link: estimatedLink, Width: 600})
+	rec := p.RenderOf(PlanRenderInput{Link: estimatedLink, Widths: []float64{600}})
 	if rec.State != "ok" {
 		t.Fatalf("estimated student: state %q", rec.State)
 	}
-	for _, want := range []string{`data-stage-rec="options[0].student"`, `data-use="0"`, "Use it for option 1", "Not searched:", `viewBox="0 0 600 `} {
+	for _, want := range []string{`data-stage-rec="options[0].student"`, `data-act="use" data-act-row="0"`, "Use it for option 1", "Not searched:", `viewBox="0 0 600 `} {
 		if !strings.Contains(rec.HTML, want) {
 			t.Errorf("estimated student lacks %s", want)
 		}
@@ -70,7 +70,7 @@ func TestPlanStates(t *testing.T) {
 	golden(t, "plan-recommend", rec.HTML)
 
 	// "Use it" loads the searched best into the option.
-	used := p.RenderOf(PlanRenderInput{Form: rec.Form, Action: "use", Row: 0, Width: 600})
+	used := p.RenderOf(PlanRenderInput{Form: rec.Form, Action: "use", Row: 0, Widths: []float64{600}})
 	best := regexp.MustCompile(`data-best-kwh="([^"]+)"`).FindStringSubmatch(rec.HTML)
 	cur := regexp.MustCompile(`data-current-kwh="([^"]+)"`).FindStringSubmatch(used.HTML)
 	if best == nil || cur == nil || best[1] != cur[1] {
@@ -80,7 +80,7 @@ func TestPlanStates(t *testing.T) {
 		t.Errorf("after Use it: form %v, query %q: want the best's GPU and power limit", used.Form, used.Query)
 	}
 
-	stale := p.RenderOf(PlanRenderInput{Form: used.Form, Changed: "o1.s.tokens", Value: "lots", Width: 600})
+	stale := p.RenderOf(PlanRenderInput{Form: used.Form, Changed: "o1.s.tokens", Value: "lots", Widths: []float64{600}})
 	if stale.State != "error" {
 		t.Fatalf("tokens “lots”: state %q", stale.State)
 	}
@@ -156,9 +156,14 @@ func TestPlanRules(t *testing.T) {
 	if !strings.Contains(o.HFOptions, `<option value="3">Option 3: `) || len(o.HF) != 6 || o.HF[2]["model"] != "olmo-2-1b" {
 		t.Errorf("the Hugging Face box's choices: %q, %d forms", o.HFOptions, len(o.HF))
 	}
-	// A link with a ready-made plan alone opens that plan.
-	if l := p.RenderOf(PlanRenderInput{Link: "?set=13b&n=4"}); l.Form["o1.preset"] != "sft-13b" || l.Form["n"] != "4" || l.Form["rows"] != "3" {
-		t.Errorf("?set=13b&n=4 opens %v", l.Form)
+	// A link with a ready-made plan alone opens that plan, and leaves the
+	// address; what was typed before Go answered goes over it, in order,
+	// and the address follows.
+	if l := p.RenderOf(PlanRenderInput{Link: "?set=13b&n=4"}); l.Form["o1.preset"] != "sft-13b" || l.Form["n"] != "4" || l.Form["rows"] != "3" || l.Address {
+		t.Errorf("?set=13b&n=4 opens %v (address %v)", l.Form, l.Address)
+	}
+	if l := p.RenderOf(PlanRenderInput{Link: "?set=13b&n=4", Typed: [][2]string{{"n", "3"}, {"n", "5"}}}); l.Form["n"] != "5" || l.Form["o1.preset"] != "sft-13b" || !l.Address {
+		t.Errorf("typed n=3, n=5 over ?set=13b&n=4: n %q, o1.preset %q, address %v", l.Form["n"], l.Form["o1.preset"], l.Address)
 	}
 	if out := p.Render([]byte(`{"form":{"rows":"x"},"changed":"n","value":"1"}`)); !json.Valid(out) {
 		t.Errorf("a form with no rows: %.200s", out)

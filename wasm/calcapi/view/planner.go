@@ -213,7 +213,7 @@ func (v *planView) markup() (string, error) {
 			for i := 1; i <= v.rows(); i++ {
 				v.row(i)
 			}
-			v.w(`<p><button type="button" class="btn" data-add="1">+ Add an option</button></p>`)
+			v.w(`<p><button type="button" class="btn" data-act="add">+ Add an option</button></p>`)
 			continue
 		}
 		c.fieldset(sec, false)
@@ -233,7 +233,7 @@ func (v *planView) markup() (string, error) {
 	v.w(`<section class="`, cls, `" aria-label="Plan result" id="plan-results" tabindex="-1" data-part="res">`, status,
 		`<h2 class="h first">Options side by side</h2><div class="options">`)
 	v.options(r, v.out.BestPerStudent)
-	v.w(`</div><h2 class="h">Energy by stage</h2><div class="stages">`)
+	v.w(`</div><h2 class="h">Energy by stage</h2><div class="stages" data-width="">`)
 	if v.width > 0 {
 		v.stages(r, clampChart(v.width), "", true)
 	} else {
@@ -347,7 +347,7 @@ func (v *planView) row(i int) {
 	v.w(`<div class="grid2">`, c.inputs(o+"q"),
 		markField(c.field(o+"baseline", c.rows[o+"baseline"].Label, c.sel(o+"baseline", bl), nil), o+"baseline", ` data-distilled="1"`), `</div>`)
 	if v.rows() > 1 {
-		v.w(`<button type="button" class="btn small" data-remove="`, strconv.Itoa(i), `">Remove option `, strconv.Itoa(i), `</button>`)
+		v.w(`<button type="button" class="btn small" data-act="remove" data-act-row="`, strconv.Itoa(i), `">Remove option `, strconv.Itoa(i), `</button>`)
 	}
 	v.w(`</fieldset>`)
 }

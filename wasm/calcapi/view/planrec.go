@@ -124,7 +124,7 @@ func (v *planView) stageRec() {
 		}
 		v.w(`. `)
 		if s.Stage == distill.StageStudent {
-			v.w(`<button type="button" class="btn small" data-use="`, strconv.Itoa(j), `">Use it for option `, strings.TrimSuffix(strings.TrimPrefix(stageRow(s.Path), "o"), "."), `</button>`)
+			v.w(`<button type="button" class="btn small" data-act="use" data-act-row="`, strconv.Itoa(j), `">Use it for option `, strings.TrimSuffix(strings.TrimPrefix(stageRow(s.Path), "o"), "."), `</button>`)
 		}
 		if len(s.WarningMessages) > 0 {
 			v.w(`<br><span class="muted small">`, esc(says(s.WarningMessages)), `</span>`)
