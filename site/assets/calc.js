@@ -305,7 +305,8 @@
     fill(root.querySelectorAll(this.sel + ' [name]'), out.show || out.form);
     if (root.dataset.state !== out.state) root.dataset.state = out.state;
     if (out.address) history.replaceState(null, '', '?' + out.query + location.hash);
-    this.seen = String(this.widths());
+    // The widths drawn for (read again only when none were known: no layout is forced).
+    this.seen = String(o.widths.length ? o.widths : this.widths());
     var f = out.focus && document.getElementById('f-' + out.focus), pick = root.querySelector('#hf-row');
     if (f) f.focus();
     if (pick && out.hf_options) {
