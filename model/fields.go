@@ -159,36 +159,48 @@ func (f *Field) Check(x float64) error {
 	return f.Bounds.Check(f.Path, x)
 }
 
-func intBounds(lo, hi float64) *Bounds { return &Bounds{Min: lo, Max: hi, Whole: true} }
+// The defaults' figures as RequestFields writes them, constants so that
+// the table is laid out by the compiler rather than built when a program
+// starts (TestFieldDefaultTexts checks them against the values).
+const (
+	defaultStateBytesText = "16"   // DefaultStateBytesPerParam
+	defaultCarbonText     = "475"  // DefaultCarbonGPerKWh
+	defaultPUEText        = "1.56" // DefaultPUE
+	defaultUSDText        = "0.15" // DefaultUSDPerKWh
+)
 
 // RequestFields is the estimate request's field table, in the form's order.
+// Its rows are constants (no call, no computed text) except the maps of
+// words, so that the compiler lays most of it out as data: code run at
+// start-up is compiled by the browser before the calculator's first
+// answer.
 var RequestFields = []Field{
 	{Key: "model", Student: true, Path: "model.preset", Kind: KindString, Group: "model", Label: "Preset or “custom”", Form: "bert-base",
 		Default: "give the shape instead (layers, hidden, heads, ffn, vocab)", Help: "a model preset (bert-base, llama-3-8b, …); in the form, custom gives the shape"},
-	{Key: "layers", Student: true, Example: "a whole number, for example 24", Path: "model.layers", Kind: KindInt, Group: "model", Label: "Layers", Form: "12", Bounds: intBounds(1, 1<<22),
+	{Key: "layers", Student: true, Example: "a whole number, for example 24", Path: "model.layers", Kind: KindInt, Group: "model", Label: "Layers", Form: "12", Bounds: &Bounds{Min: 1, Max: 1 << 22, Whole: true},
 		Default: "required for a shape", Help: "transformer layers (blocks)", When: &When{Key: "model", Value: "custom"}},
-	{Key: "hidden", Student: true, Example: "a whole number, for example 2048", Path: "model.hidden", Kind: KindInt, Group: "model", Label: "Hidden size", Form: "768", Bounds: intBounds(1, 1<<22),
+	{Key: "hidden", Student: true, Example: "a whole number, for example 2048", Path: "model.hidden", Kind: KindInt, Group: "model", Label: "Hidden size", Form: "768", Bounds: &Bounds{Min: 1, Max: 1 << 22, Whole: true},
 		Default: "required for a shape", Help: "model (embedding) width d", When: &When{Key: "model", Value: "custom"}},
-	{Key: "heads", Student: true, Example: "a whole number, for example 16", Path: "model.heads", Kind: KindInt, Group: "model", Label: "Attention heads", Form: "12", Bounds: intBounds(1, 1<<22),
+	{Key: "heads", Student: true, Example: "a whole number, for example 16", Path: "model.heads", Kind: KindInt, Group: "model", Label: "Attention heads", Form: "12", Bounds: &Bounds{Min: 1, Max: 1 << 22, Whole: true},
 		Default: "required for a shape", Help: "attention heads; they must divide the hidden size", When: &When{Key: "model", Value: "custom"}},
-	{Key: "kv_heads", Student: true, Example: "a whole number, for example 8, or empty", Path: "model.kv_heads", Kind: KindInt, Group: "model", Label: "KV heads (GQA)", Bounds: intBounds(0, 1<<22), Optional: true,
+	{Key: "kv_heads", Student: true, Example: "a whole number, for example 8, or empty", Path: "model.kv_heads", Kind: KindInt, Group: "model", Label: "KV heads (GQA)", Bounds: &Bounds{Min: 0, Max: 1 << 22, Whole: true}, Optional: true,
 		Default: "as many as the attention heads", Hint: "empty = heads", Help: "key/value heads for grouped-query attention", When: &When{Key: "model", Value: "custom"}},
-	{Key: "ffn", Student: true, Example: "a whole number, for example 8192", Path: "model.ffn", Kind: KindInt, Group: "model", Label: "FFN size", Form: "3072", Bounds: intBounds(1, 1<<22),
+	{Key: "ffn", Student: true, Example: "a whole number, for example 8192", Path: "model.ffn", Kind: KindInt, Group: "model", Label: "FFN size", Form: "3072", Bounds: &Bounds{Min: 1, Max: 1 << 22, Whole: true},
 		Default: "required for a shape", Help: "inner width of the feed-forward block", When: &When{Key: "model", Value: "custom"}},
-	{Key: "vocab", Student: true, Example: "a whole number, for example 32000", Path: "model.vocab", Kind: KindInt, Group: "model", Label: "Vocabulary", Form: "30522", Bounds: intBounds(1, 1<<22),
+	{Key: "vocab", Student: true, Example: "a whole number, for example 32000", Path: "model.vocab", Kind: KindInt, Group: "model", Label: "Vocabulary", Form: "30522", Bounds: &Bounds{Min: 1, Max: 1 << 22, Whole: true},
 		Default: "required for a shape", Help: "vocabulary size", When: &When{Key: "model", Value: "custom"}},
 	{Key: "glu", Student: true, Path: "model.glu", Kind: KindBool, Group: "model", Label: "Gated MLP (SwiGLU)", Optional: true, Default: "false",
 		Help: "a gated feed-forward block (SwiGLU, three matrices)", When: &When{Key: "model", Value: "custom"}},
-	{Key: "experts", Student: true, Path: "model.experts", Kind: KindInt, Group: "model", Label: "Experts (MoE)", Bounds: intBounds(0, MaxExperts), Optional: true,
+	{Key: "experts", Student: true, Path: "model.experts", Kind: KindInt, Group: "model", Label: "Experts (MoE)", Bounds: &Bounds{Min: 0, Max: MaxExperts, Whole: true}, Optional: true,
 		Default: "0 (a dense model)", Hint: "empty = dense", Help: "mixture of experts: feed-forward experts per layer, each ffn wide; their matmuls are charged at the rate published MoE training reaches (see the methodology)", When: &When{Key: "model", Value: "custom"}},
-	{Key: "experts_per_token", Student: true, Path: "model.experts_per_token", Kind: KindInt, Group: "model", Label: "Experts per token", Bounds: intBounds(0, MaxExperts), Optional: true,
+	{Key: "experts_per_token", Student: true, Path: "model.experts_per_token", Kind: KindInt, Group: "model", Label: "Experts per token", Bounds: &Bounds{Min: 0, Max: MaxExperts, Whole: true}, Optional: true,
 		Default: "needed with experts", Hint: "top-k routing", Help: "mixture of experts: the experts each token is routed to (top-k); FLOPs count these, memory and traffic all experts", When: &When{Key: "model", Value: "custom"}},
-	{Key: "head_dim", Student: true, Example: "a whole number, for example 128, or empty", Path: "model.head_dim", Kind: KindInt, Group: "model", Label: "Head width", Bounds: intBounds(0, 1<<14), Optional: true,
+	{Key: "head_dim", Student: true, Example: "a whole number, for example 128, or empty", Path: "model.head_dim", Kind: KindInt, Group: "model", Label: "Head width", Bounds: &Bounds{Min: 0, Max: 1 << 14, Whole: true}, Optional: true,
 		Default: "hidden ÷ heads", Hint: "empty = hidden ÷ heads", Help: "one attention head's width where it is not hidden ÷ heads (Gemma, Qwen3): the query and output projections are then hidden × heads·head_dim", When: &When{Key: "model", Value: "custom"}},
 	{Key: "tied", Student: true, Path: "model.tied", Kind: KindBool, Group: "model", Label: "Tied embeddings", Optional: true, Default: "false",
 		Help: "the LM head shares the input embeddings (one vocabulary × hidden matrix instead of two)", When: &When{Key: "model", Value: "custom"}},
 	{Path: PathHFConfig, Kind: KindObject, Group: "model", Label: "Hugging Face config.json", Optional: true, Default: "no config: give a preset or a shape",
-		Help: "the model's config.json from its Hugging Face repository, as a JSON object; read for " + hfFamilyList() + "; a shape field given beside it wins, and inputs.imported lists what was read"},
+		Help: "the model's config.json from its Hugging Face repository, as a JSON object; read for " + hfFamilyNames + "; a shape field given beside it wins, and inputs.imported lists what was read"},
 	{Key: "head", Student: true, Path: "model.head", Kind: KindEnum, Group: "model", Label: "Trained head", Choices: []string{"", "lm", "classifier"}, Optional: true,
 		Say:     map[string]string{"": "Default for the model", "lm": "Language-model head (vocabulary)", "classifier": "Small classifier head"},
 		Default: "lm, or classifier for encoder presets (BERT, RoBERTa, DistilBERT)", Help: "lm (a vocabulary projection is trained) or classifier (a small task head)"},
@@ -203,19 +215,19 @@ var RequestFields = []Field{
 		Default: "give dataset_tokens instead", Help: "examples (sequences) in one pass over the dataset, instead of dataset_tokens: an epoch is dataset_examples × seq_len tokens, each example counted at the full sequence length (padded, or packed); with epochs or num_train_epochs of training.hf_args"},
 	{Key: "epochs", Student: true, Example: "a number, for example 3", Path: "training.epochs", Kind: KindNumber, Group: "training", Label: "Epochs", Form: "2",
 		Bounds: &Bounds{Min: 0, Max: 1e4, MinOpen: true}, Default: "give tokens instead", Help: "passes over the dataset (may be fractional)", When: &When{Key: "length", Value: "epochs"}},
-	{Key: "seq", Student: true, Example: "a whole number of tokens, for example 512", Path: "training.seq_len", Kind: KindInt, Group: "training", Label: "Sequence", Unit: "tokens", Form: "512", Bounds: intBounds(1, 1<<21),
+	{Key: "seq", Student: true, Example: "a whole number of tokens, for example 512", Path: "training.seq_len", Kind: KindInt, Group: "training", Label: "Sequence", Unit: "tokens", Form: "512", Bounds: &Bounds{Min: 1, Max: 1 << 21, Whole: true},
 		Help: "tokens per sequence"},
-	{Key: "batch", Student: true, Example: "a whole number, for example 32", Path: "training.batch_per_gpu", Kind: KindInt, Group: "training", Label: "Batch / GPU", Unit: "sequences", Form: "32", Bounds: intBounds(1, 1<<16),
+	{Key: "batch", Student: true, Example: "a whole number, for example 32", Path: "training.batch_per_gpu", Kind: KindInt, Group: "training", Label: "Batch / GPU", Unit: "sequences", Form: "32", Bounds: &Bounds{Min: 1, Max: 1 << 16, Whole: true},
 		Help: "sequences per GPU per step (micro-batch)"},
-	{Key: "accum", Student: true, Example: "a whole number, for example 8, or empty", Path: "training.gradient_accumulation", Kind: KindInt, Group: "training", Label: "Accumulation steps", Unit: "micro-batches", Bounds: intBounds(1, 1<<16), Optional: true,
+	{Key: "accum", Student: true, Example: "a whole number, for example 8, or empty", Path: "training.gradient_accumulation", Kind: KindInt, Group: "training", Label: "Accumulation steps", Unit: "micro-batches", Bounds: &Bounds{Min: 1, Max: 1 << 16, Whole: true}, Optional: true,
 		Default: "1 (an optimizer step after every micro-batch)", Hint: "empty = 1",
 		Help: "micro-batches per GPU per optimizer step (gradient_accumulation_steps): the optimizer's update and ddp's gradient all-reduce run once per optimizer step, so more accumulation means less weight and optimizer traffic per token"},
-	{Key: "precision", Student: true, Path: "training.precision", Kind: KindEnum, Group: "training", Label: "Precision", Form: "fp16", Choices: precisionNames(), Optional: true,
+	{Key: "precision", Student: true, Path: "training.precision", Kind: KindEnum, Group: "training", Label: "Precision", Form: "fp16", Choices: []string{string(FP32), string(TF32), string(FP16), string(BF16), string(FP8)}, Optional: true,
 		Default: "the accelerator's usual mixed-precision format: " + DefaultPrecisionRule,
 		Help:    "numeric format of the matrix multiplications"},
 	{Key: "state_bytes", Student: true, Path: "training.state_bytes_per_param", Kind: KindNumber, Group: "training", Label: "State bytes / parameter", Unit: "bytes",
 		Bounds: &Bounds{Min: 2, Max: 64}, Optional: true,
-		Default: strconv.Itoa(DefaultStateBytesPerParam) + " (AdamW in mixed precision)", Hint: "empty = " + strconv.Itoa(DefaultStateBytesPerParam) + " (AdamW)",
+		Default: defaultStateBytesText + " (AdamW in mixed precision)", Hint: "empty = " + defaultStateBytesText + " (AdamW)",
 		Help: "device memory per parameter for weights, gradients and optimizer state: 16 for AdamW in mixed precision, about 8 for Adafactor with fp32 master weights, 4 on pure bf16 weights; sets the memory check and the optimizer's memory traffic"},
 	{Key: "stack", Path: "training.stack", Kind: KindEnum, Group: "training", Label: "Software stack", Choices: Stacks, Optional: true,
 		Form: StackReference, Implied: StackReference, Default: "reference", Hint: "optimised: fused kernels, packing (Megatron, NeMo, MLPerf class)",
@@ -258,7 +270,7 @@ var RequestFields = []Field{
 		Help: "PEFT's adapter_config.json as a JSON object, with a QLoRA run's BitsAndBytesConfig keys (load_in_4bit, bnb_4bit_quant_type, bnb_4bit_use_double_quant, bnb_4bit_compute_dtype) at its top or in quantization_config: r, target_modules and modules_to_save are read and the method follows (qlora with a quantised base, else lora); the method and lora fields win over it"},
 	{Key: "gpu", Student: true, Path: "hardware.gpu", Kind: KindString, Group: "hardware", Label: "GPU", Form: "a100-sxm4-80gb",
 		Help: "accelerator id or alias (a100-sxm4-80gb, h100, …)"},
-	{Key: "count", Student: true, Example: "a whole number, for example 8", Path: "hardware.count", Kind: KindInt, Group: "hardware", Label: "GPUs", Form: "4", Bounds: intBounds(1, 1<<20),
+	{Key: "count", Student: true, Example: "a whole number, for example 8", Path: "hardware.count", Kind: KindInt, Group: "hardware", Label: "GPUs", Form: "4", Bounds: &Bounds{Min: 1, Max: 1 << 20, Whole: true},
 		Help: "how many accelerators"},
 	{Key: "power", Student: true, Example: "a number of watts, for example 300, or empty", Path: "hardware.power_limit_w", Kind: KindNumber, Group: "hardware", Label: "Power limit (W)", Unit: "W", Optional: true,
 		Default: "the board's default limit (its board power)", Hint: "per GPU; empty = the board’s default limit",
@@ -266,23 +278,23 @@ var RequestFields = []Field{
 	{Key: "strategy", Student: true, Path: "strategy", Kind: KindEnum, Group: "hardware", Label: "Strategy", Form: FSDP, Choices: Strategies,
 		Say:  map[string]string{Single: "Single GPU", DDP: "DDP (data parallel)", FSDP: "FSDP (fully sharded)", TP: "Tensor parallel", Hybrid: "Hybrid tensor × data"},
 		Help: "parallel layout: single, ddp, fsdp, tp, or hybrid tensor × data parallelism"},
-	{Key: "tensor", Student: true, Example: "a whole number, for example 2", Path: "strategy.tensor", Kind: KindInt, Group: "hardware", Label: "Tensor-parallel degree", Form: "2", Bounds: intBounds(1, 1<<20),
+	{Key: "tensor", Student: true, Example: "a whole number, for example 2", Path: "strategy.tensor", Kind: KindInt, Group: "hardware", Label: "Tensor-parallel degree", Form: "2", Bounds: &Bounds{Min: 1, Max: 1 << 20, Whole: true},
 		Hint: "data ranks = GPUs ÷ this", Default: "required in a hybrid layout", Help: "hybrid: tensor-parallel ranks; the data-parallel ranks are the GPUs divided by this", When: &When{Key: "strategy", Value: Hybrid}},
-	{Key: "", Path: "strategy.data", Kind: KindInt, Group: "hardware", Label: "Data-parallel degree", Bounds: intBounds(1, 1<<20),
+	{Key: "", Path: "strategy.data", Kind: KindInt, Group: "hardware", Label: "Data-parallel degree", Bounds: &Bounds{Min: 1, Max: 1 << 20, Whole: true},
 		Default: "required in a hybrid layout", Help: "hybrid: data-parallel ranks (the form derives it: GPUs ÷ tensor-parallel degree)", When: &When{Key: "strategy", Value: Hybrid}},
-	{Key: "", Path: "strategy.context", Kind: KindInt, Group: "hardware", Label: "Context-parallel degree", Bounds: intBounds(1, 1<<10), Optional: true,
+	{Key: "", Path: "strategy.context", Kind: KindInt, Group: "hardware", Label: "Context-parallel degree", Bounds: &Bounds{Min: 1, Max: 1 << 10, Whole: true}, Optional: true,
 		Default: "1 (no context parallelism)", Help: "hybrid: GPUs each sequence is split over (context parallelism, ring attention); GPUs = tensor × context × data", When: &When{Key: "strategy", Value: Hybrid}},
 	{Key: "data_mode", Student: true, Path: "strategy.data_mode", Kind: KindEnum, Group: "hardware", Label: "Data parallel as", Form: FSDP, Choices: []string{FSDP, DDP}, Say: map[string]string{FSDP: "FSDP", DDP: "DDP"},
 		Optional: true, Default: "ddp", Help: "hybrid: how the data-parallel ranks hold the model, fsdp (sharded) or ddp (replicated)", When: &When{Key: "strategy", Value: Hybrid}},
 	{Key: "region", Path: "site.region", Kind: KindString, Group: "site", Label: "Grid region", Form: "world", Optional: true, Default: "no region named",
 		Help: "where the run draws power; echoed in reports (the form's grid presets also fill the carbon intensity)"},
 	{Key: "carbon", Example: "a number, for example 400", Path: "site.carbon_g_per_kwh", Kind: KindNumber, Group: "site", Label: "g CO₂e/kWh", Unit: "g CO2e/kWh", Form: "475",
-		Bounds: &Bounds{Min: 0, Max: 2000}, Optional: true, Default: formatFloat(DefaultCarbonGPerKWh) + " (IEA world average)",
+		Bounds: &Bounds{Min: 0, Max: 2000}, Optional: true, Default: defaultCarbonText + " (IEA world average)",
 		Help: "carbon intensity of the electricity"},
 	{Key: "pue", Example: "a number from 1 to 3, for example 1.2, or empty", Path: "site.pue", Kind: KindNumber, Group: "site", Label: "PUE", Bounds: &Bounds{Min: 1, Max: 3}, Optional: true,
-		Default: formatFloat(DefaultPUE) + " (Uptime Institute 2024 global average)", Hint: "empty = " + formatFloat(DefaultPUE), Help: "the facility's power usage effectiveness (facility energy ÷ IT energy)"},
+		Default: defaultPUEText + " (Uptime Institute 2024 global average)", Hint: "empty = " + defaultPUEText, Help: "the facility's power usage effectiveness (facility energy ÷ IT energy)"},
 	{Key: "price", Example: "a number, for example 0.15", Path: "site.usd_per_kwh", Kind: KindNumber, Group: "site", Label: "USD/kWh", Unit: "USD/kWh", Form: "0.15",
-		Bounds: &Bounds{Min: 0, Max: 10}, Optional: true, Default: formatFloat(DefaultUSDPerKWh) + " (an assumed tariff)",
+		Bounds: &Bounds{Min: 0, Max: 10}, Optional: true, Default: defaultUSDText + " (an assumed tariff)",
 		Help: "electricity price"},
 	{Key: "cal", Path: "calibration", Kind: KindString, Group: "calibration", Label: "Coefficients", Optional: true,
 		Default: "the catalog's default calibration", Help: "the calibration to use, by name"},
@@ -294,14 +306,6 @@ var BoolSay = map[string]string{"": "Default", "on": "On", "off": "Off"}
 
 // loraOnly is when the adapter inputs apply.
 var loraOnly = &When{Key: "method", In: []string{MethodLoRA, MethodQLoRA}}
-
-func precisionNames() []string {
-	out := make([]string, len(Precisions))
-	for i, p := range Precisions {
-		out[i] = string(p)
-	}
-	return out
-}
 
 var requestFieldByPath = func() map[string]*Field {
 	m := map[string]*Field{}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -110,5 +111,35 @@ func TestSetIsReflectSet(t *testing.T) {
 	var r Request
 	if r.at("model.nope") != nil || r.at("training.lora.nope") != nil {
 		t.Errorf("Request.at of an unknown path is not nil")
+	}
+}
+
+// TestFieldDefaultTexts holds RequestFields' constant texts to the values
+// they write out: the defaults' figures, the precisions offered and the
+// Hugging Face families read.
+func TestFieldDefaultTexts(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{defaultStateBytesText, strconv.Itoa(DefaultStateBytesPerParam)},
+		{defaultCarbonText, formatFloat(DefaultCarbonGPerKWh)},
+		{defaultPUEText, formatFloat(DefaultPUE)},
+		{defaultUSDText, formatFloat(DefaultUSDPerKWh)},
+	} {
+		if c.text != c.want {
+			t.Errorf("default text %q, want %q", c.text, c.want)
+		}
+	}
+	var names []string
+	for _, f := range hfFamilies {
+		names = append(names, f.name)
+	}
+	if got := strings.Join(names, ", "); hfFamilyNames != got {
+		t.Errorf("hfFamilyNames = %q, want %q", hfFamilyNames, got)
+	}
+	var precisions []string
+	for _, p := range Precisions {
+		precisions = append(precisions, string(p))
+	}
+	if f := RequestField("training.precision"); f == nil || !reflect.DeepEqual(f.Choices, precisions) {
+		t.Errorf("precision choices %v, want %v", f, precisions)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -143,21 +144,36 @@ func joinPrecisions(ps []Precision) string {
 // Hardware is a table of accelerators, looked up by exact name.
 type Hardware struct {
 	GPUs  []GPU
-	keys  map[string]int // normalised spelling -> index
 	exact map[string]int // id, name and aliases as written -> index
+	// keys maps every spelling Lookup accepts, normalised, to its index.
+	// It is built on the first lookup that is not of a spelling as
+	// written (exact): the calculator's start and its usual lookups need
+	// only exact.
+	keys func() map[string]int
 }
 
 // NewHardware indexes gpus for lookup by id, name and aliases (Lookup).
 func NewHardware(gpus []GPU) *Hardware {
-	h := &Hardware{GPUs: gpus, keys: map[string]int{}, exact: map[string]int{}}
-	// Spellings a part is known by: as written in the table, then derived
-	// ones: the vendor before any of them, and the part's own memory size
-	// after its id or an alias. A derived spelling that two parts share, or
-	// that is another part's written one, names neither.
+	h := &Hardware{GPUs: gpus, exact: map[string]int{}}
 	for i, g := range gpus {
 		for _, k := range append([]string{g.ID, g.Name}, g.Aliases...) {
-			h.keys[normName(k)] = i
 			h.exact[k] = i
+		}
+	}
+	h.keys = sync.OnceValue(func() map[string]int { return spellings(gpus) })
+	return h
+}
+
+// spellings are the spellings a part is known by, normalised, to its
+// index: as written in the table, then derived ones: the vendor before
+// any of them, and the part's own memory size after its id or an alias. A
+// derived spelling that two parts share, or that is another part's
+// written one, names neither.
+func spellings(gpus []GPU) map[string]int {
+	keys := map[string]int{}
+	for i, g := range gpus {
+		for _, k := range append([]string{g.ID, g.Name}, g.Aliases...) {
+			keys[normName(k)] = i
 		}
 	}
 	derived := map[string]int{}
@@ -171,7 +187,7 @@ func NewHardware(gpus []GPU) *Hardware {
 			for _, sp := range spellings {
 				for _, d := range []string{sp, g.Vendor + sp} {
 					d = normName(d)
-					if _, written := h.keys[d]; written {
+					if _, written := keys[d]; written {
 						continue
 					}
 					if j, ok := derived[d]; ok && j != i {
@@ -185,10 +201,10 @@ func NewHardware(gpus []GPU) *Hardware {
 	}
 	for d, i := range derived {
 		if i >= 0 {
-			h.keys[d] = i
+			keys[d] = i
 		}
 	}
-	return h
+	return keys
 }
 
 // normName is the form names are compared in: lower case, without spaces
@@ -237,7 +253,7 @@ func (h *Hardware) Lookup(name string) (*GPU, error) {
 	if k == "" {
 		return nil, codeErr(CodeGPUBlank, "hardware.gpu", name, nil)
 	}
-	if i, ok := h.keys[k]; ok {
+	if i, ok := h.keys()[k]; ok {
 		return &h.GPUs[i], nil
 	}
 	return nil, codeErr(CodeGPUUnknown, "hardware.gpu", name, Args{{Name: "near", List: h.near(k, 4)}})
@@ -251,7 +267,7 @@ func (h *Hardware) near(k string, n int) []string {
 	for i := range d {
 		d[i] = math.MaxInt
 	}
-	for key, i := range h.keys {
+	for key, i := range h.keys() {
 		e := editDistance(k, key)
 		if strings.HasPrefix(key, k) || strings.HasPrefix(k, key) {
 			e -= 1000

@@ -269,14 +269,10 @@ func (f *hfFamily) hasClass(a string) bool {
 	return false
 }
 
-// hfFamilyList names the families read, for people.
-func hfFamilyList() string {
-	var out []string
-	for _, f := range hfFamilies {
-		out = append(out, f.name)
-	}
-	return strings.Join(out, ", ")
-}
+// hfFamilyNames names the families read (hfFamilies), for people, as a
+// constant, for RequestFields (TestFieldDefaultTexts keeps it equal to
+// hfFamilies).
+const hfFamilyNames = "Llama, Mistral, Mixtral, Qwen2 / Qwen2.5, Qwen2 MoE, Qwen3, Qwen3 MoE, Gemma, Phi-3 / Phi-4, OLMo, GPT-2, GPT-NeoX / Pythia, Falcon, BERT, RoBERTa / XLM-R, DeBERTa-v2 / v3, DistilBERT"
 
 // hfTypes lists the model_type values read, for an error.
 func hfTypes() []string {
