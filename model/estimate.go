@@ -553,14 +553,14 @@ func (c *Catalog) estimate(r *resolved) (Response, error) {
 		Overhead: overhead, WaitingShare: 1 - eta, WaitingPowerW: waitW, BusyPowerW: pAvg}
 	resp.Memory = MemoryUse{StateGBPerGPU: state / 1e9, ActivationGBPerGPU: act / 1e9, CapacityGB: g.MemoryGB, FrozenGBPerGPU: frozen / 1e9, TrainedGBPerGPU: trained / 1e9}
 	resp.Training = r.methodUse(flopsTok)
-	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, Outside: MessageTexts(outside), OutsideMessages: outside, SigmaLn: math.Log(hi/lo) / (2 * z), Interval: iv}
+	resp.Calibration = CalUsed{Name: cal.Name, Version: cal.Version, Kind: cal.Kind, Citation: cal.Citation, InEnvelope: len(outside) == 0, OutsideMessages: outside, SigmaLn: math.Log(hi/lo) / (2 * z), Interval: iv}
 	resp.Inputs = Inputs{Model: r.name, Arch: r.arch, Head: r.head, Tokens: r.tokens, SeqLen: r.seq, BatchPerGPU: r.bat, GradientAccumulation: r.accum, Precision: r.prec, StateBytesPerParam: r.state,
 		GPU: g.ID, GPUName: g.Name, Interconnect: string(g.Interconnect), Count: r.count, PowerLimitW: r.limitW, PUE: pue, CarbonGPerKWh: r.site.CarbonGPerKWh, USDPerKWh: r.site.USDPerKWh, Region: r.site.Region,
 		Imported: r.imported}
-	resp.Assumptions = MessageTexts(assume)
-	resp.AssumptionMessages = assume
-	resp.Warnings = MessageTexts(warn)
-	resp.WarningMessages = warn
+	resp.AssumptionMessages, resp.WarningMessages = assume, warn
+	if !r.numbersOnly {
+		resp.Calibration.Outside, resp.Assumptions, resp.Warnings = MessageTexts(outside), MessageTexts(assume), MessageTexts(warn)
+	}
 	if !finiteResponse(&resp) {
 		return Response{}, codeErr(CodeNotFinite, "(request)", nil, nil)
 	}

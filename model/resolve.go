@@ -43,6 +43,10 @@ type resolved struct {
 	assume   []Message
 	warn     []Message
 	imported []Imported // what the Hugging Face files gave (Inputs.Imported)
+	// numbersOnly: a sweep point (Sweep keeps the figures alone), whose
+	// response leaves its messages' texts unwritten; the messages and
+	// every number are the estimate's.
+	numbersOnly bool
 }
 
 func (c *Catalog) resolve(req Request) (*resolved, error) {

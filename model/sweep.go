@@ -81,7 +81,7 @@ func (c *Catalog) Sweep(s SweepRequest) ([]SweepPoint, error) {
 			for _, b := range batches {
 				p := SweepPoint{Strategy: st, GPUs: n, BatchPerGPU: b}
 				r := *base
-				r.assume = nil
+				r.assume, r.numbersOnly = nil, true
 				r.count, r.bat = n, b
 				if err := r.resolveStrategy(Strategy{Name: st}); err != nil {
 					p.fail(err)
