@@ -1,10 +1,11 @@
 package view
 
 import (
-	"github.com/wattscale/wattscale/internal/errctx"
+	"bytes"
 	"strconv"
 	"strings"
 
+	"github.com/wattscale/wattscale/internal/errctx"
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
 
@@ -19,6 +20,7 @@ type Calc struct {
 	preset *calcapi.PresetInfo     // the last estimate's preset
 	sent   map[string]string       // the parts' markup as last sent (RenderInput.Parts)
 	def    *calcapi.EstimateOutput // the default form's estimate, computed once, behind a first form in error
+	buf    []byte                  // the markup's buffer, reused from one answer to the next
 }
 
 // NewCalc is the calculator over api's catalog.
@@ -374,7 +376,12 @@ func (c *Calc) RenderOf(in RenderInput) RenderOutput {
 			}
 		}
 	}
+	// The markup is written into the last answer's buffer (every string
+	// taken from it is a copy), and only the parts when they are all the
+	// page asked for.
+	v.b, v.partsOnly = *bytes.NewBuffer(c.buf[:0]), in.Parts
 	html, err := v.markup()
+	c.buf = v.b.Bytes()[:0]
 	if err != nil {
 		html = `<div class="calc-layout"><p class="err">` + esc(err.Error()) + `</p></div>`
 	}

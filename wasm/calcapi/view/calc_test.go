@@ -372,3 +372,25 @@ func TestBoxStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderKeepsEachAnswer: an answer's markup stays what it was when the
+// next answer is written (Calc reuses its buffer), whole or in parts.
+func TestRenderKeepsEachAnswer(t *testing.T) {
+	c, _ := newCalc(t)
+	first := c.RenderOf(RenderInput{Form: with("count", "8")})
+	parts := c.RenderOf(RenderInput{Form: with("count", "2"), Parts: true})
+	kept := make([]string, len(parts.Parts))
+	for i, p := range parts.Parts {
+		kept[i] = p.HTML
+	}
+	c.RenderOf(RenderInput{Form: with("count", "16")})
+	fresh, _ := newCalc(t)
+	if again := fresh.RenderOf(RenderInput{Form: with("count", "8")}); first.HTML != again.HTML {
+		t.Errorf("the first answer's markup changed after later answers")
+	}
+	for i, p := range parts.Parts {
+		if p.HTML != kept[i] {
+			t.Errorf("part %s changed after a later answer", p.Key)
+		}
+	}
+}

@@ -69,6 +69,9 @@ type calcView struct {
 	// blankSelects: an empty value that no option has selects nothing
 	// (the planner's selects; the calculator adds an option for it).
 	blankSelects bool
+	// partsOnly: the caller takes the parts alone (Calc.RenderOf with
+	// RenderInput.Parts), so markup leaves the whole page's copy out.
+	partsOnly bool
 
 	// At run time (Calc): errs are the form's errors, marked beside their
 	// inputs; out is then the previous estimate, shown dimmed (stale), or,
@@ -335,6 +338,9 @@ func (c *calcView) markup() (string, error) {
 	c.w(`</datalist></form></div>`)
 	if c.embed {
 		c.w(`<p class="embed-foot"><a href="index.html?`, esc(c.query()), `" class="open-full" target="_blank" rel="noopener">Open in the full wattscale calculator</a></p>`)
+	}
+	if c.partsOnly {
+		return "", nil
 	}
 	return c.b.String(), nil
 }
