@@ -515,10 +515,11 @@
     root.dataset.wasmSource = how;
     if (how === 'streaming' && perf.wasmResponse) root.dataset.wasmResponse = perf.wasmResponse;
     perf.goReadyMs = performance.now();
-    // What was typed meanwhile goes over the link's values.
-    var app = new App(root, window.wattscale, mode);
+    // What was typed meanwhile goes over the link's values; on a page the
+    // visitor has not changed, Go leaves out the parts it shows (data-parts).
+    var app = new App(root, window.wattscale, mode), typed = pre ? Object.entries(typedValues(root)) : [];
     perf.calculatorMs = performance.now();
-    app.update({ link: location.search.slice(1), typed: pre ? Object.entries(typedValues(root)) : [] });
+    app.update({ link: location.search.slice(1), typed: typed, seen: typed.length || root.hasAttribute('data-linked') ? '' : root.getAttribute('data-parts') || '' });
     perf.firstEstimateCallMs = perf.lastRenderMs;
     unpending(root);
     root.removeAttribute('data-linked');

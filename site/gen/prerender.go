@@ -25,7 +25,10 @@ import (
 // embed.html.
 type prerendered struct {
 	Calculator, Embed template.HTML
-	FormKeys          []string // the URL keys that carry a calculator's state
+	// CalculatorParts and EmbedParts are their parts' hashes
+	// (view.PartHashes; the mount's data-parts).
+	CalculatorParts, EmbedParts string
+	FormKeys                    []string // the URL keys that carry a calculator's state
 	// Planner is the planner page's (prerenderplan.go); nil = none.
 	Planner *plannerPrerendered
 }
@@ -58,14 +61,14 @@ func prerenderCalculator(cat *model.Catalog) (*prerendered, error) {
 		if embed {
 			adv = ""
 		}
-		s, err := view.Calculator(&meta, form, &out, embed, adv)
+		s, parts, err := view.Calculator(&meta, form, &out, embed, adv)
 		if err != nil {
 			return nil, err
 		}
 		if embed {
-			p.Embed = template.HTML(s)
+			p.Embed, p.EmbedParts = template.HTML(s), parts
 		} else {
-			p.Calculator = template.HTML(s)
+			p.Calculator, p.CalculatorParts = template.HTML(s), parts
 		}
 	}
 	return p, nil
@@ -78,9 +81,9 @@ func (s calcShell) with(p *prerendered) calcShell {
 	}
 	switch s.Mode {
 	case "calculator":
-		s.Prerendered = p.Calculator
+		s.Prerendered, s.Parts = p.Calculator, p.CalculatorParts
 	case "embed":
-		s.Prerendered = p.Embed
+		s.Prerendered, s.Parts = p.Embed, p.EmbedParts
 	case "planner":
 		if p.Planner != nil {
 			s.Prerendered, s.FormKeys = p.Planner.Markup, p.Planner.Keys

@@ -98,6 +98,7 @@ type calcShell struct {
 	WasmName, Wasm string
 	Prerendered    template.HTML // the calculator with its default estimate; "" = none (the planner)
 	FormKeys       []string      // URL keys of the calculator's state
+	Parts          string        // the prerendered parts' hashes (view.PartHashes; the mount's data-parts)
 	// Calibrations is Computed.Calibrations: JSON that calc.js hands to the
 	// WebAssembly before it starts; "" = the calibrations compiled in.
 	Calibrations string

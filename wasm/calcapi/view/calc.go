@@ -19,6 +19,7 @@ type Calc struct {
 	last   *calcapi.EstimateOutput
 	preset *calcapi.PresetInfo     // the last estimate's preset
 	sent   map[string]string       // the parts' markup as last sent (RenderInput.Parts)
+	seen   map[string]uint64       // the hashes of the parts the prerendered page shows, until the first answer (CalcCall.Seen)
 	def    *calcapi.EstimateOutput // the default form's estimate, computed once, behind a first form in error
 	buf    []byte                  // the markup's buffer, reused from one answer to the next
 }
@@ -195,7 +196,10 @@ type Post struct {
 // Action "hf" (the Hugging Face files' form values) or "load" (a
 // recommender point's, its data-load) puts Values over the form. Widths
 // are the charts' boxes' widths, those the markup marks data-width in its
-// order (energy, time); Embed and Parts are RenderInput's.
+// order (energy, time); Embed and Parts are RenderInput's. Seen, at the
+// start of a prerendered page the visitor has not changed, is the
+// prerender's part hashes (Calculator): the parts the page already shows
+// are not sent again.
 type CalcCall struct {
 	Form    calcapi.Form
 	Link    string
@@ -207,11 +211,12 @@ type CalcCall struct {
 	Widths  []float64
 	Embed   bool
 	Parts   bool
+	Seen    string
 }
 
 // CalcCallOf is the CalcCall in calc.js's argument a[0], an object of
 // form, link, typed ([[key, value], ...]), changed, value, action,
-// values, widths, embed and parts (jsexport.ValueFunc's plain values); a
+// values, widths, embed, parts and seen (jsexport.ValueFunc's plain values); a
 // field that is missing or of another type is the zero value, and a typed
 // pair that is not two strings is left out.
 func CalcCallOf(a []any) CalcCall {
@@ -234,7 +239,7 @@ func CalcCallOf(a []any) CalcCall {
 	if f := strs(m["form"]); f != nil {
 		in.Form = f
 	}
-	in.Link, in.Changed, in.Action, in.Values = str("link"), str("changed"), str("action"), strs(m["values"])
+	in.Link, in.Changed, in.Action, in.Values, in.Seen = str("link"), str("changed"), str("action"), strs(m["values"]), str("seen")
 	if v, ok := m["value"].(string); ok {
 		in.Value = &v
 	}
@@ -311,6 +316,9 @@ func (c *Calc) Call(in CalcCall) RenderOutput {
 	}
 	if len(in.Widths) > 1 {
 		w.T = in.Widths[1]
+	}
+	if in.Seen != "" && c.sent == nil {
+		c.seen = parseHashes(in.Seen)
 	}
 	out := c.RenderOf(RenderInput{Form: form, Changed: changed, Widths: w, Embed: in.Embed, Parts: in.Parts})
 	out.Address = changed != "" || in.Action != ""
@@ -392,14 +400,18 @@ func (c *Calc) RenderOf(in RenderInput) RenderOutput {
 			c.sent = map[string]string{}
 		}
 		for _, p := range v.parts {
-			if c.sent[p.Key] != p.HTML {
+			if c.sent[p.Key] == p.HTML {
+				continue
+			}
+			c.sent[p.Key] = p.HTML
+			if h, ok := c.seen[p.Key]; !ok || h != partHash(p.HTML) {
 				out.Parts = append(out.Parts, p)
-				c.sent[p.Key] = p.HTML
 			}
 		}
 	} else {
 		c.sent = nil
 		out.HTML = html
 	}
+	c.seen = nil
 	return out
 }

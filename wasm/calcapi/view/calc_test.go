@@ -68,7 +68,7 @@ func TestRenderDefaultIsThePrerender(t *testing.T) {
 	m := api.MetaOf()
 	form := calcapi.DefaultForm()
 	out := api.EstimateOf(calcapi.EstimateInput{Form: form, Sweep: &calcapi.SweepSpec{Counts: SweepCounts(4), Strategies: SweepStrategies}})
-	pre, err := Calculator(&m, form, &out, false, "")
+	pre, _, err := Calculator(&m, form, &out, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestRenderDefaultIsThePrerender(t *testing.T) {
 	// The prerendered page's panel is what advise draws at run time (at
 	// the same width), in the element the page puts it in.
 	adv := Advice(api, &m, form, 0)
-	withAdv, err := Calculator(&m, form, &out, false, adv)
+	withAdv, _, err := Calculator(&m, form, &out, false, adv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,3 +394,40 @@ func TestRenderKeepsEachAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstAnswerLeavesOutWhatThePageShows: the prerendered page's part
+// hashes (Calculator's, the mount's data-parts) keep the first answer from
+// sending the parts the page already shows; the parts that differ (the
+// charts at the boxes' real widths), every later answer and a first answer
+// without hashes or with malformed ones are sent as always.
+func TestFirstAnswerLeavesOutWhatThePageShows(t *testing.T) {
+	c, api := newCalc(t)
+	def := calcapi.DefaultForm()
+	o := api.EstimateForm(def, &calcapi.SweepSpec{Counts: SweepCounts(4), Strategies: SweepStrategies})
+	_, hashes, err := Calculator(&c.meta, def, &o, false, "")
+	if err != nil || !strings.Contains(hashes, "res:") || !strings.Contains(hashes, "fs0:") {
+		t.Fatalf("Calculator's part hashes %q, %v", hashes, err)
+	}
+	all := len(c.Call(CalcCall{Parts: true}).Parts)
+	if same := NewCalc(api).Call(CalcCall{Parts: true, Seen: hashes}); len(same.Parts) != 0 || same.State != "ok" {
+		t.Errorf("the prerendered state's first answer sent %d parts, want none", len(same.Parts))
+	}
+	fresh := NewCalc(api)
+	wide := fresh.Call(CalcCall{Parts: true, Seen: hashes, Widths: []float64{600, 600}})
+	if len(wide.Parts) == 0 || len(wide.Parts) >= all {
+		t.Errorf("at other widths the first answer sent %d of %d parts, want the charts' part alone or a few", len(wide.Parts), all)
+	}
+	for _, p := range wide.Parts {
+		if p.Key == "fs0" || p.Key == "fs1" {
+			t.Errorf("the form's part %s was sent again", p.Key)
+		}
+	}
+	if next := fresh.Call(CalcCall{Form: wide.Form, Changed: "count", Value: ptr("8"), Parts: true, Widths: []float64{600, 600}}); len(next.Parts) == 0 {
+		t.Errorf("a change after the first answer sent no parts")
+	}
+	if odd := NewCalc(api).Call(CalcCall{Parts: true, Seen: "res:zz,,fs0"}); len(odd.Parts) != all {
+		t.Errorf("malformed hashes: %d parts sent, want all %d", len(odd.Parts), all)
+	}
+}
+
+func ptr(s string) *string { return &s }

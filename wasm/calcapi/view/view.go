@@ -16,6 +16,8 @@ package view
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/wattscale/wattscale/wasm/calcapi"
 )
@@ -31,12 +33,51 @@ func SweepCounts(count int) []int { return sweepCounts(count) }
 // element) for the form state form and its estimate out; embed: the
 // embedded calculator's (no summary, recommender or snippets). advice is
 // the recommender's panel (Advice) for the same form ("" = none yet).
-func Calculator(m *calcapi.Meta, form calcapi.Form, out *calcapi.EstimateOutput, embed bool, advice string) (string, error) {
+// parts are its parts' hashes (PartHashes), which the page hands to
+// calc.wasm's first answer (CalcCall.Seen).
+func Calculator(m *calcapi.Meta, form calcapi.Form, out *calcapi.EstimateOutput, embed bool, advice string) (html, parts string, err error) {
 	if m == nil || out == nil {
-		return "", fmt.Errorf("view: no meta or no estimate")
+		return "", "", fmt.Errorf("view: no meta or no estimate")
 	}
 	c := calcView{meta: m, state: form, out: out, embed: embed, advice: advice}
-	return c.markup()
+	html, err = c.markup()
+	return html, PartHashes(c.parts), err
+}
+
+// PartHashes lists each part's key and a hash of its markup
+// ("key:hash,..."), which a page that already shows those parts hands to
+// the next answer so that the parts it shows are not sent again.
+func PartHashes(parts []Part) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(p.Key + ":" + strconv.FormatUint(partHash(p.HTML), 16))
+	}
+	return b.String()
+}
+
+// partHash is the 64-bit FNV-1a hash of a part's markup.
+func partHash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	return h
+}
+
+// parseHashes reads PartHashes' list back, by key; a malformed entry is
+// left out (its part is then sent).
+func parseHashes(s string) map[string]uint64 {
+	m := map[string]uint64{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, ":")
+		if h, err := strconv.ParseUint(v, 16, 64); ok && err == nil {
+			m[k] = h
+		}
+	}
+	return m
 }
 
 // Planner is the planner's markup for the plan form state form and its
