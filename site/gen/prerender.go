@@ -86,7 +86,7 @@ func (s calcShell) with(p *prerendered) calcShell {
 		s.Prerendered, s.Parts = p.Embed, p.EmbedParts
 	case "planner":
 		if p.Planner != nil {
-			s.Prerendered, s.FormKeys = p.Planner.Markup, p.Planner.Keys
+			s.Prerendered, s.FormKeys, s.Parts = p.Planner.Markup, p.Planner.Keys, p.Planner.Parts
 		}
 		return s
 	}
@@ -99,6 +99,7 @@ func (s calcShell) with(p *prerendered) calcShell {
 type plannerPrerendered struct {
 	Markup template.HTML
 	Keys   []string
+	Parts  string // the parts' hashes (view.PartHashes; the mount's data-parts)
 }
 
 // prerenderPlanner evaluates the planner's default plan with cat (the
@@ -121,11 +122,11 @@ func prerenderPlanner(cat *model.Catalog) (*plannerPrerendered, error) {
 	if out.Error != nil {
 		return nil, fmt.Errorf("prerender planner: the default plan does not evaluate: %s", out.Error.Text)
 	}
-	s, err := view.Planner(&meta, &pm, pm.Default, &out)
+	s, parts, err := view.Planner(&meta, &pm, pm.Default, &out)
 	if err != nil {
 		return nil, err
 	}
-	p := &plannerPrerendered{Markup: template.HTML(s)}
+	p := &plannerPrerendered{Markup: template.HTML(s), Parts: parts}
 	// The keys a planner link carries: the plan's, and each
 	// row's for every row the form can have.
 	for _, f := range pm.Fields {

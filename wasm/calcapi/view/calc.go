@@ -399,15 +399,7 @@ func (c *Calc) RenderOf(in RenderInput) RenderOutput {
 		if c.sent == nil {
 			c.sent = map[string]string{}
 		}
-		for _, p := range v.parts {
-			if c.sent[p.Key] == p.HTML {
-				continue
-			}
-			c.sent[p.Key] = p.HTML
-			if h, ok := c.seen[p.Key]; !ok || h != partHash(p.HTML) {
-				out.Parts = append(out.Parts, p)
-			}
-		}
+		out.Parts = changedParts(c.sent, c.seen, v.parts)
 	} else {
 		c.sent = nil
 		out.HTML = html

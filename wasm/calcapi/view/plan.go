@@ -26,6 +26,7 @@ type Plan struct {
 	def  *calcapi.PlanOutput // the default plan's, behind a first form in error
 	rec  *distill.Recommendation
 	sent map[string]string
+	seen map[string]uint64 // the prerendered page's part hashes, until the first answer (PlanRenderInput.Seen)
 }
 
 // NewPlan is the planner over api's catalog.
@@ -48,7 +49,9 @@ func PlanFuncs(api *calcapi.API) map[string]func([]byte) []byte {
 // "hf" the calculator form Values read from Hugging Face files into Row's
 // student stage). Widths are the widths of the boxes the markup marks
 // data-width (the charts' box; none: unknown, both prerendered widths);
-// Parts asks for the changed parts only, as RenderInput.Parts.
+// Parts asks for the changed parts only, as RenderInput.Parts; Seen, on
+// the first answer, is the prerendered page's part hashes, as
+// CalcCall.Seen.
 type PlanRenderInput struct {
 	Form    calcapi.PlanForm  `json:"form,omitempty"`
 	Link    string            `json:"link,omitempty"`
@@ -60,6 +63,7 @@ type PlanRenderInput struct {
 	Values  map[string]string `json:"values,omitempty"`
 	Widths  []float64         `json:"widths,omitempty"`
 	Parts   bool              `json:"parts,omitempty"`
+	Seen    string            `json:"seen,omitempty"`
 }
 
 // PlanRenderOutput is Render's answer: the markup (HTML, or the changed
@@ -107,6 +111,9 @@ func (p *Plan) Render(input []byte) (out []byte) {
 func (p *Plan) RenderOf(in PlanRenderInput) PlanRenderOutput {
 	f := planForm{pm: &p.pm, st: calcapi.PlanForm{}}
 	var out PlanRenderOutput
+	if in.Seen != "" && p.sent == nil {
+		p.seen = parseHashes(in.Seen)
+	}
 	if in.Form == nil {
 		f.open(in.Link)
 		for _, kv := range in.Typed {
@@ -180,15 +187,11 @@ func (p *Plan) RenderOf(in PlanRenderInput) PlanRenderOutput {
 		if p.sent == nil {
 			p.sent = map[string]string{}
 		}
-		for _, pt := range v.c.parts {
-			if p.sent[pt.Key] != pt.HTML {
-				out.Parts = append(out.Parts, pt)
-				p.sent[pt.Key] = pt.HTML
-			}
-		}
+		out.Parts = changedParts(p.sent, p.seen, v.c.parts)
 	} else {
 		p.sent = nil
 		out.HTML = html
 	}
+	p.seen = nil
 	return out
 }

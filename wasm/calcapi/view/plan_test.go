@@ -29,9 +29,19 @@ func TestPlanDefaultIsThePrerender(t *testing.T) {
 	p, api := newPlan(t)
 	m, pm := api.MetaOf(), calcapi.PlannerMetaOf()
 	out := api.DistillOf(calcapi.PlanInput{Form: pm.Default})
-	pre, err := Planner(&m, &pm, pm.Default, &out)
+	pre, hashes, err := Planner(&m, &pm, pm.Default, &out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// With the prerender's part hashes, the first answer leaves out every
+	// part the page shows (all of them at the prerender's widths), and
+	// without them or with malformed ones it sends every part.
+	all := len(NewPlan(api).RenderOf(PlanRenderInput{Parts: true}).Parts)
+	if same := NewPlan(api).RenderOf(PlanRenderInput{Parts: true, Seen: hashes}); all == 0 || len(same.Parts) != 0 || same.State != "ok" {
+		t.Errorf("with the prerender's hashes the first answer sent %d of %d parts, want none", len(same.Parts), all)
+	}
+	if odd := NewPlan(api).RenderOf(PlanRenderInput{Parts: true, Seen: "x:1,,y"}); len(odd.Parts) != all {
+		t.Errorf("malformed hashes: %d of %d parts sent", len(odd.Parts), all)
 	}
 	got := p.RenderOf(PlanRenderInput{})
 	if got.State != "ok" || got.HTML != pre {

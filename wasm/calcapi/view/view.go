@@ -67,6 +67,24 @@ func partHash(s string) uint64 {
 	return h
 }
 
+// changedParts are those of parts whose markup the page does not show
+// yet: the ones that changed since the last answer (sent, which it
+// updates) and, on a first answer, whose hash differs from the
+// prerendered page's (seen, PartHashes read back; nil when none).
+func changedParts(sent map[string]string, seen map[string]uint64, parts []Part) []Part {
+	var out []Part
+	for _, p := range parts {
+		if sent[p.Key] == p.HTML {
+			continue
+		}
+		sent[p.Key] = p.HTML
+		if h, ok := seen[p.Key]; !ok || h != partHash(p.HTML) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // parseHashes reads PartHashes' list back, by key; a malformed entry is
 // left out (its part is then sent).
 func parseHashes(s string) map[string]uint64 {
@@ -81,11 +99,12 @@ func parseHashes(s string) map[string]uint64 {
 }
 
 // Planner is the planner's markup for the plan form state form and its
-// evaluation out.
-func Planner(m *calcapi.Meta, pm *calcapi.PlannerMeta, form calcapi.PlanForm, out *calcapi.PlanOutput) (string, error) {
+// evaluation out, and its parts' hashes (PartHashes; PlanRenderInput.Seen).
+func Planner(m *calcapi.Meta, pm *calcapi.PlannerMeta, form calcapi.PlanForm, out *calcapi.PlanOutput) (html, parts string, err error) {
 	if m == nil || pm == nil || out == nil {
-		return "", fmt.Errorf("view: no meta or no plan")
+		return "", "", fmt.Errorf("view: no meta or no plan")
 	}
 	v := planView{meta: m, pm: pm, state: form, out: out}
-	return v.markup()
+	html, err = v.markup()
+	return html, PartHashes(v.c.parts), err
 }
