@@ -160,16 +160,16 @@ func NewHardware(gpus []GPU) *Hardware {
 			h.exact[k] = i
 		}
 	}
-	h.keys = sync.OnceValue(func() map[string]int { return spellings(gpus) })
+	h.keys = sync.OnceValue(func() map[string]int { return normalisedSpellings(gpus) })
 	return h
 }
 
-// spellings are the spellings a part is known by, normalised, to its
-// index: as written in the table, then derived ones: the vendor before
-// any of them, and the part's own memory size after its id or an alias. A
-// derived spelling that two parts share, or that is another part's
-// written one, names neither.
-func spellings(gpus []GPU) map[string]int {
+// normalisedSpellings are the spellings a part is known by, normalised,
+// to its index: as written in the table, then derived ones: the vendor
+// before any of them, and the part's own memory size after its id or an
+// alias. A derived spelling that two parts share, or that is another
+// part's written one, names neither.
+func normalisedSpellings(gpus []GPU) map[string]int {
 	keys := map[string]int{}
 	for i, g := range gpus {
 		for _, k := range append([]string{g.ID, g.Name}, g.Aliases...) {

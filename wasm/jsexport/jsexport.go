@@ -65,6 +65,7 @@ type ValueFunc = func(args []any) any
 
 // ExportValues is Export for ValueFuncs.
 func ExportValues(name, readyHook string, fns map[string]ValueFunc) {
+	isArray, objectKeys = js.Global().Get("Array").Get("isArray"), js.Global().Get("Object").Get("keys")
 	obj := js.Global().Get("Object").New()
 	for k, f := range fns {
 		obj.Set(k, js.FuncOf(func(_ js.Value, args []js.Value) any {
@@ -78,6 +79,10 @@ func ExportValues(name, readyHook string, fns map[string]ValueFunc) {
 	publish(name, readyHook, obj)
 }
 
+// isArray and objectKeys are Array.isArray and Object.keys, looked up
+// once (ExportValues) for goValue.
+var isArray, objectKeys js.Value
+
 // goValue is v as a plain Go value (ValueFunc), an object's own
 // enumerable keys (Object.keys) and an array's elements converted in turn.
 func goValue(v js.Value) any {
@@ -89,14 +94,14 @@ func goValue(v js.Value) any {
 	case js.TypeBoolean:
 		return v.Bool()
 	case js.TypeObject:
-		if js.Global().Get("Array").Call("isArray", v).Bool() {
+		if isArray.Invoke(v).Bool() {
 			a := make([]any, v.Length())
 			for i := range a {
 				a[i] = goValue(v.Index(i))
 			}
 			return a
 		}
-		keys := js.Global().Get("Object").Call("keys", v)
+		keys := objectKeys.Invoke(v)
 		m := make(map[string]any, keys.Length())
 		for i := 0; i < keys.Length(); i++ {
 			k := keys.Index(i).String()

@@ -18,8 +18,7 @@ type Calc struct {
 	meta   calcapi.Meta
 	last   *calcapi.EstimateOutput
 	preset *calcapi.PresetInfo     // the last estimate's preset
-	sent   map[string]string       // the parts' markup as last sent (RenderInput.Parts)
-	seen   map[string]uint64       // the hashes of the parts the prerendered page shows, until the first answer (CalcCall.Seen)
+	shown  shown                   // the parts the page shows (RenderInput.Parts, CalcCall.Seen)
 	def    *calcapi.EstimateOutput // the default form's estimate, computed once, behind a first form in error
 	buf    []byte                  // the markup's buffer, reused from one answer to the next
 }
@@ -112,10 +111,11 @@ func (c *Calc) Advise(query string, width float64) string {
 	return Advice(c.api, &c.meta, form, width)
 }
 
-// RenderInput is what RenderOf draws (Call makes it from the page's call): the form as the user left
-// it, the input they just changed ("" at the start and on a link), the
-// widths of the charts' boxes, and whether the calculator is the embedded
-// one (no summary, recommender or snippets).
+// RenderInput is what RenderOf draws (Call makes it from the page's
+// call): the form as the user left it, the input they just changed (""
+// at the start and on a link), the widths of the charts' boxes, and
+// whether the calculator is the embedded one (no summary, recommender or
+// snippets).
 type RenderInput struct {
 	Form calcapi.Form
 	// Parts asks for the markup's parts only (the page has the whole
@@ -317,15 +317,14 @@ func (c *Calc) Call(in CalcCall) RenderOutput {
 	if len(in.Widths) > 1 {
 		w.T = in.Widths[1]
 	}
-	if in.Seen != "" && c.sent == nil {
-		c.seen = parseHashes(in.Seen)
-	}
+	c.shown.prerendered(in.Seen)
 	out := c.RenderOf(RenderInput{Form: form, Changed: changed, Widths: w, Embed: in.Embed, Parts: in.Parts})
 	out.Address = changed != "" || in.Action != ""
 	return out
 }
 
-// RenderOf is Render for a decoded input.
+// RenderOf draws in: the estimate of its form and the markup (Call makes
+// in from the page's call).
 func (c *Calc) RenderOf(in RenderInput) RenderOutput {
 	form := calcapi.Form{}
 	for k, v := range in.Form {
@@ -394,16 +393,6 @@ func (c *Calc) RenderOf(in RenderInput) RenderOutput {
 		html = `<div class="calc-layout"><p class="err">` + esc(err.Error()) + `</p></div>`
 	}
 	out.Query = v.query()
-	if in.Parts && err == nil {
-		// Only the parts that changed since the last answer go back.
-		if c.sent == nil {
-			c.sent = map[string]string{}
-		}
-		out.Parts = changedParts(c.sent, c.seen, v.parts)
-	} else {
-		c.sent = nil
-		out.HTML = html
-	}
-	c.seen = nil
+	out.Parts, out.HTML = c.shown.answer(v.parts, html, in.Parts && err == nil)
 	return out
 }

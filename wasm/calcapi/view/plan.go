@@ -19,14 +19,13 @@ import (
 // evaluated, which a form in error shows dimmed, the per-stage search last
 // shown (its "Use it" buttons load from it), and the parts last sent.
 type Plan struct {
-	api  *calcapi.API
-	meta calcapi.Meta
-	pm   calcapi.PlannerMeta
-	last *calcapi.PlanOutput
-	def  *calcapi.PlanOutput // the default plan's, behind a first form in error
-	rec  *distill.Recommendation
-	sent map[string]string
-	seen map[string]uint64 // the prerendered page's part hashes, until the first answer (PlanRenderInput.Seen)
+	api   *calcapi.API
+	meta  calcapi.Meta
+	pm    calcapi.PlannerMeta
+	last  *calcapi.PlanOutput
+	def   *calcapi.PlanOutput // the default plan's, behind a first form in error
+	rec   *distill.Recommendation
+	shown shown // the parts the page shows (PlanRenderInput.Parts, Seen)
 }
 
 // NewPlan is the planner over api's catalog.
@@ -111,9 +110,7 @@ func (p *Plan) Render(input []byte) (out []byte) {
 func (p *Plan) RenderOf(in PlanRenderInput) PlanRenderOutput {
 	f := planForm{pm: &p.pm, st: calcapi.PlanForm{}}
 	var out PlanRenderOutput
-	if in.Seen != "" && p.sent == nil {
-		p.seen = parseHashes(in.Seen)
-	}
+	p.shown.prerendered(in.Seen)
 	if in.Form == nil {
 		f.open(in.Link)
 		for _, kv := range in.Typed {
@@ -183,15 +180,6 @@ func (p *Plan) RenderOf(in PlanRenderInput) PlanRenderOutput {
 		out.HFOptions += `<option value="` + strconv.Itoa(i) + `">` + esc("Option "+strconv.Itoa(i)+": "+name) + `</option>`
 		out.HF = append(out.HF, f.studentForm(o))
 	}
-	if in.Parts && err == nil {
-		if p.sent == nil {
-			p.sent = map[string]string{}
-		}
-		out.Parts = changedParts(p.sent, p.seen, v.c.parts)
-	} else {
-		p.sent = nil
-		out.HTML = html
-	}
-	p.seen = nil
+	out.Parts, out.HTML = p.shown.answer(v.c.parts, html, in.Parts && err == nil)
 	return out
 }

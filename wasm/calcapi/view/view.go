@@ -67,22 +67,47 @@ func partHash(s string) uint64 {
 	return h
 }
 
-// changedParts are those of parts whose markup the page does not show
-// yet: the ones that changed since the last answer (sent, which it
-// updates) and, on a first answer, whose hash differs from the
-// prerendered page's (seen, PartHashes read back; nil when none).
-func changedParts(sent map[string]string, seen map[string]uint64, parts []Part) []Part {
+// shown is what the page shows of a view's parts, so that an answer
+// carries only the parts the page lacks: their markup as last sent and,
+// until the first answer, the prerendered page's part hashes.
+type shown struct {
+	sent map[string]string
+	seen map[string]uint64
+}
+
+// prerendered takes the prerendered page's part hashes (PartHashes, ""
+// for none), which count until the first answer.
+func (s *shown) prerendered(hashes string) {
+	if hashes != "" && s.sent == nil {
+		s.seen = parseHashes(hashes)
+	}
+}
+
+// answer is what an answer carries: with partsOnly, those of parts whose
+// markup the page does not show yet (changed since the last answer and,
+// on a first answer, not the prerendered page's); else the whole markup
+// html, after which no part counts as sent.
+func (s *shown) answer(parts []Part, html string, partsOnly bool) ([]Part, string) {
+	seen := s.seen
+	s.seen = nil
+	if !partsOnly {
+		s.sent = nil
+		return nil, html
+	}
+	if s.sent == nil {
+		s.sent = map[string]string{}
+	}
 	var out []Part
 	for _, p := range parts {
-		if sent[p.Key] == p.HTML {
+		if s.sent[p.Key] == p.HTML {
 			continue
 		}
-		sent[p.Key] = p.HTML
+		s.sent[p.Key] = p.HTML
 		if h, ok := seen[p.Key]; !ok || h != partHash(p.HTML) {
 			out = append(out, p)
 		}
 	}
-	return out
+	return out, ""
 }
 
 // parseHashes reads PartHashes' list back, by key; a malformed entry is
