@@ -30,11 +30,7 @@
 
   function loadScript(src) {
     return new Promise(function (resolve, reject) {
-      var s = document.createElement('script');
-      s.src = src;
-      s.onload = resolve;
-      s.onerror = function () { reject(new Error('could not load ' + src)); };
-      document.head.appendChild(s);
+      document.head.appendChild(Object.assign(document.createElement('script'), { src: src, onload: resolve, onerror: function () { reject(new Error('could not load ' + src)); } }));
     });
   }
 
@@ -140,10 +136,7 @@
   // tell shows a status message of a kind (error, warning, success, info),
   // announced at once only for an error.
   function tell(el, kind, text) {
-    if (!el) return;
-    el.textContent = text;
-    el.dataset.kind = text ? kind : '';
-    el.setAttribute('role', kind === 'error' && text ? 'alert' : 'status');
+    if (el) { el.textContent = text; el.dataset.kind = text ? kind : ''; el.setAttribute('role', kind === 'error' && text ? 'alert' : 'status'); }
   }
 
   // setHTML morphs e's content into html: the nodes already there are
@@ -187,6 +180,7 @@
   var KEEP_ATTR = { INPUT: { value: 1, checked: 1 }, OPTION: { selected: 1 }, DETAILS: { open: 1 } };
   function morphNode(live, fresh) {
     if (live.nodeType !== 1) { if (live.data !== fresh.data) live.data = fresh.data; return; }
+    if (live.isEqualNode(fresh)) return; // the browser compares faster than this walks
     var keep = KEEP_ATTR[live.nodeName] || {}, a, i;
     for (i = live.attributes.length - 1; i >= 0; i--) {
       a = live.attributes[i];
@@ -266,14 +260,20 @@
     // The planner's functions take and answer JSON, the calculator's plain values.
     this.render = this.planner ? function (o) { return JSON.parse(api.render(JSON.stringify(o))); } : api.render;
     this.api = api;
-    this.state = undefined; // the form as Go last answered it
+    this.state = undefined; // the form as Go last answered it, handed back unread
     this.out = null; // the last answer
     ['input', 'change'].forEach(function (t) { root.addEventListener(t, function (e) { self.onInput(e); }); });
     root.addEventListener('submit', function (e) { if (e.target.closest('.calc-form')) e.preventDefault(); });
-    window.addEventListener('resize', function () {
+    // Go draws the charts for their boxes' widths, known between resizes
+    // (a ResizeObserver) without laying the page out on every input.
+    var resized = function () {
+      self.known = null;
       clearTimeout(tid);
-      tid = setTimeout(function () { if (self.out && String(self.widths()) !== self.seen) self.update({}); }, 150);
-    });
+      tid = setTimeout(function () { var w = self.out && self.widths(); if (w && String(w) !== self.seen) self.update({}); else if (w && w.length && self.ro) self.known = w; }, 150);
+    };
+    this.ro = window.ResizeObserver ? new ResizeObserver(resized) : null;
+    window.addEventListener('resize', resized);
+    window.addEventListener('pagehide', function () { self.follow(); });
     ['click', 'keydown'].forEach(function (t) { root.addEventListener(t, function (e) { self.onClick(e); }); });
     if (this.planner) root.classList.add('wattscale', 'planner');
     else if (api.addCalibration && own(OWN_KEY).length) api.addCalibration(JSON.stringify({ calibrations: own(OWN_KEY), accept: own(ACCEPT_KEY) }));
@@ -282,7 +282,7 @@
     // the planner the chosen option's student stage.
     var pick = root.querySelector('#hf-row'), row = function () { return pick ? +pick.value || 1 : 0; };
     fitBoxes(root, {
-      form: function () { return self.out.hf ? self.out.hf[row() - 1] : self.state; },
+      form: function () { return self.out.hf ? self.out.hf[row() - 1] : self.out.show; },
       take: function (vals) { return self.update({ action: 'hf', row: row(), values: vals }).left || []; },
       use: function (cal, anyway) { return self.useOwn(cal, anyway); }
     });
@@ -296,17 +296,20 @@
   // update has Go apply o (what the visitor did) to the form and draw the
   // answer, which it puts in place.
   App.prototype.update = function (o) {
-    var root = this.root, live = root.querySelector(this.sel), t0 = performance.now();
-    var out = this.render(Object.assign(o, { form: this.state, widths: this.widths(), parts: !!live, embed: this.embed }));
+    var root = this.root, live = root.querySelector(this.sel), t0 = performance.now(), widths = this.known || this.widths(), self = this;
+    var out = this.render(Object.assign(o, { form: this.state, widths: widths, parts: !!live, embed: this.embed }));
     perf.lastRenderMs = performance.now() - t0;
     if (!place(root, live, out, this.sel)) return out;
     this.out = out;
     this.state = out.form;
-    fill(root.querySelectorAll(this.sel + ' [name]'), out.show || out.form);
+    fill(root.querySelectorAll(this.sel + ' [name]'), out.show);
     if (root.dataset.state !== out.state) root.dataset.state = out.state;
-    if (out.address) history.replaceState(null, '', '?' + out.query + location.hash);
-    // The widths drawn for (read again only when none were known: no layout is forced).
-    this.seen = String(o.widths.length ? o.widths : this.widths());
+    if (out.address) { this.query = out.query; clearTimeout(this.qid); this.qid = setTimeout(function () { self.follow(); }, 100); }
+    // The widths drawn for (read again only when none were known); boxes drawn anew are watched.
+    var box = root.querySelector(this.sel + ' [data-width]');
+    if (!widths.length) widths = this.widths();
+    if (box !== this.box && this.ro) root.querySelectorAll(this.sel + ' [data-width]').forEach(function (b) { self.ro.observe(b); });
+    this.box = box, this.seen = String(widths), this.known = this.ro && box && widths.length ? widths : null;
     var f = out.focus && document.getElementById('f-' + out.focus), pick = root.querySelector('#hf-row');
     if (f) f.focus();
     if (pick && out.hf_options) {
@@ -323,8 +326,17 @@
     return out;
   };
 
+  // follow puts the last answer's query in the address if it is not there
+  // yet: when the visitor pauses (browsers limit how often a page may
+  // rewrite it: Firefox throws after 200 times in 10 s) or leaves.
+  App.prototype.follow = function () {
+    clearTimeout(this.qid);
+    if (this.query != null) history.replaceState(null, '', '?' + this.query + location.hash);
+    this.query = null;
+  };
+
   App.prototype.onInput = function (e) {
-    var t = e.target, k = t.name, shown = this.out && (this.out.show || this.out.form);
+    var t = e.target, k = t.name, shown = this.out && this.out.show;
     if (!k || !shown || !(k in shown) || !t.closest(this.sel)) return;
     var v = t.type === 'checkbox' ? (t.checked ? '1' : '') : t.value;
     if ((t.type === 'radio' && !t.checked) || shown[k] === v) return;
@@ -381,10 +393,7 @@
   };
 
   App.prototype.shareURL = function () {
-    var u = new URL(location.href);
-    u.search = this.out ? this.out.query : location.search.slice(1);
-    u.hash = '';
-    return u.href;
+    return new URL('?' + (this.out ? this.out.query : location.search.slice(1)), location.href).href;
   };
 
   // adviseLater has Go draw the recommender's panel (tens of ms) once the
@@ -400,7 +409,7 @@
         self.advising = false;
         if (!co || !self.api.advise || self.out.state !== 'ok') return;
         try {
-          var t0 = performance.now(), html = self.api.advise(new URLSearchParams(self.state).toString(), co.clientWidth || 0);
+          var t0 = performance.now(), html = self.api.advise(self.state, co.clientWidth || 0);
           perf.lastRecommendMs = performance.now() - t0;
           setHTML(co, html);
         } catch (e) {
@@ -538,18 +547,14 @@
   function registerServiceWorker() {
     if (!('serviceWorker' in navigator) || !BASE || !/^https?:$/.test(location.protocol) || window.parent !== window) return;
     var root = new URL('../', BASE);
-    navigator.serviceWorker.register(new URL('sw.js', root).href, { scope: root.href }).then(function () {
-      perf.serviceWorker = 'registered';
-    }, function (e) {
-      perf.serviceWorker = 'failed: ' + e.message;
-    });
+    navigator.serviceWorker.register(new URL('sw.js', root).href, { scope: root.href }).then(function () { perf.serviceWorker = 'registered'; },
+      function (e) { perf.serviceWorker = 'failed: ' + e.message; });
   }
 
   // afterFirstPaint calls f once a frame is painted (or after a second in
   // a hidden tab): compiling the wasm waits for the prerendered estimate.
   function afterFirstPaint(f) {
-    var done = false;
-    function once() { if (!done) { done = true; f(); } }
+    var done = false, once = function () { if (!done) { done = true; f(); } };
     requestAnimationFrame(function () { setTimeout(once, 0); });
     setTimeout(once, 1000);
   }
@@ -578,11 +583,7 @@
   function boot() {
     var root = document.getElementById('calc-root');
     if (!root) return;
-    try {
-      ASSETS = JSON.parse(root.getAttribute('data-assets') || '{}');
-    } catch (e) {
-      ASSETS = {};
-    }
+    try { ASSETS = JSON.parse(root.getAttribute('data-assets') || '{}'); } catch (e) { ASSETS = {}; }
     if (root.getAttribute('data-prerendered') !== '1') return start(root);
     // Edits made before Go answers: before this script ran and to come.
     ['input', 'change'].forEach(function (t) { root.addEventListener(t, function (e) { if (e.target.closest && e.target.closest('.calc-form')) pending(root); }); });

@@ -115,7 +115,7 @@ func BenchmarkPerformanceReport(bm *testing.B) {
 	add("input change to updated results (median, max of 50)", fmt.Sprintf("%.2f ms, %.2f ms", median(inputMs), maxOf(inputMs)), "< 16 ms")
 	// One render of a form whose charts sweep the most GPU counts: the
 	// estimate, the sweep (every strategy at each count) and the markup.
-	sweepMs := eval[[]float64](t, ctx, `(function(){var f=Object.assign({}, window.wattscaleApp.state, {count: '2048'}), out=[], pts=0;
+	sweepMs := eval[[]float64](t, ctx, `(function(){var f=Object.assign({}, window.wattscaleApp.out.show, {count: '2048'}), out=[], pts=0;
   for (var i=0;i<22;i++){ var t0=performance.now(); var r=wattscale.render({form: f}); out.push(performance.now()-t0); pts=(r.html.match(/<path class="line/g)||[]).length; }
   window.__pts=pts; return out.slice(2)})()`)
 	pts := eval[int](t, ctx, `window.__pts`)

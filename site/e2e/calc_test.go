@@ -93,7 +93,7 @@ func TestSharedURLRestoresEveryField(t *testing.T) {
 		t.Fatalf("configuration gave state %q: %s", st, eval[string](t, ctx, `document.querySelector('.results .status').textContent`))
 	}
 	link := eval[string](t, ctx, `document.getElementById('share-url').value`)
-	if loc := eval[string](t, ctx, `location.href`); loc != link {
+	if loc := address(t, ctx); loc != link {
 		t.Errorf("address bar %q differs from the share link %q", loc, link)
 	}
 	ctx2 := browser(t)

@@ -76,7 +76,7 @@ func TestCheaperPanel(t *testing.T) {
 	if !strings.HasPrefix(st.Text, "Loaded ") || st.Kind != "success" || st.Role != "status" || st.Border == errBorder || strings.Contains(st.Text, "-sxm") {
 		t.Errorf("after loading a point the status is %+v (an error's border is %s); want a success, styled apart from errors, naming the GPU", st, errBorder)
 	}
-	link := eval[string](t, ctx, `location.href`)
+	link := address(t, ctx)
 	u, _ := url.Parse(link)
 	for _, k := range []string{"gpu", "count", "strategy", "power", "deadline"} {
 		if !u.Query().Has(k) {
@@ -138,7 +138,7 @@ func TestCheaperOnlyMyGPU(t *testing.T) {
 		}
 	}
 	check(ctx, "ticked")
-	link := eval[string](t, ctx, `location.href`)
+	link := address(t, ctx)
 	if u, _ := url.Parse(link); u.Query().Get("only_gpu") != "1" {
 		t.Errorf("address %s lacks only_gpu=1", link)
 	}

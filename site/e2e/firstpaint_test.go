@@ -358,6 +358,7 @@ func TestPrerenderLinkedAndTyped(t *testing.T) {
 		Linked, Status, Count, Search string
 		Focused                       string
 	}
+	address(t, ctx)
 	l := eval[late](t, ctx, `({Linked: document.getElementById('calc-root').getAttribute('data-linked') || '', Status: document.querySelector('.results .status').textContent,
   Count: document.getElementById('f-count').value, Search: location.search, Focused: document.activeElement ? document.activeElement.id : ''})`)
 	if l.Linked != "" || l.Status != "" || l.Count != "8" || !strings.Contains(l.Search, "count=8") || !strings.Contains(l.Search, "model=gpt2") {

@@ -239,6 +239,21 @@ func eval[T any](t testing.TB, ctx context.Context, expr string) T {
 	return v
 }
 
+// address is the page's address once it shows the last answer's query
+// (calc.js puts it there when the visitor pauses, or as the page is
+// left), and search its query part.
+func address(t testing.TB, ctx context.Context) string {
+	t.Helper()
+	waitFor(t, ctx, "the address to follow the last answer", `!window.wattscaleApp || window.wattscaleApp.query == null`)
+	return eval[string](t, ctx, `location.href`)
+}
+
+func search(t testing.TB, ctx context.Context) string {
+	t.Helper()
+	address(t, ctx)
+	return eval[string](t, ctx, `location.search`)
+}
+
 // waitFor polls a JavaScript predicate until it is truthy (30 s at most).
 func waitFor(t testing.TB, ctx context.Context, what, expr string) {
 	t.Helper()

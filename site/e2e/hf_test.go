@@ -196,7 +196,7 @@ func TestPlannerPasteFromHuggingFace(t *testing.T) {
 	}
 	shot(t, ctx, "planner-hf-paste-390")
 
-	link := eval[string](t, ctx, `location.href`)
+	link := address(t, ctx)
 	u, err := url.Parse(link)
 	if err != nil {
 		t.Fatal(err)

@@ -53,7 +53,7 @@ func TestLoRAFormAndURLState(t *testing.T) {
 	}
 	saveShot(t, ctx, "calculator-lora-compare")
 
-	link := eval[string](t, ctx, `location.href`)
+	link := address(t, ctx)
 	u, err := url.Parse(link)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestLoRAFormAndURLState(t *testing.T) {
 	}
 	typeInto(t, ctx2, "rank", "64")
 	choose(t, ctx2, "method", "full")
-	if l := eval[string](t, ctx2, `location.search`); strings.Contains(l, "rank=") || !strings.Contains(l, "method=full") {
+	if l := search(t, ctx2); strings.Contains(l, "rank=") || !strings.Contains(l, "method=full") {
 		t.Errorf("full fine-tuning link %q still carries the LoRA rank or lacks method=full", l)
 	}
 }

@@ -62,7 +62,7 @@ func TestPlannerLoRAStudent(t *testing.T) {
 	eval[bool](t, ctx, `(document.getElementById('f-o1.smode').scrollIntoView(), true)`)
 	saveShot(t, ctx, "planner-lora-student")
 
-	link := eval[string](t, ctx, `location.href`)
+	link := address(t, ctx)
 	u, err := url.Parse(link)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +145,7 @@ func TestPlannerCheaperPerStage(t *testing.T) {
 	if relDiff(got, best) > 1e-9 {
 		t.Errorf("student stage after Use it: %.10g kWh, the recommender's best %.10g kWh", got, best)
 	}
-	link := eval[string](t, ctx, `location.search`)
+	link := search(t, ctx)
 	gpu := eval[string](t, ctx, `document.getElementById('f-o1.s.gpu').value`)
 	if !strings.Contains(link, "o1.s.gpu="+gpu) || !strings.Contains(link, "o1.s.power=") {
 		t.Errorf("link %q lacks the loaded GPU %s or its power limit", link, gpu)
@@ -216,7 +216,7 @@ func TestPlannerURLRestoresEveryPlanField(t *testing.T) {
 	}
 	typeInto(t, ctx, "o2.q", "0.73")
 	state["o2.q"] = "0.73"
-	back, err := url.ParseQuery(strings.TrimPrefix(eval[string](t, ctx, `location.search`), "?"))
+	back, err := url.ParseQuery(strings.TrimPrefix(search(t, ctx), "?"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -280,6 +280,7 @@ func TestPlannerPrerenderLinked(t *testing.T) {
 		Options                   []string
 		PerStudent                string
 	}
+	address(t, ctx)
 	l := eval[late](t, ctx, `({Linked: document.getElementById('calc-root').getAttribute('data-linked') || '', Status: document.querySelector('.results .status').textContent,
   N: document.getElementById('f-n').value, Search: location.search,
   Options: Array.prototype.map.call(document.querySelectorAll('.options .option'), function(o){ return o.dataset.option; }),

@@ -7,7 +7,7 @@
 // natively); view.CalcFuncs lists them:
 //
 //	wattscale.render(call)           call: {form, link, typed, changed, value, action, values, widths, embed, parts}
-//	                                 -> {html | parts, form, query, address, state, post}: the
+//	                                 -> {html | parts, form, show, query, address, state, post}: the
 //	                                    calculator's markup for what the visitor did to the form, or
 //	                                    at the start for the page's link (view.CalcCall), which
 //	                                    calc.js puts in place

@@ -55,6 +55,20 @@ type EstimateInput struct {
 type SweepSpec struct {
 	Counts     []int    `json:"counts"`
 	Strategies []string `json:"strategies"`
+	// Memo, when set, keeps the sweep it answers and answers the next one
+	// from it when that is over the same request but for the GPU count and
+	// the strategy, which each point sets itself (the calculator's charts
+	// while the visitor tries counts and strategies).
+	Memo *SweepMemo `json:"-"`
+}
+
+// SweepMemo is a SweepSpec's memory of its last sweep; the zero value
+// holds none.
+type SweepMemo struct {
+	key []byte
+	cat *model.Catalog
+	pts []model.SweepPoint
+	err *Error
 }
 
 // EstimateOutput is Estimate's result. On success Request is the request
@@ -167,14 +181,43 @@ func (a *API) estimated(o EstimateOutput, req model.Request, form Form, sweep *S
 		}
 	}
 	if sweep != nil {
-		pts, err := a.Catalog.Sweep(model.SweepRequest{Base: req, Counts: sweep.Counts, Strategies: sweep.Strategies})
-		if err != nil {
-			o.SweepError = a.errorOf(err, nil)
-		}
-		o.Sweep = pts
+		o.Sweep, o.SweepError = a.sweep(req, sweep)
 	}
 	o.Snippets = NewSnippets(o.Response)
 	return o
+}
+
+// sweep is spec's sweep around req (which estimated), from spec.Memo
+// when its last sweep was over req but for the GPU count and the strategy
+// (TestSweepMemo holds a sweep's points independent of the two) with the
+// same catalog, counts and strategies. The points answered are shared:
+// read them, do not change them.
+func (a *API) sweep(req model.Request, spec *SweepSpec) ([]model.SweepPoint, *Error) {
+	m, key, keyed := spec.Memo, []byte(nil), false
+	if m != nil {
+		k := req
+		k.Hardware.Count, k.Strategy = 0, model.Strategy{}
+		if key, keyed = k.AppendJSON(nil); keyed {
+			for _, n := range spec.Counts {
+				key = strconv.AppendInt(append(key, ' '), int64(n), 10)
+			}
+			for _, s := range spec.Strategies {
+				key = append(append(key, ' '), s...)
+			}
+			if m.cat == a.Catalog && bytes.Equal(key, m.key) {
+				return m.pts, m.err
+			}
+		}
+	}
+	pts, err := a.Catalog.Sweep(model.SweepRequest{Base: req, Counts: spec.Counts, Strategies: spec.Strategies})
+	var e *Error
+	if err != nil {
+		e = a.errorOf(err, nil)
+	}
+	if keyed {
+		m.key, m.cat, m.pts, m.err = key, a.Catalog, pts, e
+	}
+	return pts, e
 }
 
 // formError is the first problem of a form, or nil when it estimates (on

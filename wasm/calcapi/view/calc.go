@@ -21,6 +21,7 @@ type Calc struct {
 	shown  shown                   // the parts the page shows (RenderInput.Parts, CalcCall.Seen)
 	def    *calcapi.EstimateOutput // the default form's estimate, computed once, behind a first form in error
 	buf    []byte                  // the markup's buffer, reused from one answer to the next
+	sweeps calcapi.SweepMemo       // the charts' last sweep, kept while only the count or strategy changes
 }
 
 // NewCalc is the calculator over api's catalog.
@@ -144,14 +145,22 @@ type RenderOutput struct {
 }
 
 // Value is the answer as calc.js reads it: an object of html (when not
-// empty), parts (when any: [{key, html}]), form, query, state, address
-// (when true) and post (when an estimate), as js.ValueOf converts it.
+// empty), parts (when any: [{key, html}]), form (the whole form state as
+// one string, calcapi.Form.Query, which the page hands back on its next
+// call without reading it), show (the same state as an object of each
+// control's value, which the page reads), query, state, address (when
+// true) and post (when an estimate), as js.ValueOf converts it.
+//
+// The form goes back as one string because Go reads each string the page
+// passes through a TextEncoder: the 48 keys and values of an object cost
+// about 4 ms an input in Chromium (issue 33's recompute), one string a
+// few microseconds.
 func (o RenderOutput) Value() map[string]any {
-	form := make(map[string]any, len(o.Form))
+	show := make(map[string]any, len(o.Form))
 	for k, v := range o.Form {
-		form[k] = v
+		show[k] = v
 	}
-	v := map[string]any{"form": form, "query": o.Query, "state": o.State}
+	v := map[string]any{"form": o.Form.Query(), "show": show, "query": o.Query, "state": o.State}
 	if o.Address {
 		v["address"] = true
 	}
@@ -218,7 +227,10 @@ type CalcCall struct {
 // form, link, typed ([[key, value], ...]), changed, value, action,
 // values, widths, embed, parts and seen (jsexport.ValueFunc's plain values); a
 // field that is missing or of another type is the zero value, and a typed
-// pair that is not two strings is left out.
+// pair that is not two strings is left out. The form is the string the
+// last answer gave (Value; its keys over the default form's), or an
+// object of strings; a string that is not a form query is no form (the
+// page only hands back what Go wrote).
 func CalcCallOf(a []any) CalcCall {
 	m, _ := argAt(a, 0).(map[string]any)
 	var in CalcCall
@@ -236,8 +248,18 @@ func CalcCallOf(a []any) CalcCall {
 		}
 		return f
 	}
-	if f := strs(m["form"]); f != nil {
-		in.Form = f
+	switch f := m["form"].(type) {
+	case string: // Value's form, handed back
+		if q, err := calcapi.ParseFormQuery(f); err == nil && len(q) > 0 {
+			in.Form = calcapi.DefaultForm()
+			for k, v := range q {
+				in.Form[k] = v
+			}
+		}
+	default:
+		if f := strs(f); f != nil {
+			in.Form = f
+		}
 	}
 	in.Link, in.Changed, in.Action, in.Values, in.Seen = str("link"), str("changed"), str("action"), strs(m["values"]), str("seen")
 	if v, ok := m["value"].(string); ok {
@@ -355,7 +377,7 @@ func (c *Calc) RenderOf(in RenderInput) RenderOutput {
 		if n <= 0 || n >= 1e6 {
 			n = 4
 		}
-		o := c.api.EstimateForm(form, &calcapi.SweepSpec{Counts: sweepCounts(n), Strategies: sweepStrategies})
+		o := c.api.EstimateForm(form, &calcapi.SweepSpec{Counts: sweepCounts(n), Strategies: sweepStrategies, Memo: &c.sweeps})
 		if o.Error == nil {
 			c.last, v.out = &o, &o
 			c.preset = nil

@@ -174,8 +174,20 @@ func TestRenderCall(t *testing.T) {
 		form[k] = v
 	}
 	two := CalcFuncs(c.api)["render"]([]any{map[string]any{"form": form, "changed": "count", "value": "2", "widths": []any{500.0, 400.0}}}).(map[string]any)
-	if two["state"] != "ok" || two["form"].(map[string]any)["count"] != "2" || !strings.Contains(two["html"].(string), `viewBox="0 0 500 `) || two["address"] != true {
-		t.Errorf("render(count=2) = state %v, count %v, address %v", two["state"], two["form"].(map[string]any)["count"], two["address"])
+	if two["state"] != "ok" || two["show"].(map[string]any)["count"] != "2" || !strings.Contains(two["html"].(string), `viewBox="0 0 500 `) || two["address"] != true {
+		t.Errorf("render(count=2) = state %v, count %v, address %v", two["state"], two["show"].(map[string]any)["count"], two["address"])
+	}
+	// The answer's form, handed back as the page does, is the state it
+	// shows: the next call changes only what it names.
+	three := CalcFuncs(c.api)["render"]([]any{map[string]any{"form": two["form"], "changed": "tokens", "value": "2e6", "parts": true}}).(map[string]any)
+	for k, v := range two["show"].(map[string]any) {
+		want := v
+		if k == "tokens" {
+			want = "2e6"
+		}
+		if got := three["show"].(map[string]any)[k]; got != want {
+			t.Errorf("the form handed back, then tokens changed: %s = %q, want %q", k, got, want)
+		}
 	}
 	if p := two["post"].(map[string]any); p["count"] != 2 || p["energy_kwh"].(float64) <= 0 {
 		t.Errorf("render(count=2) post = %v", p)
@@ -186,7 +198,7 @@ func TestRenderCall(t *testing.T) {
 			t.Errorf("Call(link %q) = state %q, count %q, address %v; want the default form's estimate, the address left", q, out.State, out.Form["count"], out.Address)
 		}
 	}
-	for _, odd := range [][]any{nil, {"not an object"}, {map[string]any{"typed": []any{[]any{"count"}, "x", []any{"count", 5.0}}, "widths": []any{"a", nil}, "form": "count=2", "value": 3.0}}} {
+	for _, odd := range [][]any{nil, {"not an object"}, {map[string]any{"typed": []any{[]any{"count"}, "x", []any{"count", 5.0}}, "widths": []any{"a", nil}, "form": "count=%zz", "value": 3.0}}, {map[string]any{"form": 7.0}}} {
 		if out := c.Call(CalcCallOf(odd)); out.State != "ok" || out.Form["count"] != calcapi.DefaultForm()["count"] {
 			t.Errorf("call %v = state %q, count %q; want the default form", odd, out.State, out.Form["count"])
 		}
