@@ -200,7 +200,7 @@
     var t = document.createElement('template');
     if (out.parts) {
       out.parts.forEach(function (p) {
-        var n = live.querySelector('[data-part="' + p.key + '"]');
+        var n = root.querySelector('[data-part="' + p.key + '"]');
         t.innerHTML = p.html;
         if (n && t.content.firstElementChild) morphNode(n, t.content.firstElementChild);
       });

@@ -266,6 +266,20 @@ func TestForeignPageEmbedding(t *testing.T) {
 	}
 }
 
+// TestEmbedLinkFollowsEdits edits the embedded calculator and checks that
+// its link to the full calculator carries the edit (it kept the link the
+// page opened with).
+func TestEmbedLinkFollowsEdits(t *testing.T) {
+	srv := serve(t, builtSite(t))
+	ctx := browser(t)
+	openCalc(t, ctx, srv.URL+"/embed.html?model=llama-3-8b")
+	if href := eval[string](t, ctx, `document.querySelector('.embed-foot a').getAttribute('href')`); !strings.Contains(href, "model=llama-3-8b") {
+		t.Errorf("the embed's link %q lacks the model it opened with", href)
+	}
+	typeInto(t, ctx, "count", "24")
+	waitFor(t, ctx, "the link to follow the edit", `/[?&]count=24(&|$)/.test(document.querySelector('.embed-foot a').getAttribute('href')) && document.querySelector('.embed-foot a').getAttribute('href').indexOf('model=llama-3-8b') > 0`)
+}
+
 // TestOfflineSingleFile writes the one-file calculator (`make offline`),
 // moves it away from the site and opens it from disk.
 func TestOfflineSingleFile(t *testing.T) {

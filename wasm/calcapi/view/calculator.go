@@ -321,23 +321,28 @@ func (c *calcView) markup() (string, error) {
 	start = c.b.Len()
 	c.w(`<p class="err form-err" id="`+prerenderUID+`-formerr" aria-live="polite" data-part="err">`, esc(c.formErr()), `</p>`)
 	c.part("err", start)
-	c.w(`<datalist id="` + prerenderUID + `-presets">`)
-	for _, p := range m.Presets {
-		c.w(`<option value="`, esc(p.Name), `">`, esc(p.Family+" · "+ParamsText(p.ParamsPublished)), `</option>`)
-	}
-	for _, p := range m.Presets { // the hub ids, whose config.json the preset is
-		if p.Hub != "" {
-			c.w(`<option value="`, esc(p.Hub), `">`, esc(p.Name+" · Hugging Face config.json"), `</option>`)
+	if !c.partsOnly { // the lists are in no part
+		c.w(`<datalist id="` + prerenderUID + `-presets">`)
+		for _, p := range m.Presets {
+			c.w(`<option value="`, esc(p.Name), `">`, esc(p.Family+" · "+ParamsText(p.ParamsPublished)), `</option>`)
 		}
+		for _, p := range m.Presets { // the hub ids, whose config.json the preset is
+			if p.Hub != "" {
+				c.w(`<option value="`, esc(p.Hub), `">`, esc(p.Name+" · Hugging Face config.json"), `</option>`)
+			}
+		}
+		c.w(`<option value="custom">custom shape</option></datalist>`)
+		c.w(`<datalist id="` + prerenderUID + `-gpus">`)
+		for _, g := range m.GPUs {
+			c.w(`<option value="`, esc(g.ID), `">`, esc(g.Name), `</option>`)
+		}
+		c.w(`</datalist></form></div>`)
 	}
-	c.w(`<option value="custom">custom shape</option></datalist>`)
-	c.w(`<datalist id="` + prerenderUID + `-gpus">`)
-	for _, g := range m.GPUs {
-		c.w(`<option value="`, esc(g.ID), `">`, esc(g.Name), `</option>`)
-	}
-	c.w(`</datalist></form></div>`)
 	if c.embed {
-		c.w(`<p class="embed-foot"><a href="index.html?`, esc(c.query()), `" class="open-full" target="_blank" rel="noopener">Open in the full wattscale calculator</a></p>`)
+		// The link to the full calculator follows the embedded one's edits.
+		start := c.b.Len()
+		c.w(`<p class="embed-foot" data-part="foot"><a href="index.html?`, esc(c.query()), `" class="open-full" target="_blank" rel="noopener">Open in the full wattscale calculator</a></p>`)
+		c.part("foot", start)
 	}
 	if c.partsOnly {
 		return "", nil
