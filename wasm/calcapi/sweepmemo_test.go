@@ -81,6 +81,13 @@ func TestSweepMemo(t *testing.T) {
 		}
 		last = got.Sweep
 	}
+	// Another catalog (the user added or refitted a calibration: the
+	// request may name the same one) is swept anew.
+	cat := *a.Catalog
+	a.Catalog = &cat
+	if got := a.EstimateForm(form(map[string]string{"count": "2", "strategy": "ddp", "tokens": "3e8", "gpu": "h100-sxm", "batch": "16"}), &withMemo); &got.Sweep[0] == &last[0] {
+		t.Error("the sweep was reused over another catalog")
+	}
 }
 
 func mustRequest(t *testing.T, a *API, f Form) model.Request {
