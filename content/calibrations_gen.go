@@ -237,7 +237,7 @@ var generatedCalibrations = []model.Calibration{
 				Low:     -0.4082558606756693,
 				High:    1.914755879865293,
 			}},
-			ClassMethod: "empirical 0.05 and 0.95 quantiles (type 7) of ln(reported/predicted) per interval class over the held-out residuals of the validation runs, each run predicted by a calibration fitted without its source; a class with fewer than 8 runs uses the quantiles of all runs together",
+			ClassMethod: "empirical 0.05 and 0.95 quantiles (type 7) of ln(reported/predicted) per interval class over the held-out residuals of the validation runs, each run predicted by a calibration fitted without its source; a class with fewer than 8 runs uses the quantiles of all runs together, except the outside class, which then uses the core class's",
 		},
 		Envelope: model.Envelope{
 			Layers:        [2]float64{12, 126},

@@ -78,10 +78,15 @@ func (q ClassQuantiles) Factors(z, extra float64) (lo, hi float64) {
 // classQuantiles returns the quantiles that set the interval of a request
 // of class class under cal: the class's own when it has at least
 // MinClassRuns runs, else the pooled quantiles of all runs. Outside the
-// envelope, the interval is never narrower than inside it (ClassCore's).
-// An input-bound request takes ClassCore's quantiles here; its upper end
-// is set by inputBoundFactor. ok is false when cal carries no class
-// quantiles.
+// envelope, the interval is never narrower than inside it (ClassCore's),
+// and with too few runs of its own it is ClassCore's: an estimate outside
+// the envelope is the core regime carried past its fitted range, which the
+// caller widens by the distance (Envelope.WidenPerEFold,
+// Envelope.WidenHardware). The pooled quantiles hold the input-bound and
+// short-step runs, whose misses (×4–13) are regimes of their own, not
+// extrapolation. An input-bound request takes ClassCore's quantiles here;
+// its upper end is set by inputBoundFactor. ok is false when cal carries
+// no class quantiles.
 func (c *Calibration) classQuantiles(class string) (q ClassQuantiles, ok bool) {
 	find := func(name string) (ClassQuantiles, bool) {
 		var pooled *ClassQuantiles
@@ -104,7 +109,11 @@ func (c *Calibration) classQuantiles(class string) (q ClassQuantiles, ok bool) {
 	}
 	q, ok = find(class)
 	if ok && class == ClassOutside {
-		if core, _ := find(ClassCore); core.Runs > 0 && (core.Low < q.Low || core.High > q.High) {
+		core, _ := find(ClassCore)
+		if q.Class == ClassPooled && core.Class == ClassCore {
+			return core, true
+		}
+		if core.Runs > 0 && (core.Low < q.Low || core.High > q.High) {
 			q.Class = ClassOutside + "+" + ClassCore
 			q.Low, q.High = math.Min(q.Low, core.Low), math.Max(q.High, core.High)
 			q.Median = math.Max(q.Low, math.Min(q.High, q.Median))

@@ -140,3 +140,42 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// TestOutsideFallsBackToCore: a class with too few runs takes the pooled
+// quantiles, except the outside class, which takes the core class's (the
+// core regime past its range, widened by the caller for the distance),
+// not the pooled tail of input-bound and short-step misses; with enough
+// runs of its own it keeps them, never narrower than core's.
+func TestOutsideFallsBackToCore(t *testing.T) {
+	core := model.ClassQuantiles{Class: model.ClassCore, Runs: 20, Sources: 6, Median: -0.05, Low: -0.5, High: 0.6}
+	pooled := model.ClassQuantiles{Class: model.ClassPooled, Runs: 40, Sources: 12, Median: 0.03, Low: -0.4, High: 1.9}
+	few := model.ClassQuantiles{Class: model.ClassOutside, Runs: model.MinClassRuns - 1, Sources: 3, Median: 0.1, Low: -0.1, High: 0.3}
+	cal := &model.Calibration{Interval: model.Interval{Level: 0.9, Classes: []model.ClassQuantiles{few, core,
+		{Class: model.ClassMemoryBound, Runs: 1, Sources: 1, Median: 1.1, Low: 1.1, High: 1.1}, pooled}}}
+	ends := func(q model.ClassQuantiles) [2]float64 { return [2]float64{math.Exp(q.Low), math.Exp(q.High)} }
+	got := func(class string) [2]float64 {
+		lo, hi := cal.IntervalFactors(class, 0, 0, 1)
+		return [2]float64{lo, hi}
+	}
+	near := func(a, b [2]float64) bool { return math.Abs(a[0]/b[0]-1) < 1e-12 && math.Abs(a[1]/b[1]-1) < 1e-12 }
+	if g, w := got(model.ClassOutside), ends(core); !near(g, w) {
+		t.Errorf("outside with %d runs: ×%.4g–×%.4g, want core's ×%.4g–×%.4g", few.Runs, g[0], g[1], w[0], w[1])
+	}
+	if g, w := got(model.ClassMemoryBound), ends(pooled); !near(g, w) {
+		t.Errorf("memory-bound with 1 run: ×%.4g–×%.4g, want the pooled ×%.4g–×%.4g", g[0], g[1], w[0], w[1])
+	}
+	// Enough runs of its own: the union with core's.
+	cal.Interval.Classes[0].Runs = model.MinClassRuns
+	if g, w := got(model.ClassOutside), [2]float64{math.Exp(core.Low), math.Exp(core.High)}; !near(g, w) {
+		t.Errorf("outside with %d narrower runs: ×%.4g–×%.4g, want core's ×%.4g–×%.4g", model.MinClassRuns, g[0], g[1], w[0], w[1])
+	}
+	cal.Interval.Classes[0].High = 0.9
+	if g := got(model.ClassOutside); math.Abs(g[1]/math.Exp(0.9)-1) > 1e-12 || math.Abs(g[0]/math.Exp(core.Low)-1) > 1e-12 {
+		t.Errorf("outside with a wider upper tail: ×%.4g–×%.4g, want ×%.4g–×%.4g", g[0], g[1], math.Exp(core.Low), math.Exp(0.9))
+	}
+	// Without a core class of enough runs, the pooled quantiles stay.
+	cal.Interval.Classes[0].Runs, cal.Interval.Classes[1].Runs = 3, 3
+	if g, w := got(model.ClassOutside), ends(pooled); !near(g, w) {
+		t.Errorf("outside and core with 3 runs each: ×%.4g–×%.4g, want the pooled ×%.4g–×%.4g", g[0], g[1], w[0], w[1])
+	}
+}

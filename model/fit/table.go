@@ -504,7 +504,7 @@ func setClasses(cal *model.Calibration, res []model.Residual, from string) error
 		return err
 	}
 	cal.Interval.Classes = q
-	cal.Interval.ClassMethod = fmt.Sprintf("empirical %.3g and %.3g quantiles (type 7) of ln(reported/predicted) per interval class over %s, each run predicted by a calibration fitted without its source; a class with fewer than %d runs uses the quantiles of all runs together",
+	cal.Interval.ClassMethod = fmt.Sprintf("empirical %.3g and %.3g quantiles (type 7) of ln(reported/predicted) per interval class over %s, each run predicted by a calibration fitted without its source; a class with fewer than %d runs uses the quantiles of all runs together, except the outside class, which then uses the core class's",
 		(1-cal.Interval.Level)/2, (1+cal.Interval.Level)/2, from, model.MinClassRuns)
 	return nil
 }

@@ -256,7 +256,7 @@ func calReport(c model.Calibration) CalReport {
 		for _, q := range c.Interval.Classes {
 			parts = append(parts, fmt.Sprintf("%s (%s): ×%s to ×%s over %d runs from %d sources", q.Class, model.IntervalClassText[q.Class], fixed(math.Exp(q.Low), 2), fixed(math.Exp(q.High), 2), q.Runs, q.Sources))
 		}
-		cr.Interval = fmt.Sprintf("Estimates carry a %s interval set by the class of the request, as multiples of the estimate: %s. Where that comes from: %s. A class with fewer than %d runs takes the pooled row; outside the envelope the interval is never narrower than the core class's, and it widens by %s (in quadrature) per e-fold beyond a range.",
+		cr.Interval = fmt.Sprintf("Estimates carry a %s interval set by the class of the request, as multiples of the estimate: %s. Where that comes from: %s. A class with fewer than %d runs takes the pooled row, except outside the envelope, where it takes the core class's; outside the envelope the interval is never narrower than the core class's, and it widens by %s (in quadrature) per e-fold beyond a range.",
 			pct(c.Interval.Level), strings.Join(parts, "; "), c.Interval.ClassMethod, model.MinClassRuns, fixed(c.Envelope.WidenPerEFold, 2))
 	}
 	e := c.Envelope
