@@ -336,8 +336,9 @@ func (c *calcView) markup() (string, error) {
 		for _, g := range m.GPUs {
 			c.w(`<option value="`, esc(g.ID), `">`, esc(g.Name), `</option>`)
 		}
-		c.w(`</datalist></form></div>`)
+		c.w(`</datalist>`)
 	}
+	c.w(`</form></div>`)
 	if c.embed {
 		// The link to the full calculator follows the embedded one's edits.
 		start := c.b.Len()
