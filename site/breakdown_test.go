@@ -10,6 +10,7 @@ import (
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/fit"
 	"github.com/wattscale/wattscale/model/validate"
 )
 
@@ -83,16 +84,59 @@ func strategyText(tensor, context, data, batch float64) string {
 // LoRA series' breakdown as the model computes it today (-update rewrites
 // it), so the numbers it discusses cannot drift from the code.
 func TestMethodologyMLPerfBreakdown(t *testing.T) {
-	want := mlperfBreakdown(t)
+	methodologyTable(t, "MLPerf breakdown", "TestMethodologyMLPerfBreakdown", breakdownHeader, mlperfBreakdown(t))
+}
+
+// matchedHeader opens the generated table of the roofline study's A100
+// points in the methodology page.
+const matchedHeader = "| GPT on A100, FSDP | S, published | S, model | energy ÷ 1 GPU, published | model, GPUs | model, with host |\n"
+
+// TestMethodologyNVLinkScaling: the methodology page carries the default
+// calibration's estimate of the roofline study's A100 FSDP points
+// (fit.CheckScaling) as the model computes it today (-update rewrites it).
+func TestMethodologyNVLinkScaling(t *testing.T) {
+	cat, err := content.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := fit.ReadScaling(bytes.NewReader(content.PublishedScaling))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString(matchedHeader)
+	b.WriteString("|---|---|---|---|---|---|\n")
+	rows := 0
+	for _, p := range pts {
+		if p.Interconnect != model.NVLink || p.EnergyRatio == 0 {
+			continue
+		}
+		c, err := fit.CheckScaling(cat, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows++
+		fmt.Fprintf(&b, "| %g GPUs | %.2f | %.2f | %.2f | %.2f | %.2f |\n", p.N, p.Speedup, c.Speedup, p.EnergyRatio, c.GPURatio, c.NodeRatio)
+	}
+	if rows != 3 {
+		t.Fatalf("%d published NVLink points with an energy ratio, want 3", rows)
+	}
+	methodologyTable(t, "A100 scaling table", "TestMethodologyNVLinkScaling", matchedHeader, b.String())
+}
+
+// methodologyTable checks that the methodology page's table opening with
+// header is want, up to the blank line after it; -update rewrites it.
+func methodologyTable(t *testing.T, what, test, header, want string) {
+	t.Helper()
 	p := filepath.Join("..", "content", "pages", "methodology.md")
 	raw, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(raw)
-	i := strings.Index(s, breakdownHeader)
+	i := strings.Index(s, header)
 	if i < 0 {
-		t.Fatalf("methodology.md has no MLPerf breakdown table (a line %q)", strings.TrimSpace(breakdownHeader))
+		t.Fatalf("methodology.md has no %s (a line %q)", what, strings.TrimSpace(header))
 	}
 	j := strings.Index(s[i:], "\n\n")
 	if j < 0 {
@@ -105,7 +149,7 @@ func TestMethodologyMLPerfBreakdown(t *testing.T) {
 			}
 			return
 		}
-		t.Errorf("methodology.md: the MLPerf breakdown differs from the model (go test ./site -run TestMethodologyMLPerfBreakdown -update):\n%s\nwant:\n%s", got, want)
+		t.Errorf("methodology.md: the %s differs from the model (go test ./site -run %s -update):\n%s\nwant:\n%s", what, test, got, want)
 	}
 }
 

@@ -3,10 +3,12 @@ package fit_test
 import (
 	"math"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
+	"github.com/wattscale/wattscale/model/fit"
 )
 
 // bertSST2 is one of the study's configurations: BERT-base (L 12, d 768)
@@ -117,45 +119,62 @@ func TestPublishedCalibrationTokenReference(t *testing.T) {
 	}
 }
 
-// TestDefaultCalibrationMatchesPCIeScaling: the default calibration
+// TestDefaultCalibrationMatchesPublishedScaling: the default calibration
 // reproduces the roofline study's matched-scaling energy per token against
-// one GPU on RTX 2080 Ti cards (PCIe), FSDP and tensor parallelism at 2 and
-// 4 GPUs (2.09, 2.22, 3.61, 7.22: medians over matched pairs, Zoubeirou a
-// Mayaki 2026 revised study; content/data/published-scaling.csv), each
-// within 15 %, for the study's BERT-base SST-2 runs (3 epochs of 67,349
-// sentences at 40.8 tokens) with η from the default calibration's curves.
-// (The study's A100 FSDP points, 1.24 at 2, 4 and 6 GPUs, are not held:
-// see TestWaitingPublishedNVLink.)
-func TestDefaultCalibrationMatchesPCIeScaling(t *testing.T) {
+// one GPU (Zoubeirou a Mayaki 2026 revised study; medians over matched
+// pairs; content/data/published-scaling.csv), each within 15 %, with η
+// from the calibration's own curves and communication model
+// (fit.CheckScaling):
+//   - RTX 2080 Ti (PCIe), BERT-base SST-2, FSDP and tensor parallelism at 2
+//     and 4 GPUs: 2.09, 2.22, 3.61, 7.22, the accelerators' energy (the
+//     paper's η^α_η on the accelerator estimate, as the law was fitted);
+//   - A100 (NVLink), GPT with FSDP at 2, 4 and 6 GPUs: about 1.24 each, in
+//     both scopes, the GPUs alone and with the host over the wall time,
+//     since the study's meter counted the CPU and memory of its process
+//     (CodeCarbon) and neither bound is published. The waiting power alone
+//     at constant busy power would give 1.38–1.57 (TestWaitingPublishedNVLink);
+//     FSDP's sharded optimizer update (paramTrafficBytes: each rank updates
+//     its 1/N, ZeRO) is what brings the GPUs' energy down to the measurement.
+func TestDefaultCalibrationMatchesPublishedScaling(t *testing.T) {
 	cat, err := content.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}
-	const tokens = 67349 * 40.8 * 3
-	req := func(strategy string, n int) model.Request {
-		r := bertSST2(tokens, strategy, n)
-		r.Calibration = ""
-		return r
+	within := func(p fit.ScalingPoint, scope string, got float64) {
+		if d := got/p.EnergyRatio - 1; d < -0.15 || d > 0.15 {
+			t.Errorf("%s %s N=%g (%s): ×%.3f energy per token against one GPU, published ×%.3f (%+.1f %%), want within 15 %%", p.GPU, p.Strategy, p.N, scope, got, p.EnergyRatio, 100*d)
+		}
 	}
-	one, err := cat.Estimate(req(model.Single, 1))
+	checked := map[model.Interconnect]int{}
+	for _, p := range scaling(t) {
+		if p.EnergyRatio == 0 {
+			continue
+		}
+		c, err := fit.CheckScaling(cat, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked[p.Interconnect]++
+		within(p, "GPUs", c.GPURatio)
+		if p.Interconnect == model.NVLink {
+			within(p, "node", c.NodeRatio)
+		}
+	}
+	if checked[model.PCIe] != 4 || checked[model.NVLink] != 3 {
+		t.Fatalf("checked %v published points, want 4 PCIe and 3 NVLink", checked)
+	}
+}
+
+// TestCheckScalingNamesTheWorkload: a scaling point whose workload is not
+// one the project can estimate is refused, naming the workload given.
+func TestCheckScalingNamesTheWorkload(t *testing.T) {
+	cat, err := content.Catalog()
 	if err != nil {
 		t.Fatal(err)
 	}
-	checked := 0
-	for _, p := range scaling(t) {
-		if p.GPU != "rtx-2080-ti" || p.EnergyRatio == 0 {
-			continue
-		}
-		checked++
-		r, err := cat.Estimate(req(p.Strategy, int(p.N)))
-		if err != nil {
-			t.Fatalf("%s N=%g: %v", p.Strategy, p.N, err)
-		}
-		if d := r.EnergyKWh/one.EnergyKWh/p.EnergyRatio - 1; d < -0.15 || d > 0.15 {
-			t.Errorf("%s N=%g: ×%.3f energy per token against one GPU, published ×%.3f (%+.1f %%), want within 15 %%", p.Strategy, p.N, r.EnergyKWh/one.EnergyKWh, p.EnergyRatio, 100*d)
-		}
-	}
-	if checked != 4 {
-		t.Fatalf("checked %d published RTX 2080 Ti points, want 4", checked)
+	p := scaling(t)[0]
+	p.Workload = "t5-squad"
+	if _, err := fit.CheckScaling(cat, p); err == nil || !strings.Contains(err.Error(), `workload "t5-squad"`) {
+		t.Errorf("workload t5-squad: error %v, want one naming it", err)
 	}
 }

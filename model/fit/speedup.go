@@ -17,6 +17,7 @@ type ScalingPoint struct {
 	GPU          string
 	Interconnect model.Interconnect
 	Strategy     string
+	Workload     string // WorkloadBERTSST2 or WorkloadGPT (ScalingRequest); "" when the table has no workload column
 	N            float64
 	Speedup      float64
 	SpeedupCI    [2]float64 // the published 95 % interval of the speedup, low first; zeros = not given
@@ -41,7 +42,7 @@ func ReadScaling(r io.Reader) ([]ScalingPoint, error) {
 
 // scalingPoint reads one row of the scaling table.
 func scalingPoint(row csvx.Row, ci bool) (ScalingPoint, error) {
-	p := ScalingPoint{GPU: row.Raw("gpu"), Interconnect: model.Interconnect(row.Raw("interconnect")), Strategy: row.Raw("strategy"), Source: row.Raw("source")}
+	p := ScalingPoint{GPU: row.Raw("gpu"), Interconnect: model.Interconnect(row.Raw("interconnect")), Strategy: row.Raw("strategy"), Workload: row.Raw("workload"), Source: row.Raw("source")}
 	if p.Interconnect != model.PCIe && p.Interconnect != model.NVLink {
 		return p, row.Errorf("", "interconnect %q is not pcie or nvlink", p.Interconnect)
 	}

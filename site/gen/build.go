@@ -108,21 +108,20 @@ func compute(s *Site, wasm map[string][]byte) (*Computed, error) {
 			scores <- r
 		}()
 	}
-	in := reportInputs{cals: s.Calibrations, scaling: s.Scaling, runs: s.RunsRaw, ci: scalingIntervals(s.Scaling)}
-	in.zeus, in.zeusSt = s.Zeus, s.ZeusStatus
-	if !s.ZeusStatus.Available {
-		c.Notes = append(c.Notes, "report: Zeus charts left out: "+s.ZeusStatus.Note)
-	}
-	var err error
-	if c.Report, err = computeReport(in); err != nil {
-		return nil, err
-	}
-	c.Hardware = hardwareTable(model.DefaultGPUs(), model.DefaultPresets())
 	// The calculator's defaults and calibrations are the loaded content's.
 	cat, err := content.NewCatalog(s.Calibrations)
 	if err != nil {
 		return nil, fmt.Errorf("content: calibrations: %w", err)
 	}
+	in := reportInputs{cals: s.Calibrations, cat: cat, scaling: s.Scaling, runs: s.RunsRaw, ci: scalingIntervals(s.Scaling)}
+	in.zeus, in.zeusSt = s.Zeus, s.ZeusStatus
+	if !s.ZeusStatus.Available {
+		c.Notes = append(c.Notes, "report: Zeus charts left out: "+s.ZeusStatus.Note)
+	}
+	if c.Report, err = computeReport(in); err != nil {
+		return nil, err
+	}
+	c.Hardware = hardwareTable(model.DefaultGPUs(), model.DefaultPresets())
 	if c.Prerender, err = prerenderCalculator(cat); err != nil {
 		return nil, err
 	}

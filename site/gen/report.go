@@ -96,6 +96,10 @@ type CompareRow struct {
 // ScalingRow is one published scaling point, formatted.
 type ScalingRow struct {
 	GPU, Interconnect, Strategy, N, Speedup, CI, Eta, EnergyRatio, Source string
+	// The default calibration's estimate of the point's workload
+	// (fit.CheckScaling): its speedup and its energy per token against one
+	// GPU, the GPUs alone and with the host over the wall time.
+	ModelSpeedup, ModelGPU, ModelNode string
 }
 
 // SpeedupRow is one fitted speedup curve, formatted.
@@ -106,6 +110,7 @@ type SpeedupRow struct {
 // reportInputs is what the report is computed from.
 type reportInputs struct {
 	cals    []model.Calibration
+	cat     *model.Catalog // the calibrations as the calculator has them, for the scaling points' estimates
 	scaling []fit.ScalingPoint
 	ci      map[string][2]float64 // published speedup intervals by "interconnect/strategy/n"
 	zeus    []model.Measurement   // nil when the trace is not available
@@ -175,6 +180,11 @@ func computeReport(in reportInputs) (Report, error) {
 		if p.EnergyRatio > 0 {
 			row.EnergyRatio = fixed(p.EnergyRatio, 2)
 		}
+		c, err := fit.CheckScaling(in.cat, p)
+		if err != nil {
+			return r, fmt.Errorf("report: %w", err)
+		}
+		row.ModelSpeedup, row.ModelGPU, row.ModelNode = fixed(c.Speedup, 3), fixed(c.GPURatio, 2), fixed(c.NodeRatio, 2)
 		r.Points = append(r.Points, row)
 	}
 	return r, nil
