@@ -11,17 +11,18 @@ import (
 	"github.com/wattscale/wattscale/model/fit"
 )
 
-// bertSST2 is one of the study's configurations: BERT-base (L 12, d 768)
-// on SST-2 at the effective length 66 and per-process batch 32, fp16, on
-// RTX 2080 Ti cards (Zoubeirou a Mayaki 2026, revised study's setup).
-func bertSST2(tokens float64, strategy string, n int) model.Request {
-	return model.Request{
-		Model:       model.ModelSpec{Layers: 12, Hidden: 768, Heads: 12, FFN: 3072, Vocab: 30522, Head: "classifier"},
-		Training:    model.TrainingSpec{Tokens: tokens, SeqLen: 66, BatchPerGPU: 32, Precision: model.FP16},
-		Hardware:    model.HardwareSpec{GPU: "rtx-2080-ti", Count: float64(n)},
-		Strategy:    model.Strategy{Name: strategy},
-		Calibration: "zoubeirou2026-bert-pooled",
+// bertSST2 is one of the study's configurations (fit.ScalingRequest's
+// BERT-base SST-2 on RTX 2080 Ti cards) at tokens, estimated with the
+// published pooled calibration.
+func bertSST2(t testing.TB, tokens float64, strategy string, n int) model.Request {
+	t.Helper()
+	req, err := fit.ScalingRequest(fit.ScalingPoint{GPU: "rtx-2080-ti", Strategy: strategy, Workload: fit.WorkloadBERTSST2}, float64(n))
+	if err != nil {
+		t.Fatal(err)
 	}
+	req.Training.Tokens = tokens
+	req.Calibration = "zoubeirou2026-bert-pooled"
+	return req
 }
 
 // TestPublishedCalibrationMatchesScalingMedians checks the shipped
@@ -43,7 +44,7 @@ func TestPublishedCalibrationMatchesScalingMedians(t *testing.T) {
 	}
 	l := cal.Law
 	const tokens = 67349 * 40.8 * 3
-	one, err := cat.Estimate(bertSST2(tokens, model.Single, 1))
+	one, err := cat.Estimate(bertSST2(t, tokens, model.Single, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestPublishedCalibrationMatchesScalingMedians(t *testing.T) {
 		if d := math.Log(law / p.EnergyRatio); math.Abs(d) > 0.253 {
 			t.Errorf("%s N=%g: law at the published η %.3f gives ×%.3f energy per token, published ×%.3f (ln off by %.3f)", p.Strategy, p.N, eta, law, p.EnergyRatio, d)
 		}
-		resp, err := cat.Estimate(bertSST2(tokens, p.Strategy, int(p.N)))
+		resp, err := cat.Estimate(bertSST2(t, tokens, p.Strategy, int(p.N)))
 		if err != nil {
 			t.Fatalf("%s N=%g: %v", p.Strategy, p.N, err)
 		}
@@ -98,7 +99,7 @@ func TestPublishedCalibrationTokenReference(t *testing.T) {
 		if want := 67349 * 40.8 * 3; math.Abs(l.RefTokens-want) > 1e-6 {
 			t.Errorf("%s: ref_tokens %.1f, want 67,349 × 40.8 × 3 = %.1f", name, l.RefTokens, want)
 		}
-		req := bertSST2(l.RefTokens, model.Single, 1)
+		req := bertSST2(t, l.RefTokens, model.Single, 1)
 		req.Calibration = name
 		resp, err := cat.Estimate(req)
 		if err != nil {

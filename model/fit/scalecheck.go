@@ -77,7 +77,9 @@ func CheckScaling(cat *model.Catalog, p ScalingPoint) (ScalingCheck, error) {
 		}
 		gpu[i] = r.EnergyKWh
 		node[i] = validate.CompareHost(validate.Run{Host: "yes", PUE: 1}, r.EnergyKWh, r.GPUHours, r.Parallel.BusyPowerW, validate.HostFactor)
-		c.Speedup = r.Parallel.Speedup
+		if i == 1 {
+			c.Speedup = r.Parallel.Speedup
+		}
 	}
 	c.GPURatio, c.NodeRatio = gpu[1]/gpu[0], node[1]/node[0]
 	return c, nil
