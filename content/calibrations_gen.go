@@ -196,11 +196,11 @@ var generatedCalibrations = []model.Calibration{
 			Method:  "cross-validated RMSE of ln energy (20 repeated group-disjoint 70/30 splits over 6 workload groups (medians over splits))",
 			Classes: []model.ClassQuantiles{{
 				Class:   "input_bound",
-				Runs:    5,
-				Sources: 1,
-				Median:  2.22170843580761,
-				Low:     1.6519008399015935,
-				High:    2.439808942304971,
+				Runs:    7,
+				Sources: 2,
+				Median:  2.0724689038435162,
+				Low:     0.8778379746369962,
+				High:    2.416121435969183,
 			}, {
 				Class:   "short_step",
 				Runs:    2,
@@ -224,11 +224,11 @@ var generatedCalibrations = []model.Calibration{
 				High:    1.1482801993597376,
 			}, {
 				Class:   "core",
-				Runs:    50,
-				Sources: 17,
-				Median:  -0.06554717655299037,
-				Low:     -0.5064631528709583,
-				High:    0.6153319116372056,
+				Runs:    48,
+				Sources: 16,
+				Median:  -0.06920731997159627,
+				Low:     -0.5231867430458164,
+				High:    0.4377515992196866,
 			}, {
 				Class:   "pooled",
 				Runs:    67,

@@ -274,8 +274,10 @@ func hasWarning(ws []string, option, sub string) bool {
 }
 
 // paperComparison evaluates content/examples/plan-paper-estimated.json
-// (1B students) and its 13B variant (Adafactor on bf16 weights, 4 bytes per
-// parameter, which fits one H100 as in the paper) and returns estimated
+// (1B students, Adafactor on bf16 weights and gradient checkpointing, as
+// the harness ran them) and its 13B variant (the same 4 bytes per
+// parameter, which fits one H100 as in the paper; with AdamW's 16 it does
+// not) and returns estimated
 // against published stage energies and the plans' warnings (prefixed with
 // their size).
 func paperComparison(t *testing.T) ([]comparisonRow, []string) {
@@ -339,7 +341,8 @@ func formatComparison(rows []comparisonRow) string {
 	var b strings.Builder
 	b.WriteString("Estimated (physics, calibration defaults) vs published (Lambert & Luccioni 2026, stage table) stage energies, kWh;\n")
 	b.WriteString("paper setup: teacher olmo-2-32b, students olmo-2-1b/13b, one H100 SXM, bf16, seq 1024, students' micro-batch 4 with\n")
-	b.WriteString("16 accumulated per optimizer step (the harness's configs/base.yaml); tokens are the processed-token\n")
+	b.WriteString("16 accumulated per optimizer step (the harness's configs/base.yaml), gradient checkpointing (always on in its sft_main.py\n")
+	b.WriteString("and kd_main.py) and Adafactor on bf16 weights (4 bytes/param, the optimizer of the stage logs below); tokens are the processed-token\n")
 	b.WriteString("counts the study's harness logs imply (estimate_test.go); check: x2 = GPU-bound, must be within x2; host = host-bound\n")
 	b.WriteString("in the harness, must be below with a warning; - = shown only\n\n")
 	b.WriteString("| stage | pipeline | published | estimated | estimated/published | check |\n|---|---|---|---|---|---|\n")

@@ -22,7 +22,7 @@ func TestLoRAStudent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lora := []byte(strings.Replace(string(raw), `"precision": "bf16"}`, `"precision": "bf16", "method": "lora", "lora": {"rank": 16}}`, 1))
+	lora := []byte(strings.Replace(string(raw), `"gradient_checkpointing": true}`, `"gradient_checkpointing": true, "method": "lora", "lora": {"rank": 16}}`, 1))
 	p, err := distill.ParsePlan(bytes.NewReader(lora))
 	if err != nil {
 		t.Fatalf("ParsePlan with a lora student: %v", err)
@@ -36,7 +36,7 @@ func TestLoRAStudent(t *testing.T) {
 	if !(sl < sf) {
 		t.Errorf("%s with a lora student: %.4g kWh, not below the full student's %.4g kWh", name, sl, sf)
 	}
-	bad := []byte(strings.Replace(string(raw), `"precision": "bf16"}`, `"precision": "bf16", "method": "lora", "lora": {"rnak": 16}}`, 1))
+	bad := []byte(strings.Replace(string(raw), `"gradient_checkpointing": true}`, `"gradient_checkpointing": true, "method": "lora", "lora": {"rnak": 16}}`, 1))
 	_, err = distill.ParsePlan(bytes.NewReader(bad))
 	if err == nil || !strings.Contains(err.Error(), "student.training.lora.rnak") {
 		t.Errorf("ParsePlan with lora.rnak: error %v, want one naming student.training.lora.rnak", err)

@@ -37,7 +37,7 @@ func TestPlannerLoRAStudent(t *testing.T) {
 	student := func(ctx2 context.Context) float64 {
 		return eval[float64](t, ctx2, `parseFloat(document.querySelector('[data-option="sft-1b (mine)"]').dataset.student)`)
 	}
-	const req = `{"model":{"preset":"olmo-2-1b"},"training":{"tokens":6.62e8,"seq_len":1024,"batch_per_gpu":4,"gradient_accumulation":16,"precision":"bf16"%s},"hardware":{"gpu":"h100-sxm5","count":1},"strategy":"single"}`
+	const req = `{"model":{"preset":"olmo-2-1b"},"training":{"tokens":6.62e8,"seq_len":1024,"batch_per_gpu":4,"gradient_accumulation":16,"precision":"bf16","state_bytes_per_param":4,"gradient_checkpointing":true%s},"hardware":{"gpu":"h100-sxm5","count":1},"strategy":"single"}`
 	full := student(ctx)
 	if want := estimateCLI(t, strings.Replace(req, "%s", "", 1)); relDiff(full, want) > 1e-9 {
 		t.Errorf("page's full student %.17g kWh, site estimate %.17g kWh", full, want)
@@ -119,7 +119,8 @@ func TestPlannerCheaperPerStage(t *testing.T) {
 			EnergyKWh float64 `json:"energy_kwh"`
 		} `json:"current"`
 	}
-	out := runCLI(t, []byte(`{"workload": {"model": {"preset": "olmo-2-1b"}, "training": {"tokens": 6.62e8, "seq_len": 1024, "batch_per_gpu": 4, "gradient_accumulation": 16, "precision": "bf16", "method": "lora"}},
+	out := runCLI(t, []byte(`{"workload": {"model": {"preset": "olmo-2-1b"}, "training": {"tokens": 6.62e8, "seq_len": 1024, "batch_per_gpu": 4, "gradient_accumulation": 16, "precision": "bf16",
+		"state_bytes_per_param": 4, "gradient_checkpointing": true, "method": "lora"}},
 		"current": {"hardware": {"gpu": "h100-sxm5", "count": 1}, "strategy": "single"}, "site": {"carbon_g_per_kwh": 475, "usd_per_kwh": 0.15}}`), "recommend")
 	if err := json.Unmarshal(out, &rec); err != nil {
 		t.Fatal(err)

@@ -123,7 +123,10 @@ var paperStudentTokens = map[string]float64{"sft-1b": 6.62e8, "sft-13b": 4.63e8,
 // DefaultStudentForm is what a row's student stage opens with when it
 // switches to an estimate: the paper's setup (one H100 SXM, bf16,
 // 1024-token sequences, micro-batch 4 with 16 accumulated per optimizer
-// step, the harness's configs/base.yaml) for the preset's student model and token
+// step, the harness's configs/base.yaml; gradient checkpointing, which its
+// sft_main.py and kd_main.py always enable; Adafactor on bf16 weights, 4
+// bytes of state per parameter, the optimizer of the stage logs the token
+// counts come from) for the preset's student model and token
 // count (paperStudentTokens), trained in full; "" or a preset without a
 // stage split = the sft-1b setup. Keys are the calculator form's
 // (StudentKeys).
@@ -138,7 +141,7 @@ func DefaultStudentForm(preset string) map[string]string {
 		tokens, pr = paperStudentTokens["sft-1b"], &distill.Preset{StudentKey: "olmo-2-1b"}
 	}
 	for k, v := range map[string]string{"model": pr.StudentKey, "tokens": strings.Replace(strconv.FormatFloat(tokens, 'g', -1, 64), "e+0", "e", 1),
-		"seq": "1024", "batch": "4", "accum": "16", "precision": "bf16", "method": model.MethodFull, "gpu": "h100-sxm5", "count": "1", "strategy": model.Single} {
+		"seq": "1024", "batch": "4", "accum": "16", "precision": "bf16", "state_bytes": "4", "ckpt": "on", "method": model.MethodFull, "gpu": "h100-sxm5", "count": "1", "strategy": model.Single} {
 		f[k] = v
 	}
 	return f
