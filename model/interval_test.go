@@ -91,6 +91,11 @@ func TestIntervalClasses(t *testing.T) {
 	if got, want := d.EnergyIntervalKWh[0]/d.EnergyKWh, math.Exp(core.Low); math.Abs(got/want-1) > 1e-9 {
 		t.Errorf("default example: lower end ×%.4g, want e^low = ×%.4g", got, want)
 	}
+	// Issue 35's goal for a compute-bound request inside the envelope: at
+	// most ×1.7 each way, from held-out quantiles.
+	if lo, hi := d.EnergyIntervalKWh[0]/d.EnergyKWh, d.EnergyIntervalKWh[1]/d.EnergyKWh; lo < 1/1.7 || hi > 1.7 {
+		t.Errorf("default example: interval ×%.3g–×%.3g, want within ÷1.7–×1.7", lo, hi)
+	}
 
 	// A student reading cached log-probs faster than a harness could:
 	// input-bound, warned, and the upper end reaches the slowest rate.
