@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wattscale/wattscale/model"
@@ -31,6 +32,31 @@ func validateJSON(t *testing.T, args ...string) validate.Report {
 		t.Fatalf("validate %v: output is not a report: %v", args, err)
 	}
 	return rep
+}
+
+// heldOut is "site validate -json -holdout"'s report, run once per test
+// binary: it refits the calibration for each of the 23 sources (about 3 s
+// on two cores), and two tests read it.
+var heldOut = struct {
+	once sync.Once
+	rep  validate.Report
+	err  string
+}{}
+
+func heldOutReport(t *testing.T) validate.Report {
+	t.Helper()
+	heldOut.once.Do(func() {
+		var out, errb bytes.Buffer
+		if code := run([]string{"validate", "-json", "-holdout"}, nil, &out, &errb); code != 0 {
+			heldOut.err = fmt.Sprintf("validate -holdout exited %d: %s", code, errb.String())
+		} else if err := json.Unmarshal(out.Bytes(), &heldOut.rep); err != nil {
+			heldOut.err = fmt.Sprintf("validate -holdout: output is not a report: %v", err)
+		}
+	})
+	if heldOut.err != "" {
+		t.Fatal(heldOut.err)
+	}
+	return heldOut.rep
 }
 
 var (
@@ -123,7 +149,7 @@ func TestValidationPageMatchesCommand(t *testing.T) {
 	}
 	page := string(files["validation/index.html"])
 	in := validateJSON(t)
-	held := validateJSON(t, "-holdout")
+	held := heldOutReport(t)
 	if held.Headline.Rows == 0 || in.Headline.Rows != held.Headline.Rows {
 		t.Fatalf("headline runs: in-sample %d, held-out %d; want the same positive count", in.Headline.Rows, held.Headline.Rows)
 	}
@@ -241,7 +267,7 @@ func checkFindings(t *testing.T, in, held validate.Report) {
 // model.MinClassRuns runs; the median ratio of its ends is at most 4; and
 // the central estimate keeps a median fold error of at most 1.25.
 func TestHeldOutIntervalGoals(t *testing.T) {
-	held := validateJSON(t, "-holdout")
+	held := heldOutReport(t)
 	all := held.Headline.Summaries[validate.Wattscale]
 	if all.Coverage == nil || all.MedianWidth == nil {
 		t.Fatal("the held-out headline has no interval coverage or width")
