@@ -20,7 +20,6 @@
   var BASE = script && script.src ? new URL('.', script.src).href : '';
   var perf = (window.wattscalePerf = window.wattscalePerf || {});
   var ASSETS = {};
-  var WASM_TYPE = /^application\/wasm\s*(;|$)/i;
   var modules = {}; // the compiled WebAssembly modules by name (loadGo)
 
   // asset is the name a file next to this script was written under.
@@ -41,54 +40,16 @@
     return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
   }
 
-  // asWasm is a fetched wasm typed application/wasm, for streaming
-  // compilation. One typed so already is taken as it is: the browser keeps
-  // the code compiled from it (not from a response made in the page).
-  function asWasm(r) {
-    if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + r.url);
-    if (r.url && WASM_TYPE.test(r.headers.get('Content-Type') || '')) {
-      perf.wasmResponse = 'as-served';
-      return r;
-    }
-    perf.wasmResponse = 'retyped';
-    return new Response(r.body, { headers: { 'Content-Type': 'application/wasm' } });
-  }
-
-  // wasmFrom is the wasm as a response: resp when compressed in transit or
-  // kept by the service worker, else the gzip copy beside it (a quarter of
-  // the size) inflated in the page; resp when that fails.
-  async function wasmFrom(resp, url) {
-    var r = await resp;
-    perf.wasmResponseMs = performance.now();
-    if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + r.url);
-    var kept = navigator.serviceWorker && navigator.serviceWorker.controller;
-    if (kept || r.headers.get('Content-Encoding') || typeof DecompressionStream === 'undefined') return asWasm(r);
-    var gz = await fetch(url + '.gz').catch(function () { return null; });
-    if (!gz || !gz.ok) return asWasm(r);
-    r.body.cancel();
-    perf.wasmGzip = 1;
-    perf.wasmResponse = 'inflated';
-    var reader = gz.body.getReader(), first = await reader.read();
-    var head = first.value || new Uint8Array(0);
-    var rest = new ReadableStream({
-      start: function (c) { if (head.length) c.enqueue(head); if (first.done) c.close(); },
-      pull: function (c) { return reader.read().then(function (x) { if (x.done) c.close(); else c.enqueue(x.value); }); },
-      cancel: function (why) { return reader.cancel(why); }
-    });
-    // A host that adds Content-Encoding: gzip to a .gz file has had the
-    // browser inflate it: the bytes then start with wasm's magic, not 1f 8b.
-    var body = head[0] === 0x1f && head[1] === 0x8b ? rest.pipeThrough(new DecompressionStream('gzip')) : rest;
-    return new Response(body, { headers: { 'Content-Type': 'application/wasm' } });
-  }
-
   // loadGo starts the Go program NAME.wasm and resolves with the way that
-  // worked once it has set window[global]: the module the page's head
-  // compiled from the service worker's copy on a return visit
-  // (templates/layout.html), else streaming compilation of the head's
-  // fetch or a new one (wasmFrom), else fetch().arrayBuffer(), else the
-  // copy in NAME-embed.js (the only way from file://), which sets
-  // window.WATTSCALE_NAME_WASM_GZ_B64. readyHook is the function Go calls
-  // when its functions are set (jsexport).
+  // worked once it has set window[global]: streaming compilation, of what
+  // the page's head started while the page was parsed (site/assets/head.js,
+  // inline in the page: the module compiled from the service worker's copy,
+  // or the response to compile) or now through the head's wattscaleCompile
+  // (which chooses between the host's response and the build's gzip copy
+  // inflated in the page); else
+  // fetch().arrayBuffer(); else the copy in NAME-embed.js (the only way
+  // from file://), which sets window.WATTSCALE_NAME_WASM_GZ_B64. readyHook
+  // is the function Go calls when its functions are set (jsexport).
   async function loadGo(name, global, readyHook) {
     if (typeof Go === 'undefined') await loadScript(BASE + asset('wasm_exec.js'));
     perf.wasmExecMs = performance.now();
@@ -97,12 +58,13 @@
     if (early && early.name === wasm) window.wattscaleEarlyWasm = null;
     else early = {};
     var ways = [
-      ['streaming', 'compiled early', async function () {
-        var m = await early.module;
-        if (m) perf.wasmResponse = 'cache';
-        return m && { module: m, instance: await WebAssembly.instantiate(m, go.importObject), early: 1 };
+      ['streaming', 'streaming', async function () {
+        var m = early.module || (early.response && WebAssembly.compileStreaming(early.response));
+        // Without the head's script (none of the built pages), the wasm as served.
+        if (!m) m = window.wattscaleCompile ? window.wattscaleCompile(url) : WebAssembly.compileStreaming(fetch(url));
+        m = await m;
+        return { module: m, instance: await WebAssembly.instantiate(m, go.importObject), early: !!(early.module || early.response) };
       }],
-      ['streaming', 'streaming', function () { return WebAssembly.instantiateStreaming(wasmFrom(early.response || fetch(url), url), go.importObject); }],
       ['arraybuffer', 'arrayBuffer', async function () {
         var res = await fetch(url);
         if (!res.ok) throw new Error('HTTP ' + res.status);
@@ -113,7 +75,7 @@
         return WebAssembly.instantiate(await inflateB64(window[b64]), go.importObject);
       }]
     ];
-    for (var i = location.protocol !== 'file:' && BASE ? 0 : 3; i < ways.length && !r; i++) {
+    for (var i = location.protocol !== 'file:' && BASE ? 0 : ways.length - 1; i < ways.length && !r; i++) {
       try {
         if ((r = await ways[i][2]())) how = ways[i][0];
       } catch (e) {

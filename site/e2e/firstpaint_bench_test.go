@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -115,7 +116,24 @@ func compress(enc string, b []byte) []byte {
 // coldBrowser is a fresh profile with the HTTP cache disabled.
 func coldBrowser(t testing.TB) context.Context {
 	t.Helper()
-	ctx := browser(t)
+	return cold(t, browser(t))
+}
+
+// coldTab is coldBrowser in the Chromium of root (browserWithJSFlags): a
+// new browser context, so a fresh profile, with the HTTP cache disabled.
+func coldTab(t testing.TB, root context.Context) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(root, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return cold(t, ctx)
+}
+
+// cold disables the HTTP cache of the tab ctx.
+func cold(t testing.TB, ctx context.Context) context.Context {
+	t.Helper()
 	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +232,11 @@ func withoutLoader(t testing.TB, ctx context.Context) {
 // DOMContentLoaded, and returns the time to the recomputed estimate and
 // the wasm's transfer in bytes, and Go's start-up steps (goSteps).
 func userInputTimes(t testing.TB, url string, slow, noLoader bool) (ms, wasmBytes float64, steps []float64) {
-	ctx := coldBrowser(t)
+	return userInputTimesIn(t, coldBrowser(t), url, slow, noLoader)
+}
+
+// userInputTimesIn is userInputTimes in the cold tab ctx.
+func userInputTimesIn(t testing.TB, ctx context.Context, url string, slow, noLoader bool) (ms, wasmBytes float64, steps []float64) {
 	if slow {
 		throttle(t, ctx)
 	}
@@ -237,6 +259,83 @@ func userInputTimes(t testing.TB, url string, slow, noLoader bool) (ms, wasmByte
 const goSteps = `(function(p){ var i = p.wasmInstantiatedMs; return [p.goMainMs - i, p.goCatalogMs - i, p.goReadyMs - i, p.firstEstimateMs - i, p.firstEstimateCallMs]; })(window.wattscalePerf)`
 
 var goStepNames = []string{"runtime started, packages initialised (main began)", "catalog built", "functions registered (calc.js resumed)", "first estimate computed and drawn", "the first estimate's call into Go (duration)"}
+
+// goControlProgram is the least a Go calculator could be: it registers one
+// function, wattscale, and calls the page's wattscaleReady, as jsexport
+// does; its answer is a string.
+const goControlProgram = `package main
+
+import "syscall/js"
+
+func main() {
+	js.Global().Set("wattscale", js.FuncOf(func(js.Value, []js.Value) any { return "ready" }))
+	js.Global().Call("wattscaleReady")
+	select {}
+}
+`
+
+// goControlPage starts goControl's program as calc.js starts calc.wasm
+// (streaming compilation and instantiation, then go.run) and notes, in ms
+// from the navigation, when the instance was made and when the program's
+// function first answered (window.wattscalePerf).
+const goControlPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Go control</title>
+<script src="wasm_exec.js"></script><script>
+window.wattscalePerf = {};
+window.wattscaleReady = function () { var p = window.wattscalePerf; p.answer = window.wattscale(); p.answerMs = performance.now(); };
+var go = new Go();
+WebAssembly.instantiateStreaming(fetch('control.wasm'), go.importObject).then(function (r) { window.wattscalePerf.wasmInstantiatedMs = performance.now(); go.run(r.instance); });
+</script></head><body><p>Go control</p></body></html>`
+
+// goControl builds goControlProgram for js/wasm with the flags the site
+// builds calc.wasm with (site/gen/wasm.go: -trimpath -ldflags="-s -w",
+// -gcflags=all=-l) into a folder with goControlPage and the toolchain's
+// wasm_exec.js, and returns the folder: the Go runtime's own start in the
+// same browser, beside the calculator's.
+func goControl(t testing.TB) string {
+	t.Helper()
+	dir, src := t.TempDir(), t.TempDir()
+	for name, body := range map[string]string{"main.go": goControlProgram, "go.mod": "module control\n\ngo 1.26\n"} {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-gcflags=all=-l", "-o", filepath.Join(dir, "control.wasm"), ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "GOWORK=off", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the Go control: %v\n%s", err, out)
+	}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasmExec, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "wasm_exec.js"), wasmExec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte(goControlPage), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// goControlAnswerMs loads the Go control page at url in the cold tab ctx
+// and returns the time from its wasm instance to its first answer.
+func goControlAnswerMs(t testing.TB, ctx context.Context, url string) float64 {
+	t.Helper()
+	do(t, ctx, "open the Go control", chromedp.Navigate(url))
+	waitFor(t, ctx, "the Go control's answer", `window.wattscalePerf.answer === 'ready'`)
+	return eval[float64](t, ctx, `window.wattscalePerf.answerMs - window.wattscalePerf.wasmInstantiatedMs`)
+}
+
+// eagerJSFlags makes V8 compile every WebAssembly function when the module
+// is compiled instead of on its first call (V8's default, in Chromium as in
+// Node): a diagnosis of what lazy compilation costs Go's start, which no
+// page can ask for.
+const eagerJSFlags = "--no-wasm-lazy-compilation"
 
 // loadAvg is /proc/loadavg's first three figures ("?" elsewhere).
 func loadAvg() string {
@@ -274,8 +373,18 @@ func firstPaintReport(t testing.TB, dir string, add func(what, value, goal strin
 	var inLocal, inSlow, inPlain, inPlainRaw []float64
 	var wbLocal, wbSlow, wbPlain, wbPlainRaw []float64
 	goStart := make([][]float64, len(goStepNames))
+	// The Go runtime's own start beside the calculator's (goControl), and
+	// both again with V8 compiling every function at once (eagerJSFlags).
+	control := serve(t, goControl(t)).URL + "/"
+	eager := browserWithJSFlags(t, eagerJSFlags)
+	var ctrlGo, ctrlGoEager, calcEager []float64
 	loadBefore := loadAvg()
 	for i := 0; i < runs; i++ {
+		ctrlGo = append(ctrlGo, goControlAnswerMs(t, coldBrowser(t), control))
+		ctrlGoEager = append(ctrlGoEager, goControlAnswerMs(t, coldTab(t, eager), control))
+		_, _, st := userInputTimesIn(t, coldTab(t, eager), cs.URL+"/", false, false)
+		calcEager = append(calcEager, st[3])
+
 		for _, c := range []struct {
 			url            string
 			slow, noLoader bool
@@ -372,6 +481,9 @@ func firstPaintReport(t testing.TB, dir string, add func(what, value, goal strin
 		}
 		add("loopback: wasm instance → "+name, ms(goStart[k]), goal)
 	}
+	add("control: the smallest Go program (goControl), wasm instance → its first answer, loopback", ms(ctrlGo), "")
+	add("diagnosis, V8 compiling all WebAssembly at once ("+eagerJSFlags+", which no page can set): calculator, wasm instance → first estimate computed and drawn", ms(calcEager), "")
+	add("diagnosis, the same for the smallest Go program", ms(ctrlGoEager), "")
 	add("control: a minimal page holding only the headline, first visible, localhost", ms(ctrlLocal), "")
 	add("control: the same minimal page, first visible, file://", ms(ctrlFile), "")
 	add("navigation → first estimate visible, localhost (prerendered; Element Timing)", ms(local), "< 300 ms")

@@ -192,20 +192,7 @@ func browser(t testing.TB) context.Context {
 			chromeErr = err
 			return
 		}
-		opts := append(chromedp.DefaultExecAllocatorOptions[:],
-			chromedp.ExecPath(exe),
-			chromedp.NoSandbox,
-			chromedp.Flag("headless", true),
-			chromedp.Flag("disable-gpu", true),
-			chromedp.Flag("no-first-run", true),
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
-			chromedp.Flag("allow-file-access-from-files", false),
-			chromedp.UserDataDir(dir),
-			chromedp.WindowSize(1280, 900),
-		)
-		actx, _ := chromedp.NewExecAllocator(context.Background(), opts...)
+		actx, _ := chromedp.NewExecAllocator(context.Background(), chromeOptions(exe, dir)...)
 		chromeCtx, _ = chromedp.NewContext(actx)
 		chromeErr = chromedp.Do(chromeCtx)
 	})
@@ -217,6 +204,38 @@ func browser(t testing.TB) context.Context {
 	t.Cleanup(func() { cancelCtx(); cancelParent() })
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("opening a tab in %s: %v", exe, err)
+	}
+	return ctx
+}
+
+// chromeOptions are the headless Chromium's flags, with the profile in dir.
+func chromeOptions(exe, dir string) []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.NoSandbox,
+		chromedp.Flag("headless", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("allow-file-access-from-files", false),
+		chromedp.UserDataDir(dir),
+		chromedp.WindowSize(1280, 900),
+	)
+}
+
+// browserWithJSFlags is a tab in a Chromium of its own, started with V8
+// flags (--js-flags), for a diagnosis no page could set; browser's
+// Chromium is shared and takes none. It closes when the test ends.
+func browserWithJSFlags(t testing.TB, jsFlags string) context.Context {
+	t.Helper()
+	dir := t.TempDir()
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromeOptions(chromium(t), dir), chromedp.Flag("js-flags", jsFlags))...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting Chromium with --js-flags=%s: %v", jsFlags, err)
 	}
 	return ctx
 }

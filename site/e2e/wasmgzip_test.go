@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"testing"
 
@@ -96,5 +97,30 @@ func TestPendingUntilWasm(t *testing.T) {
 			t.Errorf("%d px, after the first answer: %+v, estimate for %q; want no pending mark, an empty status, full opacity, the estimate for 8 GPUs with ddp", width, a, in)
 		}
 		shot(t, ctx, fmt.Sprintf("calc-answered-%d", width))
+	}
+}
+
+// TestWasmGzipCopyAskedAtOnce: on a host that sends files as they are, the
+// page's head (site/assets/head.js) asks for calc.wasm's gzip copy as soon
+// as the raw file's headers show no Content-Encoding, before calc.js has
+// run (it is held here until then). Before, calc.js asked for the copy
+// after the first paint while the raw file (5 MB) downloaded (issue 31).
+// The page then computes the estimate for what was typed from the copy.
+func TestWasmGzipCopyAskedAtOnce(t *testing.T) {
+	dir := builtSite(t)
+	srv, release := serveHeld(t, dir, path.Base(assetPath(t, dir, "assets/calc.js")))
+	ctx := browser(t)
+	inputAtLoad(t, ctx)
+	if _, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: srv.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the gzip copy asked for while calc.js is held", `window.wattscalePerf && window.wattscalePerf.wasmGzip === 1 && window.wattscalePerf.wasmResponse === 'inflated'`)
+	if started := eval[bool](t, ctx, `!!(window.wattscalePerf.startMs || window.wattscaleApp)`); started {
+		t.Fatal("calc.js ran although it was held")
+	}
+	release()
+	waitFor(t, ctx, "the estimate for 8 GPUs", `window.wattscaleApp && window.wattscaleApp.last && window.wattscaleApp.last.post.count === 8`)
+	if how := eval[string](t, ctx, `String(document.getElementById('calc-root').dataset.wasmSource) + ' ' + String(document.getElementById('calc-root').dataset.wasmResponse) + ' ' + String(window.wattscalePerf.wasmEarly)`); how != "streaming inflated 1" {
+		t.Errorf("the wasm came %q, want \"streaming inflated 1\" (the head's gzip copy, compiled as it streamed)", how)
 	}
 }

@@ -3,8 +3,10 @@ package gen
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"io/fs"
 	"slices"
+	"strings"
 
 	"github.com/wattscale/wattscale/content"
 	"github.com/wattscale/wattscale/model"
@@ -86,6 +88,34 @@ func readAssets(fsys fs.FS) (map[string][]byte, error) {
 	return out, nil
 }
 
+// headScriptAsset is the script the pages with a prerendered calculator or
+// plan carry inline in their head (site/assets/head.js states what it
+// does); it is not written as a file of its own.
+const headScriptAsset = "assets/head.js"
+
+// headScript is a script as the pages carry it inline: without its
+// leading /* ... */ comment, the lines that hold only a // comment, empty
+// lines and each line's indentation. The comments are for the file's
+// readers; the inline copy is in every calculator page. (A rule for
+// site/assets/head.js, which has no string or regular expression that a
+// line could begin inside.)
+func headScript(b []byte) template.JS {
+	s := strings.TrimSpace(string(b))
+	if strings.HasPrefix(s, "/*") {
+		if i := strings.Index(s, "*/"); i >= 0 {
+			s = s[i+2:]
+		}
+	}
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "//") {
+			out = append(out, line)
+		}
+	}
+	return template.JS(strings.Join(out, "\n"))
+}
+
 // compute derives everything the pages show beyond their Markdown.
 func compute(s *Site, wasm map[string][]byte) (*Computed, error) {
 	c := &Computed{Assets: map[string][]byte{}}
@@ -130,6 +160,10 @@ func compute(s *Site, wasm map[string][]byte) (*Computed, error) {
 	}
 
 	for name, b := range s.Assets {
+		if name == headScriptAsset {
+			c.HeadJS = headScript(b)
+			continue
+		}
 		c.Assets[name] = b
 	}
 	for name, b := range wasm {

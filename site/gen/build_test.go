@@ -750,3 +750,52 @@ func TestNoControlCharactersInPages(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadScript: a page with a prerendered calculator or plan carries
+// site/assets/head.js inline in its head, on a script element naming the
+// page's WebAssembly under its written name, with the file's comments
+// left out; other pages carry none, and head.js is not written as a file
+// of its own.
+func TestHeadScript(t *testing.T) {
+	wasm := map[string][]byte{"assets/calc.wasm": []byte("\x00asm fake calculator"), "assets/planner.wasm": []byte("\x00asm fake planner"), "assets/wasm_exec.js": []byte("/* go */\n")}
+	head := "/* what it does\n * and why */\n(function () {\n  // a note\n  var a = 1;\n\n  window.x = a; // kept: code before it\n})();\n"
+	assets := fstest.MapFS{"calc.js": {Data: []byte("/* calc */\n")}, "calc.css": {Data: []byte(".c{}\n")}, "head.js": {Data: []byte(head)}}
+	files, _, err := Build(Options{Content: minimalSite(t), Assets: assets, Wasm: wasm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const inline = "(function () {\nvar a = 1;\nwindow.x = a; // kept: code before it\n})();"
+	var calcPages int
+	for name, b := range files {
+		s := string(b)
+		if strings.HasPrefix(name, "assets/head") {
+			t.Errorf("head.js written as %s", name)
+		}
+		if !strings.HasSuffix(name, ".html") {
+			continue
+		}
+		m := regexp.MustCompile(`<script data-wasm="([^"]*)" data-name="([^"]*)">([^<]*)</script>`).FindStringSubmatch(s)
+		if !strings.Contains(s, `id="calc-root"`) {
+			if m != nil {
+				t.Errorf("%s has no calculator but carries the head script", name)
+			}
+			continue
+		}
+		calcPages++
+		want := "calc.wasm"
+		if strings.Contains(s, `data-mode="planner"`) {
+			want = "planner.wasm"
+		}
+		switch {
+		case m == nil:
+			t.Errorf("%s: no head script", name)
+		case m[2] != want || !regexp.MustCompile(`^(\.\./)*assets/`+strings.TrimSuffix(want, ".wasm")+`\.[0-9a-f]{10}\.wasm$`).MatchString(m[1]) || files[strings.TrimLeft(m[1], "./")] == nil:
+			t.Errorf("%s: head script for %q at %q, want %s under its written name", name, m[2], m[1], want)
+		case m[3] != inline:
+			t.Errorf("%s: head script\n%s\nwant\n%s", name, m[3], inline)
+		}
+	}
+	if calcPages < 2 {
+		t.Errorf("%d pages with a calculator, want the calculator and embed.html at least", calcPages)
+	}
+}

@@ -41,7 +41,11 @@ type Computed struct {
 	// FitBytes is fit.wasm's size as built, raw and gzip -9 bytes, which
 	// the refit box states (view.RefitBox); zero = no fit.wasm.
 	FitBytes [2]int
-	Notes    []string // what the build left out and why
+	// HeadJS is site/assets/head.js without its leading comment (headScript):
+	// what the pages with a prerendered calculator or plan carry inline in
+	// their head; "" when the assets have none.
+	HeadJS template.JS
+	Notes  []string // what the build left out and why
 }
 
 // pageData is what a page template sees.
@@ -110,6 +114,9 @@ type calcShell struct {
 	// page with a prerendered calculator carries in its head instead of
 	// linking them (see inlineCSS); "" = linked.
 	InlineCSS template.CSS
+	// HeadJS is Computed.HeadJS on a page with a prerendered calculator
+	// or plan and its WebAssembly; "" otherwise.
+	HeadJS template.JS
 }
 
 // fileLink is a published data file.
@@ -300,6 +307,9 @@ func (s calcShell) inlineCSS(styles template.CSS, c *Computed) calcShell {
 		return s
 	}
 	s.InlineCSS = styles
+	if s.Wasm != "" {
+		s.HeadJS = c.HeadJS
+	}
 	return s
 }
 
