@@ -28,11 +28,25 @@ var startupSteps = []struct{ name, expr string }{
 	{"first estimate drawn", "p.firstEstimateMs"},
 }
 
+// ownInputConditions are the user's-own-input rows BenchmarkStartupCompare
+// adds after the steps (userInputTimes: the GPU count changed at
+// DOMContentLoaded, to the recomputed estimate shown), in issue 31's three
+// conditions.
+var ownInputConditions = []struct {
+	name        string
+	plain, slow bool
+}{
+	{"own input at DOMContentLoaded → recomputed: loopback, host sends files as they are", true, false},
+	{"own input: 10 Mbit/s + 40 ms, host compresses", false, true},
+	{"own input: 10 Mbit/s + 40 ms, host sends files as they are", true, true},
+}
+
 // BenchmarkStartupCompare loads the calculator of several built sites in turn,
 // cold, over the issue's throttled link (10 Mbit/s, 40 ms) with an input
 // change at load, and on localhost, and prints the medians of each step
-// side by side: a before/after comparison whose loads are interleaved, so
-// that a busy machine slows both columns alike.
+// side by side, then the user's own input in the three conditions of issue
+// 31 (ownInputConditions): a before/after comparison whose loads are
+// interleaved, so that a busy machine slows both columns alike.
 // WATTSCALE_COMPARE=DIR1,DIR2 (sites built with go run ./site build -o
 // DIR) names the sites; WATTSCALE_COMPARE_RUNS sets the loads per site
 // (7): go test -run '^$' -bench '^BenchmarkStartupCompare$' -benchtime 1x
@@ -48,12 +62,15 @@ func BenchmarkStartupCompare(bm *testing.B) {
 	if n, err := strconv.Atoi(os.Getenv("WATTSCALE_COMPARE_RUNS")); err == nil && n > 0 {
 		runs = n
 	}
-	urls := make([]string, len(dirs))
+	urls, plainURLs := make([]string, len(dirs)), make([]string, len(dirs))
 	for i, d := range dirs {
 		urls[i] = serveCompressed(t, d).URL + "/"
+		plainURLs[i] = serve(t, d).URL + "/"
 	}
-	// got[site][row] are the samples; the localhost rows follow the steps.
-	rows := len(startupSteps) + 2
+	// got[site][row] are the samples; the localhost rows follow the steps,
+	// and the own-input rows follow them.
+	steps := len(startupSteps) + 2
+	rows := steps + len(ownInputConditions)
 	got := make([][][]float64, len(dirs))
 	for i := range got {
 		got[i] = make([][]float64, rows)
@@ -83,9 +100,18 @@ func BenchmarkStartupCompare(bm *testing.B) {
 			lctx := coldBrowser(t)
 			watchEstimate(t, lctx)
 			do(t, lctx, "open", chromedp.Navigate(urls[i]))
-			got[i][rows-2] = append(got[i][rows-2], eval[float64](t, lctx, estimateVisibleMs))
+			got[i][steps-2] = append(got[i][steps-2], eval[float64](t, lctx, estimateVisibleMs))
 			waitFor(t, lctx, "the takeover", `document.getElementById('calc-root').dataset.ready === '1'`)
-			got[i][rows-1] = append(got[i][rows-1], eval[float64](t, lctx, `window.wattscalePerf.firstEstimateMs`))
+			got[i][steps-1] = append(got[i][steps-1], eval[float64](t, lctx, `window.wattscalePerf.firstEstimateMs`))
+
+			for c, cond := range ownInputConditions {
+				u := urls[i]
+				if cond.plain {
+					u = plainURLs[i]
+				}
+				ms, _, _ := userInputTimes(t, u, cond.slow, false)
+				got[i][steps+c] = append(got[i][steps+c], ms)
+			}
 		}
 	}
 	var b strings.Builder
@@ -96,7 +122,9 @@ func BenchmarkStartupCompare(bm *testing.B) {
 	for row := 0; row < rows; row++ {
 		name := "localhost: first estimate visible (prerendered)"
 		switch {
-		case row == rows-1:
+		case row >= steps:
+			name = ownInputConditions[row-steps].name
+		case row == steps-1:
 			name = "localhost: first estimate computed by the WebAssembly"
 		case row < len(startupSteps):
 			name = "10 Mbit/s + 40 ms: " + startupSteps[row].name
