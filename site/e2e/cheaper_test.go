@@ -28,7 +28,10 @@ func TestCheaperPanel(t *testing.T) {
 	for _, kv := range [][2]string{{"tokens", "1e9"}, {"seq", "4096"}, {"batch", "2"}, {"count", "8"}, {"deadline", "10"}} {
 		typeInto(t, ctx, kv[0], kv[1])
 	}
-	waitFor(t, ctx, "the Pareto points", `document.querySelectorAll('.cheaper-out [data-pareto]').length > 1`)
+	// The panel is drawn after the figures (adviseLater), so a panel for
+	// an earlier state of the form can be there first: wait for the one
+	// for the last input, the deadline, with the 16 sequences per step.
+	waitFor(t, ctx, "the Pareto points for the form as typed", `document.querySelectorAll('.cheaper-out [data-pareto]').length > 1 && document.querySelectorAll('#chart-pareto .deadline').length > 0 && ((document.querySelector('.cheaper-held') || {}).textContent || '').indexOf('16 sequences') >= 0`)
 	if n := eval[int](t, ctx, `document.querySelectorAll('#chart-pareto .deadline').length`); n != 1 {
 		t.Errorf("deadline lines drawn: %d, want 1", n)
 	}
