@@ -60,7 +60,8 @@
     var ways = [
       ['streaming', 'streaming', async function () {
         var m = early.module || (early.response && WebAssembly.compileStreaming(early.response));
-        // Without the head's script (none of the built pages), the wasm as served.
+        // A module the head did not start (fit.wasm): through the head's
+        // rule, or as served on a page without the head's script.
         if (!m) m = window.wattscaleCompile ? window.wattscaleCompile(url) : WebAssembly.compileStreaming(fetch(url));
         m = await m;
         return { module: m, instance: await WebAssembly.instantiate(m, go.importObject), early: !!(early.module || early.response) };

@@ -21,6 +21,13 @@
   var perf = (window.wattscalePerf = window.wattscalePerf || {});
   var WASM_TYPE = /^application\/wasm\s*(;|$)/i;
 
+  // kept says whether a service worker controls the page (asked each
+  // time: the worker installed on a first visit may take over later).
+  function kept() {
+    var sw = navigator.serviceWorker;
+    return !!(sw && sw.controller);
+  }
+
   // typed is a fetched wasm typed application/wasm, for streaming
   // compilation. One typed so already is taken as it is: the browser keeps
   // the code compiled from it (not from a response made in the page).
@@ -56,8 +63,8 @@
   // inflated in the page, asked for as soon as the first response's
   // headers show it uncompressed; else the first response.
   function response(url, init) {
-    var sw = navigator.serviceWorker, kept = !!(sw && sw.controller);
-    var cached = kept && window.caches ? caches.match(url).catch(function () { return null; }) : Promise.resolve(null);
+    var controlled = kept();
+    var cached = controlled && window.caches ? caches.match(url).catch(function () { return null; }) : Promise.resolve(null);
     return cached.then(function (c) {
       if (c && c.ok && WASM_TYPE.test(c.headers.get('Content-Type') || '')) {
         perf.wasmResponse = 'cache';
@@ -66,7 +73,7 @@
       return fetch(url, init).then(function (r) {
         perf.wasmResponseMs = performance.now();
         if (!r.ok) throw new Error('HTTP ' + r.status + ' for ' + r.url);
-        if (kept || r.headers.get('Content-Encoding') || typeof DecompressionStream === 'undefined') return typed(r);
+        if (controlled || r.headers.get('Content-Encoding') || typeof DecompressionStream === 'undefined') return typed(r);
         return fetch(url + '.gz', init).then(function (gz) {
           if (!gz.ok) return typed(r);
           r.body.cancel().catch(function () {});
@@ -86,8 +93,8 @@
 
   var s = document.currentScript;
   if (location.protocol === 'file:' || !s || !s.dataset.wasm || !WebAssembly.compileStreaming) return;
-  var early = (window.wattscaleEarlyWasm = { name: s.dataset.name }), sw = navigator.serviceWorker;
-  if (sw && sw.controller) {
+  var early = (window.wattscaleEarlyWasm = { name: s.dataset.name });
+  if (kept()) {
     early.module = window.wattscaleCompile(s.dataset.wasm);
     early.module.catch(function () {});
   } else {

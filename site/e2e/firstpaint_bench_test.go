@@ -288,10 +288,11 @@ WebAssembly.instantiateStreaming(fetch('control.wasm'), go.importObject).then(fu
 
 // goControl builds goControlProgram for js/wasm with the flags the site
 // builds calc.wasm with (site/gen/wasm.go: -trimpath -ldflags="-s -w",
-// -gcflags=all=-l) into a folder with goControlPage and the toolchain's
-// wasm_exec.js, and returns the folder: the Go runtime's own start in the
-// same browser, beside the calculator's.
-func goControl(t testing.TB) string {
+// -gcflags=all=-l) into a folder with goControlPage and the wasm_exec.js
+// of the built site in siteDir (the same toolchain's), and returns the
+// folder: the Go runtime's own start in the same browser, beside the
+// calculator's.
+func goControl(t testing.TB, siteDir string) string {
 	t.Helper()
 	dir, src := t.TempDir(), t.TempDir()
 	for name, body := range map[string]string{"main.go": goControlProgram, "go.mod": "module control\n\ngo 1.26\n"} {
@@ -305,11 +306,7 @@ func goControl(t testing.TB) string {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building the Go control: %v\n%s", err, out)
 	}
-	goroot, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasmExec, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"))
+	wasmExec, err := os.ReadFile(filepath.Join(siteDir, assetPath(t, siteDir, "assets/wasm_exec.js")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +372,7 @@ func firstPaintReport(t testing.TB, dir string, add func(what, value, goal strin
 	goStart := make([][]float64, len(goStepNames))
 	// The Go runtime's own start beside the calculator's (goControl), and
 	// both again with V8 compiling every function at once (eagerJSFlags).
-	control := serve(t, goControl(t)).URL + "/"
+	control := serve(t, goControl(t, dir)).URL + "/"
 	eager := browserWithJSFlags(t, eagerJSFlags)
 	var ctrlGo, ctrlGoEager, calcEager []float64
 	loadBefore := loadAvg()

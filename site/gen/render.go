@@ -41,7 +41,7 @@ type Computed struct {
 	// FitBytes is fit.wasm's size as built, raw and gzip -9 bytes, which
 	// the refit box states (view.RefitBox); zero = no fit.wasm.
 	FitBytes [2]int
-	// HeadJS is site/assets/head.js without its leading comment (headScript):
+	// HeadJS is site/assets/head.js without its comments (headScript):
 	// what the pages with a prerendered calculator or plan carry inline in
 	// their head; "" when the assets have none.
 	HeadJS template.JS
